@@ -1,0 +1,85 @@
+"""Small shared pieces of the graph layer: errors, scratchpads, trace tags."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+
+class InconsistencyError(Exception):
+    """A change would leave a FunctionGraph in an invalid state; the change is refused."""
+
+
+class MissingInputError(Exception):
+    """A graph needs a variable that is neither an input, a constant nor computed."""
+
+    def __init__(self, *args: Any, variable: Any = None) -> None:
+        super().__init__(*args)
+        self.variable = variable
+
+
+class MethodNotDefined(Exception):
+    """An optional method (C code, shape inference, ...) is not provided by this Op."""
+
+
+class TestValueError(Exception):
+    """Kept for PyTensor compatibility: test values are not computed by opgraph."""
+
+
+class Scratchpad:
+    """Free-form attribute holder used as ``Variable.tag`` and ``Apply.tag``."""
+
+    def clear(self) -> None:
+        self.__dict__.clear()
+
+    def update(self, other: Any) -> Scratchpad:
+        self.__dict__.update(other.__dict__ if isinstance(other, Scratchpad) else other)
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"scratchpad{{{inner}}}"
+
+    def copy(self) -> Scratchpad:
+        new = type(self)()
+        new.__dict__.update(self.__dict__)
+        return new
+
+
+def simple_extract_stack(limit: int | None = None, skip: int = 1) -> list[tuple]:
+    """Stack frames outside opgraph itself: where the user built the node."""
+    frames = traceback.extract_stack()[:-skip]
+    kept = [
+        (f.filename, f.lineno, f.name, f.line)
+        for f in frames
+        if "/opgraph/" not in f.filename.replace("\\", "/")
+    ]
+    if limit is not None and limit >= 0:
+        kept = kept[-limit:] if limit else []
+    return kept
+
+
+def add_tag_trace(thing: Any, user_line: int | None = None) -> Any:
+    """Record in ``thing.tag.trace`` the user's stack lines that created it."""
+    if user_line is None:
+        try:
+            from opgraph.config import config
+
+            user_line = config.traceback__limit
+        except Exception:  # config is optional at this layer
+            user_line = 8
+    if user_line == -1:
+        user_line = None
+    tr = simple_extract_stack(limit=user_line)
+    thing.tag.trace = [tr] if tr else []
+    return thing
+
+
+def type_name(value: Any) -> str:
+    """A short, readable name of a value's type for error messages."""
+    return type(value).__qualname__
