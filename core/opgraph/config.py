@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -274,9 +276,7 @@ class Config:
         """The current values by flag name."""
         return {name: getattr(self, name) for name in self.flag_names()}
 
-    def change_flags(
-        self, args: Mapping[str, Any] | None = None, /, **kwargs: Any
-    ) -> _ChangeFlags:
+    def change_flags(self, args: Mapping[str, Any] | None = None, /, **kwargs: Any) -> _ChangeFlags:
         """Temporarily set flags of this config (context manager or decorator)."""
         return _ChangeFlags(self, {**(args or {}), **kwargs})
 
@@ -364,3 +364,27 @@ def change_flags(args: Mapping[str, Any] | None = None, /, **kwargs: Any) -> _Ch
 
 config: Config = Config.from_env()
 """The process-wide configuration, read once from the environment at import."""
+
+
+class _ConfigModule(types.ModuleType):
+    """Lets the module stand in for :data:`config`.
+
+    Importing the submodule ``opgraph.config`` makes ``opgraph.config`` the
+    module rather than the instance; forwarding flag reads and writes keeps
+    ``opgraph.config.floatX = "float32"`` meaning the same thing either way.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(config, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if normalize_flag_name(name) in attrs.fields_dict(Config):
+            setattr(config, name, value)
+        else:
+            super().__setattr__(name, value)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(Config.flag_names()))
+
+
+sys.modules[__name__].__class__ = _ConfigModule

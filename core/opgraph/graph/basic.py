@@ -549,6 +549,49 @@ def general_toposort(
     return order
 
 
+def _postorder_nodes(in_set: Any, outputs: Iterable[Variable]) -> list[Apply]:
+    """Apply nodes feeding ``outputs`` (not crossing ``in_set``), producers first.
+
+    The hot path of toposort, clone and FunctionGraph construction: one
+    explicit-stack depth-first walk, each node visited once.
+    """
+    order: list[Apply] = []
+    seen: set = set()  # on the stack or done
+    done: set = set()
+    seen_add = seen.add
+    done_add = done.add
+    append = order.append
+    for out in outputs:
+        root = out.owner
+        if root is None or root in seen or out in in_set:
+            continue
+        seen_add(root)
+        stack = [(root, root.inputs, 0)]
+        push = stack.append
+        while stack:
+            node, ins, i = stack[-1]
+            n = len(ins)
+            while i < n:
+                x = ins[i]
+                i += 1
+                own = x.owner
+                if own is None or x in in_set:
+                    continue
+                if own in seen:
+                    if own not in done:
+                        raise ValueError(f"graph contains a cycle through {own}")
+                    continue
+                stack[-1] = (node, ins, i)
+                seen_add(own)
+                push((own, own.inputs, 0))
+                break
+            else:
+                stack.pop()
+                done_add(node)
+                append(node)
+    return order
+
+
 def io_toposort(
     inputs: Iterable[Variable],
     outputs: Iterable[Variable],
@@ -560,38 +603,45 @@ def io_toposort(
     ``orderings`` maps a node to extra nodes that must run before it.
     """
     in_set = set(inputs)
-    orderings = orderings or {}
+    outputs = list(outputs)
+    if not orderings:
+        return _postorder_nodes(in_set, outputs)
 
-    if orderings:
+    def deps(node: Apply) -> list[Apply]:
+        out = [i.owner for i in node.inputs if i.owner is not None and i not in in_set]
+        extra = orderings.get(node)
+        if extra:
+            out.extend(extra)
+        return out
 
-        def deps(node: Apply) -> list[Apply]:
-            out = [
-                i.owner for i in node.inputs if i.owner is not None and i not in in_set
-            ]
-            extra = orderings.get(node)
-            if extra:
-                out.extend(extra)
-            return out
-
-    else:
-
-        def deps(node: Apply) -> list[Apply]:
-            return [i.owner for i in node.inputs if i.owner is not None and i not in in_set]
-
-    roots = []
-    for o in outputs:
-        if o.owner is not None and o not in in_set:
-            roots.append(o.owner)
-    for node in orderings:  # nodes with orderings but not otherwise reached
-        roots.append(node)
+    reachable = set(_postorder_nodes(in_set, outputs))
+    roots = [o.owner for o in outputs if o.owner is not None and o not in in_set]
+    roots.extend(n for n in orderings if n in reachable)
     order = general_toposort(roots, deps)
-    if orderings:
-        reachable = set(applys_between(in_set, list(outputs)))
-        order = [n for n in order if n in reachable]
-    return order
+    return [n for n in order if n in reachable]
 
 
 # --------------------------------------------------------------------------- cloning
+
+
+def _clone_node_fast(node: Apply, new_inputs: list[Variable]) -> Apply:
+    """``node.clone_with_new_inputs`` when the input types are unchanged, minus the checks."""
+    new = _new_apply(Apply)
+    new.op = node.op
+    new.inputs = new_inputs
+    tag = node._tag
+    new._tag = tag.copy() if tag is not None else None
+    outs = []
+    for i, o in enumerate(node.outputs):
+        c = o.clone()
+        c.owner = new
+        c.index = i
+        outs.append(c)
+    new.outputs = outs
+    return new
+
+
+_new_apply = object.__new__
 
 
 def clone_get_equiv(
@@ -603,7 +653,11 @@ def clone_get_equiv(
     clone_inner_graphs: bool = False,
     **kwargs: Any,
 ) -> dict:
-    """Clone the graph between inputs and outputs; return the old -> new map."""
+    """Clone the graph between inputs and outputs; return the old -> new map.
+
+    The map holds Variables and Apply nodes. Nodes whose inputs keep their
+    types are copied directly; the others are remade through ``make_node``.
+    """
     if memo is None:
         memo = {}
     inputs = list(inputs)
@@ -611,13 +665,23 @@ def clone_get_equiv(
     for x in inputs:
         if x not in memo:
             memo[x] = x.clone() if copy_inputs else x
-    for node in io_toposort(inputs, outputs):
+    get = memo.get
+    for node in _postorder_nodes(set(inputs), outputs):
+        new_inputs = []
+        same = True
         for x in node.inputs:
-            if x not in memo:
-                memo[x] = x.clone() if copy_orphans else x
-        new_node = node.clone_with_new_inputs(
-            [memo[i] for i in node.inputs], strict=False, clone_inner_graph=clone_inner_graphs
-        )
+            nx = get(x)
+            if nx is None:
+                nx = memo[x] = x.clone() if copy_orphans else x
+            elif nx.type is not x.type and nx.type != x.type:
+                same = False
+            new_inputs.append(nx)
+        if same and type(node) is Apply and not clone_inner_graphs:
+            new_node = _clone_node_fast(node, new_inputs)
+        else:
+            new_node = node.clone_with_new_inputs(
+                new_inputs, strict=False, clone_inner_graph=clone_inner_graphs
+            )
         memo[node] = new_node
         for old, new in zip(node.outputs, new_node.outputs):
             memo.setdefault(old, new)

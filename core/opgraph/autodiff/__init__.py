@@ -1,0 +1,1 @@
+"""Implementation of :mod:`opgraph.gradient` (import from there: it is the public module)."""

@@ -1,0 +1,113 @@
+"""Derivatives built from the drivers: jacobian, hessian, hessian-vector products."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.autodiff import arith
+from opgraph.autodiff.forward import Rop
+from opgraph.autodiff.reverse import _as_var_list, grad
+from opgraph.graph.basic import Variable
+
+__all__ = ["hessian", "hessian_vector_product", "jacobian"]
+
+
+def _static_size(var: Variable) -> int | None:
+    shape = getattr(var.type, "shape", None)
+    if shape is None or any(s is None for s in shape):
+        return None
+    size = 1
+    for s in shape:
+        size *= int(s)
+    return size
+
+
+def jacobian(
+    expression: Variable,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    vectorize: bool = False,
+) -> Any:
+    """d expression / d wrt, shaped ``expression.shape + wrt.shape`` for each ``wrt``.
+
+    A scalar expression is one ``grad``.  Otherwise the rows are the gradients
+    of each element: with ``vectorize`` (or when the expression's size is not
+    known statically) one reverse pass with a batched cotangent, else one
+    ``grad`` per element of the (statically sized) expression.
+    """
+    if not isinstance(expression, Variable):
+        raise TypeError(
+            f"jacobian: expression must be a symbolic Variable; got {type(expression).__name__}"
+        )
+    wrt_list, wrt_is_list = _as_var_list("wrt", wrt)
+    kw = {"consider_constant": consider_constant, "disconnected_inputs": disconnected_inputs}
+    if expression.type.ndim == 0:
+        result = grad(expression, wrt_list, **kw)
+        return result if wrt_is_list else result[0]
+
+    pt = arith._pt()
+    size = _static_size(expression)
+    if vectorize or size is None:
+        from opgraph.autodiff.vectorize import batched_jacobian
+
+        rows = batched_jacobian(expression, wrt_list, **kw)
+    else:
+        flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
+        per_elem = [grad(flat[k], wrt_list, **kw) for k in range(size)]
+        rows = [pt.stack([g[i] for g in per_elem]) for i in range(len(wrt_list))]
+    result = []
+    for w, r in zip(wrt_list, rows):
+        result.append(pt.reshape(r, (*_shape_tuple(expression), *_shape_tuple(w)),
+                                 ndim=expression.type.ndim + w.type.ndim))
+    return result if wrt_is_list else result[0]
+
+
+def _shape_tuple(var: Variable) -> tuple[Any, ...]:
+    """The shape of ``var`` with static sizes as ints, symbolic sizes otherwise."""
+    static = getattr(var.type, "shape", (None,) * var.type.ndim)
+    sym = var.shape
+    return tuple(int(s) if s is not None else sym[i] for i, s in enumerate(static))
+
+
+def hessian(
+    cost: Variable,
+    wrt: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    vectorize: bool = False,
+) -> Any:
+    """Second derivatives of the scalar ``cost``: one ``wrt.shape * 2`` matrix per ``wrt``."""
+    wrt_list, wrt_is_list = _as_var_list("wrt", wrt)
+    result = []
+    for w in wrt_list:
+        g = grad(cost, w, consider_constant=consider_constant,
+                 disconnected_inputs=disconnected_inputs)
+        result.append(jacobian(g, w, consider_constant=consider_constant,
+                               disconnected_inputs="ignore", vectorize=vectorize))
+    return result if wrt_is_list else result[0]
+
+
+def hessian_vector_product(
+    cost: Variable,
+    wrt: Variable | Sequence[Variable],
+    p: Variable | Sequence[Variable],
+    use_rop: bool = True,
+    **grad_kwargs: Any,
+) -> Any:
+    """H p without forming H: the Rop of the gradient (``use_rop``), or grad(grad . p)."""
+    wrt_list, wrt_is_list = _as_var_list("wrt", wrt)
+    p_list = list(p) if isinstance(p, (list, tuple)) else [p]
+    if len(p_list) != len(wrt_list):
+        raise ValueError(f"hessian_vector_product needs one p per wrt: {len(wrt_list)} wrt, "
+                         f"{len(p_list)} p")
+    p_list = [arith.as_tensor(v) for v in p_list]
+    grads = grad(cost, wrt_list, **grad_kwargs)
+    if use_rop:
+        result = Rop(grads, wrt_list, p_list, disconnected_outputs="ignore")
+    else:
+        pt = arith._pt()
+        dot = arith.add_terms([pt.sum(g * v) for g, v in zip(grads, p_list)])
+        result = grad(dot, wrt_list, disconnected_inputs="ignore")
+    return result if wrt_is_list else result[0]

@@ -1,0 +1,199 @@
+"""Forward accumulation: ``Rop`` / ``pushforward``.
+
+Walks the nodes between ``wrt`` and ``f`` in topological order, asking each
+for its pushforward (a plugin's first, then the Op's).  Ops written the old
+way (``R_op`` returning None for a disconnected output) keep working.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.autodiff import arith
+from opgraph.autodiff.hooks import hook_caller
+from opgraph.autodiff.reverse import (
+    _as_var_list,
+    _check_choice,
+    apply_nodes_above,
+    connection_pattern,
+)
+from opgraph.autodiff.undefined import (
+    DisconnectedInputError,
+    NullTypeGradError,
+    disconnected_type,
+    is_disconnected,
+    is_null,
+)
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.op import Op
+
+__all__ = ["Rop", "pushforward"]
+
+
+def _input_tangent(inp: Variable, t: Variable | None) -> Variable:
+    """What a pushforward receives for an input that is not differentiated: zeros if a tensor."""
+    if t is not None:
+        return t
+    if arith.is_tensor(inp):
+        return arith.zeros_like(inp)
+    return disconnected_type()
+
+
+def node_pushforward(
+    node: Apply, tangents: list[Variable | None], hook: Any
+) -> list[Variable | None]:
+    """Output tangents of ``node`` (None: disconnected) from a plugin or from its Op."""
+    op = node.op
+    result = None
+    if hook is not None:
+        full = [_input_tangent(i, t) for i, t in zip(node.inputs, tangents)]
+        result = hook(op=op, inputs=node.inputs, outputs=node.outputs, tangents=full)
+    if result is None:
+        cls = type(op)
+        legacy = cls.pushforward is Op.pushforward and cls.R_op is not Op.R_op
+        try:
+            if legacy:
+                # The documented R_op contract: None marks an input not differentiated.
+                warnings.warn(
+                    f"{cls.__name__} implements the deprecated R_op(); implement "
+                    "pushforward() instead",
+                    DeprecationWarning,
+                    stacklevel=4,
+                )
+                result = op.R_op(node.inputs, list(tangents))
+            else:
+                full = [_input_tangent(i, t) for i, t in zip(node.inputs, tangents)]
+                result = op.pushforward(node.inputs, node.outputs, full)
+        except NotImplementedError as exc:
+            raise NotImplementedError(
+                f"{op} has no pushforward (R operator), needed for forward-mode "
+                f"differentiation through {node}: {exc}"
+            ) from exc
+    result = list(result)
+    if len(result) != len(node.outputs):
+        raise ValueError(
+            f"{op}.pushforward returned {len(result)} tangents for {len(node.outputs)} outputs"
+        )
+    return [None if (t is None or is_disconnected(t)) else t for t in result]
+
+
+def Rop(  # noqa: N802 - PyTensor's name
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    eval_points: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+    use_op_rop_implementation: bool = True,
+) -> Any:
+    """Jacobian-vector product ``d f / d wrt . eval_points`` (forward mode).
+
+    With ``use_op_rop_implementation=False`` it is computed as two reverse
+    passes instead (the Lop of a Lop), for Ops without a pushforward.
+    """
+    _check_choice("disconnected_outputs", disconnected_outputs, ("raise", "warn", "ignore"))
+    _check_choice("return_disconnected", return_disconnected, ("zero", "none", "disconnected"))
+    f_list, f_is_list = _as_var_list("f", f)
+    wrt_list, _ = _as_var_list("wrt", wrt)
+    points = list(eval_points) if isinstance(eval_points, (list, tuple)) else [eval_points]
+    if len(points) != len(wrt_list):
+        raise ValueError(
+            f"Rop needs one eval_point per wrt variable: {len(wrt_list)} wrt, "
+            f"{len(points)} eval_points"
+        )
+    points = [arith.as_tensor(p) for p in points]
+    for i, (w, p) in enumerate(zip(wrt_list, points)):
+        wn, pn = getattr(w.type, "ndim", None), getattr(p.type, "ndim", None)
+        if wn != pn:
+            raise ValueError(
+                f"eval_points[{i}] must have the dimensions of wrt[{i}] ({w}: {wn}); got {pn}"
+            )
+
+    if use_op_rop_implementation:
+        tangents = _forward(f_list, wrt_list, points)
+    else:
+        tangents = _rop_by_double_lop(f_list, wrt_list, points)
+
+    out: list[Any] = []
+    for i, (y, t) in enumerate(zip(f_list, tangents)):
+        if t is None:
+            message = (
+                f"Rop was asked to differentiate f[{i}] ({y}), which does not depend on any "
+                "wrt variable, or only through a non-differentiable operator"
+            )
+            if disconnected_outputs == "raise":
+                raise DisconnectedInputError(
+                    message + ". Pass disconnected_outputs='ignore' or 'warn' to allow it."
+                )
+            if disconnected_outputs == "warn":
+                warnings.warn(message, stacklevel=2)
+            if return_disconnected == "zero":
+                out.append(arith.zeros_like(y) if arith.is_tensor(y) else disconnected_type())
+            elif return_disconnected == "none":
+                out.append(None)
+            else:
+                out.append(disconnected_type())
+        elif is_null(t):
+            raise NullTypeGradError(f"Rop: the tangent of f[{i}] ({y}) is undefined. "
+                                    f"{t.type.why_null}")
+        else:
+            out.append(t)
+    return out if f_is_list else out[0]
+
+
+def _forward(
+    f: Sequence[Variable], wrt: Sequence[Variable], points: Sequence[Variable]
+) -> list[Variable | None]:
+    tangent: dict[Variable, Variable | None] = {}
+    for w, p in zip(wrt, points):
+        tangent[w] = arith.cast_like(p, w) if arith.is_tensor(w) else p
+    hook = hook_caller("opgraph_pushforward")
+    patterns: dict[Apply, list[list[bool]]] = {}
+    for node in apply_nodes_above(f, set(wrt)):
+        ins = [tangent.get(i) for i in node.inputs]
+        live = [t is not None for t in ins]
+        if not any(live):
+            continue
+        pattern = connection_pattern(node, patterns)
+        reached = [any(pattern[i][j] for i in range(len(ins)) if live[i])
+                   for j in range(len(node.outputs))]
+        if not any(reached):
+            continue
+        nulls = [t for t in ins if t is not None and is_null(t)]
+        if nulls:
+            outs: list[Variable | None] = [nulls[0] if r else None for r in reached]
+        else:
+            outs = node_pushforward(node, ins, hook)
+        for j, out in enumerate(node.outputs):
+            t = outs[j] if reached[j] else None
+            if t is not None and arith.is_discrete(out):
+                t = None  # integer outputs are piecewise constant
+            if t is not None and out not in tangent:
+                tangent[out] = t
+    return [tangent.get(y) for y in f]
+
+
+def _rop_by_double_lop(
+    f: Sequence[Variable], wrt: Sequence[Variable], points: Sequence[Variable]
+) -> list[Variable | None]:
+    """J v as d/du (u^T J) v: two reverse passes, for Ops lacking a pushforward."""
+    from opgraph.autodiff.reverse import grad
+
+    us = [y.type() for y in f]
+    known = {y: u for y, u in zip(f, us)}
+    vjps = grad(None, list(wrt), known_grads=known, disconnected_inputs="ignore",
+                return_disconnected="none", add_names=False)
+    pairs = [(g, p) for g, p in zip(vjps, points) if g is not None]
+    if not pairs:
+        return [None for _ in f]
+    from opgraph.autodiff import arith as _a
+
+    pt = _a._pt()
+    inner = _a.add_terms([pt.sum(g * p) for g, p in pairs])
+    jvps = grad(None, us, known_grads={inner: _a.one_constant(inner)},
+                disconnected_inputs="ignore", return_disconnected="none", add_names=False)
+    return list(jvps)
+
+
+pushforward = Rop

@@ -1,0 +1,136 @@
+"""Per-node and per-Op timing of compiled functions (``function(..., profile=True)``).
+
+Linkers ask :meth:`ProfileStats.node_timers` for two lists aligned with their
+execution order and add to them as nodes run; nothing is aggregated until
+:meth:`ProfileStats.summary`, so profiling costs two additions per node.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opgraph.graph.basic import Apply
+
+__all__ = ["ProfileStats"]
+
+
+class ProfileStats:
+    """Timing of one (or several) compiled functions."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or "<function>"
+        self.compile_time = 0.0
+        self.linker_time = 0.0
+        self.rewrite_time = 0.0
+        self.fct_callcount = 0
+        self.fct_call_time = 0.0
+        self._orders: list[tuple[list[Apply], list[float], list[int]]] = []
+
+    def node_timers(self, order: Sequence[Apply]) -> tuple[list[float], list[int]]:
+        """Fresh (seconds, calls) lists for ``order``, which the linker updates."""
+        times = [0.0] * len(order)
+        counts = [0] * len(order)
+        self._orders.append((list(order), times, counts))
+        return times, counts
+
+    # -- aggregated views --------------------------------------------------------------
+    @property
+    def apply_time(self) -> dict[Apply, float]:
+        """Seconds spent in each node."""
+        out: dict[Apply, float] = {}
+        for order, times, _ in self._orders:
+            for node, t in zip(order, times):
+                out[node] = out.get(node, 0.0) + t
+        return out
+
+    @property
+    def apply_callcount(self) -> dict[Apply, int]:
+        """How often each node ran."""
+        out: dict[Apply, int] = {}
+        for order, _, counts in self._orders:
+            for node, c in zip(order, counts):
+                out[node] = out.get(node, 0) + c
+        return out
+
+    def class_time(self) -> dict[type, float]:
+        """Seconds per Op class."""
+        out: dict[type, float] = {}
+        for node, t in self.apply_time.items():
+            cls = type(node.op)
+            out[cls] = out.get(cls, 0.0) + t
+        return out
+
+    def op_time(self) -> dict[Any, float]:
+        """Seconds per Op instance (equal Ops pooled)."""
+        out: dict[Any, float] = {}
+        for node, t in self.apply_time.items():
+            out[node.op] = out.get(node.op, 0.0) + t
+        return out
+
+    def class_callcount(self) -> dict[type, int]:
+        out: dict[type, int] = {}
+        for node, c in self.apply_callcount.items():
+            out[type(node.op)] = out.get(type(node.op), 0) + c
+        return out
+
+    # -- report ------------------------------------------------------------------------
+    def summary(self, file: IO[str] | None = None, n_ops_to_print: int = 20,
+                n_apply_to_print: int = 20) -> str:
+        """Print (and return) tables of time per Op class and per node, slowest first."""
+        out = sys.stdout if file is None else file
+        total_nodes = sum(self.apply_time.values())
+        lines = [
+            f"Function profiling: {self.name}",
+            f"  Calls: {self.fct_callcount}, total call time {self.fct_call_time:.6f}s"
+            + (
+                f" ({1e6 * self.fct_call_time / self.fct_callcount:.2f} us/call)"
+                if self.fct_callcount
+                else ""
+            ),
+            f"  Time in nodes: {total_nodes:.6f}s; compile {self.compile_time:.6f}s "
+            f"(rewrites {self.rewrite_time:.6f}s, linker {self.linker_time:.6f}s)",
+            "",
+            "Class",
+            f"  {'<% time>':>9} {'<sum %>':>8} {'<time s>':>11} {'<calls>':>8}  <class>",
+        ]
+        calls = self.class_callcount()
+        lines += _rows(
+            sorted(self.class_time().items(), key=lambda kv: -kv[1])[:n_ops_to_print],
+            total_nodes,
+            lambda cls: (calls.get(cls, 0), cls.__name__),
+        )
+        lines += ["", "Apply", f"  {'<% time>':>9} {'<sum %>':>8} {'<time s>':>11} "
+                  f"{'<calls>':>8}  <node>"]
+        counts = self.apply_callcount
+        lines += _rows(
+            sorted(self.apply_time.items(), key=lambda kv: -kv[1])[:n_apply_to_print],
+            total_nodes,
+            lambda node: (counts.get(node, 0), _node_label(node)),
+        )
+        text = "\n".join(lines) + "\n"
+        out.write(text)
+        return text
+
+    def __repr__(self) -> str:
+        return f"ProfileStats({self.name!r}, calls={self.fct_callcount})"
+
+
+def _rows(items: list[tuple[Any, float]], total: float, describe: Any) -> list[str]:
+    rows = []
+    running = 0.0
+    for key, t in items:
+        running += t
+        pct = 100 * t / total if total else 0.0
+        cum = 100 * running / total if total else 0.0
+        count, label = describe(key)
+        rows.append(f"  {pct:8.1f}% {cum:7.1f}% {t:11.6f} {count:8d}  {label}")
+    return rows
+
+
+def _node_label(node: Apply) -> str:
+    args = ", ".join(str(v) for v in node.inputs)
+    text = f"{node.op}({args})"
+    return text if len(text) <= 80 else text[:77] + "..."

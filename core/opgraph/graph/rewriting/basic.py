@@ -1,0 +1,539 @@
+"""Rewriter contracts: node rewriters, graph rewriters, and their statistics.
+
+A NodeRewriter looks at one Apply node and proposes replacements for its
+outputs; a GraphRewriter changes a whole FunctionGraph. Drivers (walking,
+equilibrium) decide which nodes meet which node rewriters. Policy (which
+rewrites run in which mode) lives in the rewrite database plugin, not here.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.utils import InconsistencyError, type_name
+
+if TYPE_CHECKING:
+    from opgraph.graph.fg import FunctionGraph
+
+__all__ = [
+    "FromFunctionGraphRewriter",
+    "FromFunctionNodeRewriter",
+    "GraphRewriter",
+    "NodeRewriter",
+    "OpToRewriterTracker",
+    "RewriteFailure",
+    "Rewriter",
+    "RewriterStats",
+    "SequentialGraphRewriter",
+    "SequentialNodeRewriter",
+    "apply_node_rewrite",
+    "graph_rewriter",
+    "is_output_client",
+    "node_rewriter",
+    "on_rewrite_error",
+]
+
+
+class RewriteFailure(Exception):
+    """A rewriter raised while transforming a graph (wrapped with its name and node)."""
+
+
+def is_output_client(client: Any) -> bool:
+    """True for the FunctionGraph-output pseudo client (``"output"`` or an Output node)."""
+    if isinstance(client, str):
+        return True
+    return type(getattr(client, "op", None)).__name__ == "Output"
+
+
+def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
+    """Default failure policy, read from ``config.on_opt_error`` (warn/raise/ignore)."""
+    try:
+        from opgraph.config import config
+
+        policy = config.on_opt_error
+    except Exception:  # config missing or broken: be loud but keep going
+        policy = "warn"
+    where = f" on node {node.op}" if node is not None else ""
+    if policy == "raise":
+        raise RewriteFailure(
+            f"rewrite {rewriter_name(rewriter)} failed{where}: {type(exc).__name__}: {exc}"
+        ) from exc
+    if policy == "warn":
+        warnings.warn(
+            f"rewrite {rewriter_name(rewriter)} failed{where} and was skipped: "
+            f"{type(exc).__name__}: {exc}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def rewriter_name(rewriter: Any) -> str:
+    name = getattr(rewriter, "name", None)
+    if name:
+        return str(name)
+    fn = getattr(rewriter, "fn", None)
+    if fn is not None:
+        return getattr(fn, "__name__", type(rewriter).__name__)
+    return type(rewriter).__name__
+
+
+class RewriterStats:
+    """Per-rewriter counters a profile shows: time spent, calls, applications.
+
+    Keyed by rewriter name so nested drivers share one table.
+    """
+
+    __slots__ = ("applied", "calls", "time", "total_time")
+
+    def __init__(self) -> None:
+        self.time: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+        self.applied: dict[str, int] = defaultdict(int)
+        self.total_time = 0.0
+
+    def merge(self, other: RewriterStats) -> RewriterStats:
+        for k, v in other.time.items():
+            self.time[k] += v
+        for k, v in other.calls.items():
+            self.calls[k] += v
+        for k, v in other.applied.items():
+            self.applied[k] += v
+        self.total_time += other.total_time
+        return self
+
+    def rows(self) -> list[tuple[str, float, int, int]]:
+        """(name, seconds, calls, applications), slowest first."""
+        names = set(self.time) | set(self.applied) | set(self.calls)
+        rows = [(n, self.time.get(n, 0.0), self.calls.get(n, 0), self.applied.get(n, 0))
+                for n in names]
+        return sorted(rows, key=lambda r: (-r[1], r[0]))
+
+    def summary(self, limit: int | None = 30) -> str:
+        lines = [f"rewrites: {self.total_time:.4f}s total",
+                 f"{'time (s)':>10} {'calls':>8} {'applied':>8}  rewriter"]
+        for name, t, c, a in self.rows()[:limit]:
+            lines.append(f"{t:10.4f} {c:8d} {a:8d}  {name}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary(10)
+
+
+class Rewriter:
+    """Common base: a name, requirements on the graph, a printable summary."""
+
+    name: str | None = None
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        """Attach the Features this rewriter needs (e.g. ReplaceValidate)."""
+
+    def print_summary(self, stream: Any = None, level: int = 0, depth: int = -1) -> None:
+        import sys
+
+        stream = stream or sys.stdout
+        print(f"{'    ' * level}{type(self).__name__} {rewriter_name(self)}", file=stream)
+
+    def __str__(self) -> str:
+        return rewriter_name(self)
+
+    __repr__ = __str__
+
+
+def _ensure_replace_validate(fgraph: FunctionGraph) -> None:
+    if hasattr(fgraph, "replace_all_validate"):
+        return
+    try:
+        from opgraph.graph.features import ReplaceValidate
+    except ImportError:  # features not available: plain replace is used
+        return
+    fgraph.attach_feature(ReplaceValidate())
+
+
+class NodeRewriter(Rewriter):
+    """Rewrites one Apply node; ``transform`` says how.
+
+    ``transform(fgraph, node)`` returns False/None (no change), a list with
+    one replacement per output (None keeps that output), or a dict
+    ``{old_variable: new_variable}`` (the key ``"remove"`` may list
+    variables that must leave the graph).
+    """
+
+    #: Whether this rewriter may create inplace (destructive) nodes.
+    inplace: bool = False
+
+    def tracks(self) -> Sequence[Any] | None:
+        """Op instances or Op classes this rewriter applies to; None: every node."""
+        return None
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement transform")
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        _ensure_replace_validate(fgraph)
+
+
+class FromFunctionNodeRewriter(NodeRewriter):
+    """A NodeRewriter made from a plain function by :func:`node_rewriter`."""
+
+    def __init__(
+        self,
+        fn: Callable[[Any, Apply], Any],
+        tracks: Sequence[Any] | None,
+        requirements: Sequence[Callable[[Any], None]] = (),
+        inplace: bool = False,
+        name: str | None = None,
+    ) -> None:
+        self.fn = fn
+        self._tracks = tracks
+        self.requirements = tuple(requirements)
+        self.inplace = inplace
+        self.name = name or getattr(fn, "__name__", None)
+        self.__doc__ = fn.__doc__
+
+    def tracks(self) -> Sequence[Any] | None:
+        return self._tracks
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        return self.fn(fgraph, node)
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for req in self.requirements:
+            req(fgraph)
+
+    def __call__(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        return self.fn(fgraph, node)
+
+
+def node_rewriter(
+    tracks: Sequence[Any] | None,
+    inplace: bool = False,
+    requirements: Sequence[Callable[[Any], None]] = (),
+    name: str | None = None,
+) -> Callable[[Callable[[Any, Apply], Any]], FromFunctionNodeRewriter]:
+    """Decorator turning ``fn(fgraph, node)`` into a NodeRewriter tracking ``tracks``.
+
+    ``tracks`` is a list of Op instances (matched by equality) or Op classes
+    (matched by isinstance), or None to see every node.
+    """
+    if tracks is not None:
+        if not isinstance(tracks, list | tuple):
+            raise TypeError(
+                f"node_rewriter(tracks): expected a list of Ops or Op classes or None, "
+                f"got {type_name(tracks)}"
+            )
+        if len(tracks) == 0:
+            raise ValueError("node_rewriter(tracks): use None (not []) to track every node")
+        tracks = list(tracks)
+
+    def decorator(fn: Callable[[Any, Apply], Any]) -> FromFunctionNodeRewriter:
+        return FromFunctionNodeRewriter(fn, tracks, requirements, inplace, name)
+
+    return decorator
+
+
+class SequentialNodeRewriter(NodeRewriter):
+    """Tries several node rewriters in order; the first that changes the node wins."""
+
+    def __init__(self, *rewriters: NodeRewriter, name: str | None = None,
+                 apply_all_rewrites: bool = False) -> None:
+        for r in rewriters:
+            if not isinstance(r, NodeRewriter):
+                raise TypeError(
+                    f"SequentialNodeRewriter: expected NodeRewriter instances, got {type_name(r)}"
+                )
+        self.rewriters = list(rewriters)
+        self.name = name
+        self.apply_all_rewrites = apply_all_rewrites
+        self.tracker = OpToRewriterTracker()
+        for r in self.rewriters:
+            self.tracker.add(r)
+
+    def tracks(self) -> Sequence[Any] | None:
+        out: list[Any] = []
+        for r in self.rewriters:
+            t = r.tracks()
+            if t is None:
+                return None
+            out.extend(t)
+        return out
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        for r in self.tracker.get_trackers(node.op):
+            result = r.transform(fgraph, node)
+            if result:
+                return result
+        return False
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        for r in self.rewriters:
+            r.add_requirements(fgraph)
+
+
+class OpToRewriterTracker:
+    """Dispatch table: which node rewriters a given Op meets.
+
+    Rewriters tracking an Op instance are found by a dict lookup on the Op
+    (Ops hash by their parameters); those tracking a class by the Op's MRO;
+    those tracking None see everything. Results are cached per Op.
+    """
+
+    def __init__(self) -> None:
+        self.by_instance: dict[Any, list[NodeRewriter]] = defaultdict(list)
+        self.by_class: dict[type, list[NodeRewriter]] = defaultdict(list)
+        self.untracked: list[NodeRewriter] = []
+        self._order: dict[int, int] = {}
+        self._cache: dict[Any, tuple[NodeRewriter, ...]] = {}
+
+    def add(self, rewriter: NodeRewriter) -> None:
+        self._order.setdefault(id(rewriter), len(self._order))
+        self._cache.clear()
+        tracks = rewriter.tracks()
+        if tracks is None:
+            self.untracked.append(rewriter)
+            return
+        for t in tracks:
+            if isinstance(t, type):
+                self.by_class[t].append(rewriter)
+            else:
+                self.by_instance[t].append(rewriter)
+
+    def get_trackers(self, op: Any) -> tuple[NodeRewriter, ...]:
+        try:
+            return self._cache[op]
+        except KeyError:
+            pass
+        except TypeError:  # unhashable op: no caching
+            return self._compute(op)
+        found = self._cache[op] = self._compute(op)
+        return found
+
+    def _compute(self, op: Any) -> tuple[NodeRewriter, ...]:
+        found: list[NodeRewriter] = list(self.untracked)
+        try:
+            found.extend(self.by_instance.get(op, ()))
+        except TypeError:
+            pass
+        for cls in type(op).__mro__:
+            found.extend(self.by_class.get(cls, ()))
+        seen: set[int] = set()
+        unique = []
+        for r in sorted(found, key=lambda r: self._order[id(r)]):
+            if id(r) not in seen:
+                seen.add(id(r))
+                unique.append(r)
+        return tuple(unique)
+
+
+def _fix_replacement_type(old: Variable, new: Any, rewriter: Any) -> Variable:
+    if not isinstance(new, Variable):
+        raise TypeError(
+            f"rewrite {rewriter_name(rewriter)} returned {type_name(new)} as the replacement "
+            f"of {old}; expected a Variable"
+        )
+    if old.type == new.type:
+        return new
+    try:
+        return old.type.filter_variable(new, allow_convert=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"rewrite {rewriter_name(rewriter)} replaced {old} of type {old.type} by {new} "
+            f"of incompatible type {new.type}: {exc}"
+        ) from exc
+
+
+def replacement_pairs(node: Apply, result: Any, rewriter: Any) -> tuple[list, list]:
+    """Normalise a transform result to ([(old, new)...], [variables to remove])."""
+    if isinstance(result, dict):
+        remove = list(result.get("remove", ()))
+        items = [(k, v) for k, v in result.items() if not isinstance(k, str)]
+    elif isinstance(result, list | tuple):
+        if len(result) != len(node.outputs):
+            raise ValueError(
+                f"rewrite {rewriter_name(rewriter)} returned {len(result)} replacements "
+                f"for {node.op} which has {len(node.outputs)} outputs"
+            )
+        remove = []
+        items = list(zip(node.outputs, result))
+    elif isinstance(result, Variable) and len(node.outputs) == 1:
+        remove = []
+        items = [(node.outputs[0], result)]
+    else:
+        raise TypeError(
+            f"rewrite {rewriter_name(rewriter)} returned {type_name(result)}; expected "
+            "False/None, a list of replacements or a dict {old: new}"
+        )
+    pairs = [(o, _fix_replacement_type(o, n, rewriter)) for o, n in items
+             if n is not None and n is not o]
+    return pairs, remove
+
+
+def apply_node_rewrite(
+    fgraph: FunctionGraph,
+    node: Apply,
+    rewriter: NodeRewriter,
+    stats: RewriterStats | None = None,
+    failure_callback: Callable[..., None] | None = on_rewrite_error,
+) -> bool:
+    """Run one node rewriter on one node and install its replacements.
+
+    Returns True when the graph changed. A replacement the graph's
+    validators refuse (InconsistencyError) is dropped, not raised.
+    """
+    name = rewriter_name(rewriter)
+    t0 = time.perf_counter()
+    try:
+        result = rewriter.transform(fgraph, node)
+        if not result:
+            return False
+        pairs, remove = replacement_pairs(node, result, rewriter)
+    except Exception as exc:
+        if failure_callback is None:
+            raise
+        failure_callback(exc, rewriter, node)
+        return False
+    finally:
+        if stats is not None:
+            stats.time[name] += time.perf_counter() - t0
+            stats.calls[name] += 1
+    if not pairs and not remove:
+        return False
+    try:
+        if hasattr(fgraph, "replace_all_validate_remove") and remove:
+            fgraph.replace_all_validate_remove(pairs, remove, reason=name)
+        elif hasattr(fgraph, "replace_all_validate"):
+            fgraph.replace_all_validate(pairs, reason=name)
+        else:
+            fgraph.replace_all(pairs, reason=name)
+    except InconsistencyError:
+        return False
+    except Exception as exc:
+        if failure_callback is None:
+            raise
+        failure_callback(exc, rewriter, node)
+        return False
+    if stats is not None:
+        stats.applied[name] += 1
+    return True
+
+
+class GraphRewriter(Rewriter):
+    """Changes a whole FunctionGraph: implement ``apply(fgraph)``."""
+
+    def apply(self, fgraph: FunctionGraph) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement apply")
+
+    def rewrite(self, fgraph: FunctionGraph, *args: Any, **kwargs: Any) -> Any:
+        """Attach requirements, then apply (the entry point a compiler calls)."""
+        self.add_requirements(fgraph)
+        return self.apply(fgraph, *args, **kwargs)
+
+    def __call__(self, fgraph: FunctionGraph) -> Any:
+        return self.rewrite(fgraph)
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        _ensure_replace_validate(fgraph)
+
+    def stats_of(self, result: Any) -> RewriterStats | None:
+        return result if isinstance(result, RewriterStats) else None
+
+
+class FromFunctionGraphRewriter(GraphRewriter):
+    """A GraphRewriter made from ``fn(fgraph)`` by :func:`graph_rewriter`."""
+
+    def __init__(self, fn: Callable[[Any], Any], requirements: Sequence[Callable] = (),
+                 name: str | None = None) -> None:
+        self.fn = fn
+        self.requirements = tuple(requirements)
+        self.name = name or getattr(fn, "__name__", None)
+
+    def apply(self, fgraph: FunctionGraph) -> Any:
+        return self.fn(fgraph)
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for req in self.requirements:
+            req(fgraph)
+
+
+def graph_rewriter(fn: Callable[[Any], Any]) -> FromFunctionGraphRewriter:
+    """Decorator turning ``fn(fgraph)`` into a GraphRewriter."""
+    return FromFunctionGraphRewriter(fn)
+
+
+class SequentialGraphRewriter(GraphRewriter):
+    """Runs graph rewriters one after the other; statistics per rewriter.
+
+    A rewriter that raises is handled by ``failure_callback`` (default: the
+    ``config.on_opt_error`` policy) and the sequence continues.
+    """
+
+    def __init__(self, *rewriters: GraphRewriter | NodeRewriter,
+                 failure_callback: Callable[..., None] | None = on_rewrite_error,
+                 name: str | None = None) -> None:
+        if len(rewriters) == 1 and isinstance(rewriters[0], list | tuple):
+            rewriters = tuple(rewriters[0])
+        self.data = [_as_graph_rewriter(r) for r in rewriters]
+        self.failure_callback = failure_callback
+        self.name = name
+        self.last_stats: RewriterStats | None = None
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for r in self.data:
+            r.add_requirements(fgraph)
+
+    def apply(self, fgraph: FunctionGraph) -> RewriterStats:
+        stats = RewriterStats()
+        t_start = time.perf_counter()
+        for r in self.data:
+            t0 = time.perf_counter()
+            try:
+                sub = r.apply(fgraph)
+            except Exception as exc:
+                if self.failure_callback is None:
+                    raise
+                self.failure_callback(exc, r)
+                sub = None
+            name = rewriter_name(r)
+            if isinstance(sub, RewriterStats):
+                stats.merge(sub)
+                stats.total_time -= sub.total_time
+            else:
+                stats.time[name] += time.perf_counter() - t0
+                stats.calls[name] += 1
+        stats.total_time = time.perf_counter() - t_start
+        self.last_stats = stats
+        return stats
+
+    def print_summary(self, stream: Any = None, level: int = 0, depth: int = -1) -> None:
+        super().print_summary(stream, level, depth)
+        if depth != 0:
+            for r in self.data:
+                r.print_summary(stream, level + 1, depth - 1)
+
+
+def _as_graph_rewriter(r: Any) -> GraphRewriter:
+    if isinstance(r, GraphRewriter):
+        return r
+    if isinstance(r, NodeRewriter):
+        from opgraph.graph.rewriting.walking import WalkingGraphRewriter
+
+        return WalkingGraphRewriter(r)
+    raise TypeError(f"expected a GraphRewriter or NodeRewriter, got {type_name(r)}")
+
+
+def flatten_rewriters(items: Iterable[Any]) -> list[Any]:
+    """Nested lists of rewriters, flattened in order."""
+    out: list[Any] = []
+    for x in items:
+        if isinstance(x, list | tuple):
+            out.extend(flatten_rewriters(x))
+        else:
+            out.append(x)
+    return out

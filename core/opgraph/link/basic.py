@@ -1,0 +1,253 @@
+"""The Linker contract and the storage helpers every backend shares.
+
+A *storage cell* is a one-element list ``[value]``: the unit through which
+thunks, linkers and :class:`~opgraph.compile.function.Function` pass values
+without copying.  A linker is configured once (``Linker(...)``), bound to a
+graph with :meth:`Linker.accept` (which returns a new bound linker, so one
+Mode can compile many graphs), then :meth:`Linker.make_thunk` returns a
+zero-argument callable that reads the input cells and fills the output cells.
+
+What a backend must honour (tested in the plugins' suites):
+
+* ``no_recycling``: cells of these variables are emptied before each run, so
+  an Op never writes into an array a previous call returned.
+* ``destroy_map`` / ``view_map``: the order of ``fgraph.toposort()`` already
+  places readers before destroyers (DestroyHandler orderings); a backend must
+  not reorder across them.
+* errors from a node carry a note naming the node (:func:`raise_with_op`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from opgraph.graph.basic import Apply, Variable
+    from opgraph.graph.fg import FunctionGraph
+
+__all__ = [
+    "Linker",
+    "LinkerResult",
+    "StorageCell",
+    "alias_ancestors",
+    "compute_free_lists",
+    "map_storage",
+    "raise_with_op",
+]
+
+StorageCell = list
+"""``[value]``: a mutable box shared by the producer and the consumers of a value."""
+
+
+class LinkerResult(NamedTuple):
+    """What :meth:`Linker.make_thunk` returns."""
+
+    fn: Callable[[], Any]
+    """Runs the whole graph: reads ``input_storage``, fills ``output_storage``."""
+    input_storage: list[StorageCell]
+    """One cell per ``fgraph.inputs`` entry, in order."""
+    output_storage: list[StorageCell]
+    """One cell per ``fgraph.outputs`` entry, in order."""
+    thunks: list[Callable[[], Any]]
+    """The per-node thunks, aligned with ``order`` (empty if the backend fuses them)."""
+    order: list[Apply]
+    """The nodes in execution order."""
+
+
+class Linker:
+    """Base class of linkers.  Subclasses set ``name`` and implement ``make_thunk``.
+
+    Constructor keywords are the linker's options (``allow_gc`` is common to
+    all).  ``accept`` returns a copy bound to one graph so that a linker held
+    by a Mode is never mutated by compiling.
+    """
+
+    name: str = ""
+
+    def __init__(self, *, allow_gc: bool = True, **options: Any) -> None:
+        self.allow_gc = allow_gc
+        self.options = options
+        self.fgraph: FunctionGraph | None = None
+        self.no_recycling: list[Variable] = []
+        self.profile: Any = None
+
+    def accept(
+        self,
+        fgraph: FunctionGraph,
+        no_recycling: Iterable[Variable] | None = None,
+        profile: Any = None,
+    ) -> Linker:
+        """A copy of this linker bound to ``fgraph``."""
+        new = self.clone()
+        new.fgraph = fgraph
+        new.no_recycling = list(no_recycling or ())
+        new.profile = profile
+        return new
+
+    def clone(self, **overrides: Any) -> Linker:
+        """An unbound linker with the same options (some overridden)."""
+        kwargs = {"allow_gc": self.allow_gc, **self.options, **overrides}
+        return type(self)(**kwargs)
+
+    def make_thunk(
+        self,
+        input_storage: Sequence[StorageCell] | None = None,
+        output_storage: Sequence[StorageCell] | None = None,
+        storage_map: dict[Variable, StorageCell] | None = None,
+    ) -> LinkerResult:
+        """Build the runnable graph; given cells are used instead of fresh ones."""
+        raise NotImplementedError(f"{type(self).__name__} must implement make_thunk")
+
+    def _require_fgraph(self) -> FunctionGraph:
+        if self.fgraph is None:
+            raise ValueError(
+                f"{type(self).__name__}.make_thunk called before accept(fgraph): "
+                "bind the linker to a graph first"
+            )
+        return self.fgraph
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        gc = "" if self.allow_gc else "allow_gc=False"
+        inner = ", ".join(x for x in (gc, opts) if x)
+        return f"{type(self).__name__}({inner})"
+
+
+def map_storage(
+    fgraph: FunctionGraph,
+    order: Sequence[Apply],
+    input_storage: Sequence[StorageCell] | None = None,
+    output_storage: Sequence[StorageCell] | None = None,
+    storage_map: dict[Variable, StorageCell] | None = None,
+) -> tuple[list[StorageCell], list[StorageCell], dict[Variable, StorageCell]]:
+    """Give every variable of the graph a cell, reusing the ones supplied.
+
+    Constants' cells hold their data; everything else starts empty.
+    """
+    storage_map = {} if storage_map is None else storage_map
+    inputs = fgraph.inputs
+    if input_storage is None:
+        input_storage = [storage_map.get(v) or [None] for v in inputs]
+    elif len(input_storage) != len(inputs):
+        raise ValueError(
+            f"map_storage: {len(input_storage)} input cells given for {len(inputs)} inputs"
+        )
+    for var, cell in zip(inputs, input_storage):
+        storage_map[var] = cell
+    for node in order:
+        for var in node.inputs:
+            if var not in storage_map:
+                data = getattr(var, "data", None) if _is_constant(var) else None
+                storage_map[var] = [data]
+        for var in node.outputs:
+            storage_map.setdefault(var, [None])
+    outputs = fgraph.outputs
+    if output_storage is not None:
+        if len(output_storage) != len(outputs):
+            raise ValueError(
+                f"map_storage: {len(output_storage)} output cells given for {len(outputs)} outputs"
+            )
+        for var, cell in zip(outputs, output_storage):
+            if var in storage_map and storage_map[var] is not cell and var.owner is None:
+                # an input or constant returned as is: keep its own cell
+                continue
+            storage_map[var] = cell
+    for var in outputs:
+        if var not in storage_map:
+            storage_map[var] = [getattr(var, "data", None) if _is_constant(var) else None]
+    return list(input_storage), [storage_map[v] for v in outputs], storage_map
+
+
+def _is_constant(var: Any) -> bool:
+    from opgraph.graph.basic import Constant
+
+    return isinstance(var, Constant)
+
+
+def alias_ancestors(variables: Iterable[Variable]) -> set[Variable]:
+    """``variables`` plus every variable whose buffer they may share.
+
+    Follows ``view_map`` and ``destroy_map`` upward: the output of a view or
+    an in-place Op lives in its input's memory, so recycling the input's cell
+    could overwrite the output.
+    """
+    seen: set[Variable] = set()
+    stack = list(variables)
+    while stack:
+        var = stack.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        owner = var.owner
+        if owner is None:
+            continue
+        op = owner.op
+        for mapping in (getattr(op, "view_map", None), getattr(op, "destroy_map", None)):
+            if mapping:
+                for i in mapping.get(var.index, ()):
+                    stack.append(owner.inputs[i])
+    return seen
+
+
+def compute_free_lists(
+    order: Sequence[Apply], keep: Iterable[Variable]
+) -> list[list[Variable]]:
+    """For each node, the variables whose value is dead once it has run.
+
+    A variable is dead after its last reader; values in ``keep`` (graph
+    inputs, outputs, constants) are never freed.  A variable nothing reads is
+    freed right after the node that made it.
+    """
+    keep_set = set(keep)
+    last_use: dict[Variable, int] = {}
+    for i, node in enumerate(order):
+        for var in node.outputs:
+            last_use[var] = i
+        for var in node.inputs:
+            last_use[var] = i
+    free: list[list[Variable]] = [[] for _ in order]
+    for var, i in last_use.items():
+        if var in keep_set or _is_constant(var) or var.owner is None:
+            continue
+        free[i].append(var)
+    return free
+
+
+def node_description(node: Apply, storage_map: dict[Variable, StorageCell] | None = None) -> str:
+    """A few lines describing ``node`` and its input values, for error notes."""
+    lines = [f"Apply node that caused the error: {node.op}({', '.join(map(str, node.inputs))})"]
+    lines.append("Inputs types: [" + ", ".join(str(v.type) for v in node.inputs) + "]")
+    if storage_map is not None:
+        shapes, values = [], []
+        for v in node.inputs:
+            cell = storage_map.get(v)
+            val = None if cell is None else cell[0]
+            shapes.append(str(getattr(val, "shape", "no shape")))
+            text = repr(val)
+            values.append(text if len(text) <= 60 else text[:57] + "...")
+        lines.append("Inputs shapes: [" + ", ".join(shapes) + "]")
+        lines.append("Inputs values: [" + ", ".join(values) + "]")
+    trace = getattr(getattr(node.outputs[0], "_tag", None), "trace", None) if node.outputs else None
+    if trace:
+        frames = trace[-1] if isinstance(trace[0], list) else trace
+        if frames:
+            filename, lineno, func, line = frames[-1]
+            lines.append(f"Created at {filename}:{lineno} in {func}: {line}")
+    return "\n".join(lines)
+
+
+def raise_with_op(
+    exc: BaseException, node: Apply, storage_map: dict[Variable, StorageCell] | None = None
+) -> BaseException:
+    """Attach a note naming ``node`` to ``exc`` (once) and return it for ``raise``.
+
+    The exception keeps its type, so callers can still catch ValueError etc.
+    """
+    notes = getattr(exc, "__notes__", ())
+    if not any(n.startswith("Apply node that caused the error") for n in notes):
+        try:
+            exc.add_note(node_description(node, storage_map))
+        except Exception:  # a broken repr must not hide the real error
+            exc.add_note(f"Apply node that caused the error: {type(node.op).__name__}")
+    return exc

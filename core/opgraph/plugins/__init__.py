@@ -1,0 +1,125 @@
+"""opgraph's plugin system: hook markers, records and the plugin manager.
+
+Plugins write ``from opgraph.plugins import hookimpl`` and declare an entry
+point in the group ``opgraph.plugins``.  Importing this package is cheap: the
+manager (entry point discovery) is imported on first use of its names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from opgraph.plugins.hookspecs import (
+    ENTRY_POINT_GROUP,
+    HOOK_NAMES,
+    PROJECT_NAME,
+    hookimpl,
+    hookspec,
+)
+
+if TYPE_CHECKING:
+    from opgraph.plugins.manager import (
+        KNOWN_PROVIDERS,
+        HookFailure,
+        OpgraphPluginManager,
+        OpgraphPluginWarning,
+        PluginConflictError,
+        PluginError,
+        PluginHookError,
+        PluginInfo,
+        PluginLoadError,
+        PluginRegistry,
+        PluginStatus,
+        call_hook_safely,
+        get_plugin_manager,
+        iter_hook_results,
+        linker_records,
+        make_plugin_manager,
+        mode_records,
+        plugin_registry,
+        plugin_report,
+        provider_hint,
+        reset_plugin_manager,
+    )
+    from opgraph.plugins.records import LinkerRecord, ModeRecord, TargetLoadError, load_target
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "KNOWN_PROVIDERS",
+            "HookFailure",
+            "OpgraphPluginManager",
+            "OpgraphPluginWarning",
+            "PluginConflictError",
+            "PluginError",
+            "PluginHookError",
+            "PluginInfo",
+            "PluginLoadError",
+            "PluginRegistry",
+            "PluginStatus",
+            "call_hook_safely",
+            "get_plugin_manager",
+            "iter_hook_results",
+            "linker_records",
+            "make_plugin_manager",
+            "mode_records",
+            "plugin_registry",
+            "plugin_report",
+            "provider_hint",
+            "reset_plugin_manager",
+        ),
+        "opgraph.plugins.manager",
+    ),
+    **dict.fromkeys(
+        ("LinkerRecord", "ModeRecord", "TargetLoadError", "load_target"),
+        "opgraph.plugins.records",
+    ),
+}
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "HOOK_NAMES",
+    "KNOWN_PROVIDERS",
+    "PROJECT_NAME",
+    "HookFailure",
+    "LinkerRecord",
+    "ModeRecord",
+    "OpgraphPluginManager",
+    "OpgraphPluginWarning",
+    "PluginConflictError",
+    "PluginError",
+    "PluginHookError",
+    "PluginInfo",
+    "PluginLoadError",
+    "PluginRegistry",
+    "PluginStatus",
+    "TargetLoadError",
+    "call_hook_safely",
+    "get_plugin_manager",
+    "hookimpl",
+    "hookspec",
+    "iter_hook_results",
+    "linker_records",
+    "load_target",
+    "make_plugin_manager",
+    "mode_records",
+    "plugin_registry",
+    "plugin_report",
+    "provider_hint",
+    "reset_plugin_manager",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'opgraph.plugins' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

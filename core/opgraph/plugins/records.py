@@ -1,0 +1,135 @@
+"""Records plugins return from the collect-all hooks.
+
+They are small frozen values holding names and import strings, so that a
+plugin's entry module stays cheap: heavy code (a C compiler driver, kernels)
+is imported only when :meth:`LinkerRecord.load` is first called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+__all__ = ["LinkerRecord", "ModeRecord", "TargetLoadError", "load_target"]
+
+Target = str | Callable[..., Any]
+
+
+class TargetLoadError(ImportError):
+    """An import string ``"pkg.mod:Attr"`` could not be resolved."""
+
+
+_TARGET_CACHE: dict[str, Any] = {}
+
+
+def load_target(target: Target) -> Any:
+    """Resolve ``"pkg.mod:Attr"`` (dots allowed after the colon); callables pass through.
+
+    Results are cached, so each module is imported once.  Raises
+    :class:`TargetLoadError` naming the string and the reason.
+    """
+    if not isinstance(target, str):
+        if callable(target):
+            return target
+        raise TypeError(f"expected an import string 'pkg.mod:Attr' or a callable, got {target!r}")
+    if target in _TARGET_CACHE:
+        return _TARGET_CACHE[target]
+    module_name, sep, attr_path = target.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise TargetLoadError(f"bad import string {target!r}: expected 'pkg.mod:Attr'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise TargetLoadError(
+            f"cannot import module {module_name!r} for {target!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    for part in attr_path.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetLoadError(
+                f"cannot resolve {target!r}: {module_name!r} has no attribute path {attr_path!r}"
+            ) from None
+    _TARGET_CACHE[target] = obj
+    return obj
+
+
+def _check_target(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
+    if value is None and attr.name == "probe":
+        return
+    if callable(value):
+        return
+    if not isinstance(value, str) or value.count(":") != 1 or value.startswith(":"):
+        raise TypeError(
+            f"{attr.name} must be an import string 'pkg.mod:Attr' or a callable, got {value!r}"
+        )
+
+
+def _check_name(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{attr.name} must be a non-empty string, got {value!r}")
+
+
+def _to_names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+def _check_names(_inst: Any, attr: attrs.Attribute, value: tuple[Any, ...]) -> None:
+    for item in value:
+        if not isinstance(item, str) or not item:
+            raise TypeError(f"{attr.name} must hold non-empty strings, got {item!r}")
+
+
+@attrs.frozen
+class LinkerRecord:
+    """A linker a plugin provides.
+
+    ``target`` produces the Linker class or factory (called with no
+    arguments, or the keyword arguments the mode gives).  ``probe``, if set,
+    is a zero-argument callable returning ``None`` when the linker can run
+    here or a short reason why not (e.g. "no C compiler found"); modes skip
+    to their next preferred linker when it gives a reason.  ``backend`` is the
+    name this linker passes to the ``opgraph_op_impl`` hook, if it uses it.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    target: Target = attrs.field(validator=_check_target)
+    description: str = ""
+    probe: Target | None = attrs.field(default=None, validator=_check_target)
+    backend: str | None = None
+
+    def load(self) -> Any:
+        """Import and return the linker class or factory."""
+        return load_target(self.target)
+
+    def unavailable_reason(self) -> str | None:
+        """Run the probe: ``None`` if usable, else the reason (probe errors count)."""
+        if self.probe is None:
+            return None
+        try:
+            reason = load_target(self.probe)()
+        except Exception as exc:
+            return f"probe for linker {self.name!r} failed: {type(exc).__name__}: {exc}"
+        return None if reason is None else str(reason)
+
+
+@attrs.frozen
+class ModeRecord:
+    """A named mode: a linker preference list plus the rewrite query.
+
+    The first linker of ``linkers`` that is registered and whose probe
+    passes is used.  ``include``/``exclude``/``require`` are rewrite
+    database tags.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    linkers: tuple[str, ...] = attrs.field(converter=_to_names, validator=_check_names)
+    include: tuple[str, ...] = attrs.field(default=(), converter=_to_names, validator=_check_names)
+    exclude: tuple[str, ...] = attrs.field(default=(), converter=_to_names, validator=_check_names)
+    description: str = ""
+    require: tuple[str, ...] = attrs.field(default=(), converter=_to_names, validator=_check_names)

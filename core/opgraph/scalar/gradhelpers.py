@@ -1,0 +1,86 @@
+"""Small builders shared by the scalar pullbacks (all in scalar terms).
+
+Conventions (PyTensor's): the gradient of a discrete (bool/int) input is a
+zero of floatX; a continuous input receives a gradient of its own dtype; a
+zero is built as ``second(x, 0)`` so an Elemwise lifting it keeps x's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.autodiff.undefined import disconnected_type, is_disconnected, is_null
+from opgraph.graph.basic import Variable
+from opgraph.scalar.type import _floatx, constant, continuous_dtypes, discrete_dtypes
+
+__all__ = [
+    "cast_like",
+    "const_like",
+    "grad_zeros",
+    "is_discrete",
+    "pushforward_from_pullback",
+]
+
+
+def is_discrete(var: Variable) -> bool:
+    return var.type.dtype in discrete_dtypes
+
+
+def const_like(value: Any, like: Variable) -> Variable:
+    """A constant with ``like``'s dtype, so formulas do not change dtypes."""
+    return constant(value, dtype=like.type.dtype)
+
+
+def grad_zeros(x: Variable) -> Variable:
+    """The zero gradient of input ``x`` (floatX when x is discrete)."""
+    from opgraph.scalar.structural import second
+
+    dtype = _floatx() if is_discrete(x) else x.type.dtype
+    return second(x, constant(0, dtype=dtype))
+
+
+def cast_like(g: Variable, x: Variable) -> Variable:
+    """``g`` in ``x``'s dtype (for a continuous x); used on every returned gradient."""
+    from opgraph.scalar.structural import cast
+
+    if g.type.dtype == x.type.dtype or x.type.dtype not in continuous_dtypes:
+        return g
+    return cast(g, x.type.dtype)
+
+
+def pushforward_from_pullback(
+    op: Any, inputs: Sequence[Variable], outputs: Sequence[Variable],
+    tangents: Sequence[Variable | None],
+) -> list[Variable]:
+    """Forward mode for a one-output scalar op: sum_i (d out / d x_i) * t_i.
+
+    The partial derivatives come from the op's pullback with a cotangent of 1.
+    Disconnected tangents are skipped; an undefined (null) partial that meets a
+    connected tangent makes the result null.
+    """
+    from opgraph.scalar.arith import add, mul
+
+    if len(outputs) != 1:
+        raise NotImplementedError(f"{op}: generic pushforward needs a single output")
+    (out,) = outputs
+    connected = [
+        t is not None and not is_disconnected(t) and not is_discrete(x)
+        for t, x in zip(tangents, inputs)
+    ]
+    if not any(connected):
+        return [disconnected_type()]
+    if is_discrete(out):
+        return [grad_zeros(out)]
+    partials = op.pullback(list(inputs), list(outputs), [const_like(1, out)])
+    total = None
+    for p, t, ok in zip(partials, tangents, connected):
+        if not ok or is_disconnected(p):
+            continue
+        if is_null(p):
+            return [p]
+        term = mul(p, t)
+        total = term if total is None else add(total, term)
+    if total is None:
+        return [grad_zeros(out)]
+    return [cast_like(total, out)]

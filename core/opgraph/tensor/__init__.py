@@ -1,0 +1,38 @@
+"""The tensor library: ``import opgraph.tensor as pt`` gives PyTensor's names.
+
+Types and constructors (``pt.dmatrix``, ``pt.vector``), operators on
+variables, elementwise math, reductions, dot, shape and indexing ops.
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+
+from opgraph.tensor.type import *  # noqa: F403
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import (
+    TensorConstant,
+    TensorVariable,
+    as_tensor,
+    as_tensor_variable,
+    constant,
+)
+
+
+def _reexport(module_name: str) -> None:
+    """Re-export a tensor module's ``__all__``; a module not written yet is skipped."""
+    try:
+        module = _importlib.import_module(f"opgraph.tensor.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"opgraph.tensor.{module_name}":
+            raise
+        return
+    for name in getattr(module, "__all__", ()):
+        globals()[name] = getattr(module, name)
+
+
+for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ifelse", "inplace"):
+    _reexport(_name)
+del _name
+
+__all__ = [n for n in globals() if not n.startswith("_")]

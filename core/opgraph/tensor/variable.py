@@ -1,0 +1,490 @@
+"""TensorVariable / TensorConstant (Python operators build graph nodes) and the
+conversions ``as_tensor_variable`` / ``constant``.
+
+Dtype rule for Python numbers (documented once, used everywhere):
+
+* On their own (``constant(2)``, ``as_tensor_variable(2.5)``): bool -> bool,
+  int -> int64 (uint64 if only that fits), float -> floatX, complex -> complex128.
+  Nested lists follow NumPy, except that float64 becomes floatX.
+* Inside an elementwise expression (``x * 2.``, ``pt.maximum(x, 0)``) Python
+  numbers are *weak*, as in NumPy 2 (NEP 50): they take the dtype of the
+  array operands (``fmatrix * 2.`` stays float32, ``ivector + 1`` stays
+  int32), widening only when the value does not fit (``bvector + 1000`` is
+  int16). See ``opgraph.tensor.elemwise.as_elemwise_inputs``.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.utils import type_name
+from opgraph.tensor.type import TensorType, get_floatX
+
+__all__ = [
+    "TensorConstant",
+    "TensorVariable",
+    "as_tensor",
+    "as_tensor_variable",
+    "constant",
+    "python_number_dtype",
+]
+
+
+def _math() -> Any:
+    from opgraph.tensor import math
+
+    return math
+
+
+def _binary(name: str, reflected: bool = False) -> Any:
+    def method(self: TensorVariable, other: Any) -> Any:
+        fn = getattr(_math(), name)
+        try:
+            return fn(other, self) if reflected else fn(self, other)
+        except (NotImplementedError, TypeError):
+            if _convertible(other):
+                raise
+            return NotImplemented
+
+    method.__name__ = f"__{'r' if reflected else ''}{name}__"
+    return method
+
+
+def _convertible(x: Any) -> bool:
+    """Whether ``x`` is something as_tensor_variable accepts (to pick NotImplemented)."""
+    return isinstance(x, Variable | numbers.Number | np.ndarray | np.generic | list | tuple)
+
+
+class _TensorOperators:
+    """Operators and NumPy-like methods shared by TensorVariable and TensorConstant."""
+
+    __slots__ = ()
+    # NumPy must hand ``ndarray * var`` to our reflected operators.
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    # -- arithmetic ------------------------------------------------------------------
+    __add__ = _binary("add")
+    __radd__ = _binary("add", True)
+    __sub__ = _binary("sub")
+    __rsub__ = _binary("sub", True)
+    __mul__ = _binary("mul")
+    __rmul__ = _binary("mul", True)
+    __truediv__ = _binary("true_div")
+    __rtruediv__ = _binary("true_div", True)
+    __floordiv__ = _binary("int_div")
+    __rfloordiv__ = _binary("int_div", True)
+    __mod__ = _binary("mod")
+    __rmod__ = _binary("mod", True)
+    __pow__ = _binary("pow")
+    __rpow__ = _binary("pow", True)
+    __matmul__ = _binary("matmul")
+    __rmatmul__ = _binary("matmul", True)
+    __and__ = _binary("and_")
+    __rand__ = _binary("and_", True)
+    __or__ = _binary("or_")
+    __ror__ = _binary("or_", True)
+    __xor__ = _binary("xor")
+    __rxor__ = _binary("xor", True)
+    # Comparisons are symbolic; == and != keep identity semantics (use eq()/neq()).
+    __lt__ = _binary("lt")
+    __le__ = _binary("le")
+    __gt__ = _binary("gt")
+    __ge__ = _binary("ge")
+
+    def __divmod__(self, other: Any) -> tuple[Any, Any]:
+        m = _math()
+        return m.int_div(self, other), m.mod(self, other)
+
+    def __rdivmod__(self, other: Any) -> tuple[Any, Any]:
+        m = _math()
+        return m.int_div(other, self), m.mod(other, self)
+
+    def __neg__(self) -> Any:
+        return _math().neg(self)
+
+    def __pos__(self) -> Any:
+        return self
+
+    def __abs__(self) -> Any:
+        return _math().abs(self)
+
+    def __invert__(self) -> Any:
+        return _math().invert(self)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        if ndigits:
+            raise NotImplementedError("round(x, ndigits) with ndigits != 0 is not supported")
+        return _math().round(self)
+
+    def __trunc__(self) -> Any:
+        return _math().trunc(self)
+
+    def __floor__(self) -> Any:
+        return _math().floor(self)
+
+    def __ceil__(self) -> Any:
+        return _math().ceil(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"The truth value of the symbolic variable {self} is unknown until it is computed; "
+            "use pt.switch/pt.where or ifelse for conditions, and `is` for identity"
+        )
+
+    def __iter__(self) -> Any:
+        length = self.type.shape[0] if self.ndim else None  # type: ignore[attr-defined]
+        if length is None:
+            raise TypeError(
+                f"cannot iterate over {self}: its first dimension has no static length "
+                "(index it explicitly, or give the type a static shape)"
+            )
+        for i in range(length):
+            yield self[i]
+
+    # -- indexing ------------------------------------------------------------------------
+    def __getitem__(self, index: Any) -> Any:
+        from opgraph.tensor.subtensor import get_item
+
+        return get_item(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(
+            "symbolic tensors are immutable: use pt.set_subtensor(x[index], value) "
+            "(or x[index].set(value)) to build the updated tensor"
+        )
+
+    def set(self, value: Any, **kwargs: Any) -> Any:
+        """``x[idx].set(y)``: x with that part replaced by y (set_subtensor)."""
+        from opgraph.tensor.subtensor import set_subtensor
+
+        return set_subtensor(self, value, **kwargs)
+
+    def inc(self, value: Any, **kwargs: Any) -> Any:
+        """``x[idx].inc(y)``: x with y added to that part (inc_subtensor)."""
+        from opgraph.tensor.subtensor import inc_subtensor
+
+        return inc_subtensor(self, value, **kwargs)
+
+    # -- static information ----------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim  # type: ignore[attr-defined]
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype  # type: ignore[attr-defined]
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        return self.type.broadcastable  # type: ignore[attr-defined]
+
+    @property
+    def shape(self) -> Any:
+        from opgraph.tensor.shape import shape
+
+        return shape(self)
+
+    @property
+    def size(self) -> Any:
+        return _math().prod(self.shape)
+
+    @property
+    def T(self) -> Any:
+        return self.transpose()
+
+    # -- shape manipulation ------------------------------------------------------------
+    def dimshuffle(self, *pattern: Any) -> Any:
+        """Reorder, add ("x") or drop (broadcastable) dimensions: ``x.dimshuffle(1, "x", 0)``."""
+        from opgraph.tensor.elemwise import DimShuffle
+
+        if len(pattern) == 1 and isinstance(pattern[0], list | tuple):
+            pattern = tuple(pattern[0])
+        return DimShuffle(input_ndim=self.ndim, new_order=tuple(pattern))(self)
+
+    def transpose(self, *axes: Any) -> Any:
+        from opgraph.tensor.elemwise import transpose
+
+        if len(axes) == 1 and isinstance(axes[0], list | tuple):
+            axes = tuple(axes[0])
+        return transpose(self, axes or None)
+
+    def reshape(self, shape: Any, *, ndim: int | None = None) -> Any:
+        from opgraph.tensor.shape import reshape
+
+        return reshape(self, shape, ndim=ndim)
+
+    def flatten(self, ndim: int = 1) -> Any:
+        from opgraph.tensor.shape import flatten
+
+        return flatten(self, ndim)
+
+    def ravel(self) -> Any:
+        return self.flatten()
+
+    def squeeze(self, axis: Any = None) -> Any:
+        from opgraph.tensor.elemwise import squeeze
+
+        return squeeze(self, axis)
+
+    def astype(self, dtype: Any) -> Any:
+        return _math().cast(self, dtype)
+
+    def copy(self, name: str | None = None) -> Any:
+        return _math().tensor_copy(self, name=name)
+
+    # -- reductions and friends ------------------------------------------------------------
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+            acc_dtype: Any = None) -> Any:
+        return _math().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def prod(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+             acc_dtype: Any = None) -> Any:
+        return _math().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False,
+             acc_dtype: Any = None) -> Any:
+        return _math().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+        return _math().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Any:
+        return _math().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().argmin(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> Any:
+        return _math().all(self, axis=axis, keepdims=keepdims)
+
+    def dot(self, other: Any) -> Any:
+        return _math().dot(self, other)
+
+    def clip(self, a_min: Any, a_max: Any) -> Any:
+        return _math().clip(self, a_min, a_max)
+
+    def round(self, mode: str | None = None) -> Any:
+        return _math().round(self, mode=mode)
+
+    def conj(self) -> Any:
+        return _math().conj(self)
+
+    conjugate = conj
+
+    def zeros_like(self, dtype: Any = None) -> Any:
+        from opgraph.tensor.basic import zeros_like
+
+        return zeros_like(self, dtype=dtype)
+
+    def ones_like(self, dtype: Any = None) -> Any:
+        from opgraph.tensor.basic import ones_like
+
+        return ones_like(self, dtype=dtype)
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A symbolic NumPy array; Python operators and methods build graph nodes."""
+
+    __slots__ = ()
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """A constant array (read-only ``data``); equal constants share a signature and merge."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        data = self.data
+        text = str(data) if data.size <= 8 else np.array2string(data, threshold=6)
+        text = " ".join(text.split())
+        if len(text) > 40:
+            text = text[:25].strip() + " ... " + text[-10:].strip()
+        return f"TensorConstant{{{text}}}"
+
+
+TensorType.variable_type = TensorVariable
+TensorType.constant_type = TensorConstant
+
+
+# --------------------------------------------------------------------------- conversions
+
+
+def python_number_dtype(x: Any) -> str:
+    """Dtype of a Python number used on its own (see the module docstring)."""
+    if isinstance(x, bool | np.bool_):
+        return "bool"
+    if isinstance(x, int):
+        if -(2**63) <= x < 2**63:
+            return "int64"
+        if 0 <= x < 2**64:
+            return "uint64"
+        raise TypeError(f"the Python int {x} does not fit in 64 bits (int64 or uint64)")
+    if isinstance(x, float):
+        return get_floatX()
+    if isinstance(x, complex):
+        return "complex128"
+    raise TypeError(f"expected a Python number, got {type_name(x)} {x!r:.60}")
+
+
+def _is_python_data(x: Any) -> bool:
+    return isinstance(x, numbers.Number) and not isinstance(x, np.generic)
+
+
+def _to_array(x: Any, dtype: Any = None) -> np.ndarray:
+    """``x`` as an ndarray following the documented dtype rule."""
+    if dtype is not None:
+        dtype = np.dtype(get_floatX() if dtype == "floatX" else dtype)
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"cannot convert {type_name(x)} {x!r:.60} to a tensor: {exc}") from None
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(
+                f"cannot convert {type_name(x)} {x!r:.60} to a numeric tensor of dtype {dtype}"
+            )
+        return arr.astype(dtype, copy=False)
+    if _is_python_data(x):
+        return np.asarray(x, dtype=python_number_dtype(x))
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cannot convert {type_name(x)} {x!r:.80} to a tensor: {exc}") from None
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(
+            f"cannot convert {type_name(x)} {x!r:.80} to a tensor: expected numbers, got "
+            f"data of NumPy dtype {arr.dtype}"
+        )
+    if (
+        arr.dtype == np.float64
+        and not isinstance(x, np.ndarray | np.generic)
+        and get_floatX() != "float64"
+    ):
+        arr = arr.astype(get_floatX())
+    return arr
+
+
+def _fix_ndim(arr: np.ndarray, ndim: int | None, what: Any) -> np.ndarray:
+    if ndim is None or arr.ndim == ndim:
+        return arr
+    if arr.ndim < ndim:
+        return arr.reshape((1,) * (ndim - arr.ndim) + arr.shape)
+    extra = arr.ndim - ndim
+    if all(s == 1 for s in arr.shape[:extra]):
+        return arr.reshape(arr.shape[extra:])
+    raise ValueError(
+        f"cannot make {what!r:.60} (shape {arr.shape}) into a tensor with ndim={ndim}: "
+        "only leading dimensions of length 1 can be dropped"
+    )
+
+
+def constant(
+    x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
+) -> TensorConstant:
+    """A TensorConstant of ``x`` with a fully static shape (dtype rule: module docstring)."""
+    if isinstance(x, Variable):
+        raise TypeError(
+            f"constant() expects a value, got the symbolic Variable {x}; use "
+            "as_tensor_variable for variables"
+        )
+    arr = _fix_ndim(_to_array(x, dtype), ndim, x)
+    ttype = TensorType(arr.dtype, arr.shape)
+    return TensorConstant(ttype, arr, name=name)
+
+
+@functools.singledispatch
+def _as_tensor_variable(x: Any, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    if isinstance(x, str) or x is None:
+        raise TypeError(
+            f"as_tensor_variable: cannot convert {type_name(x)} {x!r:.60} to a tensor "
+            "(expected a number, a list of numbers, an ndarray or a Variable)"
+        )
+    return constant(x, name=name, ndim=ndim, **kwargs)
+
+
+@_as_tensor_variable.register(Apply)
+def _apply_to_tensor(x: Apply, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    if getattr(x.op, "default_output", None) is None and len(x.outputs) != 1:
+        raise TypeError(
+            f"as_tensor_variable: the Apply {x} has {len(x.outputs)} outputs and no "
+            "default_output; pass one of node.outputs"
+        )
+    return _as_tensor_variable(x.default_output(), name, ndim, **kwargs)
+
+
+@_as_tensor_variable.register(Variable)
+def _variable_to_tensor(x: Variable, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    if isinstance(x.type, TensorType):
+        return _adjust_ndim(x, ndim)
+    from opgraph.scalar.type import ScalarType
+
+    if isinstance(x.type, ScalarType):
+        from opgraph.tensor.basic import tensor_from_scalar
+
+        return _adjust_ndim(tensor_from_scalar(x), ndim)
+    raise TypeError(
+        f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a tensor or "
+        "scalar Type and cannot be converted to a tensor"
+    )
+
+
+@_as_tensor_variable.register(list)
+@_as_tensor_variable.register(tuple)
+def _sequence_to_tensor(
+    x: Sequence[Any], name: str | None, ndim: int | None, **kwargs: Any
+) -> Variable:
+    if any(isinstance(xi, Variable) for xi in x):
+        from opgraph.tensor.basic import stack
+
+        return _adjust_ndim(stack([as_tensor_variable(xi) for xi in x]), ndim)
+    return constant(x, name=name, ndim=ndim, **kwargs)
+
+
+def _adjust_ndim(x: Variable, ndim: int | None) -> Variable:
+    if ndim is None or x.type.ndim == ndim:
+        return x
+    if x.type.ndim < ndim:
+        from opgraph.tensor.elemwise import shape_padleft
+
+        return shape_padleft(x, ndim - x.type.ndim)
+    extra = x.type.ndim - ndim
+    if all(x.type.broadcastable[:extra]):
+        return x.dimshuffle(list(range(x.type.ndim))[extra:])
+    raise ValueError(
+        f"as_tensor_variable: {x} has type {x.type}; cannot make it ndim={ndim} "
+        "(only leading broadcastable dimensions can be dropped)"
+    )
+
+
+def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
+                       **kwargs: Any) -> TensorVariable:
+    """``x`` as a tensor Variable: variables pass through (scalar ones are wrapped),
+    Apply nodes give their default output, numbers/lists/arrays become constants.
+
+    ``ndim`` pads with leading broadcastable dimensions or drops leading ones.
+    New kinds of objects can be taught with ``_as_tensor_variable.register``.
+    """
+    return _as_tensor_variable(x, name, ndim, **kwargs)
+
+
+as_tensor = as_tensor_variable

@@ -1,0 +1,149 @@
+"""Test sessions: the core alone, each package in isolation, then everything together.
+
+``nox`` runs every test session and lint; ``nox -s bench`` runs the benchmarks.
+Package sessions are discovered from the file system: any directory under
+``plugins/`` or ``contrib/`` with a ``pyproject.toml`` gets a session named
+after the directory, installing the core, that package and the local
+packages it depends on (transitively), and running its ``tests/``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import nox
+from nox.command import CommandFailed
+
+nox.needs_version = ">=2024.3.2"
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+
+ROOT = Path(__file__).resolve().parent
+PYTHON = "3.11"
+TEST_DEPS = ("pytest>=8", "hypothesis>=6.90")
+NO_TESTS_COLLECTED = 5  # pytest's exit code when a directory holds no tests yet
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_name(requirement: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return _normalize(match.group(1)) if match else ""
+
+
+class LocalPackage:
+    """A package directory under plugins/ or contrib/ with its declared dependencies."""
+
+    def __init__(self, path: Path) -> None:
+        data = tomllib.loads((path / "pyproject.toml").read_text(encoding="utf-8"))
+        project = data.get("project", {})
+        self.path = path
+        self.session_name = path.name
+        self.name = _normalize(project.get("name", path.name))
+        self.dependencies = [_requirement_name(r) for r in project.get("dependencies", [])]
+        self.has_test_extra = "test" in project.get("optional-dependencies", {})
+
+    def install_arg(self) -> str:
+        rel = self.path.relative_to(ROOT).as_posix()
+        return f"./{rel}[test]" if self.has_test_extra else f"./{rel}"
+
+
+def _discover() -> dict[str, LocalPackage]:
+    found: dict[str, LocalPackage] = {}
+    for parent in ("plugins", "contrib"):
+        for path in sorted((ROOT / parent).glob("*/pyproject.toml")):
+            pkg = LocalPackage(path.parent)
+            found[pkg.name] = pkg
+    return found
+
+
+PACKAGES = _discover()
+
+
+def _local_closure(pkg: LocalPackage) -> list[LocalPackage]:
+    """``pkg`` and every local package it depends on, directly or not."""
+    seen: dict[str, LocalPackage] = {}
+    todo = [pkg]
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen[current.name] = current
+        todo.extend(PACKAGES[d] for d in current.dependencies if d in PACKAGES)
+    return list(seen.values())
+
+
+def _install(session: nox.Session, packages: list[LocalPackage]) -> None:
+    # One command, so the resolver takes "opgraph" and local plugins from here, not an index.
+    args = ["-e", ".[test]"]
+    for pkg in packages:
+        args += ["-e", pkg.install_arg()]
+    session.install(*args, *TEST_DEPS)
+
+
+@nox.session(python=PYTHON)
+def core(session: nox.Session) -> None:
+    """The core alone, no plugin installed."""
+    _install(session, [])
+    session.run("pytest", "tests", "--ignore=tests/integration", *session.posargs)
+
+
+def _make_package_session(pkg: LocalPackage) -> None:
+    def run_package(session: nox.Session) -> None:
+        tests = pkg.path / "tests"
+        if not tests.is_dir():
+            session.skip(f"{pkg.session_name} has no tests/ directory yet")
+        _install(session, _local_closure(pkg))
+        session.run(
+            "pytest",
+            str(tests.relative_to(ROOT)),
+            *session.posargs,
+            success_codes=[0, NO_TESTS_COLLECTED],
+        )
+
+    run_package.__doc__ = f"{pkg.name} and the local packages it depends on, in isolation."
+    nox.session(run_package, python=PYTHON, name=pkg.session_name)
+
+
+for _pkg in PACKAGES.values():
+    _make_package_session(_pkg)
+
+
+@nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """The core with every local package installed."""
+    _install(session, list(PACKAGES.values()))
+    if not (ROOT / "tests" / "integration").is_dir():
+        session.skip("tests/integration does not exist yet")
+    session.run(
+        "pytest", "tests/integration", *session.posargs, success_codes=[0, NO_TESTS_COLLECTED]
+    )
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff over the whole repository."""
+    session.install("ruff")
+    session.run("ruff", "check", ".", *session.posargs)
+
+
+@nox.session(python=PYTHON, default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks against PyTensor (not part of a plain ``nox`` run)."""
+    _install(session, list(PACKAGES.values()))
+    requirements = ROOT / "benchmarks" / "requirements.txt"
+    if requirements.is_file():
+        session.install("-r", str(requirements.relative_to(ROOT)))
+    try:
+        session.install("pytensor==3.0.7")
+    except CommandFailed:
+        session.warn("PyTensor 3.0.7 could not be installed; comparisons with it are skipped")
+    script = ROOT / "benchmarks" / "run.py"
+    if not script.is_file():
+        session.skip("benchmarks/run.py does not exist yet")
+    session.run("python", str(script.relative_to(ROOT)), *session.posargs)

@@ -1,0 +1,34 @@
+"""Entry point module of opgraph-numpy: declares records only (imports the core only)."""
+
+from __future__ import annotations
+
+from opgraph.plugins import hookimpl
+from opgraph.plugins.records import LinkerRecord, ModeRecord
+
+
+@hookimpl
+def opgraph_linkers() -> list[LinkerRecord]:
+    return [
+        LinkerRecord(
+            "py",
+            "opgraph_numpy.linker:PerformLinker",
+            description="Python reference linker: every node's perform, in order",
+        ),
+        LinkerRecord(
+            "vm",
+            "opgraph_numpy.vm:VMLinker",
+            description="Python VM: precomputed thunks, GC of intermediates, lazy evaluation",
+        ),
+    ]
+
+
+@hookimpl
+def opgraph_modes() -> list[ModeRecord]:
+    return [
+        ModeRecord(
+            "FAST_COMPILE",
+            linkers=("vm", "py"),
+            include=("fast_compile",),
+            description="Few rewrites, Python VM: quickest to compile",
+        ),
+    ]

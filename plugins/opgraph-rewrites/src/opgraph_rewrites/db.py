@@ -1,0 +1,360 @@
+"""Rewrite databases: named entries with tags and positions, selected by queries.
+
+A query (include, exclude, require tags) picks entries; a database turns the
+picked entries into one rewriter: a SequenceDB into a SequentialGraphRewriter
+ordered by position, an EquilibriumDB into an EquilibriumGraphRewriter, a
+LocalGroupDB into one SequentialNodeRewriter. Databases nest: an entry that
+is a database is queried in turn with the same query (or its subquery).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from opgraph.graph.rewriting.basic import (
+    GraphRewriter,
+    NodeRewriter,
+    Rewriter,
+    SequentialGraphRewriter,
+    SequentialNodeRewriter,
+)
+from opgraph.graph.rewriting.walking import EquilibriumGraphRewriter, WalkingGraphRewriter
+from opgraph.graph.utils import type_name
+
+__all__ = [
+    "EquilibriumDB",
+    "LocalGroupDB",
+    "RewriteDatabase",
+    "RewriteDatabaseQuery",
+    "SequenceDB",
+]
+
+
+def _tags(value: Any, what: str) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if isinstance(value, str):
+        value = (value,)
+    out = []
+    for t in value:
+        if not isinstance(t, str) or not t:
+            raise TypeError(f"RewriteDatabaseQuery {what}: tags must be non-empty strings, got {t!r}")
+        out.append(t)
+    return frozenset(out)
+
+
+@attrs.frozen
+class RewriteDatabaseQuery:
+    """Which entries to take: any tag of ``include``, all of ``require``, none of ``exclude``.
+
+    ``subquery`` maps a nested database's name to the query used inside it;
+    ``position_cutoff`` drops SequenceDB entries at or after that position.
+    """
+
+    include: frozenset[str] = attrs.field(converter=lambda v: _tags(v, "include"))
+    require: frozenset[str] = attrs.field(default=(), converter=lambda v: _tags(v, "require"))
+    exclude: frozenset[str] = attrs.field(default=(), converter=lambda v: _tags(v, "exclude"))
+    subquery: Mapping[str, RewriteDatabaseQuery] = attrs.field(
+        default=attrs.Factory(dict), eq=False, hash=False
+    )
+    position_cutoff: float = math.inf
+    extra_rewrites: tuple[Any, ...] = attrs.field(default=(), converter=tuple, eq=False,
+                                                  hash=False)
+
+    def including(self, *tags: str) -> RewriteDatabaseQuery:
+        return attrs.evolve(self, include=self.include | _tags(tags, "include"))
+
+    def excluding(self, *tags: str) -> RewriteDatabaseQuery:
+        return attrs.evolve(self, exclude=self.exclude | _tags(tags, "exclude"))
+
+    def requiring(self, *tags: str) -> RewriteDatabaseQuery:
+        return attrs.evolve(self, require=self.require | _tags(tags, "require"))
+
+    def register(self, *rewriters: Any) -> RewriteDatabaseQuery:
+        """A query that also runs ``rewriters`` (appended at the end)."""
+        return attrs.evolve(self, extra_rewrites=(*self.extra_rewrites, *rewriters))
+
+    def __str__(self) -> str:
+        parts = [f"include={sorted(self.include)}"]
+        if self.require:
+            parts.append(f"require={sorted(self.require)}")
+        if self.exclude:
+            parts.append(f"exclude={sorted(self.exclude)}")
+        return f"RewriteDatabaseQuery({', '.join(parts)})"
+
+
+@attrs.define(eq=False)
+class _Entry:
+    name: str
+    rewriter: Any
+    tags: set[str]
+    position: float = 0.0
+    final: bool = False
+    cleanup: bool = False
+
+
+class RewriteDatabase:
+    """Named rewriters with tags; ``query`` returns the matching ones."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name
+        self._entries: dict[str, _Entry] = {}
+        self._cache: dict[RewriteDatabaseQuery, Any] = {}
+
+    # -- registration -----------------------------------------------------------------
+    def register(
+        self,
+        name: str,
+        rewriter: Any,
+        *tags: str,
+        use_db_name_as_tag: bool = True,
+        position: float | str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Add ``rewriter`` under ``name`` with ``tags``; returns the rewriter."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"register: name must be a non-empty string, got {name!r}")
+        if name in self._entries:
+            raise ValueError(f"register: {self._label()} already has an entry named {name!r}")
+        if not isinstance(rewriter, Rewriter | RewriteDatabase):
+            raise TypeError(
+                f"register({name!r}): expected a NodeRewriter, GraphRewriter or "
+                f"RewriteDatabase, got {type_name(rewriter)}"
+            )
+        for t in tags:
+            if not isinstance(t, str) or not t:
+                raise TypeError(f"register({name!r}): tags must be non-empty strings, got {t!r}")
+        all_tags = {name, *tags}
+        if use_db_name_as_tag and self.name:
+            all_tags.add(self.name)
+        if getattr(rewriter, "name", None) in (None, "") and not isinstance(
+            rewriter, RewriteDatabase
+        ):
+            try:
+                rewriter.name = name
+            except AttributeError:
+                pass
+        entry = _Entry(name, rewriter, all_tags, self._position(position), **kwargs)
+        self._entries[name] = entry
+        self._cache.clear()
+        return rewriter
+
+    def _position(self, position: float | str | None) -> float:
+        return 0.0 if position is None or position == "last" else float(position)
+
+    def _label(self) -> str:
+        return f"{type(self).__name__} {self.name!r}" if self.name else type(self).__name__
+
+    def add_tags(self, name: str, *tags: str) -> None:
+        self._entry(name).tags.update(tags)
+        self._invalidate()
+
+    def remove_tags(self, name: str, *tags: str) -> None:
+        self._entry(name).tags.difference_update(tags)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._cache.clear()
+
+    def _entry(self, name: str) -> _Entry:
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise KeyError(
+                f"{self._label()} has no entry {name!r}; entries: {sorted(self._entries)}"
+            ) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._entry(name).rewriter
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __iter__(self) -> Any:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def tags_of(self, name: str) -> frozenset[str]:
+        return frozenset(self._entry(name).tags)
+
+    # -- querying ---------------------------------------------------------------------
+    def _selected(self, q: RewriteDatabaseQuery) -> list[_Entry]:
+        out = []
+        for e in self._entries.values():
+            if q.exclude & e.tags:
+                continue
+            if not q.require <= e.tags and not isinstance(e.rewriter, RewriteDatabase):
+                continue
+            if not (q.include & e.tags):
+                continue
+            out.append(e)
+        return out
+
+    def _resolve(self, e: _Entry, q: RewriteDatabaseQuery) -> Any:
+        if isinstance(e.rewriter, RewriteDatabase):
+            sub = q.subquery.get(e.name, q)
+            return e.rewriter.query(sub)
+        return e.rewriter
+
+    def query(self, *tags: Any, **kwtags: Any) -> Any:
+        """Rewriters matching a query (a RewriteDatabaseQuery or tags: "+a", "-b", "&c")."""
+        q = self._as_query(tags, kwtags)
+        try:
+            return self._cache[q]
+        except KeyError:
+            pass
+        except TypeError:
+            return self.__query__(q)
+        result = self._cache[q] = self.__query__(q)
+        return result
+
+    def __query__(self, q: RewriteDatabaseQuery) -> Any:
+        return {self._resolve(e, q) for e in self._selected(q)}
+
+    @staticmethod
+    def _as_query(tags: Sequence[Any], kwtags: Mapping[str, Any]) -> RewriteDatabaseQuery:
+        if len(tags) == 1 and isinstance(tags[0], RewriteDatabaseQuery) and not kwtags:
+            return tags[0]
+        include, exclude, require = [], [], []
+        for t in tags:
+            if not isinstance(t, str):
+                raise TypeError(f"query: expected tag strings or one RewriteDatabaseQuery, got {t!r}")
+            if t.startswith("-"):
+                exclude.append(t[1:])
+            elif t.startswith("&"):
+                require.append(t[1:])
+            else:
+                include.append(t.removeprefix("+"))
+        return RewriteDatabaseQuery(
+            include=(*include, *kwtags.pop("include", ())),
+            exclude=(*exclude, *kwtags.pop("exclude", ())),
+            require=(*require, *kwtags.pop("require", ())),
+            **kwtags,
+        )
+
+    def print_summary(self, stream: Any = None) -> None:
+        import sys
+
+        stream = stream or sys.stdout
+        print(f"{self._label()}:", file=stream)
+        for e in sorted(self._entries.values(), key=lambda e: (e.position, e.name)):
+            print(f"  {e.position:8.3f}  {e.name}  tags={sorted(e.tags - {e.name})}", file=stream)
+
+
+class SequenceDB(RewriteDatabase):
+    """Entries run in order of position (ties: registration order)."""
+
+    def __init__(self, name: str | None = None, failure_callback: Any = None) -> None:
+        super().__init__(name)
+        self.failure_callback = failure_callback
+        self._counter = 0
+
+    def _position(self, position: float | str | None) -> float:
+        if position is None or position == "last":
+            top = max((e.position for e in self._entries.values()), default=0.0)
+            return top + 1.0
+        return float(position)
+
+    def register(self, name: str, rewriter: Any, *tags: str, position: float | str = "last",
+                 use_db_name_as_tag: bool = True, **kwargs: Any) -> Any:
+        return super().register(name, rewriter, *tags, position=position,
+                                use_db_name_as_tag=use_db_name_as_tag, **kwargs)
+
+    def __query__(self, q: RewriteDatabaseQuery) -> SequentialGraphRewriter:
+        chosen = [e for e in self._selected(q) if e.position < q.position_cutoff]
+        order = {name: i for i, name in enumerate(self._entries)}
+        chosen.sort(key=lambda e: (e.position, order[e.name]))
+        parts = []
+        for e in chosen:
+            r = self._resolve(e, q)
+            if isinstance(r, set):
+                r = SequentialGraphRewriter(*sorted(r, key=str))
+            if isinstance(r, NodeRewriter):
+                r = WalkingGraphRewriter(r, name=e.name)
+            parts.append(r)
+        parts.extend(q.extra_rewrites)
+        kw = {} if self.failure_callback is None else {"failure_callback": self.failure_callback}
+        return SequentialGraphRewriter(*parts, name=self.name, **kw)
+
+
+class EquilibriumDB(RewriteDatabase):
+    """Entries applied together until a fixed point (an EquilibriumGraphRewriter).
+
+    ``final_rewriter=True`` entries run at the end of every round (merge);
+    ``cleanup=True`` entries once at the very end.
+    """
+
+    def __init__(self, name: str | None = None, max_use_ratio: float | None = None,
+                 ignore_newtrees: bool = True, tracks_on_change_inputs: bool = True) -> None:
+        super().__init__(name)
+        self.max_use_ratio = max_use_ratio
+        self.tracks_on_change_inputs = tracks_on_change_inputs
+
+    def register(self, name: str, rewriter: Any, *tags: str, final_rewriter: bool = False,
+                 cleanup: bool = False, use_db_name_as_tag: bool = True,
+                 position: float | str | None = None) -> Any:
+        if final_rewriter and cleanup:
+            raise ValueError(f"register({name!r}): an entry is final or cleanup, not both")
+        return super().register(name, rewriter, *tags, use_db_name_as_tag=use_db_name_as_tag,
+                                position=position, final=final_rewriter, cleanup=cleanup)
+
+    def __query__(self, q: RewriteDatabaseQuery) -> EquilibriumGraphRewriter:
+        chosen = self._selected(q)
+        main, final, cleanup = [], [], []
+        for e in chosen:
+            r = self._resolve(e, q)
+            items = sorted(r, key=str) if isinstance(r, set) else [r]
+            (final if e.final else cleanup if e.cleanup else main).extend(items)
+        return EquilibriumGraphRewriter(
+            main,
+            max_use_ratio=self.max_use_ratio,
+            final_rewriters=final,
+            cleanup_rewriters=cleanup,
+            tracks_on_change_inputs=self.tracks_on_change_inputs,
+            name=self.name,
+        )
+
+
+class LocalGroupDB(RewriteDatabase):
+    """Node rewriters grouped into one SequentialNodeRewriter (tried in position order)."""
+
+    def __init__(self, name: str | None = None, apply_all_rewrites: bool = False) -> None:
+        super().__init__(name)
+        self.apply_all_rewrites = apply_all_rewrites
+
+    def register(self, name: str, rewriter: Any, *tags: str, position: float | str | None = None,
+                 use_db_name_as_tag: bool = True) -> Any:
+        if not isinstance(rewriter, NodeRewriter | LocalGroupDB):
+            raise TypeError(
+                f"LocalGroupDB.register({name!r}): expected a NodeRewriter, got "
+                f"{type_name(rewriter)}"
+            )
+        return super().register(name, rewriter, *tags, position=position,
+                                use_db_name_as_tag=use_db_name_as_tag)
+
+    def __query__(self, q: RewriteDatabaseQuery) -> SequentialNodeRewriter:
+        order = {name: i for i, name in enumerate(self._entries)}
+        chosen = sorted(self._selected(q), key=lambda e: (e.position, order[e.name]))
+        rws: list[NodeRewriter] = []
+        for e in chosen:
+            r = self._resolve(e, q)
+            rws.append(r)
+        return SequentialNodeRewriter(*rws, name=self.name,
+                                      apply_all_rewrites=self.apply_all_rewrites)
+
+
+def as_graph_rewriter(obj: Any) -> GraphRewriter:
+    """A query result as one GraphRewriter (sets become sequences, node rewriters walk)."""
+    if isinstance(obj, GraphRewriter):
+        return obj
+    if isinstance(obj, NodeRewriter):
+        return WalkingGraphRewriter(obj)
+    if isinstance(obj, Iterable):
+        return SequentialGraphRewriter(*[as_graph_rewriter(x) for x in sorted(obj, key=str)])
+    raise TypeError(f"cannot use {type_name(obj)} as a graph rewriter")

@@ -1,0 +1,123 @@
+"""The rewrite database, built on first use from every plugin's registration hook.
+
+The standard phases exist before any plugin is asked, so a plugin may
+register into ``db["canonicalize"]`` whatever the hook call order:
+
+=========  ===========  =============================================
+position   entry        what
+=========  ===========  =============================================
+0          merge1       MergeOptimizer (tags fast_run, fast_compile)
+1          canonicalize EquilibriumDB: normal forms (fast_run, fast_compile)
+1.5        stabilize    EquilibriumDB: numerically stable forms (fast_run)
+2          specialize   EquilibriumDB: faster forms (fast_run)
+49         fusion       Elemwise fusion (fast_run)  [standard rewrites]
+49.5       merge2       MergeOptimizer after fusion
+75         inplace      inplace Elemwise (fast_run, needs DestroyHandler)
+100        merge3       final MergeOptimizer
+=========  ===========  =============================================
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.graph.rewriting.basic import GraphRewriter
+from opgraph.graph.rewriting.merge import MergeOptimizer
+from opgraph_rewrites.db import EquilibriumDB, RewriteDatabaseQuery, SequenceDB, as_graph_rewriter
+
+__all__ = [
+    "build_database",
+    "get_database",
+    "get_query_rewriter",
+    "make_query",
+    "reset_database",
+]
+
+_LOCK = threading.RLock()
+_DATABASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_REWRITERS: dict[tuple[int, RewriteDatabaseQuery], GraphRewriter] = {}
+
+
+def standard_skeleton() -> SequenceDB:
+    """The top SequenceDB with the standard phases and merges, no rewrites yet."""
+    db = SequenceDB("optdb")
+    db.register("merge1", MergeOptimizer(), "fast_run", "fast_compile", "merge",
+                position=0, use_db_name_as_tag=False)
+    db.register("canonicalize", EquilibriumDB("canonicalize"), "fast_run", "fast_compile",
+                position=1, use_db_name_as_tag=False)
+    db.register("stabilize", EquilibriumDB("stabilize"), "fast_run", position=1.5,
+                use_db_name_as_tag=False)
+    db.register("specialize", EquilibriumDB("specialize"), "fast_run", position=2,
+                use_db_name_as_tag=False)
+    db.register("merge2", MergeOptimizer(), "fast_run", "merge", position=49.5,
+                use_db_name_as_tag=False)
+    db.register("merge3", MergeOptimizer(), "fast_run", "merge", position=100,
+                use_db_name_as_tag=False)
+    return db
+
+
+def build_database(pm: Any = None) -> SequenceDB:
+    """A fresh database: the skeleton plus every plugin's ``opgraph_register_rewrites``."""
+    from opgraph.plugins.manager import call_hook_safely, get_plugin_manager
+
+    pm = get_plugin_manager() if pm is None else pm
+    db = standard_skeleton()
+    call_hook_safely(pm, "opgraph_register_rewrites", db=db)
+    return db
+
+
+def get_database(pm: Any = None) -> SequenceDB:
+    """The database of plugin manager ``pm`` (default: the global one), built once."""
+    from opgraph.plugins.manager import get_plugin_manager
+
+    pm = get_plugin_manager() if pm is None else pm
+    with _LOCK:
+        db = _DATABASES.get(pm)
+        if db is None:
+            db = _DATABASES[pm] = build_database(pm)
+        return db
+
+
+def reset_database(pm: Any = None) -> None:
+    """Forget built databases (all, or ``pm``'s) so the next use rebuilds them."""
+    with _LOCK:
+        if pm is None:
+            _DATABASES.clear()
+        else:
+            _DATABASES.pop(pm, None)
+        _REWRITERS.clear()
+
+
+def _config_tags() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    try:
+        from opgraph.config import config
+
+        return (tuple(config.optimizer_including), tuple(config.optimizer_excluding),
+                tuple(config.optimizer_requiring))
+    except Exception:
+        return (), (), ()
+
+
+def make_query(include: Sequence[str] = (), exclude: Sequence[str] = (),
+               require: Sequence[str] = (), use_config: bool = True) -> RewriteDatabaseQuery:
+    """A query from a mode's tags plus the ``optimizer_*`` config flags (OPGRAPH_FLAGS)."""
+    inc, exc, req = _config_tags() if use_config else ((), (), ())
+    return RewriteDatabaseQuery(include=(*include, *inc), exclude=(*exclude, *exc),
+                                require=(*require, *req))
+
+
+def get_query_rewriter(include: Sequence[str] = (), exclude: Sequence[str] = (),
+                       require: Sequence[str] = (), pm: Any = None,
+                       use_config: bool = True) -> GraphRewriter:
+    """One GraphRewriter for the query (cached per database and query)."""
+    db = get_database(pm)
+    q = make_query(include, exclude, require, use_config)
+    key = (id(db), q)
+    with _LOCK:
+        rw = _REWRITERS.get(key)
+        if rw is None:
+            rw = _REWRITERS[key] = as_graph_rewriter(db.query(q))
+        return rw

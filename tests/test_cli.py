@@ -1,0 +1,111 @@
+"""The ``opgraph`` command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+
+import pytest
+
+import opgraph
+from opgraph import cli
+from opgraph.plugins import LinkerRecord, ModeRecord, hookimpl, make_plugin_manager
+from opgraph.plugins import manager as manager_module
+
+
+@pytest.fixture
+def private_manager(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Make the global manager a private one holding a good and a broken plugin."""
+
+    @hookimpl
+    def opgraph_linkers() -> list[LinkerRecord]:
+        return [LinkerRecord("py", "json:dumps", backend="py")]
+
+    @hookimpl
+    def opgraph_modes() -> list[ModeRecord]:
+        return [ModeRecord("FAST_COMPILE", ("py",))]
+
+    @hookimpl
+    def broken_linkers() -> list[LinkerRecord]:
+        raise RuntimeError("kaboom")
+
+    good = types.SimpleNamespace(opgraph_linkers=opgraph_linkers, opgraph_modes=opgraph_modes)
+    bad = types.SimpleNamespace(opgraph_linkers=broken_linkers)
+    pm = make_plugin_manager(plugins=[("good", good), ("bad", bad)], disabled=(), strict=False)
+    monkeypatch.setattr(manager_module, "_MANAGER", pm)
+    yield
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"opgraph {opgraph.__version__}"
+
+
+def test_console_script_module_runs() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "opgraph.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "opgraph 0.1.0"
+
+
+def test_plugins_json_parses_with_whatever_is_installed(capsys: pytest.CaptureFixture[str]) -> None:
+    manager_module.reset_plugin_manager()
+    try:
+        assert cli.main(["plugins", "--json"]) == 0
+    finally:
+        manager_module.reset_plugin_manager()
+    data = json.loads(capsys.readouterr().out)
+    assert isinstance(data, list)
+    for row in data:
+        assert {"name", "distribution", "version", "hooks", "status", "error"} <= set(row)
+
+
+def test_plugins_json_content(private_manager: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["plugins", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["good"]["linkers"] == ["py"] and rows["good"]["modes"] == ["FAST_COMPILE"]
+    assert rows["good"]["backends"] == ["py"] and rows["good"]["status"] == "ok"
+    assert rows["bad"]["status"] == "failed" and "kaboom" in rows["bad"]["error"]
+
+
+def test_plugins_table(private_manager: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["PLUGIN", "DISTRIBUTION", "STATUS", "HOOKS", "PROVIDES"]
+    assert "linkers: py; modes: FAST_COMPILE; backends: py" in out
+    assert "bad (failed): opgraph_linkers raised RuntimeError: kaboom" in out
+
+
+def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 2
+    assert "plugins" in capsys.readouterr().out
+
+
+def test_register_subcommand(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "SUBCOMMANDS", dict(cli.SUBCOMMANDS))
+
+    def setup(parser) -> None:
+        parser.add_argument("--n", type=int, default=1)
+
+    def run(args) -> int:
+        print("hello" * args.n)
+        return 3
+
+    cli.register_subcommand("hello", "say hello", setup, run)
+    with pytest.raises(ValueError, match="already registered"):
+        cli.register_subcommand("hello", "again", setup, run)
+    assert cli.main(["hello", "--n", "2"]) == 3
+    assert capsys.readouterr().out.strip() == "hellohello"
+    cli.SUBCOMMANDS["dumps"] = cli.Subcommand("lazy run", lambda p: None, "json:dumps")
+    with pytest.raises(TypeError):  # json.dumps(args) fails: proves the string was loaded
+        cli.main(["dumps"])
