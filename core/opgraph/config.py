@@ -229,6 +229,7 @@ class Config:
     strict_plugins: bool = _bool_flag(False, "Make a plugin that fails to load fatal.")
     cxx: str = _str_flag(_default_cxx, "C compiler command; '' means autodetect.")
     openmp: bool = _bool_flag(False, "Let generated C code use OpenMP.")
+    gcc__cxxflags: str = _str_flag("", "Extra C compiler flags for generated modules.")
 
     def __setattr__(self, name: str, value: Any) -> None:
         key = normalize_flag_name(name)

@@ -34,6 +34,24 @@ def _pt() -> Any:
     return pt
 
 
+def _is_scalar_type(var: Any) -> bool:
+    """Whether ``var`` is a variable of the scalar library (the bodies of Elemwise)."""
+    try:
+        from opgraph.scalar.type import ScalarType
+    except ImportError:
+        return False
+    return isinstance(getattr(var, "type", None), ScalarType)
+
+
+def _lib(var: Any) -> Any:
+    """The library whose ops build gradients of ``var``: scalar for scalar variables."""
+    if _is_scalar_type(var):
+        import opgraph.scalar as ps
+
+        return ps
+    return _pt()
+
+
 def is_tensor(var: Any) -> bool:
     """Whether ``var`` has a tensor-like type (a dtype and a number of dimensions)."""
     typ = getattr(var, "type", None)
@@ -68,6 +86,10 @@ def as_tensor(x: Any) -> Variable:
 def zeros_like(var: Variable, dtype: str | None = None) -> Variable:
     """Symbolic zeros shaped like ``var``; float dtype unless ``dtype`` is given."""
     dtype = dtype or float_dtype_of(var)
+    if _is_scalar_type(var):
+        import opgraph.scalar as ps
+
+        return ps.constant(np.zeros((), dtype=dtype), dtype=dtype)
     pt = _pt()
     if var.type.ndim == 0:
         return pt.constant(np.zeros((), dtype=dtype))
@@ -76,14 +98,19 @@ def zeros_like(var: Variable, dtype: str | None = None) -> Variable:
 
 def one_constant(var: Variable) -> Variable:
     """The seed cotangent of a scalar cost: the constant 1 in its float dtype."""
-    return _pt().constant(np.ones((), dtype=float_dtype_of(var)))
+    dtype = float_dtype_of(var)
+    if _is_scalar_type(var):
+        import opgraph.scalar as ps
+
+        return ps.constant(np.ones((), dtype=dtype), dtype=dtype)
+    return _pt().constant(np.ones((), dtype=dtype))
 
 
 def cast_like(term: Variable, var: Variable) -> Variable:
     """``term`` cast to the float dtype of ``var`` when they differ."""
     want = float_dtype_of(var)
     if getattr(term.type, "dtype", want) != want:
-        return _pt().cast(term, want)
+        return _lib(var).cast(term, want)
     return term
 
 
@@ -91,4 +118,4 @@ def add_terms(terms: Sequence[Variable]) -> Variable:
     """The sum of the gradient terms reaching one variable."""
     if len(terms) == 1:
         return terms[0]
-    return _pt().add(*terms)
+    return _lib(terms[0]).add(*terms)

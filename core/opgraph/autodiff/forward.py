@@ -26,7 +26,7 @@ from opgraph.autodiff.undefined import (
     is_disconnected,
     is_null,
 )
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Variable, clone_replace
 from opgraph.graph.op import Op
 
 __all__ = ["Rop", "pushforward"]
@@ -79,7 +79,7 @@ def node_pushforward(
     return [None if (t is None or is_disconnected(t)) else t for t in result]
 
 
-def Rop(  # noqa: N802 - PyTensor's name
+def Rop(
     f: Variable | Sequence[Variable],
     wrt: Variable | Sequence[Variable],
     eval_points: Variable | Sequence[Variable],
@@ -193,7 +193,12 @@ def _rop_by_double_lop(
     inner = _a.add_terms([pt.sum(g * p) for g, p in pairs])
     jvps = grad(None, us, known_grads={inner: _a.one_constant(inner)},
                 disconnected_inputs="ignore", return_disconnected="none", add_names=False)
-    return list(jvps)
+    # The result is linear in u, so its value does not depend on u; shape-only uses
+    # (fills) may still mention it: give u a concrete value.
+    replace = {u: _a.zeros_like(y, dtype=u.type.dtype) for u, y in zip(us, f)}
+    live = [j for j in jvps if j is not None]
+    replaced = iter(clone_replace(live, replace) if live else [])
+    return [None if j is None else next(replaced) for j in jvps]
 
 
 pushforward = Rop

@@ -37,7 +37,7 @@ __all__ = [
 class _GradientIdentity(Op):
     """Returns its first input as a view; subclasses choose the pullback."""
 
-    view_map = {0: [0]}  # noqa: RUF012
+    view_map = {0: [0]}
 
     def make_node(self, x: Any, *extra: Any) -> Apply:
         x = arith.as_tensor(x)

@@ -354,7 +354,7 @@ def grad(
     return result if wrt_is_list else result[0]
 
 
-def Lop(  # noqa: N802 - PyTensor's name
+def Lop(
     f: Variable | Sequence[Variable],
     wrt: Variable | Sequence[Variable],
     eval_points: Variable | Sequence[Variable],

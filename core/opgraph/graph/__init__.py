@@ -1,0 +1,116 @@
+"""The graph layer: nodes, Types, Ops, FunctionGraph and Features.
+
+Names are imported on first access (like ``pytensor.graph``'s exports), so
+``import opgraph.graph`` costs almost nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opgraph.graph.basic import (
+        Apply,
+        Constant,
+        Node,
+        Variable,
+        ancestors,
+        applys_between,
+        clone,
+        clone_get_equiv,
+        clone_replace,
+        equal_computations,
+        general_toposort,
+        graph_inputs,
+        io_toposort,
+        orphans_between,
+        vars_between,
+        walk,
+    )
+    from opgraph.graph.destroyhandler import DestroyHandler
+    from opgraph.graph.features import Feature, ReplaceValidate
+    from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.null_type import DisconnectedType, NullType
+    from opgraph.graph.op import HasInnerGraph, Op
+    from opgraph.graph.type import Type
+    from opgraph.graph.utils import InconsistencyError, MissingInputError
+
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "Apply",
+            "Constant",
+            "Node",
+            "Variable",
+            "ancestors",
+            "applys_between",
+            "clone",
+            "clone_get_equiv",
+            "clone_replace",
+            "equal_computations",
+            "general_toposort",
+            "graph_inputs",
+            "io_toposort",
+            "orphans_between",
+            "vars_between",
+            "walk",
+        ),
+        "opgraph.graph.basic",
+    ),
+    "Op": "opgraph.graph.op",
+    "HasInnerGraph": "opgraph.graph.op",
+    "Type": "opgraph.graph.type",
+    "FunctionGraph": "opgraph.graph.fg",
+    "Feature": "opgraph.graph.features",
+    "ReplaceValidate": "opgraph.graph.features",
+    "DestroyHandler": "opgraph.graph.destroyhandler",
+    "NullType": "opgraph.graph.null_type",
+    "DisconnectedType": "opgraph.graph.null_type",
+    "InconsistencyError": "opgraph.graph.utils",
+    "MissingInputError": "opgraph.graph.utils",
+}
+
+__all__ = [
+    "Apply",
+    "Constant",
+    "DestroyHandler",
+    "DisconnectedType",
+    "Feature",
+    "FunctionGraph",
+    "HasInnerGraph",
+    "InconsistencyError",
+    "MissingInputError",
+    "Node",
+    "NullType",
+    "Op",
+    "ReplaceValidate",
+    "Type",
+    "Variable",
+    "ancestors",
+    "applys_between",
+    "clone",
+    "clone_get_equiv",
+    "clone_replace",
+    "equal_computations",
+    "general_toposort",
+    "graph_inputs",
+    "io_toposort",
+    "orphans_between",
+    "vars_between",
+    "walk",
+]
+assert set(__all__) == set(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'opgraph.graph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

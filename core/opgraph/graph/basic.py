@@ -39,8 +39,8 @@ __all__ = [
     "io_toposort",
     "is_in_ancestors",
     "orphans_between",
-    "vars_between",
     "variable_depends_on",
+    "vars_between",
     "walk",
 ]
 

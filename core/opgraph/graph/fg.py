@@ -40,6 +40,19 @@ ClientType = tuple[Apply | Literal["output"], int]
 _MAX_STR_NODES = 200
 
 
+class Clients(dict):
+    """``{variable: [(node, i), ...]}`` for the variables of one graph.
+
+    Holds exactly the graph's variables; looking up any other variable gives
+    an empty list (not stored), so stale variables read as "unused".
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key: Variable) -> list[ClientType]:
+        return []
+
+
 def _node_label(node: Any) -> str:
     return "output" if node == OUTPUT else str(node)
 
@@ -54,7 +67,7 @@ class FunctionGraph:
 
     inputs: list[Variable]
     outputs: list[Variable]
-    clients: dict[Variable, list[ClientType]]
+    clients: Clients
     apply_nodes: set[Apply]
     variables: set[Variable]
     update_mapping: dict | None
@@ -98,7 +111,7 @@ class FunctionGraph:
 
         self.inputs = []
         self.outputs = []
-        self.clients = {}
+        self.clients = Clients()
         self.apply_nodes = set()
         self.variables = set()
         self.update_mapping = update_mapping
@@ -165,7 +178,10 @@ class FunctionGraph:
         """Record that ``new_client = (node, i)`` uses ``var``."""
         if not isinstance(new_client, tuple) or len(new_client) != 2:
             raise TypeError(f"a client is a (node, index) pair, got {new_client!r}")
-        self.clients[var].append(new_client)
+        cl = self.clients.get(var)
+        if cl is None:
+            raise KeyError(f"add_client: {var} is not a variable of this FunctionGraph")
+        cl.append(new_client)
 
     def remove_client(
         self,
@@ -174,7 +190,11 @@ class FunctionGraph:
         reason: str | None = None,
         remove_if_empty: bool = False,
     ) -> None:
-        """Drop one client of ``var``; prune whatever is left unused, upward."""
+        """Drop one client of ``var``; prune whatever is left unused, upward.
+
+        A variable left without clients leaves ``variables`` and ``clients``
+        (so ``remove_if_empty`` is always in effect) unless it is a graph input.
+        """
         self._remove_clients([(var, client_to_remove)], reason, remove_if_empty)
 
     def _remove_clients(
@@ -198,8 +218,7 @@ class FunctionGraph:
             if owner is None:
                 if var not in self._inputs_set():
                     self.variables.discard(var)
-                    if remove_if_empty:
-                        del clients[var]
+                    del clients[var]
                 continue
             if owner not in self.apply_nodes:
                 continue
@@ -208,9 +227,8 @@ class FunctionGraph:
             self._topo_cache = None
             self.apply_nodes.remove(owner)
             self.variables.difference_update(owner.outputs)
-            if remove_if_empty:
-                for o in owner.outputs:
-                    clients.pop(o, None)
+            for o in owner.outputs:
+                clients.pop(o, None)
             self.execute_callbacks("on_prune", owner, reason)
             for i, inp in enumerate(owner.inputs):
                 stack.append((inp, (owner, i)))
@@ -280,25 +298,27 @@ class FunctionGraph:
             or cls.setup_node is not FunctionGraph.setup_node
         )
         on_import = self._callbacks_for("on_import")
+        add_node = apply_nodes.add
+        add_var = variables.add
+        get = clients.get
         for node in new_nodes:
             op = node.op
             if custom_setup or op.view_map or op.destroy_map:
                 self.setup_node(node)
-            apply_nodes.add(node)
+            add_node(node)
             for o in node.outputs:
-                variables.add(o)
-                if o not in clients:
-                    clients[o] = []
+                add_var(o)
+                clients[o] = []
                 if custom_setup:
                     self.setup_var(o)
             for i, x in enumerate(node.inputs):
-                if x not in variables:
-                    variables.add(x)
-                    if x not in clients:
-                        clients[x] = []
+                cl = get(x)
+                if cl is None:  # an ownerless variable seen for the first time
+                    add_var(x)
+                    cl = clients[x] = []
                     if custom_setup:
                         self.setup_var(x)
-                clients[x].append((node, i))
+                cl.append((node, i))
             for cb in on_import:
                 cb(self, node, reason)
 
@@ -376,9 +396,12 @@ class FunctionGraph:
         new_var = var.type.filter_variable(new_var, allow_convert=True)
         if var not in self.variables:
             return  # not in the graph (e.g. an unused output of a multi-output node)
+        targets = list(self.clients[var])  # before importing: new_var may use var itself
+        if not targets:
+            return
         if new_var not in self.variables:
             self.import_var(new_var, reason=reason, import_missing=import_missing)
-        for node, i in list(self.clients[var]):
+        for node, i in targets:
             self.change_node_input(node, i, new_var, reason=reason, import_missing=import_missing)
 
     def replace_all(self, pairs: Iterable[tuple[Variable, Variable]], **kwargs: Any) -> None:
@@ -417,6 +440,8 @@ class FunctionGraph:
         self._topo_cache = None
         self.apply_nodes.remove(node)
         self.variables.difference_update(node.outputs)
+        for o in node.outputs:
+            self.clients.pop(o, None)
         self.execute_callbacks("on_prune", node, reason)
         for i, inp in enumerate(node.inputs):
             self.remove_client(inp, (node, i), reason=reason)
@@ -594,53 +619,82 @@ class FunctionGraph:
         """Raise if clients, apply_nodes or variables disagree with the graph's edges."""
         from opgraph.graph.utils import InconsistencyError
 
-        nodes = set(_postorder_nodes(self.inputs, self.outputs))
-        if nodes != self.apply_nodes:
-            extra = self.apply_nodes - nodes
-            lost = nodes - self.apply_nodes
+        nodes = _postorder_nodes(self.inputs, self.outputs)
+        apply_nodes = self.apply_nodes
+        if len(nodes) != len(apply_nodes) or not apply_nodes.issuperset(nodes):
+            found = set(nodes)
+            extra = apply_nodes - found
+            lost = found - apply_nodes
             raise InconsistencyError(
                 "The apply_nodes of this FunctionGraph do not match its graph: "
                 f"{len(extra)} unreachable recorded (e.g. {next(iter(extra), None)}), "
                 f"{len(lost)} reachable missing (e.g. {next(iter(lost), None)})"
             )
-        expected: dict[Variable, list] = {v: [] for v in self.inputs}
         input_set = set(self.inputs)
+        if len(input_set) != len(self.inputs):
+            raise InconsistencyError("an input is listed twice in fgraph.inputs")
+        clients = self.clients
+        expected_vars = set(input_set)
+        n_edges = 0
+        get = clients.get
+
+        def undeclared(x: Variable) -> bool:
+            return x.owner is None and x not in input_set and not isinstance(x, Constant)
+
         for node in nodes:
-            for o in node.outputs:
-                if o.owner is not node:
-                    raise InconsistencyError(f"{o} is an output of {node} but its owner differs")
-                expected.setdefault(o, [])
-            for i, x in enumerate(node.inputs):
-                if x.owner is None and not isinstance(x, Constant) and x not in expected:
-                    if x not in input_set:
-                        raise InconsistencyError(
-                            f"Undeclared input {x} used by {node} (input {i})"
-                        )
-                expected.setdefault(x, []).append((node, i))
+            outs = node.outputs
+            for k, o in enumerate(outs):
+                if o.owner is not node or o.index != k:
+                    raise InconsistencyError(f"{o} is output {k} of {node} but its owner differs")
+            expected_vars.update(outs)
+            ins = node.inputs
+            n_edges += len(ins)
+            for i, x in enumerate(ins):
+                cl = get(x)
+                if cl is None or (node, i) not in cl:
+                    raise InconsistencyError(
+                        f"Wrong clients for {x}: recorded {_fmt_clients(cl)}, "
+                        f"missing ({node}, {i})"
+                    )
+                if x not in expected_vars:
+                    if undeclared(x):
+                        raise InconsistencyError(f"Undeclared input {x} used by {node} (input {i})")
+                    expected_vars.add(x)
         for j, o in enumerate(self.outputs):
-            if o.owner is None and not isinstance(o, Constant) and o not in input_set:
+            if undeclared(o):
                 raise InconsistencyError(f"Undeclared input {o} used as output {j}")
-            expected.setdefault(o, []).append((OUTPUT, j))
-        if set(expected) != self.variables:
-            extra = self.variables - set(expected)
-            lost = set(expected) - self.variables
+            cl = get(o)
+            if cl is None or (OUTPUT, j) not in cl:
+                raise InconsistencyError(
+                    f"Wrong clients for {o}: recorded {_fmt_clients(cl)}, missing (output, {j})"
+                )
+            expected_vars.add(o)
+        n_edges += len(self.outputs)
+        if expected_vars != self.variables:
+            extra = self.variables - expected_vars
+            lost = expected_vars - self.variables
             raise InconsistencyError(
                 "The variables of this FunctionGraph do not match its graph: "
                 f"extra {sorted(map(str, extra))[:5]}, missing {sorted(map(str, lost))[:5]}"
             )
-        clients = self.clients
-        for var, exp in expected.items():
-            got = clients.get(var)
-            if got is None or len(got) != len(exp) or set(got) != set(exp):
-                raise InconsistencyError(
-                    f"Wrong clients for {var}: recorded {_fmt_clients(got)}, "
-                    f"expected {_fmt_clients(exp)}"
-                )
-        for var, cl in clients.items():
-            if cl and var not in expected:
-                raise InconsistencyError(
-                    f"{var} is not in the graph but still has clients {_fmt_clients(cl)}"
-                )
+        if len(clients) != len(expected_vars) or sum(map(len, clients.values())) != n_edges:
+            for var, cl in clients.items():
+                if var not in expected_vars:
+                    raise InconsistencyError(
+                        f"{var} is not in the graph but has a clients entry {_fmt_clients(cl)}"
+                    )
+                if len(set(cl)) != len(cl):
+                    raise InconsistencyError(f"Duplicate clients for {var}: {_fmt_clients(cl)}")
+                for c, i in cl:
+                    ok = (
+                        self.outputs[i] is var if c == OUTPUT and i < len(self.outputs)
+                        else c != OUTPUT and c in apply_nodes and c.inputs[i] is var
+                    )
+                    if not ok:
+                        raise InconsistencyError(
+                            f"Wrong clients for {var}: ({_node_label(c)}, {i}) does not use it"
+                        )
+            raise InconsistencyError("clients hold more entries than the graph has edges")
 
     # ------------------------------------------------------------------ cloning
     def clone(self, check_integrity: bool = True) -> FunctionGraph:

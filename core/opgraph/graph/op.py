@@ -20,7 +20,7 @@ from opgraph.graph.utils import add_tag_trace as _add_tag_trace
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
-__all__ = ["HasInnerGraph", "Op", "StorageMap", "ComputeMapType", "ThunkType"]
+__all__ = ["ComputeMapType", "HasInnerGraph", "Op", "StorageMap", "ThunkType"]
 
 StorageMap = dict
 ComputeMapType = dict
@@ -56,9 +56,9 @@ class Op:
     #: Index of the output ``op(...)`` returns; None returns all (one output: itself).
     default_output: int | None = None
     #: {output index: [input indices]} the output overwrites in place.
-    destroy_map: dict[int, list[int]] = {}  # noqa: RUF012
+    destroy_map: dict[int, list[int]] = {}
     #: {output index: [input indices]} the output is a view of.
-    view_map: dict[int, list[int]] = {}  # noqa: RUF012
+    view_map: dict[int, list[int]] = {}
     #: Name of the optional attribute naming the op in printouts.
     _output_type_depends_on_input_value = False
 

@@ -134,7 +134,7 @@ def bool_out(*types: ScalarType) -> tuple[ScalarType]:
 
 
 @attrs.frozen
-class specific_out:  # noqa: N801 - a rule, named like the functions above
+class specific_out:
     """Fixed output dtypes, whatever the inputs."""
 
     dtypes: tuple[str, ...]
@@ -144,7 +144,7 @@ class specific_out:  # noqa: N801 - a rule, named like the functions above
 
 
 @attrs.frozen
-class transfer_type:  # noqa: N801 - PyTensor's name
+class transfer_type:
     """Output ``j`` has the type of input ``indices[j]`` (None: upcast of all inputs)."""
 
     indices: tuple[int | None, ...]
@@ -267,7 +267,9 @@ class ScalarOp(Op):
             outs = list(rule(*types))
         except TypeError as err:
             given = ", ".join(str(t) for t in types)
-            raise TypeError(f"{self}: inputs of dtypes ({given}) are not supported: {err}") from None
+            raise TypeError(
+                f"{self}: inputs of dtypes ({given}) are not supported: {err}"
+            ) from None
         if len(outs) != self.nout:
             raise TypeError(f"{self}: type rule gave {len(outs)} outputs, expected {self.nout}")
         return outs
@@ -307,7 +309,10 @@ class ScalarOp(Op):
 
     def impl(self, *inputs: Any) -> Any:
         """Compute on NumPy scalars: one value, or a tuple when ``nout > 1``."""
-        return self.ufunc(*[np.asarray(x) for x in inputs])
+        result = self.ufunc(*[np.asarray(x) for x in inputs])
+        if self.nout == 1:
+            return result[()] if isinstance(result, np.ndarray) else result
+        return tuple(r[()] if isinstance(r, np.ndarray) else r for r in result)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         results = self.impl(*inputs)

@@ -84,3 +84,69 @@ def pushforward_from_pullback(
     if total is None:
         return [grad_zeros(out)]
     return [cast_like(total, out)]
+
+
+def _accumulate(current: Variable | None, term: Variable) -> Variable:
+    """Sum of gradient contributions; a null (undefined) contribution wins."""
+    from opgraph.scalar.arith import add
+
+    if current is None or is_null(term):
+        return term
+    if is_null(current):
+        return current
+    return add(current, term)
+
+
+def scalar_pullback(
+    outputs: Sequence[Variable], wrt: Sequence[Variable],
+    cotangents: Sequence[Variable | None],
+) -> list[Variable]:
+    """Reverse mode over a scalar graph: one gradient per ``wrt`` variable.
+
+    Composes each node's ``op.pullback``; variables the outputs do not depend on
+    get a DisconnectedType marker.
+    """
+    from opgraph.graph.basic import io_toposort
+
+    grads: dict[Variable, Variable] = {}
+    for o, g in zip(outputs, cotangents):
+        if g is not None and not is_disconnected(g):
+            grads[o] = _accumulate(grads.get(o), g)
+    for node in reversed(io_toposort(list(wrt), list(outputs))):
+        gzs = [grads.get(o) for o in node.outputs]
+        if all(g is None for g in gzs):
+            continue
+        if any(is_null(g) for g in gzs if g is not None):
+            null = next(g for g in gzs if g is not None and is_null(g))
+            for x in node.inputs:
+                grads[x] = null
+            continue
+        gzs = [disconnected_type() if g is None else g for g in gzs]
+        in_grads = node.op.pullback(list(node.inputs), list(node.outputs), gzs)
+        for x, gx in zip(node.inputs, in_grads):
+            if gx is None or is_disconnected(gx):
+                continue
+            grads[x] = _accumulate(grads.get(x), gx)
+    return [grads.get(x) or disconnected_type() for x in wrt]
+
+
+def scalar_pushforward(
+    inputs: Sequence[Variable], outputs: Sequence[Variable],
+    tangents: Sequence[Variable | None],
+) -> list[Variable]:
+    """Forward mode over a scalar graph: one tangent per output (disconnected if none)."""
+    from opgraph.graph.basic import io_toposort
+
+    tan: dict[Variable, Variable] = {
+        x: t for x, t in zip(inputs, tangents) if t is not None and not is_disconnected(t)
+    }
+    for node in io_toposort(list(inputs), list(outputs)):
+        ts = [tan.get(x) for x in node.inputs]
+        if all(t is None for t in ts):
+            continue
+        ts = [disconnected_type() if t is None else t for t in ts]
+        outs = node.op.pushforward(list(node.inputs), list(node.outputs), ts)
+        for o, t in zip(node.outputs, outs):
+            if t is not None and not is_disconnected(t):
+                tan[o] = t
+    return [tan.get(o) or disconnected_type() for o in outputs]

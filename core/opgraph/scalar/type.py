@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
-from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
 
@@ -149,7 +149,7 @@ class ScalarType(Type):
             return converted
         if allow_downcast is None and isinstance(data, float) and self.dtype == _floatx():
             return converted
-        same = converted == data
+        same = converted.item() == data  # compare as Python numbers, not in the narrow dtype
         if not same and isinstance(data, float | complex) and dt.kind in "fc":
             same = bool(np.isnan(data)) and bool(np.isnan(converted))
         if not same:
@@ -188,10 +188,17 @@ class ScalarType(Type):
         return f"ScalarType({self.dtype})"
 
 
-@functools.cache
 def get_scalar_type(dtype: Any) -> ScalarType:
     """The (cached) ScalarType of ``dtype``."""
-    return ScalarType(dtype)
+    try:
+        return _scalar_type_by_name(dtype if isinstance(dtype, str) else _normalize_dtype(dtype))
+    except TypeError:  # unhashable dtype-like: normalize first
+        return _scalar_type_by_name(_normalize_dtype(dtype))
+
+
+@functools.cache
+def _scalar_type_by_name(name: str) -> ScalarType:
+    return ScalarType(name)
 
 
 def _op(name: str) -> Any:
@@ -372,7 +379,7 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
             if scalar_from_tensor is not None:
                 return scalar_from_tensor(x)
         raise TypeError(f"as_scalar: cannot convert the variable {x} of type {x.type} to a scalar")
-    if hasattr(x, "owner") and hasattr(x, "outputs"):  # an Apply
+    if isinstance(x, Apply):
         outs = x.outputs
         if len(outs) != 1:
             raise TypeError(f"as_scalar: the Apply {x} has {len(outs)} outputs; pick one")
@@ -380,6 +387,7 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
     if isinstance(x, np.ndarray) and x.ndim != 0:
         raise TypeError(f"as_scalar: expected a scalar, got an array of shape {x.shape}")
     if isinstance(x, str) or not isinstance(x, numbers.Number | np.generic | np.ndarray):
-        raise TypeError(f"as_scalar: expected a number or a scalar Variable, got {type_name(x)} "
-                        f"{x!r:.60}")
+        raise TypeError(
+            f"as_scalar: expected a number or a scalar Variable, got {type_name(x)} {x!r:.60}"
+        )
     return constant(x, name=name)

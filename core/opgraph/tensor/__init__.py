@@ -7,10 +7,11 @@ variables, elementwise math, reductions, dot, shape and indexing ops.
 from __future__ import annotations
 
 import importlib as _importlib
+import warnings as _warnings
 
 from opgraph.tensor.type import *  # noqa: F403
-from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import (
+from opgraph.tensor.type import TensorType  # noqa: F401
+from opgraph.tensor.variable import (  # noqa: F401
     TensorConstant,
     TensorVariable,
     as_tensor,
@@ -25,7 +26,11 @@ def _reexport(module_name: str) -> None:
         module = _importlib.import_module(f"opgraph.tensor.{module_name}")
     except ModuleNotFoundError as exc:
         if exc.name != f"opgraph.tensor.{module_name}":
-            raise
+            _warnings.warn(
+                f"opgraph.tensor: skipped opgraph.tensor.{module_name}: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return
     for name in getattr(module, "__all__", ()):
         globals()[name] = getattr(module, name)

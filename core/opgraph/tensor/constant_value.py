@@ -128,30 +128,28 @@ def _scalar_node(owner: Any) -> Any:
 
 
 def _subtensor_of_known(v: Variable, owner: Any, budget: int) -> Any:
-    """``shape(x)[i]`` or ``make_vector(...)[i]`` / ``constant[i]`` with constant indices."""
+    """An indexed part of a constant, of a shape, of make_vector, or of a filled tensor."""
+    from opgraph.tensor.indexing import INT, numpy_index
     from opgraph.tensor.shape import MakeVector, Shape, static_int
 
     base = owner.inputs[0]
-    idx_inputs = owner.inputs[1:]
     idx_list = owner.op.idx_list
-    if len(idx_list) != 1 or idx_list[0] != "int" or v.type.ndim != 0:
-        raise NotScalarConstantError(f"{v} is not one element of a known vector")
-    i = static_int(idx_inputs[0])
-    if i is None:
-        raise NotScalarConstantError(f"the index of {v} is not constant")
-    if base.owner is not None and isinstance(base.owner.op, Shape):
-        static = base.owner.inputs[0].type.shape
-        if -len(static) <= i < len(static) and static[i] is not None:
-            return static[i]
-    if base.owner is not None and isinstance(base.owner.op, MakeVector):
-        inputs = base.owner.inputs
-        if -len(inputs) <= i < len(inputs):
-            return get_underlying_scalar_constant_value(inputs[i], True, False, budget)
-    if isinstance(base, Constant):
-        data = np.asarray(base.data)
-        if data.ndim == 1 and -len(data) <= i < len(data):
-            return data[i]
-    raise NotScalarConstantError(f"{v} is not one element of a known vector")
+    known = [static_int(i) for i in owner.inputs[1:]]
+    if all(k is not None for k in known):
+        index = numpy_index(idx_list, known)
+        if isinstance(base, Constant):
+            return _unique_value(np.asarray(base.data)[index])
+        single = len(idx_list) == 1 and idx_list[0] == INT
+        if single and base.owner is not None and isinstance(base.owner.op, Shape):
+            static = base.owner.inputs[0].type.shape
+            if -len(static) <= known[0] < len(static) and static[known[0]] is not None:
+                return static[known[0]]
+        if single and base.owner is not None and isinstance(base.owner.op, MakeVector):
+            inputs = base.owner.inputs
+            if -len(inputs) <= known[0] < len(inputs):
+                return get_underlying_scalar_constant_value(inputs[known[0]], True, False, budget)
+    # Any part of a tensor filled with one value holds that value.
+    return get_underlying_scalar_constant_value(base, True, False, budget)
 
 
 def get_scalar_constant_value(

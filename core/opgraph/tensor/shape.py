@@ -374,7 +374,7 @@ class Reshape(Op):
             ) from exc
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
-        x, shp = node.inputs
+        _x, shp = node.inputs
         out_static = node.outputs[0].type.shape
         entries = dims_of(shp, "reshape shape") if shp.type.shape[0] is not None else None
         if entries is None:
@@ -521,7 +521,7 @@ class SpecifyShape(Op):
     """
 
     given: tuple[bool, ...]
-    view_map = {0: [0]}  # noqa: RUF012
+    view_map = {0: [0]}
 
     def make_node(self, x: Any, *dims: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -610,11 +610,15 @@ def specify_shape(x: Any, shape: Any) -> Variable:
             f"has {len(entries)} entries"
         )
     given = tuple(e is not None for e in entries)
-    dims = [e for e in entries if e is not None]
+    dims = [
+        as_index_scalar(e, f"specify_shape: dimension {axis} of {_name(x)}")
+        for axis, e in enumerate(entries)
+        if e is not None
+    ]
     if not any(given):
         return x
     if all(
-        not has or x.type.shape[axis] == static_int(e)
+        not has or (x.type.shape[axis] is not None and x.type.shape[axis] == static_int(e))
         for axis, (has, e) in enumerate(zip(given, entries))
     ):
         return x

@@ -229,7 +229,7 @@ class _TensorOperators:
         return self.flatten()
 
     def squeeze(self, axis: Any = None) -> Any:
-        from opgraph.tensor.elemwise import squeeze
+        from opgraph.tensor.shape import squeeze
 
         return squeeze(self, axis)
 
@@ -464,7 +464,7 @@ def _adjust_ndim(x: Variable, ndim: int | None) -> Variable:
     if ndim is None or x.type.ndim == ndim:
         return x
     if x.type.ndim < ndim:
-        from opgraph.tensor.elemwise import shape_padleft
+        from opgraph.tensor.shape import shape_padleft
 
         return shape_padleft(x, ndim - x.type.ndim)
     extra = x.type.ndim - ndim

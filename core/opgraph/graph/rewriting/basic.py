@@ -289,10 +289,12 @@ class OpToRewriterTracker:
         self.untracked: list[NodeRewriter] = []
         self._order: dict[int, int] = {}
         self._cache: dict[Any, tuple[NodeRewriter, ...]] = {}
+        self._by_id: dict[int, tuple[Any, tuple[NodeRewriter, ...]]] = {}
 
     def add(self, rewriter: NodeRewriter) -> None:
         self._order.setdefault(id(rewriter), len(self._order))
         self._cache.clear()
+        self._by_id.clear()
         tracks = rewriter.tracks()
         if tracks is None:
             self.untracked.append(rewriter)
@@ -304,13 +306,19 @@ class OpToRewriterTracker:
                 self.by_instance[t].append(rewriter)
 
     def get_trackers(self, op: Any) -> tuple[NodeRewriter, ...]:
+        # Ops are usually shared instances: look up by identity first, which
+        # avoids hashing the Op's parameters on every node.
+        hit = self._by_id.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
         try:
-            return self._cache[op]
-        except KeyError:
-            pass
+            found = self._cache.get(op)
         except TypeError:  # unhashable op: no caching
             return self._compute(op)
-        found = self._cache[op] = self._compute(op)
+        if found is None:
+            found = self._cache[op] = self._compute(op)
+        if len(self._by_id) < 100_000:
+            self._by_id[id(op)] = (op, found)
         return found
 
     def _compute(self, op: Any) -> tuple[NodeRewriter, ...]:

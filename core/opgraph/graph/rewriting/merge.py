@@ -20,7 +20,7 @@ from opgraph.graph.utils import InconsistencyError
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
-__all__ = ["MergeFeature", "MergeOptimizer", "merge_optimizer", "find_feature"]
+__all__ = ["MergeFeature", "MergeOptimizer", "find_feature", "merge_optimizer"]
 
 try:
     from opgraph.graph.features import Feature as _FeatureBase
@@ -39,14 +39,33 @@ def find_feature(fgraph: Any, cls: type) -> Any:
     return None
 
 
-def _node_key(node: Apply) -> Any:
+class _OpInterner:
+    """Maps each Op object to one canonical equal Op, hashing each object once."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, tuple[Any, int]] = {}
+        self.by_value: dict[Any, int] = {}
+
+    def key(self, op: Any) -> int | None:
+        hit = self.by_id.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        try:
+            canon = self.by_value.setdefault(op, len(self.by_value))
+        except TypeError:  # unhashable Op: never merged
+            return None
+        self.by_id[id(op)] = (op, canon)
+        return canon
+
+
+def _node_key(node: Apply, interner: _OpInterner) -> Any:
     op = node.op
     if getattr(op, "destroy_map", None):
         return None
-    try:
-        return (op, tuple(map(id, node.inputs)))
-    except TypeError:  # unhashable Op: never merged
+    k = interner.key(op)
+    if k is None:
         return None
+    return (k, *map(id, node.inputs))
 
 
 class MergeFeature(_FeatureBase):  # type: ignore[misc,valid-type]
@@ -58,6 +77,7 @@ class MergeFeature(_FeatureBase):  # type: ignore[misc,valid-type]
         self.const_sig: dict[Any, Constant] = {}
         self.pending: deque = deque()
         self.fgraph: Any = None
+        self.interner = _OpInterner()
 
     def on_attach(self, fgraph: Any) -> None:
         if self.fgraph is not None and self.fgraph is not fgraph:
@@ -86,7 +106,7 @@ class MergeFeature(_FeatureBase):  # type: ignore[misc,valid-type]
                     continue
                 if canonical is not inp:
                     self.pending.append((inp, canonical))
-        key = _node_key(node)
+        key = _node_key(node, self.interner)
         if key is None:
             return
         existing = self.key_node.get(key)

@@ -123,7 +123,9 @@ class WalkingGraphRewriter(GraphRewriter):
         super().add_requirements(fgraph)
         self.node_rewriter.add_requirements(fgraph)
 
-    def apply(self, fgraph: FunctionGraph, start_from: Sequence[Any] | None = None) -> RewriterStats:
+    def apply(
+        self, fgraph: FunctionGraph, start_from: Sequence[Any] | None = None
+    ) -> RewriterStats:
         stats = RewriterStats()
         t_start = time.perf_counter()
         outputs = list(start_from) if start_from is not None else fgraph.outputs
@@ -163,12 +165,16 @@ def walking_rewriter(order: str, *rewriters: NodeRewriter, name: str | None = No
     return WalkingGraphRewriter(node_rw, order=order, name=name, **kwargs)
 
 
-def in2out(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+def in2out(
+    *rewriters: NodeRewriter, name: str | None = None, **kwargs: Any
+) -> WalkingGraphRewriter:
     """Walk from inputs to outputs applying ``rewriters`` (PyTensor's ``in2out``)."""
     return walking_rewriter("in_to_out", *rewriters, name=name, **kwargs)
 
 
-def out2in(*rewriters: NodeRewriter, name: str | None = None, **kwargs: Any) -> WalkingGraphRewriter:
+def out2in(
+    *rewriters: NodeRewriter, name: str | None = None, **kwargs: Any
+) -> WalkingGraphRewriter:
     """Walk from outputs to inputs applying ``rewriters``."""
     return walking_rewriter("out_to_in", *rewriters, name=name, **kwargs)
 

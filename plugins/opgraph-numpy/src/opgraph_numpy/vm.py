@@ -207,7 +207,7 @@ def _loop_runner(
         try:
             for cell in recycle_cells:
                 cell[0] = None
-            for k, (thunk, frees) in enumerate(steps):  # noqa: B007
+            for k, (thunk, frees) in enumerate(steps):
                 if timers is None:
                     thunk()
                 else:

@@ -42,7 +42,9 @@ def _tags(value: Any, what: str) -> frozenset[str]:
     out = []
     for t in value:
         if not isinstance(t, str) or not t:
-            raise TypeError(f"RewriteDatabaseQuery {what}: tags must be non-empty strings, got {t!r}")
+            raise TypeError(
+                f"RewriteDatabaseQuery {what}: tags must be non-empty strings, got {t!r}"
+            )
         out.append(t)
     return frozenset(out)
 
@@ -205,6 +207,8 @@ class RewriteDatabase:
     def query(self, *tags: Any, **kwtags: Any) -> Any:
         """Rewriters matching a query (a RewriteDatabaseQuery or tags: "+a", "-b", "&c")."""
         q = self._as_query(tags, kwtags)
+        if q.subquery or q.extra_rewrites:  # not part of the cache key
+            return self.__query__(q)
         try:
             return self._cache[q]
         except KeyError:
@@ -224,7 +228,9 @@ class RewriteDatabase:
         include, exclude, require = [], [], []
         for t in tags:
             if not isinstance(t, str):
-                raise TypeError(f"query: expected tag strings or one RewriteDatabaseQuery, got {t!r}")
+                raise TypeError(
+                    f"query: expected tag strings or one RewriteDatabaseQuery, got {t!r}"
+                )
             if t.startswith("-"):
                 exclude.append(t[1:])
             elif t.startswith("&"):

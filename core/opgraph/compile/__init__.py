@@ -1,0 +1,81 @@
+"""Compiling graphs into callables: function(), shared variables, In/Out, modes.
+
+Names are imported on first use so ``import opgraph.compile`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opgraph.compile.builders import OpFromGraph
+    from opgraph.compile.function import Function, FunctionMaker, function
+    from opgraph.compile.io import In, Out
+    from opgraph.compile.mode import (
+        FAST_COMPILE,
+        FAST_RUN,
+        Mode,
+        RewriteQuery,
+        get_default_mode,
+        get_mode,
+        get_rewriter,
+    )
+    from opgraph.compile.prepare import UnusedInputError
+    from opgraph.compile.profiling import ProfileStats
+    from opgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
+
+_LAZY = {
+    "function": "opgraph.compile.function",
+    "Function": "opgraph.compile.function",
+    "FunctionMaker": "opgraph.compile.function",
+    "In": "opgraph.compile.io",
+    "Out": "opgraph.compile.io",
+    "Mode": "opgraph.compile.mode",
+    "RewriteQuery": "opgraph.compile.mode",
+    "FAST_RUN": "opgraph.compile.mode",
+    "FAST_COMPILE": "opgraph.compile.mode",
+    "get_mode": "opgraph.compile.mode",
+    "get_default_mode": "opgraph.compile.mode",
+    "get_rewriter": "opgraph.compile.mode",
+    "UnusedInputError": "opgraph.compile.prepare",
+    "ProfileStats": "opgraph.compile.profiling",
+    "SharedVariable": "opgraph.compile.sharedvalue",
+    "shared": "opgraph.compile.sharedvalue",
+    "shared_constructor": "opgraph.compile.sharedvalue",
+    "OpFromGraph": "opgraph.compile.builders",
+}
+
+__all__ = [
+    "FAST_COMPILE",
+    "FAST_RUN",
+    "Function",
+    "FunctionMaker",
+    "In",
+    "Mode",
+    "OpFromGraph",
+    "Out",
+    "ProfileStats",
+    "RewriteQuery",
+    "SharedVariable",
+    "UnusedInputError",
+    "function",
+    "get_default_mode",
+    "get_mode",
+    "get_rewriter",
+    "shared",
+    "shared_constructor",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'opgraph.compile' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

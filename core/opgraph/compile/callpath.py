@@ -1,0 +1,251 @@
+"""The per-call path of a compiled function, generated as straight-line code.
+
+A call of a small function is dominated by Python overhead, not arithmetic,
+so everything that can be decided at compile time is: which cells each
+argument goes to, how it is checked (an inline exact-type test, falling back
+to ``Type.filter``), which outputs must be copied to avoid aliasing, where
+updates are written.  The generated body does no dict building and no loops.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.utils import type_name
+
+__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter"]
+
+
+def copy_value(value: Any) -> Any:
+    """An independent copy of a runtime value (arrays copied, others deep-copied)."""
+    if type(value) is np.ndarray:
+        return value.copy()
+    return copy.deepcopy(value)
+
+
+def _label(position: int, name: str | None) -> str:
+    return f"input {position} ({name!r})" if name else f"input {position} (unnamed)"
+
+
+def make_filter(
+    type_: Any, position: int, name: str | None, fname: str | None, strict: bool,
+    allow_downcast: bool | None,
+) -> Callable[[Any], Any]:
+    """``value -> valid value``; errors keep their class and name the input."""
+    filt = type_.filter
+    where = f"function {fname!r}" if fname else "function"
+
+    def filter_input(value: Any) -> Any:
+        try:
+            return filt(value, strict, allow_downcast)
+        except (TypeError, ValueError) as exc:
+            cls = ValueError if isinstance(exc, ValueError) else TypeError
+            raise cls(
+                f"{where}: bad value for {_label(position, name)}, expected {type_}: "
+                f"{exc} (got {type_name(value)})"
+            ) from None
+
+    return filter_input
+
+
+class InputSlot:
+    """One positional argument: its cell, check, and default (if any)."""
+
+    __slots__ = ("cell", "default", "filter", "name", "position", "type")
+
+    def __init__(self, position: int, name: str | None, type_: Any, cell: list,
+                 filter_: Callable[[Any], Any], default: list | None) -> None:
+        self.position = position
+        self.name = name
+        self.type = type_
+        self.cell = cell
+        self.filter = filter_
+        self.default = default  # [value] cell, or None when the argument is required
+
+
+class CallPlan:
+    """Everything the generated call needs, decided at compile time."""
+
+    def __init__(
+        self,
+        fname: str | None,
+        slots: list[InputSlot],
+        vm: Callable[[], Any],
+        output_cells: list[list],
+        copy_outputs: list[bool],
+        updates: list[tuple[list, list]],
+        output_keys: list[Any] | None,
+        single: bool,
+        profile: Any = None,
+    ) -> None:
+        self.fname = fname
+        self.slots = slots
+        self.vm = vm
+        self.output_cells = output_cells
+        self.copy_outputs = copy_outputs
+        self.updates = updates  # (output cell, target state cell)
+        self.output_keys = output_keys
+        self.single = single
+        self.profile = profile
+
+
+def _fast_check(type_: Any) -> tuple[Any, int] | None:
+    """(dtype, ndim) when values of ``type_`` can be accepted by an inline exact check."""
+    dtype = getattr(type_, "numpy_dtype", None)
+    shape = getattr(type_, "shape", None)
+    if dtype is None:
+        dtype_name = getattr(type_, "dtype", None)
+        if not isinstance(dtype_name, str):
+            return None
+        try:
+            dtype = np.dtype(dtype_name)
+        except TypeError:
+            return None
+    if not isinstance(shape, tuple) or any(s is not None for s in shape):
+        return None
+    return np.dtype(dtype), len(shape)
+
+
+def _completer(plan: CallPlan) -> Callable[[tuple], tuple]:
+    """Fills missing trailing arguments from defaults, or explains what is missing."""
+    slots = plan.slots
+    where = f"function {plan.fname!r}" if plan.fname else "function"
+    names = ", ".join(_label(s.position, s.name) for s in slots) or "none"
+
+    def complete(args: tuple) -> tuple:
+        n = len(args)
+        if n > len(slots):
+            raise TypeError(
+                f"{where} takes {len(slots)} argument(s) ({names}), got {n}"
+            )
+        values = list(args)
+        for slot in slots[n:]:
+            if slot.default is None:
+                raise TypeError(
+                    f"{where}: missing required {_label(slot.position, slot.name)}; "
+                    f"got {n} argument(s), expects {len(slots)} ({names})"
+                )
+            values.append(slot.default[0])
+        return tuple(values)
+
+    return complete
+
+
+def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
+    """Generate ``call(args) -> outputs`` for ``plan``."""
+    env: dict[str, Any] = {
+        "vm": plan.vm,
+        "complete": _completer(plan),
+        "ndarray": np.ndarray,
+        "array": np.array,
+        "dc": copy_value,
+    }
+    lines: list[str] = []
+    if plan.profile is not None:
+        env["clock"] = time.perf_counter
+        env["prof"] = plan.profile
+        lines.append("t_start = clock()")
+    n = len(plan.slots)
+    lines.append(f"if len(args) != {n}:")
+    lines.append("    args = complete(args)")
+    for k, slot in enumerate(plan.slots):
+        env[f"c{k}"] = slot.cell
+        env[f"f{k}"] = slot.filter
+        if trust_input:
+            lines.append(f"c{k}[0] = args[{k}]")
+            continue
+        fast = _fast_check(slot.type)
+        if fast is None:
+            lines.append(f"c{k}[0] = f{k}(args[{k}])")
+        else:
+            env[f"d{k}"] = fast[0]
+            lines.append(f"a = args[{k}]")
+            # a Python float for a float64 scalar: the one conversion worth inlining
+            fallback = (
+                f"(array(a) if type(a) is float else f{k}(a))"
+                if fast == (np.dtype("float64"), 0)
+                else f"f{k}(a)"
+            )
+            lines.append(
+                f"c{k}[0] = a if (type(a) is ndarray and a.dtype is d{k} and "
+                f"a.ndim == {fast[1]}) else {fallback}"
+            )
+    lines.append("vm()")
+    results = []
+    for j, (cell, needs_copy) in enumerate(zip(plan.output_cells, plan.copy_outputs)):
+        env[f"o{j}"] = cell
+        lines.append(f"r{j} = dc(o{j}[0])" if needs_copy else f"r{j} = o{j}[0]")
+        results.append(f"r{j}")
+    for u, (src, dst) in enumerate(plan.updates):
+        env[f"us{u}"] = src
+        env[f"ud{u}"] = dst
+        lines.append(f"v{u} = us{u}[0]")
+    # every update value is read before any is written: swaps work
+    for u in range(len(plan.updates)):
+        lines.append(f"ud{u}[0] = v{u}")
+    if plan.profile is not None:
+        lines.append("prof.fct_call_time += clock() - t_start")
+        lines.append("prof.fct_callcount += 1")
+    if plan.single:
+        lines.append(f"return {results[0]}")
+    elif plan.output_keys is not None:
+        env["keys"] = tuple(plan.output_keys)
+        lines.append(f"return dict(zip(keys, ({', '.join(results)},)))")
+    else:
+        lines.append(f"return [{', '.join(results)}]")
+    params = ", ".join(env)
+    body = "\n".join("        " + line for line in lines)
+    source = (
+        f"def factory({params}):\n"
+        "    def call(args):\n"
+        f"{body}\n"
+        "    return call\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<opgraph function {plan.fname or ''}>", "exec"), namespace)
+    return namespace["factory"](**env)
+
+
+def bind_keywords(
+    args: tuple, kwargs: dict[str, Any], slots: Sequence[InputSlot], fname: str | None
+) -> tuple:
+    """Merge keyword arguments (input names) into the positional tuple."""
+    where = f"function {fname!r}" if fname else "function"
+    by_name: dict[str, int] = {}
+    ambiguous: set[str] = set()
+    for k, slot in enumerate(slots):
+        if slot.name:
+            if slot.name in by_name:
+                ambiguous.add(slot.name)
+            by_name[slot.name] = k
+    values: list[Any] = list(args) + [_MISSING] * (len(slots) - len(args))
+    if len(args) > len(slots):
+        raise TypeError(f"{where} takes {len(slots)} argument(s), got {len(args)}")
+    for key, value in kwargs.items():
+        if key in ambiguous:
+            raise TypeError(
+                f"{where}: keyword {key!r} is ambiguous: several inputs have that name"
+            )
+        k = by_name.get(key)
+        if k is None:
+            valid = ", ".join(repr(n) for n in by_name) or "none (no input has a name)"
+            raise TypeError(f"{where} got an unknown keyword argument {key!r}; input names: "
+                            f"{valid}")
+        if values[k] is not _MISSING:
+            raise TypeError(f"{where} got multiple values for {_label(k, key)}")
+        values[k] = value
+    for k, value in enumerate(values):
+        if value is _MISSING:
+            slot = slots[k]
+            if slot.default is None:
+                raise TypeError(f"{where}: missing required {_label(k, slot.name)}")
+            values[k] = slot.default[0]
+    return tuple(values)
+
+
+_MISSING = object()

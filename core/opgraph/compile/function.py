@@ -1,0 +1,478 @@
+"""``function()``: compile symbolic inputs/outputs into a Python callable.
+
+Pipeline (see docs/ARCHITECTURE.md): check and collect inputs, outputs,
+updates and givens (:mod:`opgraph.compile.prepare`); build a FunctionGraph;
+attach the Features the mode needs; run the mode's rewrites (if a rewrite
+database is installed); link with the mode's linker; wrap the result in a
+:class:`Function` whose call path is generated code (:mod:`.callpath`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opgraph.compile.callpath import (
+    CallPlan,
+    InputSlot,
+    bind_keywords,
+    build_call,
+    copy_value,
+    make_filter,
+)
+from opgraph.compile.io import In, Out, wrap_in, wrap_out
+from opgraph.compile.mode import Mode, get_mode, get_rewriter
+from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
+from opgraph.compile.profiling import ProfileStats
+from opgraph.compile.sharedvalue import SharedVariable
+from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.utils import InconsistencyError, type_name
+from opgraph.link.basic import alias_ancestors
+
+__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function"]
+
+
+def function(
+    inputs: Sequence[Any] | None = None,
+    outputs: Any = None,
+    mode: Any = None,
+    updates: Any = None,
+    givens: Any = None,
+    no_default_updates: bool | Sequence[Any] = False,
+    accept_inplace: bool = False,
+    name: str | None = None,
+    rebuild_strict: bool = True,
+    allow_input_downcast: bool | None = None,
+    profile: Any = None,
+    on_unused_input: str | None = None,
+    trust_input: bool = False,
+) -> Function:
+    """Compile a callable computing ``outputs`` from ``inputs``.
+
+    ``outputs`` may be a Variable (the call returns one value), a list (a
+    list), or a dict of name -> Variable (a dict).  ``updates`` maps shared
+    variables to expressions written back after every call; ``givens``
+    substitutes variables before compiling.
+    """
+    if inputs is None:
+        inputs = []
+    if isinstance(inputs, Variable | In) or not isinstance(inputs, Sequence | tuple):
+        raise TypeError(
+            f"function(): inputs must be a list of Variables or In(...), got "
+            f"{type_name(inputs)}; write function([x], ...)"
+        )
+    single = False
+    output_keys = None
+    if outputs is None:
+        out_items: list[Any] = []
+    elif isinstance(outputs, Mapping):
+        output_keys = list(outputs)
+        out_items = [outputs[k] for k in output_keys]
+    elif isinstance(outputs, list | tuple):
+        out_items = list(outputs)
+    else:
+        out_items = [outputs]
+        single = True
+    wrapped_in = [wrap_in(item, k) for k, item in enumerate(inputs)]
+    if allow_input_downcast is not None:
+        for item in wrapped_in:
+            if item.allow_downcast is None:
+                item.allow_downcast = allow_input_downcast
+    wrapped_out = [wrap_out(item, k) for k, item in enumerate(out_items)]
+    t0 = time.perf_counter()
+    spec = prepare_graph(
+        wrapped_in, wrapped_out, updates, givens, no_default_updates,
+        on_unused_input or "raise",
+    )
+    profile_stats = _profile_stats(profile, name)
+    maker = FunctionMaker(
+        spec, get_mode(mode), accept_inplace=accept_inplace, name=name,
+        profile=profile_stats, single=single, output_keys=output_keys,
+    )
+    fn = maker.create(trust_input=trust_input)
+    if profile_stats is not None:
+        profile_stats.compile_time += time.perf_counter() - t0
+    return fn
+
+
+def _profile_stats(profile: Any, name: str | None) -> ProfileStats | None:
+    if profile is None or profile is False:
+        return None
+    if isinstance(profile, ProfileStats):
+        return profile
+    if profile is True:
+        return ProfileStats(name)
+    if isinstance(profile, str):
+        return ProfileStats(profile)
+    raise TypeError(f"function(): profile must be a bool, a name or a ProfileStats, got "
+                    f"{type_name(profile)}")
+
+
+class FunctionMaker:
+    """Builds the FunctionGraph of a function and links it; ``create`` makes Functions.
+
+    ``fgraph`` is the rewritten graph: ``fgraph.inputs`` are the explicit
+    inputs then the implicit (shared) ones, ``fgraph.outputs`` the user
+    outputs then the update expressions.
+    """
+
+    def __init__(
+        self,
+        spec: GraphSpec,
+        mode: Mode,
+        accept_inplace: bool = False,
+        name: str | None = None,
+        profile: ProfileStats | None = None,
+        single: bool = False,
+        output_keys: list[Any] | None = None,
+    ) -> None:
+        from opgraph.graph.fg import FunctionGraph
+
+        self.spec = spec
+        self.inputs: list[In] = spec.inputs
+        self.outputs: list[Out] = spec.outputs
+        self.mode = mode
+        self.name = name
+        self.profile = profile
+        self.single = single
+        self.output_keys = output_keys
+        self.accept_inplace = accept_inplace
+        fgraph = FunctionGraph(
+            [i.variable for i in spec.inputs],
+            [o.variable for o in spec.outputs],
+            clone=True,
+            update_mapping=spec.update_mapping,
+        )
+        self.fgraph = fgraph
+        t0 = time.perf_counter()
+        self._attach_features(fgraph)
+        rewriter = get_rewriter(mode)
+        if rewriter is not None:
+            if hasattr(rewriter, "rewrite"):
+                rewriter.rewrite(fgraph)
+            else:
+                rewriter(fgraph)
+        self.rewriter = rewriter
+        if profile is not None:
+            profile.rewrite_time += time.perf_counter() - t0
+        self.linker = mode.linker
+        self.copy_outputs = self._outputs_needing_copy()
+
+    # -- graph preparation ----------------------------------------------------------------
+    def _mutable_inputs(self) -> list[Variable]:
+        updated = set(self.spec.update_targets)
+        return [
+            var
+            for k, (var, item) in enumerate(zip(self.fgraph.inputs, self.inputs))
+            if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))
+        ]
+
+    def _attach_features(self, fgraph: Any) -> None:
+        destroyers = [n for n in fgraph.apply_nodes if getattr(n.op, "destroy_map", None)]
+        if destroyers and not self.accept_inplace:
+            node = destroyers[0]
+            raise TypeError(
+                f"function(): the graph contains the in-place operation {node.op} "
+                f"(destroy_map {node.op.destroy_map}); pass accept_inplace=True to compile it"
+            )
+        if destroyers or get_rewriter(self.mode) is not None:
+            from opgraph.graph.destroyhandler import DestroyHandler
+
+            handler = DestroyHandler(mutable_inputs=self._mutable_inputs())
+            fgraph.attach_feature(handler)
+            try:
+                handler.validate(fgraph)
+            except InconsistencyError as exc:
+                raise InconsistencyError(
+                    f"function(): unsafe in-place operation: {exc}. Inputs may only be "
+                    "overwritten when declared In(x, mutable=True)"
+                ) from None
+        from opgraph.plugins.manager import call_hook_safely
+
+        pm = self.mode.plugin_manager
+        for features in call_hook_safely(pm, "opgraph_compile_features", fgraph=fgraph,
+                                         mode=self.mode):
+            for feature in features or ():
+                fgraph.attach_feature(feature)
+
+    def _outputs_needing_copy(self) -> list[bool]:
+        """Which outputs must be copied so the caller never shares memory it should not.
+
+        An output is copied when it may alias a graph input (unless both the
+        In and the Out allow borrowing, or the input is a shared variable
+        being updated), a constant, or a later output.
+        """
+        fgraph = self.fgraph
+        updated = {fgraph.inputs[k] for k in self.spec.update_targets
+                   if isinstance(self.inputs[k].variable, SharedVariable)}
+        in_index = {v: k for k, v in enumerate(fgraph.inputs)}
+        roots = [alias_ancestors([o]) for o in fgraph.outputs]
+        flags = []
+        for i in range(len(fgraph.outputs)):
+            spec_out = self.outputs[i]
+            needs = False
+            for var in roots[i]:
+                if isinstance(var, Constant):
+                    needs = True
+                    break
+                k = in_index.get(var)
+                if k is None or var in updated:
+                    continue
+                if not (self.inputs[k].borrow and spec_out.borrow):
+                    needs = True
+                    break
+            if not needs:
+                for j in range(i + 1, len(fgraph.outputs)):
+                    if roots[i] & roots[j] and not (spec_out.borrow and self.outputs[j].borrow):
+                        needs = True
+                        break
+            flags.append(needs)
+        return flags
+
+    # -- linking --------------------------------------------------------------------------
+    def create(
+        self, trust_input: bool = False, containers: Mapping[int, list] | None = None
+    ) -> Function:
+        """Link the graph into a new Function.
+
+        ``containers`` maps input positions to state cells to use (for
+        copies); shared variables otherwise use their own container's cell.
+        """
+        containers = dict(containers or {})
+        fgraph = self.fgraph
+        state_cells: list[list | None] = []
+        input_cells: list[list] = []
+        defaults: list[list | None] = []
+        for k, item in enumerate(self.inputs):
+            var = item.variable
+            if k in containers:
+                cell = containers[k]
+            elif isinstance(var, SharedVariable):
+                cell = var.container.storage
+            elif item.value is not None:
+                cell = [_filter_default(item, k, self.name)]
+            else:
+                cell = None
+            if item.implicit:
+                if cell is None:
+                    raise TypeError(f"function(): implicit input {k} ({var}) has no value")
+                input_cells.append(cell)
+                defaults.append(cell)
+            else:
+                input_cells.append([None])
+                defaults.append(cell)
+            state_cells.append(cell)
+        t0 = time.perf_counter()
+        no_recycling = [v for v in alias_ancestors(fgraph.outputs) if v.owner is not None]
+        linker = self.linker.accept(fgraph, no_recycling=no_recycling, profile=self.profile)
+        storage_map: dict[Variable, list] = {}
+        result = linker.make_thunk(input_storage=input_cells, storage_map=storage_map)
+        if self.profile is not None:
+            self.profile.linker_time += time.perf_counter() - t0
+        return Function(self, linker, result, storage_map, defaults, trust_input)
+
+
+def _filter_default(item: In, position: int, fname: str | None) -> Any:
+    filt = make_filter(item.variable.type, position, item.name, fname, item.strict,
+                       item.allow_downcast)
+    return filt(item.value)
+
+
+class Function:
+    """A compiled function: call it with values, positionally or by input name.
+
+    ``fn.maker.fgraph`` is the compiled graph; ``fn.trust_input = True``
+    skips input checks; ``fn.copy()`` makes an independent copy; ``fn.free()``
+    releases intermediate storage.
+    """
+
+    def __init__(
+        self,
+        maker: FunctionMaker,
+        linker: Any,
+        result: Any,
+        storage_map: dict[Variable, list],
+        defaults: list[list | None],
+        trust_input: bool,
+    ) -> None:
+        self.maker = maker
+        self.linker = linker
+        self.vm = result.fn
+        self.input_storage = result.input_storage
+        self.output_storage = result.output_storage
+        self.thunks = result.thunks
+        self.nodes = result.order
+        self.storage_map = storage_map
+        self.name = maker.name
+        self.profile = maker.profile
+        self._defaults = defaults
+        self._slots: list[InputSlot] = []
+        for k, (item, cell) in enumerate(zip(maker.inputs, self.input_storage)):
+            if item.implicit:
+                continue
+            filt = make_filter(item.variable.type, k, item.name, self.name, item.strict,
+                               item.allow_downcast)
+            self._slots.append(InputSlot(k, item.name, item.variable.type, cell, filt,
+                                         defaults[k]))
+        n_user = maker.spec.n_user_outputs
+        updates = []
+        for j, k in enumerate(maker.spec.update_targets):
+            target = defaults[k]
+            if target is None:  # an explicit input with an update but no default
+                target = defaults[k] = [None]
+                self._slots[self._slot_of(k)].default = target
+            updates.append((self.output_storage[n_user + j], target))
+        self._plan = CallPlan(
+            self.name,
+            self._slots,
+            self.vm,
+            self.output_storage[:n_user],
+            maker.copy_outputs[:n_user],
+            updates,
+            maker.output_keys,
+            maker.single,
+            self.profile,
+        )
+        self._trust_input = bool(trust_input)
+        self._call = build_call(self._plan, self._trust_input)
+
+    def _slot_of(self, position: int) -> int:
+        for s, slot in enumerate(self._slots):
+            if slot.position == position:
+                return s
+        raise KeyError(position)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = bind_keywords(args, kwargs, self._slots, self.name)
+        return self._call(args)
+
+    @property
+    def trust_input(self) -> bool:
+        """When True, argument values are stored unchecked (fastest; wrong values crash)."""
+        return self._trust_input
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trust_input = bool(value)
+        self._call = build_call(self._plan, self._trust_input)
+
+    # -- introspection and state ----------------------------------------------------------
+    @property
+    def fgraph(self) -> Any:
+        return self.maker.fgraph
+
+    def get_shared(self) -> list[SharedVariable]:
+        """The shared variables this function reads or updates."""
+        return [i.variable for i in self.maker.inputs if isinstance(i.variable, SharedVariable)]
+
+    def _position(self, key: Any) -> int:
+        for k, item in enumerate(self.maker.inputs):
+            if key is item.variable or (isinstance(key, str) and item.name == key):
+                return k
+        if isinstance(key, int) and 0 <= key < len(self.maker.inputs):
+            return key
+        raise KeyError(f"function {self.name!r} has no input {key!r}")
+
+    def __getitem__(self, key: Any) -> Any:
+        """The stored value (default or shared value) of an input, by name or variable."""
+        cell = self._defaults[self._position(key)]
+        if cell is None:
+            raise KeyError(f"input {key!r} has no stored value")
+        return cell[0]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Set the stored default of an input (filtered first)."""
+        k = self._position(key)
+        item = self.maker.inputs[k]
+        cell = self._defaults[k]
+        new = make_filter(item.variable.type, k, item.name, self.name, item.strict,
+                          item.allow_downcast)(value)
+        if cell is None:
+            cell = self._defaults[k] = [new]
+            self._slots[self._slot_of(k)].default = cell
+        else:
+            cell[0] = new
+
+    def copy(
+        self,
+        share_memory: bool = False,
+        swap: Mapping[SharedVariable, SharedVariable] | None = None,
+        delete_updates: bool = False,
+        name: str | None = None,
+        profile: Any = None,
+    ) -> Function:
+        """An independent Function computing the same thing.
+
+        ``share_memory=True`` keeps the same shared-variable storage (updates
+        of one are seen by the other); otherwise shared values are copied.
+        ``swap`` replaces shared variables by others of the same type.
+        """
+        maker = self.maker
+        if delete_updates and maker.spec.update_targets:
+            return self._recompile_without_updates(name, profile)
+        swap = dict(swap or {})
+        containers: dict[int, list] = {}
+        for k, item in enumerate(maker.inputs):
+            var = item.variable
+            cell = self._defaults[k]
+            if var in swap:
+                new = swap.pop(var)
+                if not isinstance(new, SharedVariable) or new.type != var.type:
+                    raise TypeError(
+                        f"copy(swap=...): {var} must be replaced by a shared variable of type "
+                        f"{var.type}, got {getattr(new, 'type', type_name(new))}"
+                    )
+                containers[k] = new.container.storage
+            elif cell is not None:
+                containers[k] = cell if share_memory else [copy_value(cell[0])]
+        if swap:
+            raise ValueError(f"copy(swap=...): {list(swap)} are not inputs of this function")
+        new_maker = maker if (name is None and profile is None) else _renamed(maker, name,
+                                                                                profile)
+        return new_maker.create(trust_input=self._trust_input, containers=containers)
+
+    def _recompile_without_updates(self, name: str | None, profile: Any) -> Function:
+        maker = self.maker
+        spec = maker.spec
+        n_user = spec.n_user_outputs
+        stripped = GraphSpec(
+            [_without_update(i) for i in spec.inputs], spec.outputs[:n_user], n_user, []
+        )
+        new = FunctionMaker(stripped, maker.mode, maker.accept_inplace, name or maker.name,
+                            _profile_stats(profile, name), maker.single, maker.output_keys)
+        return new.create(trust_input=self._trust_input)
+
+    def free(self) -> None:
+        """Drop every intermediate value this function holds (inputs and state stay)."""
+        keep = {id(c) for c in self._defaults if c is not None}
+        for var, cell in self.storage_map.items():
+            if var.owner is not None and id(cell) not in keep:
+                cell[0] = None
+        for cell in self.input_storage:
+            if id(cell) not in keep:
+                cell[0] = None
+
+    def __repr__(self) -> str:
+        names = ", ".join(s.name or f"<{s.position}>" for s in self._slots)
+        return f"<opgraph Function {self.name or ''}({names})>"
+
+
+def _without_update(item: In) -> In:
+    if item.update is None:
+        return item
+    return In(item.variable, name=item.name, value=item.value, mutable=item.mutable,
+              strict=item.strict, allow_downcast=item.allow_downcast, implicit=item.implicit,
+              borrow=item.borrow)
+
+
+def _renamed(maker: FunctionMaker, name: str | None, profile: Any) -> FunctionMaker:
+    import copy as _copy
+
+    new = _copy.copy(maker)
+    if name is not None:
+        new.name = name
+    if profile is not None:
+        new.profile = _profile_stats(profile, name or maker.name)
+    return new

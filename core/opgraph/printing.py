@@ -1,0 +1,638 @@
+"""Looking at graphs: ``debugprint``/``dprint`` (tree text), ``pprint`` (math), ``pydotprint``.
+
+``dprint`` walks with an explicit stack, so a 100k-node chain prints without
+touching the recursion limit.  ``pprint`` looks printers up in a table keyed
+by op class (or predicate); the tensor library registers its own entries with
+``pprint.assign`` without this module importing it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+import attrs
+
+from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
+from opgraph.graph.op import Op
+from opgraph.graph.utils import type_name
+
+__all__ = [
+    "DefaultPrinter",
+    "FunctionPrinter",
+    "IgnorePrinter",
+    "OperatorPrinter",
+    "PPrinter",
+    "Print",
+    "PrinterState",
+    "char_from_number",
+    "debugprint",
+    "dprint",
+    "pp",
+    "pprint",
+    "pydotprint",
+]
+
+_MID, _LAST, _PIPE, _SPACE = " ├─ ", " └─ ", " │ ", "   "
+_SEEN_MARK = " ···"
+
+
+def char_from_number(number: int) -> str:
+    """0 -> 'A', 25 -> 'Z', 26 -> 'BA' (base 26 with letters as digits, like PyTensor)."""
+    base = 26
+    digits = []
+    while True:
+        number, rem = divmod(number, base)
+        digits.append(chr(ord("A") + rem))
+        if number == 0:
+            break
+    return "".join(reversed(digits))
+
+
+# ------------------------------------------------------------------------------ debugprint
+
+
+def _fgraph_of(obj: Any) -> Any:
+    """The FunctionGraph of a FunctionGraph or a compiled function, else None."""
+    maker = getattr(obj, "maker", None)
+    if maker is not None and hasattr(maker, "fgraph"):
+        return maker.fgraph
+    if hasattr(obj, "apply_nodes") and hasattr(obj, "outputs") and hasattr(obj, "toposort"):
+        return obj
+    return None
+
+
+def _inner_graph_op(op: Any) -> Any:
+    """The op holding an inner graph (the op itself or an Elemwise's scalar_op), or None."""
+    for candidate in (op, getattr(op, "scalar_op", None)):
+        if candidate is not None and hasattr(candidate, "inner_outputs"):
+            try:
+                candidate.inner_outputs  # noqa: B018 - property may raise when absent
+            except (NotImplementedError, AttributeError):
+                continue
+            return candidate
+    return None
+
+
+@attrs.define
+class _DebugPrinter:
+    """State of one debugprint call: ids given out, nodes already expanded, output lines."""
+
+    ids: str
+    depth: int
+    print_type: bool
+    stop_on_name: bool
+    print_op_info: bool
+    print_destroy_map: bool
+    print_view_map: bool
+    done: dict
+    used_ids: dict
+    topo_index: dict = attrs.Factory(dict)
+    storage: dict | None = None
+    lines: list = attrs.Factory(list)
+    inner_ops: list = attrs.Factory(list)
+    _inner_seen: set = attrs.Factory(set)
+
+    def id_of(self, key: Any) -> str:
+        if self.ids == "":
+            return ""
+        found = self.used_ids.get(key)
+        if found is None:
+            if self.ids == "CHAR":
+                found = char_from_number(len(self.used_ids))
+            elif self.ids == "int":
+                found = str(len(self.used_ids))
+            elif self.ids == "id":
+                found = hex(id(key))
+            else:
+                raise ValueError(
+                    f"debugprint: ids must be 'CHAR', 'int', 'id' or '', got {self.ids!r}"
+                )
+            self.used_ids[key] = found
+        return f" [id {found}]"
+
+    def label(self, var: Variable) -> str:
+        node = var.owner
+        extra = ""
+        if self.print_type:
+            extra += f" <{var.type}>"
+        if node is None:
+            text = f"{var}{self.id_of(var)}{extra}"
+            return text + self._storage_of(var)
+        op = node.op
+        head = str(op)
+        if len(node.outputs) > 1:
+            head += f".{var.index}"
+        text = f"{head}{self.id_of(node)}"
+        if var.name is not None:
+            text += f" '{var.name}'"
+        text += extra
+        if self.print_destroy_map and getattr(op, "destroy_map", None):
+            text += f" d={dict(op.destroy_map)}"
+        if self.print_view_map and getattr(op, "view_map", None):
+            text += f" v={dict(op.view_map)}"
+        if self.print_op_info:
+            info = _op_info(op, node)
+            if info:
+                text += f" ({info})"
+        if node in self.topo_index:
+            text += f" {self.topo_index[node]}"
+        return text + self._storage_of(var)
+
+    def _storage_of(self, var: Variable) -> str:
+        if self.storage is None or var not in self.storage:
+            return ""
+        cell = self.storage[var]
+        value = cell[0] if isinstance(cell, list) else cell
+        return f" -> {value!r:.60}"
+
+    def tree(self, root: Variable, first_prefix: str = "", child_prefix: str = "") -> None:
+        """Print ``root`` and everything above it, depth first, with an explicit stack."""
+        stack: list[tuple[Variable, str, str, int]] = [(root, first_prefix, child_prefix, 0)]
+        while stack:
+            var, prefix, cont, level = stack.pop()
+            node = var.owner
+            line = prefix + self.label(var)
+            if node is None:
+                self.lines.append(line)
+                continue
+            if self._inner_op_of(node) is not None and node.op not in self._inner_seen:
+                self._inner_seen.add(node.op)
+                self.inner_ops.append(node)
+            if node in self.done:
+                self.lines.append(line + _SEEN_MARK)
+                continue
+            self.done[node] = self.used_ids.get(node, "")
+            self.lines.append(line)
+            if 0 <= self.depth <= level + 1:
+                continue
+            if self.stop_on_name and var.name is not None and level > 0:
+                continue
+            inputs = node.inputs
+            for i in range(len(inputs) - 1, -1, -1):
+                last = i == len(inputs) - 1
+                stack.append(
+                    (inputs[i], cont + (_LAST if last else _MID),
+                     cont + (_SPACE if last else _PIPE), level + 1)
+                )
+
+    @staticmethod
+    def _inner_op_of(node: Apply) -> Any:
+        return _inner_graph_op(node.op)
+
+    def inner_graphs(self) -> None:
+        """Append the "Inner graphs:" section; inner graphs found on the way are added too."""
+        if not self.inner_ops:
+            return
+        self.lines.extend(["", "Inner graphs:"])
+        k = 0
+        while k < len(self.inner_ops):
+            node = self.inner_ops[k]
+            k += 1
+            inner = _inner_graph_op(node.op)
+            self.lines.append("")
+            self.lines.append(f"{node.op}{self.id_of(node)}")
+            for out in inner.inner_outputs:
+                self.tree(out, " ← ", "   ")
+
+
+def _op_info(op: Any, node: Apply) -> str:
+    parts = []
+    if getattr(op, "destroy_map", None):
+        parts.append(f"destroy_map={dict(op.destroy_map)}")
+    if getattr(op, "view_map", None):
+        parts.append(f"view_map={dict(op.view_map)}")
+    if hasattr(op, "inner_outputs"):
+        parts.append("inner graph")
+    return ", ".join(parts)
+
+
+def _roots(obj: Any) -> tuple[list[Variable], Any]:
+    """The variables to print for ``obj`` and its FunctionGraph (or None)."""
+    if isinstance(obj, Variable):
+        return [obj], None
+    if isinstance(obj, Apply):
+        return list(obj.outputs), None
+    fgraph = _fgraph_of(obj)
+    if fgraph is not None:
+        return list(fgraph.outputs), fgraph
+    if isinstance(obj, list | tuple):
+        roots: list[Variable] = []
+        for i, item in enumerate(obj):
+            try:
+                sub, _ = _roots(item)
+            except TypeError:
+                raise TypeError(
+                    f"debugprint: item {i} of the list must be a Variable, Apply, FunctionGraph "
+                    f"or compiled function, got {type_name(item)}"
+                ) from None
+            roots.extend(sub)
+        return roots, None
+    raise TypeError(
+        "debugprint: expected a Variable, an Apply, a FunctionGraph, a compiled function or a "
+        f"list of those, got {type_name(obj)} {obj!r:.60}"
+    )
+
+
+def _storage_map_of(obj: Any) -> dict | None:
+    for holder in (obj, getattr(obj, "vm", None), getattr(obj, "fn", None)):
+        sm = getattr(holder, "storage_map", None)
+        if isinstance(sm, dict):
+            return sm
+    return None
+
+
+def debugprint(
+    obj: Any,
+    depth: int = -1,
+    print_type: bool = False,
+    file: TextIO | str | None = None,
+    ids: str = "CHAR",
+    stop_on_name: bool = False,
+    done: dict | None = None,
+    print_storage: bool = False,
+    used_ids: dict | None = None,
+    print_op_info: bool = False,
+    print_destroy_map: bool = False,
+    print_view_map: bool = False,
+    print_fgraph_inputs: bool = False,
+) -> Any:
+    """Print a graph as an indented tree; ``file="str"`` returns the text instead.
+
+    Each line shows an op (or input) with an id like ``[id A]`` and the
+    variable's name in quotes; a node printed before shows ``···`` instead of
+    its inputs again.  Inner graphs (Composite, OpFromGraph...) follow under
+    "Inner graphs:".  For a FunctionGraph or compiled function, each node
+    line ends with its position in the topological order.
+    """
+    if not isinstance(depth, int) or isinstance(depth, bool):
+        raise TypeError(f"debugprint: depth must be an int (-1: no limit), got {depth!r}")
+    roots, fgraph = _roots(obj)
+    printer = _DebugPrinter(
+        ids=ids,
+        depth=depth,
+        print_type=print_type,
+        stop_on_name=stop_on_name,
+        print_op_info=print_op_info,
+        print_destroy_map=print_destroy_map,
+        print_view_map=print_view_map,
+        done={} if done is None else done,
+        used_ids={} if used_ids is None else used_ids,
+    )
+    if fgraph is not None:
+        printer.topo_index = {n: i for i, n in enumerate(fgraph.toposort())}
+        if print_storage:
+            printer.storage = _storage_map_of(obj)
+        if print_fgraph_inputs:
+            for inp in fgraph.inputs:
+                printer.lines.append(" → " + printer.label(inp))
+    for root in roots:
+        printer.tree(root)
+    printer.inner_graphs()
+    text = "\n".join(printer.lines)
+    if file == "str":
+        return text
+    stream = sys.stdout if file is None else file
+    stream.write(text + "\n")
+    return obj
+
+
+dprint = debugprint
+
+
+# ------------------------------------------------------------------------------ pprint
+
+
+@attrs.define
+class PrinterState:
+    """What a printer needs from its context: the printer table and the outer precedence."""
+
+    pprinter: PPrinter
+    precedence: float = -1000.0
+    memo: dict = attrs.Factory(dict)
+
+    def clone(self, **changes: Any) -> PrinterState:
+        return attrs.evolve(self, **changes)
+
+
+class OperatorPrinter:
+    """Infix (``x + y``) or prefix (``-x``) operator with a precedence and associativity."""
+
+    def __init__(self, operator: str, precedence: float, assoc: str = "left"):
+        if assoc not in ("left", "right", "either"):
+            raise ValueError(f"OperatorPrinter: assoc must be left, right or either, got {assoc!r}")
+        self.operator = operator
+        self.precedence = precedence
+        self.assoc = assoc
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        node = output.owner
+        outer = pstate.precedence
+        n = len(node.inputs)
+        parts = []
+        for i, x in enumerate(node.inputs):
+            p = self.precedence
+            if n > 1 and not (
+                self.assoc == "either"
+                or (self.assoc == "left" and i == 0)
+                or (self.assoc == "right" and i == n - 1)
+            ):
+                p += 1e-6  # the non-associative side needs parentheses at equal precedence
+            parts.append(pstate.pprinter.process(x, pstate.clone(precedence=p)))
+        if n == 1:
+            text = f"{self.operator}{parts[0]}"
+        else:
+            text = f" {self.operator} ".join(parts)
+        return f"({text})" if outer > self.precedence else text
+
+
+class FunctionPrinter:
+    """``name(arg, ...)``; ``names`` may give one name per output."""
+
+    def __init__(self, *names: str):
+        self.names = names
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        node = output.owner
+        name = self.names[output.index] if self.names else str(node.op)
+        inner = pstate.clone(precedence=-1000.0)
+        args = ", ".join(pstate.pprinter.process(x, inner) for x in node.inputs)
+        return f"{name}({args})"
+
+
+class IgnorePrinter:
+    """Print the (first) input as if the op were not there (shape-only ops, casts)."""
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        return pstate.pprinter.process(output.owner.inputs[0], pstate)
+
+
+class DefaultPrinter:
+    """``op(args)`` with the op's own string; ``.i`` for one output of several."""
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        node = output.owner
+        inner = pstate.clone(precedence=-1000.0)
+        args = ", ".join(pstate.pprinter.process(x, inner) for x in node.inputs)
+        text = f"{node.op}({args})"
+        return text if len(node.outputs) == 1 else f"{text}.{output.index}"
+
+
+def _leaf_text(var: Variable) -> str:
+    if isinstance(var, Constant):
+        data = var.data
+        if getattr(data, "ndim", 0) == 0:
+            return str(data.item() if hasattr(data, "item") else data)
+        return str(var)
+    return var.name if var.name is not None else str(var)
+
+
+Condition = type | Op | Callable[[Any, Variable], bool]
+
+
+class PPrinter:
+    """Readable math from a graph, via printers looked up by op class or predicate."""
+
+    def __init__(self) -> None:
+        self.printers: list[tuple[Condition, Any]] = []
+        self._by_class: dict[type, Any] = {}
+
+    def assign(self, condition: Condition, printer: Any) -> None:
+        """Use ``printer`` for ops matching ``condition`` (a class, an op, or f(pstate, var))."""
+        if not hasattr(printer, "process"):
+            raise TypeError(f"pprint.assign: printer needs a process() method, got {printer!r}")
+        if isinstance(condition, type):
+            self._by_class[condition] = printer
+        else:
+            self.printers.insert(0, (condition, printer))
+
+    def _find(self, op: Any, var: Variable, pstate: PrinterState) -> Any:
+        for cond, printer in self.printers:
+            if isinstance(cond, Op) or not callable(cond):
+                if cond == op:
+                    return printer
+            elif cond(pstate, var):
+                return printer
+        for klass in type(op).__mro__:
+            if klass in self._by_class:
+                return self._by_class[klass]
+        return None
+
+    def process(self, var: Variable, pstate: PrinterState | None = None) -> str:
+        if pstate is None:
+            pstate = PrinterState(self)
+        node = var.owner
+        if node is None:
+            return _leaf_text(var)
+        printer = self._find(node.op, var, pstate)
+        if printer is None:
+            scalar_op = getattr(node.op, "scalar_op", None)
+            if scalar_op is not None:
+                printer = self._find(scalar_op, var, pstate)
+        return (printer or DefaultPrinter()).process(var, pstate)
+
+    def __call__(self, *args: Any) -> str:
+        outs: list[Variable] = []
+        for a in args:
+            if isinstance(a, Variable):
+                outs.append(a)
+            elif isinstance(a, Apply):
+                outs.extend(a.outputs)
+            elif _fgraph_of(a) is not None:
+                outs.extend(_fgraph_of(a).outputs)
+            elif isinstance(a, list | tuple):
+                outs.extend(a)
+            else:
+                raise TypeError(f"pprint: expected Variables, got {type_name(a)} {a!r:.60}")
+        return "\n".join(self.process(o) for o in outs)
+
+    def clone(self) -> PPrinter:
+        new = PPrinter()
+        new.printers = list(self.printers)
+        new._by_class = dict(self._by_class)
+        return new
+
+
+def _default_pprinter() -> PPrinter:
+    """The scalar ops' printers (the tensor library adds its own with ``pprint.assign``)."""
+    import opgraph.scalar as ps
+
+    pp_ = PPrinter()
+    table = [
+        (ps.OR, "|", -10, "either"), (ps.XOR, "^", -9, "either"), (ps.AND, "&", -8, "either"),
+        (ps.EQ, "==", -5, "left"), (ps.NEQ, "!=", -5, "left"), (ps.LT, "<", -5, "left"),
+        (ps.LE, "<=", -5, "left"), (ps.GT, ">", -5, "left"), (ps.GE, ">=", -5, "left"),
+        (ps.Add, "+", -2, "either"), (ps.Sub, "-", -2, "left"),
+        (ps.Mul, "*", -1, "either"), (ps.TrueDiv, "/", -1, "left"),
+        (ps.IntDiv, "//", -1, "left"), (ps.Mod, "%", -1, "left"),
+        (ps.Neg, "-", 0, "either"), (ps.Invert, "~", 0, "either"),
+        (ps.Pow, "**", 1, "right"),
+    ]
+    for klass, symbol, precedence, assoc in table:
+        pp_.assign(klass, OperatorPrinter(symbol, precedence, assoc))
+    pp_.assign(ps.Identity, IgnorePrinter())
+    pp_.assign(ps.ScalarOp, _ScalarFunctionPrinter())
+    return pp_
+
+
+class _ScalarFunctionPrinter:
+    """Scalar functions print by their public name: ``exp(x)``, ``convert_to_int8(x)``."""
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        return FunctionPrinter(str(output.owner.op)).process(output, pstate)
+
+
+class _LazyPPrinter:
+    """The global ``pprint``: builds its table on first use (scalar ops load late)."""
+
+    _instance: PPrinter | None = None
+
+    def _get(self) -> PPrinter:
+        if self._instance is None:
+            type(self)._instance = _default_pprinter()
+        return self._instance  # type: ignore[return-value]
+
+    def __call__(self, *args: Any) -> str:
+        return self._get()(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+
+pprint: PPrinter = _LazyPPrinter()  # type: ignore[assignment]
+pp = pprint
+
+
+# ------------------------------------------------------------------------------ Print op
+
+
+class Print(Op):
+    """Identity op that prints ``message`` and the value (or some of its attributes) when run."""
+
+    __props__ = ("message", "attrs")
+    view_map = {0: [0]}
+
+    def __init__(
+        self, message: str = "", attrs: Iterable[str] = ("__str__",), global_fn: Any = None
+    ):
+        self.message = message
+        self.attrs = tuple(attrs)
+        self.global_fn = global_fn or _print_fn
+
+    def make_node(self, x: Any) -> Apply:
+        if not isinstance(x, Variable):
+            raise TypeError(f"Print: expected a Variable, got {type_name(x)}")
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node: Apply, inputs: Any, output_storage: Any) -> None:
+        (x,) = inputs
+        self.global_fn(self, x)
+        output_storage[0][0] = x
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        return list(cotangents)
+
+    def pushforward(self, inputs: Any, outputs: Any, tangents: Any) -> list:
+        return list(tangents)
+
+    def do_constant_folding(self, fgraph: Any, node: Apply) -> bool:
+        return False
+
+
+def _print_fn(op: Print, x: Any) -> None:
+    for attr in op.attrs:
+        value = getattr(x, attr)
+        if callable(value):
+            value = value()
+        print(op.message, attr, "=", value)
+
+
+# ------------------------------------------------------------------------------ pydotprint
+
+
+def _require_pydot() -> Any:
+    try:
+        import pydot
+    except ImportError as err:
+        raise ImportError(
+            "pydotprint needs the Python package 'pydot' (pip install pydot) and Graphviz's "
+            "'dot' program (e.g. apt install graphviz); 'pydot' is not installed"
+        ) from err
+    if shutil.which("dot") is None:
+        raise ImportError(
+            "pydotprint needs Graphviz's 'dot' program on PATH (e.g. apt install graphviz); "
+            "the Python package 'pydot' is installed but 'dot' was not found"
+        )
+    return pydot
+
+
+def pydotprint(
+    fct: Any,
+    outfile: str | None = None,
+    compact: bool = True,
+    format: str = "png",
+    with_ids: bool = False,
+    high_contrast: bool = True,
+    max_label_size: int = 70,
+    var_with_name_simple: bool = False,
+    print_output_file: bool = True,
+    return_image: bool = False,
+) -> Any:
+    """Draw the graph of a variable, list of variables, FunctionGraph or function with Graphviz.
+
+    Apply nodes are boxes; inputs green, outputs blue, constants grey.
+    ``return_image=True`` returns the image bytes instead of writing ``outfile``.
+    """
+    pydot = _require_pydot()
+    roots, fgraph = _roots(fct)
+    inputs = list(fgraph.inputs) if fgraph is not None else []
+    nodes = io_toposort(inputs, roots)
+    graph = pydot.Dot("opgraph", graph_type="digraph")
+    names: dict[Any, str] = {}
+
+    def short(text: str) -> str:
+        return text if len(text) <= max_label_size else text[: max_label_size - 3] + "..."
+
+    def var_node(v: Variable) -> str:
+        key = names.get(v)
+        if key is not None:
+            return key
+        key = names[v] = f"v{len(names)}"
+        if isinstance(v, Constant):
+            color, label = "SeaGreen" if not high_contrast else "lightgrey", _leaf_text(v)
+        elif v.owner is None:
+            color, label = "limegreen", v.name or str(v.type)
+        else:
+            color, label = ("dodgerblue" if v in roots else "white"), v.name or str(v.type)
+        if not var_with_name_simple:
+            label = f"{label} {v.type}" if v.name else label
+        if with_ids:
+            label = f"{key} {label}"
+        graph.add_node(pydot.Node(key, label=short(label), shape="ellipse",
+                                  style="filled", fillcolor=color))
+        return key
+
+    for i, node in enumerate(nodes):
+        key = names[node] = f"n{i}"
+        label = str(node.op) if not with_ids else f"{key} {node.op}"
+        graph.add_node(pydot.Node(key, label=short(label), shape="box"))
+        for j, x in enumerate(node.inputs):
+            edge_label = str(j) if len(node.inputs) > 1 else ""
+            graph.add_edge(pydot.Edge(var_node(x), key, label=edge_label))
+        for o in node.outputs:
+            if compact and o.name is None and o not in roots:
+                names[o] = key  # draw the edge straight from the op
+            else:
+                graph.add_edge(pydot.Edge(key, var_node(o)))
+    for r in roots:
+        var_node(r)
+    if return_image:
+        return graph.create(format=format)
+    if outfile is None:
+        outfile = f"opgraph_graph.{format}"
+    graph.write(outfile, format=format)
+    if print_output_file:
+        print("The output file is available at", outfile)
+    return None

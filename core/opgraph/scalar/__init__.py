@@ -1,0 +1,49 @@
+"""Scalar types and scalar ops: the bodies of Elemwise (PyTensor's ``pytensor.scalar``).
+
+``opgraph.scalar.float64("x")`` makes a scalar variable; ``add``, ``exp``,
+``switch``... are op instances; ``Composite`` groups a scalar graph into one op.
+The dtype instances ``bool``, ``int8`` ... ``complex128`` and the ops ``abs``,
+``pow``, ``round`` are attributes of this package but are left out of
+``__all__`` so that ``from opgraph.scalar import *`` never shadows builtins.
+"""
+
+from opgraph.scalar import arith as _arith
+from opgraph.scalar import logic as _logic
+from opgraph.scalar import math as _math
+from opgraph.scalar import structural as _structural
+from opgraph.scalar import type as _type
+from opgraph.scalar.arith import *  # noqa: F403
+from opgraph.scalar.basic import *  # noqa: F403
+from opgraph.scalar.composite import Composite  # noqa: F401
+from opgraph.scalar.logic import *  # noqa: F403
+from opgraph.scalar.math import *  # noqa: F403
+from opgraph.scalar.structural import *  # noqa: F403
+from opgraph.scalar.type import *  # noqa: F403
+from opgraph.scalar.type import all_dtypes, get_scalar_type
+
+_SHADOWING = {"abs", "pow", "round", "bool"}
+
+# Dtype Types: opgraph.scalar.float64("x") is a float64 scalar variable.
+for _d in all_dtypes:
+    globals()[_d] = get_scalar_type(_d)
+    globals()[f"convert_to_{_d}"] = _structural.convert_to[_d]
+
+#: PyTensor's ``round`` rounds half to even, like np.round.
+round = _math.round_half_to_even
+
+__all__ = sorted(
+    (
+        set(_arith.__all__)
+        | set(_logic.__all__)
+        | set(_math.__all__)
+        | set(_structural.__all__)
+        | set(_type.__all__)
+        | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
+        | {"Composite"}
+        | {d for d in all_dtypes}
+        | {f"convert_to_{d}" for d in all_dtypes}
+    )
+    - _SHADOWING
+)
+
+del _d

@@ -1,0 +1,132 @@
+"""Comparisons, bitwise/logical ops and NaN/Inf tests: gradients are zero.
+
+Output dtypes come from NumPy (comparisons give bool; and_/or_/xor/invert are
+``np.bitwise_*`` / ``np.invert``: logical on bool, bitwise on integers).
+"""
+
+from __future__ import annotations
+
+from opgraph.scalar.basic import BinaryScalarOp, UnaryScalarOp
+from opgraph.scalar.gradhelpers import grad_zeros
+
+__all__ = [
+    "AND",
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NEQ",
+    "OR",
+    "XOR",
+    "Invert",
+    "IsInf",
+    "IsNan",
+    "LogicalComparison",
+    "and_",
+    "eq",
+    "ge",
+    "gt",
+    "invert",
+    "isinf",
+    "isnan",
+    "le",
+    "lt",
+    "neq",
+    "or_",
+    "xor",
+]
+
+
+class _ZeroGrad:
+    """Mixin: the output is piecewise constant in every input."""
+
+    def pullback(self, inputs: list, outputs: list, cotangents: list) -> list:
+        return [grad_zeros(x) for x in inputs]
+
+
+class LogicalComparison(_ZeroGrad, BinaryScalarOp):
+    """Base of the comparisons (bool output)."""
+
+
+class EQ(LogicalComparison):
+    nfunc_spec = ("equal", 2, 1)
+    commutative = True
+    symbol = "=="
+
+
+class NEQ(LogicalComparison):
+    nfunc_spec = ("not_equal", 2, 1)
+    commutative = True
+    symbol = "!="
+
+
+class LT(LogicalComparison):
+    nfunc_spec = ("less", 2, 1)
+    symbol = "<"
+
+
+class LE(LogicalComparison):
+    nfunc_spec = ("less_equal", 2, 1)
+    symbol = "<="
+
+
+class GT(LogicalComparison):
+    nfunc_spec = ("greater", 2, 1)
+    symbol = ">"
+
+
+class GE(LogicalComparison):
+    nfunc_spec = ("greater_equal", 2, 1)
+    symbol = ">="
+
+
+class AND(_ZeroGrad, BinaryScalarOp):
+    nfunc_spec = ("bitwise_and", 2, 1)
+    commutative = True
+    associative = True
+    identity = True
+    symbol = "&"
+
+
+class OR(_ZeroGrad, BinaryScalarOp):
+    nfunc_spec = ("bitwise_or", 2, 1)
+    commutative = True
+    associative = True
+    identity = False
+    symbol = "|"
+
+
+class XOR(_ZeroGrad, BinaryScalarOp):
+    nfunc_spec = ("bitwise_xor", 2, 1)
+    commutative = True
+    associative = True
+    identity = False
+    symbol = "^"
+
+
+class Invert(_ZeroGrad, UnaryScalarOp):
+    nfunc_spec = ("invert", 1, 1)
+    symbol = "~"
+
+
+class IsNan(_ZeroGrad, UnaryScalarOp):
+    nfunc_spec = ("isnan", 1, 1)
+
+
+class IsInf(_ZeroGrad, UnaryScalarOp):
+    nfunc_spec = ("isinf", 1, 1)
+
+
+eq = EQ(name="eq")
+neq = NEQ(name="neq")
+lt = LT(name="lt")
+le = LE(name="le")
+gt = GT(name="gt")
+ge = GE(name="ge")
+and_ = AND(name="and_")
+or_ = OR(name="or_")
+xor = XOR(name="xor")
+invert = Invert(name="invert")
+isnan = IsNan(name="isnan")
+isinf = IsInf(name="isinf")

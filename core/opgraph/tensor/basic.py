@@ -1,0 +1,262 @@
+"""PyTensor's ``tensor.basic``: conversions, creation, joining and constant lookup.
+
+The ops live in small modules (creation, join, shape, constant_value); this
+module gathers them under the names PyTensor code imports from
+``pytensor.tensor.basic``, and adds the scalar/tensor conversions and casts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.op import Op
+from opgraph.tensor.constant_value import (
+    get_scalar_constant_value,
+    get_underlying_scalar_constant_value,
+)
+from opgraph.tensor.creation import (
+    Alloc,
+    ARange,
+    Eye,
+    alloc,
+    arange,
+    eye,
+    full,
+    full_like,
+    identity_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
+from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
+from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
+from opgraph.tensor.type import TensorType, normalize_dtype
+from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
+
+__all__ = [
+    "ARange",
+    "Alloc",
+    "EmptyConstantError",
+    "Eye",
+    "Join",
+    "MakeVector",
+    "NotScalarConstantError",
+    "ScalarFromTensor",
+    "Split",
+    "TensorConstant",
+    "TensorFromScalar",
+    "alloc",
+    "arange",
+    "as_tensor",
+    "as_tensor_variable",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "atleast_Nd",
+    "cast",
+    "concatenate",
+    "constant",
+    "eye",
+    "fill",
+    "full",
+    "full_like",
+    "get_scalar_constant_value",
+    "get_underlying_scalar_constant_value",
+    "get_vector_length",
+    "identity_like",
+    "join",
+    "make_vector",
+    "ones",
+    "ones_like",
+    "scalar_from_tensor",
+    "second",
+    "split",
+    "stack",
+    "tensor_from_scalar",
+    "zeros",
+    "zeros_like",
+]
+
+# Names that live in modules built on top of this one (math, elemwise); resolved on use
+# so ``from opgraph.tensor.basic import switch`` works without an import cycle.
+_LATE = {
+    "switch": "opgraph.tensor.math",
+    "where": "opgraph.tensor.math",
+    "transpose": "opgraph.tensor.elemwise",
+}
+
+def __getattr__(name: str) -> Any:
+    module = _LATE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'opgraph.tensor.basic' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def _name(var: Any) -> str:
+    return var.name if getattr(var, "name", None) else str(var)
+
+
+def _scalar_type() -> Any:
+    from opgraph.scalar.type import ScalarType
+
+    return ScalarType
+
+
+# --------------------------------------------------------------------------- scalar <-> tensor
+
+
+class TensorFromScalar(Op):
+    """A scalar-Type value as a 0-d tensor (how scalar graphs re-enter tensor graphs)."""
+
+    __props__ = ()
+
+    def make_node(self, s: Any) -> Apply:
+        scalar_type = _scalar_type()
+        if not isinstance(getattr(s, "type", None), scalar_type):
+            raise TypeError(
+                f"tensor_from_scalar expects a Variable of a ScalarType, got {s!r:.60}"
+            )
+        return Apply(self, [s], [TensorType(s.type.dtype, ())()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = np.asarray(inputs[0], dtype=node.outputs[0].type.dtype)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        return [()]
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        return [scalar_from_tensor(cotangents[0])]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        return [None if tangents[0] is None else tensor_from_scalar(tangents[0])]
+
+
+class ScalarFromTensor(Op):
+    """A 0-d tensor as a scalar-Type value (the inputs of scalar ops)."""
+
+    __props__ = ()
+
+    def make_node(self, t: Any) -> Apply:
+        t = as_tensor_variable(t)
+        if t.type.ndim != 0:
+            raise TypeError(
+                f"scalar_from_tensor: {_name(t)} must be 0-d, got {t.type}"
+            )
+        return Apply(self, [t], [_scalar_type()(t.type.dtype)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = np.asarray(inputs[0])[()]
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        return [()]
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        return [tensor_from_scalar(cotangents[0])]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        return [None if tangents[0] is None else scalar_from_tensor(tangents[0])]
+
+
+_tensor_from_scalar = TensorFromScalar()
+_scalar_from_tensor = ScalarFromTensor()
+
+
+def tensor_from_scalar(s: Any) -> Variable:
+    """The 0-d tensor holding the scalar ``s``."""
+    return _tensor_from_scalar(s)
+
+
+def scalar_from_tensor(t: Any) -> Variable:
+    """The scalar-Type value of the 0-d tensor ``t``."""
+    return _scalar_from_tensor(t)
+
+
+# --------------------------------------------------------------------------- casts and fills
+
+
+def cast(x: Any, dtype: Any) -> Variable:
+    """``x`` converted to ``dtype`` ("floatX" allowed); ``x`` itself if already so."""
+    x = as_tensor_variable(x)
+    dt = normalize_dtype(dtype)
+    if x.type.dtype == dt:
+        return x
+    from opgraph.tensor import math
+
+    return math.cast(x, dt)
+
+
+def second(model: Any, value: Any) -> Variable:
+    """``value`` broadcast against ``model`` (PyTensor's ``fill``/``second``)."""
+    from opgraph.tensor import math
+
+    op = getattr(math, "second", None)
+    if op is not None:
+        return op(model, value)
+    model = as_tensor_variable(model)
+    value = as_tensor_variable(value)
+    return math.add(value, zeros_like(model, dtype=value.type.dtype))
+
+
+fill = second
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def get_vector_length(v: Any) -> int:
+    """The length of the vector ``v`` when known at graph construction; else ValueError."""
+    v = as_tensor_variable(v)
+    if v.type.ndim != 1:
+        raise TypeError(f"get_vector_length: {_name(v)} must be a vector, got {v.type}")
+    length = v.type.shape[0]
+    if length is None:
+        raise ValueError(f"get_vector_length: the length of {_name(v)} is not known statically")
+    return int(length)
+
+
+def atleast_Nd(x: Any, n: int = 1, left: bool = True) -> Variable:
+    """``x`` with length-1 dimensions added (on the left by default) up to ``n`` dims."""
+    x = as_tensor_variable(x)
+    missing = n - x.type.ndim
+    if missing <= 0:
+        return x
+    return shape_padleft(x, missing) if left else shape_padright(x, missing)
+
+
+def atleast_1d(*arrays: Any) -> Variable | list[Variable]:
+    """NumPy's ``atleast_1d``."""
+    out = [atleast_Nd(a, 1) for a in arrays]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arrays: Any) -> Variable | list[Variable]:
+    """NumPy's ``atleast_2d``."""
+    out = [atleast_Nd(a, 2) for a in arrays]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
+    """NumPy's ``atleast_3d`` (a vector becomes (1, n, 1), a matrix (m, n, 1))."""
+    out = []
+    for a in arrays:
+        a = as_tensor_variable(a)
+        if a.type.ndim == 0:
+            out.append(shape_padleft(a, 3))
+        elif a.type.ndim == 1:
+            out.append(shape_padright(shape_padleft(a, 1), 1))
+        elif a.type.ndim == 2:
+            out.append(shape_padright(a, 1))
+        else:
+            out.append(a)
+    return out[0] if len(out) == 1 else out
+

@@ -1,0 +1,501 @@
+"""Indexing: ``x[...]`` and its updates ``set_subtensor`` / ``inc_subtensor``.
+
+``get_item`` (behind ``TensorVariable.__getitem__``) picks the op NumPy's
+rules call for: basic indexing (ints, slices, Ellipsis, None) is a Subtensor
+view; one integer vector on the first axis is AdvancedSubtensor1; any other
+integer/boolean array indexing is AdvancedSubtensor.  Each op's ``idx_list``
+says what every index position holds; the symbolic parts are op inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.null_type import disconnected_type
+from opgraph.graph.op import Op
+from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.exceptions import StaticIndexError
+from opgraph.tensor.indexing import (
+    ARRAY,
+    INT,
+    SliceLength,
+    SliceSpec,
+    UpdateOp,
+    basic_static_shape,
+    check_basic_inputs,
+    check_update_value,
+    idx_str,
+    is_missing,
+    numpy_index,
+    reduce_like,
+    slice_length,
+    split_inputs,
+    update_pushforward,
+)
+from opgraph.tensor.shape import as_index_scalar, is_int_dtype
+from opgraph.tensor.type import TensorType, discrete_dtypes
+from opgraph.tensor.variable import as_tensor_variable, constant
+
+__all__ = [
+    "AdvancedIncSubtensor",
+    "AdvancedIncSubtensor1",
+    "AdvancedSubtensor",
+    "AdvancedSubtensor1",
+    "IncSubtensor",
+    "SliceLength",
+    "SliceSpec",
+    "Subtensor",
+    "advanced_inc_subtensor1",
+    "advanced_set_subtensor1",
+    "advanced_subtensor1",
+    "get_item",
+    "inc_subtensor",
+    "set_subtensor",
+]
+
+
+def _name(var: Any) -> str:
+    return var.name if getattr(var, "name", None) else str(var)
+
+
+# --------------------------------------------------------------------------- Subtensor
+
+
+@attrs.frozen(repr=False)
+class Subtensor(Op):
+    """Basic indexing ``x[idx]`` (ints and slices); the output is a view of ``x``."""
+
+    idx_list: tuple
+    view_map = {0: [0]}
+
+    def make_node(self, x: Any, *inputs: Any) -> Apply:
+        x = as_tensor_variable(x)
+        idx = check_basic_inputs(self, x, self.idx_list, inputs)
+        out_shape = basic_static_shape(x, self.idx_list, idx)
+        return Apply(self, [x, *idx], [TensorType(x.type.dtype, out_shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, *values = inputs
+        out = x[numpy_index(self.idx_list, values)]
+        output_storage[0][0] = out if isinstance(out, np.ndarray) else np.asarray(out)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        x_shape = input_shapes[0]
+        parts = split_inputs(self.idx_list, node.inputs[1:])
+        out = []
+        for axis, (entry, part) in enumerate(zip(self.idx_list, parts)):
+            if isinstance(entry, SliceSpec):
+                out.append(slice_length(x_shape[axis], part))
+        return [tuple(out) + tuple(x_shape[len(self.idx_list) :])]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        from opgraph.tensor.creation import zeros_like
+
+        x, *idx = inputs
+        g = cotangents[0]
+        if x.type.dtype in discrete_dtypes:
+            gx = zeros_like(x, dtype=g.type.dtype)
+        else:
+            gx = IncSubtensor(self.idx_list)(zeros_like(x), g, *idx)
+        return [gx] + [disconnected_type() for _ in idx]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        if is_missing(tangents[0]):
+            return [None]
+        return [self(tangents[0], *inputs[1:])]
+
+    def __str__(self) -> str:
+        return f"Subtensor{{{idx_str(self.idx_list)}}}"
+
+
+@attrs.frozen(repr=False)
+class IncSubtensor(UpdateOp):
+    """``x`` with ``x[idx]`` incremented by (or set to) ``y``; in place when ``inplace``."""
+
+    idx_list: tuple
+    inplace: bool = False
+    set_instead_of_inc: bool = False
+
+    def make_node(self, x: Any, y: Any, *inputs: Any) -> Apply:
+        x = as_tensor_variable(x)
+        y = as_tensor_variable(y)
+        idx = check_basic_inputs(self, x, self.idx_list, inputs)
+        sub_shape = basic_static_shape(x, self.idx_list, idx)
+        what = "set_subtensor" if self.set_instead_of_inc else "inc_subtensor"
+        check_update_value(x, y, sub_shape, what)
+        return Apply(self, [x, y, *idx], [x.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, y, *values = inputs
+        index = numpy_index(self.idx_list, values)
+        output_storage[0][0] = self._write(x, index, y, accumulate=False)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        return [input_shapes[0]]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        _x, y, *idx = inputs
+        g = cotangents[0]
+        if self.set_instead_of_inc:
+            zero = constant(np.zeros((), dtype=g.type.dtype))
+            gx = IncSubtensor(self.idx_list, set_instead_of_inc=True)(g, zero, *idx)
+        else:
+            gx = g
+        gy = reduce_like(Subtensor(self.idx_list)(g, *idx), y)
+        return [gx, gy] + [disconnected_type() for _ in idx]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        return update_pushforward(self, inputs, tangents)
+
+    def __str__(self) -> str:
+        return f"IncSubtensor{{{self._label()};{idx_str(self.idx_list)}}}"
+
+
+# --------------------------------------------------------------------------- AdvancedSubtensor1
+
+
+def _as_index_vector(ilist: Any, x: Variable) -> Variable:
+    ilist = as_tensor_variable(ilist)
+    if ilist.type.ndim != 1 or not is_int_dtype(ilist.type.dtype):
+        raise TypeError(
+            f"index of {_name(x)} on axis 0 must be an integer vector, got {_name(ilist)} "
+            f"of type {ilist.type}"
+        )
+    if isinstance(ilist, Constant) and x.type.shape and x.type.shape[0] is not None:
+        n = x.type.shape[0]
+        data = np.asarray(ilist.data)
+        bad = data[(data < -n) | (data >= n)]
+        if bad.size:
+            raise StaticIndexError(
+                f"index {int(bad[0])} is out of bounds for axis 0 of {_name(x)} with size {n}"
+            )
+    return ilist
+
+
+class AdvancedSubtensor1(Op):
+    """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``, repeats allowed)."""
+
+    __props__ = ()
+
+    def make_node(self, x: Any, ilist: Any) -> Apply:
+        x = as_tensor_variable(x)
+        if x.type.ndim == 0:
+            raise IndexError(f"cannot index the 0-d tensor {_name(x)} with an integer vector")
+        ilist = _as_index_vector(ilist, x)
+        out_shape = (ilist.type.shape[0], *x.type.shape[1:])
+        return Apply(self, [x, ilist], [TensorType(x.type.dtype, out_shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, ilist = inputs
+        try:
+            output_storage[0][0] = x[ilist]
+        except IndexError as exc:
+            raise IndexError(f"indexing {_name(node.inputs[0])}: {exc}") from None
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        x_shape, i_shape = input_shapes
+        return [(i_shape[0], *x_shape[1:])]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [False]]
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        from opgraph.tensor.creation import zeros_like
+
+        x, ilist = inputs
+        if x.type.dtype in discrete_dtypes:
+            return [zeros_like(x, dtype=cotangents[0].type.dtype), disconnected_type()]
+        gx = AdvancedIncSubtensor1()(zeros_like(x), cotangents[0], ilist)
+        return [gx, disconnected_type()]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        if is_missing(tangents[0]):
+            return [None]
+        return [self(tangents[0], inputs[1])]
+
+
+_advanced_subtensor1 = AdvancedSubtensor1()
+
+
+def advanced_subtensor1(x: Any, ilist: Any) -> Variable:
+    """``x[ilist]`` for an integer vector ``ilist``."""
+    return _advanced_subtensor1(x, ilist)
+
+
+@attrs.frozen(repr=False)
+class AdvancedIncSubtensor1(UpdateOp):
+    """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at)."""
+
+    inplace: bool = False
+    set_instead_of_inc: bool = False
+
+    def make_node(self, x: Any, y: Any, ilist: Any) -> Apply:
+        x = as_tensor_variable(x)
+        y = as_tensor_variable(y)
+        if x.type.ndim == 0:
+            raise IndexError(f"cannot index the 0-d tensor {_name(x)} with an integer vector")
+        ilist = _as_index_vector(ilist, x)
+        sub_shape = (ilist.type.shape[0], *x.type.shape[1:])
+        what = "set_subtensor" if self.set_instead_of_inc else "inc_subtensor"
+        check_update_value(x, y, sub_shape, what)
+        return Apply(self, [x, y, ilist], [x.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, y, ilist = inputs
+        output_storage[0][0] = self._write(x, np.asarray(ilist), y, accumulate=True)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
+        return [input_shapes[0]]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [True], [False]]
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        _x, y, ilist = inputs
+        g = cotangents[0]
+        if self.set_instead_of_inc:
+            zero = constant(np.zeros((), dtype=g.type.dtype))
+            gx = AdvancedIncSubtensor1(set_instead_of_inc=True)(g, zero, ilist)
+        else:
+            gx = g
+        gy = reduce_like(_advanced_subtensor1(g, ilist), y)
+        return [gx, gy, disconnected_type()]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        return update_pushforward(self, inputs, tangents)
+
+    def __str__(self) -> str:
+        return f"AdvancedIncSubtensor1{{{self._label()}}}"
+
+
+def advanced_inc_subtensor1(x: Any, y: Any, ilist: Any) -> Variable:
+    """``x`` with ``y`` added to rows ``ilist`` (repeated rows accumulate)."""
+    return AdvancedIncSubtensor1()(x, y, ilist)
+
+
+def advanced_set_subtensor1(x: Any, y: Any, ilist: Any) -> Variable:
+    """``x`` with rows ``ilist`` replaced by ``y``."""
+    return AdvancedIncSubtensor1(set_instead_of_inc=True)(x, y, ilist)
+
+
+# --------------------------------------------------------------------------- get_item
+
+
+def _classify(entry: Any, x: Variable) -> tuple[str, Any]:
+    """('none'|'ellipsis'|'int'|'slice'|'array', value) for one user index entry."""
+    if entry is None or entry is np.newaxis:
+        return "none", None
+    if entry is Ellipsis:
+        return "ellipsis", None
+    if isinstance(entry, slice):
+        parts = tuple(
+            None if p is None else as_index_scalar(p, f"slice bound of {_name(x)}")
+            for p in (entry.start, entry.stop, entry.step)
+        )
+        return "slice", parts
+    if isinstance(entry, bool | np.bool_):
+        raise NotImplementedError(
+            f"indexing {_name(x)} with the scalar boolean {entry!r} is not supported"
+        )
+    if isinstance(entry, int | np.integer):
+        return "int", as_index_scalar(entry)
+    if isinstance(entry, float | np.floating):
+        raise TypeError(f"index of {_name(x)} must be an integer, got the float {entry!r}")
+    var = as_tensor_variable(entry)
+    dtype = var.type.dtype
+    if dtype != "bool" and not is_int_dtype(dtype):
+        raise TypeError(
+            f"index of {_name(x)} must be integers or booleans, got {_name(var)} of type "
+            f"{var.type}"
+        )
+    if var.type.ndim == 0 and dtype != "bool":
+        return "int", var
+    return "array", var
+
+
+def _expand(x: Variable, index: Any) -> list[tuple[str, Any]]:
+    if not isinstance(index, tuple):
+        index = (index,)
+    entries = [_classify(e, x) for e in index]
+    n_ellipsis = sum(1 for kind, _ in entries if kind == "ellipsis")
+    if n_ellipsis > 1:
+        raise IndexError(f"an index of {_name(x)} can only have a single ellipsis ('...')")
+    consumed = 0
+    for kind, value in entries:
+        if kind in ("int", "slice"):
+            consumed += 1
+        elif kind == "array":
+            consumed += value.type.ndim if value.type.dtype == "bool" else 1
+    if consumed > x.type.ndim:
+        raise IndexError(
+            f"too many indices for {_name(x)}: it has {x.type.ndim} dimension(s), "
+            f"{consumed} were indexed"
+        )
+    if n_ellipsis:
+        pos = next(i for i, (kind, _) in enumerate(entries) if kind == "ellipsis")
+        fill = [("slice", (None, None, None))] * (x.type.ndim - consumed)
+        entries = entries[:pos] + fill + entries[pos + 1 :]
+    return entries
+
+
+def _basic_idx(entries: Sequence[tuple[str, Any]]) -> tuple[tuple, list[Variable]]:
+    idx_list: list[Any] = []
+    inputs: list[Variable] = []
+    for kind, value in entries:
+        if kind == "int":
+            idx_list.append(INT)
+            inputs.append(value)
+        else:
+            idx_list.append(SliceSpec(*(p is not None for p in value)))
+            inputs.extend(p for p in value if p is not None)
+    # Trailing full slices say nothing: drop them so equal indexings merge.
+    while idx_list and idx_list[-1] == SliceSpec():
+        idx_list.pop()
+    return tuple(idx_list), inputs
+
+
+def _is_full_slice(kind: str, value: Any) -> bool:
+    return kind == "slice" and all(p is None for p in value)
+
+
+def get_item(x: Any, index: Any) -> Variable:
+    """``x[index]`` with NumPy's meaning, built from Subtensor and the advanced ops."""
+    x = as_tensor_variable(x)
+    entries = _expand(x, index)
+    kinds = [kind for kind, _ in entries]
+    if "array" in kinds:
+        return _advanced_get_item(x, entries)
+    real = [(k, v) for k, v in entries if k != "none"]
+    idx_list, inputs = _basic_idx(real)
+    out = Subtensor(idx_list)(x, *inputs) if idx_list else x
+    if "none" not in kinds:
+        return out
+    new_order: list[Any] = []
+    dim = 0
+    for kind in kinds:
+        if kind == "none":
+            new_order.append("x")
+        elif kind == "slice":
+            new_order.append(dim)
+            dim += 1
+    new_order.extend(range(dim, out.type.ndim))
+    from opgraph.tensor.elemwise import DimShuffle
+
+    return DimShuffle(input_ndim=out.type.ndim, new_order=tuple(new_order))(out)
+
+
+def _advanced_get_item(x: Variable, entries: list[tuple[str, Any]]) -> Variable:
+    kinds = [kind for kind, _ in entries]
+    if "none" in kinds:
+        raise NotImplementedError(
+            f"indexing {_name(x)}: combining None (np.newaxis) with array indices is not "
+            "supported; index first, then add the axis with expand_dims"
+        )
+    first_kind, first_value = entries[0]
+    if (
+        first_kind == "array"
+        and first_value.type.ndim == 1
+        and first_value.type.dtype != "bool"
+        and all(_is_full_slice(k, v) for k, v in entries[1:])
+    ):
+        return _advanced_subtensor1(x, first_value)
+    idx_list: list[Any] = []
+    inputs: list[Variable] = []
+    for kind, value in entries:
+        if kind == "array":
+            idx_list.append(ARRAY)
+            inputs.append(value)
+        elif kind == "int":
+            idx_list.append(INT)
+            inputs.append(value)
+        else:
+            idx_list.append(SliceSpec(*(p is not None for p in value)))
+            inputs.extend(p for p in value if p is not None)
+    return AdvancedSubtensor(tuple(idx_list))(x, *inputs)
+
+
+# --------------------------------------------------------------------------- set / inc
+
+
+def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str) -> Variable:
+    if not isinstance(x, Variable) or x.owner is None:
+        raise TypeError(
+            f"{who}: the first argument must be the result of indexing a tensor (x[...]), "
+            f"got {x!r:.60}"
+        )
+    y = as_tensor_variable(y)
+    op = x.owner.op
+    inputs = x.owner.inputs
+    if isinstance(op, Subtensor):
+        return IncSubtensor(op.idx_list, inplace, set_instead_of_inc)(inputs[0], y, *inputs[1:])
+    if isinstance(op, AdvancedSubtensor1):
+        return AdvancedIncSubtensor1(inplace, set_instead_of_inc)(inputs[0], y, inputs[1])
+    if isinstance(op, AdvancedSubtensor):
+        return AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc)(
+            inputs[0], y, *inputs[1:]
+        )
+    from opgraph.tensor.elemwise import DimShuffle
+
+    if isinstance(op, DimShuffle) and _only_adds_axes(op):
+        inner = inputs[0]
+        y = _drop_added_axes(y, x, op, who)
+        return _update(inner, y, inplace, set_instead_of_inc, who)
+    raise TypeError(
+        f"{who}: the first argument must be the result of indexing a tensor (x[...]), "
+        f"got {_name(x)}, the output of {op}"
+    )
+
+
+def _only_adds_axes(op: Any) -> bool:
+    kept = [o for o in op.new_order if o != "x"]
+    return kept == list(range(op.input_ndim))
+
+
+def _drop_added_axes(y: Variable, x: Variable, op: Any, who: str) -> Variable:
+    from opgraph.tensor.shape import shape_padleft, squeeze
+
+    if y.type.ndim > x.type.ndim:
+        raise ValueError(
+            f"{who}: the value {_name(y)} has {y.type.ndim} dimension(s), more than the "
+            f"{x.type.ndim} of the indexed part"
+        )
+    y = shape_padleft(y, x.type.ndim - y.type.ndim) if y.type.ndim < x.type.ndim else y
+    added = [i for i, o in enumerate(op.new_order) if o == "x"]
+    return squeeze(y, axis=added) if added else y
+
+
+def set_subtensor(
+    x: Any, y: Any, inplace: bool = False, tolerate_inplace_aliasing: bool = False
+) -> Variable:
+    """The tensor ``x`` was indexed from, with that part replaced by ``y``.
+
+    ``set_subtensor(a[1:3], 0)`` is ``a`` with rows 1 and 2 zeroed (a new tensor).
+    """
+    return _update(x, y, inplace, True, "set_subtensor")
+
+
+def inc_subtensor(
+    x: Any,
+    y: Any,
+    inplace: bool = False,
+    set_instead_of_inc: bool = False,
+    tolerate_inplace_aliasing: bool = False,
+    ignore_duplicates: bool = False,
+) -> Variable:
+    """The tensor ``x`` was indexed from, with ``y`` added to that part.
+
+    Repeated integer indices accumulate (like ``np.add.at``).
+    """
+    who = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
+    return _update(x, y, inplace, set_instead_of_inc, who)

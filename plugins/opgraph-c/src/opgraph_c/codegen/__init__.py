@@ -1,0 +1,1 @@
+"""C code generation: scalar expression tables, per-op emitters, the module assembler."""

@@ -1,0 +1,266 @@
+"""C for Elemwise (and fused Composite bodies): one loop over all elements.
+
+Broadcasting is static in opgraph: only dimensions of static length 1
+broadcast, so which inputs are scalars, full arrays or broadcast along some
+axes is known when generating.  Two loops are emitted: a contiguous fast
+path (every full input and output C-contiguous; scalars hoisted out of the
+loop) and a general strided path (any strides, including negative, and
+broadcast axes with stride 0).  Outputs are written into the input named by
+``inplace_pattern`` when that input is writeable and not overlapping another
+input, else into the previous call's buffer when it fits, else a new array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.graph.basic import Constant, io_toposort
+from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
+from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.scalar_table import scalar_c_expr
+
+__all__ = ["emit_elemwise", "scalar_body"]
+
+
+def scalar_body(
+    scalar_op: Any, in_names: Sequence[str], in_dtypes: Sequence[str],
+    out_dtypes: Sequence[str], ctx: EmitContext, prefix: str = "t",
+) -> tuple[list[str], list[str], list[str]] | None:
+    """(hoisted declarations, loop statements, output expressions) or None.
+
+    A Composite is unrolled over its inner graph; its constants become
+    parameters read once before the loop.
+    """
+    from opgraph.scalar.composite import Composite
+
+    if isinstance(scalar_op, Composite):
+        return _composite_body(scalar_op, in_names, in_dtypes, ctx, prefix)
+    if len(out_dtypes) != 1:
+        return None
+    expr = scalar_c_expr(scalar_op, list(in_dtypes), out_dtypes[0], list(in_names))
+    if expr is None:
+        return None
+    name = f"{prefix}0"
+    return [], [f"const {c_type(out_dtypes[0])} {name} = ({c_type(out_dtypes[0])}){expr};"], [name]
+
+
+def _composite_body(
+    comp: Any, in_names: Sequence[str], in_dtypes: Sequence[str], ctx: EmitContext, prefix: str
+) -> tuple[list[str], list[str], list[str]] | None:
+    names: dict[Any, str] = {}
+    for var, name, dtype in zip(comp.inner_inputs, in_names, in_dtypes):
+        if var.type.dtype != dtype:
+            return None
+        names[var] = name
+    hoisted: list[str] = []
+    lines: list[str] = []
+    counter = 0
+    for node in io_toposort(list(comp.inner_inputs), list(comp.inner_outputs)):
+        args, dts = [], []
+        for var in node.inputs:
+            if var not in names:
+                if not isinstance(var, Constant) or not supported(var.type.dtype):
+                    return None
+                pname = f"{prefix}c{counter}"
+                counter += 1
+                hoisted.append(
+                    f"const {c_type(var.type.dtype)} {pname} = "
+                    f"{ctx.param(var.type.dtype, var.data)};"
+                )
+                names[var] = pname
+            args.append(names[var])
+            dts.append(var.type.dtype)
+        sub = scalar_body(node.op, args, dts, [o.type.dtype for o in node.outputs], ctx,
+                          prefix=f"{prefix}{counter}_")
+        counter += 1
+        if sub is None:
+            return None
+        h, body, outs = sub
+        hoisted += h
+        lines += body
+        for var, expr in zip(node.outputs, outs):
+            names[var] = expr
+    outs = []
+    for var in comp.inner_outputs:
+        if var not in names:  # an output that is a constant
+            if not isinstance(var, Constant) or not supported(var.type.dtype):
+                return None
+            pname = f"{prefix}c{counter}"
+            counter += 1
+            hoisted.append(
+                f"const {c_type(var.type.dtype)} {pname} = {ctx.param(var.type.dtype, var.data)};"
+            )
+            names[var] = pname
+        outs.append(names[var])
+    return hoisted, lines, outs
+
+
+def _input_kinds(node: Any) -> list[str]:
+    """'scalar' (every axis static 1), 'full' (never broadcast), or 'partial'."""
+    out_shape = node.outputs[0].type.shape
+    kinds = []
+    for var in node.inputs:
+        shape = var.type.shape
+        if all(s == 1 for s in shape):
+            kinds.append("scalar")
+        elif all(s != 1 or o == 1 for s, o in zip(shape, out_shape)):
+            kinds.append("full")
+        else:
+            kinds.append("partial")
+    return kinds
+
+
+def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
+    op = node.op
+    in_dtypes = [v.type.dtype for v in node.inputs]
+    out_dtypes = [v.type.dtype for v in node.outputs]
+    if not all(map(supported, in_dtypes + out_dtypes)):
+        return None
+    nin, nout = len(node.inputs), len(node.outputs)
+    ndim = node.outputs[0].type.ndim
+    xs = [f"x{i}" for i in range(nin)]
+    prog = scalar_body(op.scalar_op, xs, in_dtypes, out_dtypes, ctx)
+    if prog is None:
+        return None
+    hoisted, body, results = prog
+    kinds = _input_kinds(node)
+    label = _c_string(str(op))
+    L: list[str] = []
+    L.append(f"PyArrayObject *og_ins[{max(nin, 1)}] = {{{', '.join(f'i{i}' for i in range(nin)) or '0'}}};")
+    L.append(f"npy_intp shp[{max(ndim, 1)}];")
+    # output shape and the shape check
+    for d in range(ndim):
+        src = next((i for i, v in enumerate(node.inputs) if v.type.shape[d] != 1), None)
+        L.append(f"shp[{d}] = {'PyArray_DIMS(i%d)[%d]' % (src, d) if src is not None else '1'};")
+        for i, v in enumerate(node.inputs):
+            if i != src and v.type.shape[d] != 1:
+                L.append(
+                    f"if (PyArray_DIMS(i{i})[{d}] != shp[{d}]) {{ "
+                    f"og_shape_error(\"{label}\", og_ins, {nin}); goto fail; }}"
+                )
+    # outputs: inplace, reuse or new
+    inplace = getattr(op, "inplace_pattern", {}) or {}
+    for j in range(nout):
+        tn = typenum(out_dtypes[j])
+        alloc = (
+            f"if (!og_reusable(o{j}, {ndim}, shp, {tn}, og_ins, {nin})) {{ Py_XDECREF(o{j}); "
+            f"o{j} = (PyArrayObject *)PyArray_EMPTY({ndim}, shp, {tn}, 0); "
+            f"if (!o{j}) goto fail; }}"
+        )
+        if j in inplace:
+            k = inplace[j]
+            L.append(
+                f"if (og_can_inplace(i{k}, {k}, og_ins, {nin})) {{ Py_INCREF(i{k}); "
+                f"Py_XDECREF(o{j}); o{j} = i{k}; }} else {{ {alloc} }}"
+            )
+        else:
+            L.append(alloc)
+    L.append("{")
+    L += hoisted
+    # fast path condition
+    conds = []
+    if "partial" in kinds:
+        conds.append("0")
+    for i, k in enumerate(kinds):
+        if k == "full" and ndim > 0:
+            conds.append(f"PyArray_IS_C_CONTIGUOUS(i{i})")
+    for j in range(nout):
+        if ndim > 0:
+            conds.append(f"PyArray_IS_C_CONTIGUOUS(o{j})")
+    L.append(f"if ({' && '.join(conds) or '1'}) {{")
+    L.append("npy_intp n = PyArray_SIZE(o0);")
+    for i, k in enumerate(kinds):
+        ct = c_type(in_dtypes[i])
+        if k == "scalar":
+            L.append(f"const {ct} s{i} = *(const {ct} *)PyArray_DATA(i{i});")
+        elif k == "full":
+            L.append(f"const {ct} *p{i} = (const {ct} *)PyArray_DATA(i{i});")
+    for j in range(nout):
+        L.append(f"{c_type(out_dtypes[j])} *q{j} = ({c_type(out_dtypes[j])} *)PyArray_DATA(o{j});")
+    L.append(ctx.loop_pragma("n"))
+    L.append("for (npy_intp k = 0; k < n; k++) {")
+    for i, k in enumerate(kinds):
+        ct = c_type(in_dtypes[i])
+        L.append(f"const {ct} x{i} = {'s%d' % i if k == 'scalar' else 'p%d[k]' % i};")
+    L += body
+    for j in range(nout):
+        L.append(f"q{j}[k] = ({c_type(out_dtypes[j])}){results[j]};")
+    L.append("}")
+    L.append("}")
+    if ndim > 0:
+        L.append("else {")
+        L += _general_loop(node, ctx, in_dtypes, out_dtypes, body, results, ndim)
+        L.append("}")
+    L.append("}")
+    return NodeC("\n".join(L))
+
+
+def _general_loop(
+    node: Any, ctx: EmitContext, in_dtypes: list[str], out_dtypes: list[str],
+    body: list[str], results: list[str], ndim: int,
+) -> list[str]:
+    nin, nout = len(in_dtypes), len(out_dtypes)
+    last = ndim - 1
+    L = ["npy_intp n_outer = 1;"]
+    for d in range(last):
+        L.append(f"n_outer *= shp[{d}];")
+    L.append(f"const npy_intp inner = shp[{last}];")
+    L.append("if (PyArray_SIZE(o0) > 0) {")
+    for i, var in enumerate(node.inputs):
+        strides = ", ".join(
+            "0" if var.type.shape[d] == 1 else f"PyArray_STRIDES(i{i})[{d}]" for d in range(ndim)
+        )
+        L.append(f"const npy_intp si{i}[{ndim}] = {{{strides}}};")
+    for j in range(nout):
+        strides = ", ".join(f"PyArray_STRIDES(o{j})[{d}]" for d in range(ndim))
+        L.append(f"const npy_intp so{j}[{ndim}] = {{{strides}}};")
+    pragma = ctx.outer_pragma("PyArray_SIZE(o0)")
+    if pragma:
+        L.append(pragma)
+    L.append("for (npy_intp r = 0; r < n_outer; r++) {")
+    for i in range(nin):
+        L.append(f"const char *b{i} = PyArray_BYTES(i{i});")
+    for j in range(nout):
+        L.append(f"char *c{j} = PyArray_BYTES(o{j});")
+    if last > 0:
+        L.append("npy_intp rem = r, idx;")
+        for d in range(last - 1, -1, -1):
+            L.append(f"idx = rem % shp[{d}]; rem /= shp[{d}];")
+            for i in range(nin):
+                L.append(f"b{i} += idx * si{i}[{d}];")
+            for j in range(nout):
+                L.append(f"c{j} += idx * so{j}[{d}];")
+    L.append("for (npy_intp k = 0; k < inner; k++) {")
+    for i in range(nin):
+        ct = c_type(in_dtypes[i])
+        L.append(f"const {ct} x{i} = *(const {ct} *)(b{i} + k * si{i}[{last}]);")
+    L += body
+    for j in range(nout):
+        ct = c_type(out_dtypes[j])
+        L.append(f"*({ct} *)(c{j} + k * so{j}[{last}]) = ({ct}){results[j]};")
+    L.append("}")
+    L.append("}")
+    L.append("}")
+    return L
+
+
+def _c_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")[:200]
+
+
+ELEMWISE_SUPPORT = r"""
+static void og_shape_error(const char *op, PyArrayObject **ins, int nin) {
+    char buf[512]; int pos = 0;
+    for (int i = 0; i < nin && pos < 400; i++) {
+        pos += snprintf(buf + pos, sizeof(buf) - pos, "%s(", i ? ", " : "");
+        for (int d = 0; d < PyArray_NDIM(ins[i]) && pos < 400; d++)
+            pos += snprintf(buf + pos, sizeof(buf) - pos, "%s%ld", d ? "," : "",
+                            (long)PyArray_DIMS(ins[i])[d]);
+        pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "%s: input shapes %s cannot be broadcast together (only dimensions of "
+                 "static length 1 broadcast)", op, buf);
+}
+"""

@@ -1,0 +1,271 @@
+"""Assemble one C extension module for a whole graph.
+
+The module's ``bind(...)`` returns a zero-argument builtin (a C function
+bound to a capsule holding the cells): calling it reads the input cells,
+checks every input (dtype, ndim, static shape) before touching data, runs
+every node in order (generated C, or the node's Python thunk through its
+storage cells), frees intermediates after their last use and fills the
+output cells.  Nothing specific to one call of ``function()`` is in the
+source: input labels, constants and parameter values are passed to ``bind``,
+so equal graphs (up to names and constant values) share one module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from opgraph.graph.basic import Constant, Variable
+from opgraph_c.cache import MODNAME_PLACEHOLDER
+from opgraph_c.codegen.ctypes_ import supported, typenum
+from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.runtime_c import PRELUDE, RUNTIME
+from opgraph_c.codegen.scalar_table import SUPPORT_CODE
+from opgraph_c.codegen.vecmath import simd_declarations
+
+__all__ = ["GraphLayout", "ModuleSource", "build_module_source"]
+
+
+@attrs.define
+class GraphLayout:
+    """Which slot each variable has in the generated code."""
+
+    order: list[Any]
+    index: dict[Variable, int]
+    inputs: list[Variable]
+    outputs: list[Variable]
+    consts: list[Variable]
+    node_code: list[NodeC | None]
+
+
+@attrs.frozen
+class ModuleSource:
+    source: str
+    params: bytes
+    layout: GraphLayout
+    libraries: tuple[str, ...]
+    lib_dirs: tuple[str, ...]
+    compile_args: tuple[str, ...]
+
+
+def _is_tensor(var: Variable) -> bool:
+    from opgraph.tensor.type import TensorType
+
+    return isinstance(var.type, TensorType) and supported(var.type.dtype)
+
+
+def _check_call(var: Variable, slot: str, label: str) -> str | None:
+    if not _is_tensor(var):
+        return None
+    shape = ", ".join(str(-1 if s is None else s) for s in var.type.shape) or "0"
+    return (
+        f"{{ static const npy_intp shp[] = {{{shape}}}; "
+        f"if (og_check(&{slot}, {typenum(var.type.dtype)}, {var.type.ndim}, shp, {label})) "
+        "goto fail; }"
+    )
+
+
+def build_module_source(
+    fgraph: Any, order: Sequence[Any], node_code: Sequence[NodeC | None], ctx: EmitContext,
+    keep_live: set[Variable],
+) -> ModuleSource:
+    """The C source (with the module name placeholder) for ``order``.
+
+    ``node_code[k]`` is the C of node k, or None to call its Python thunk.
+    ``keep_live`` are variables never freed during the call.
+    """
+    inputs = list(fgraph.inputs)
+    outputs = list(fgraph.outputs)
+    index: dict[Variable, int] = {}
+    consts: list[Variable] = []
+    for v in inputs:
+        index.setdefault(v, len(index))
+    for node in order:
+        for v in node.inputs:
+            if v not in index:
+                index[v] = len(index)
+                consts.append(v)
+        for v in node.outputs:
+            index[v] = len(index)
+    for v in outputs:
+        if v not in index:
+            index[v] = len(index)
+            consts.append(v)
+    layout = GraphLayout(list(order), index, inputs, outputs, consts, list(node_code))
+    # last reader of each variable, to free intermediates early
+    last_use: dict[Variable, int] = {}
+    for k, node in enumerate(order):
+        for v in node.inputs:
+            last_use[v] = k
+        for v in node.outputs:
+            last_use.setdefault(v, k)
+    out_set = set(outputs)
+
+    support: dict[str, None] = {}
+    headers: dict[str, None] = {}
+    libs: dict[str, None] = {}
+    lib_dirs: dict[str, None] = {}
+    cargs: dict[str, None] = {}
+    funcs: list[str] = []
+    for k, (node, code) in enumerate(zip(order, node_code)):
+        if code is None:
+            continue
+        for s in code.support:
+            support[s] = None
+        for h in code.headers:
+            headers[h] = None
+        for lib in code.libraries:
+            libs[lib] = None
+        for d in code.lib_dirs:
+            lib_dirs[d] = None
+        for a in code.compile_args:
+            cargs[a] = None
+        funcs.append(_node_function(k, node, code))
+
+    n_vars = len(index)
+    R: list[str] = []
+    R.append("static PyObject *og_run(PyObject *og_cap, PyObject *og_unused) {")
+    R.append("OGState *og_st = (OGState *)PyCapsule_GetPointer(og_cap, NULL);")
+    R.append(f"PyObject *v[{max(n_vars, 1)}] = {{0}};")
+    R.append("int og_node = -1;")
+    R.append("(void)og_unused;")
+    for i, var in enumerate(inputs):
+        slot = f"v[{index[var]}]"
+        R.append(f"{slot} = PyList_GET_ITEM(PyTuple_GET_ITEM(og_st->in_cells, {i}), 0);")
+        R.append(f"Py_INCREF({slot});")
+        chk = _check_call(var, slot, f"PyTuple_GET_ITEM(og_st->labels, {i})")
+        if chk:
+            R.append(chk)
+    for c, var in enumerate(consts):
+        slot = f"v[{index[var]}]"
+        R.append(f"{slot} = PyTuple_GET_ITEM(og_st->consts, {c}); Py_INCREF({slot});")
+    out_pos = {v: j for j, v in enumerate(outputs)}
+    for k, (node, code) in enumerate(zip(order, node_code)):
+        R.append(f"og_node = {k};")
+        if code is not None:
+            ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
+            R.append("{")
+            R.append(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};")
+            R.append(f"PyObject *og_out[{len(node.outputs)}];")
+            for j, v in enumerate(node.outputs):
+                R.append(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
+            R.append(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
+            for j, v in enumerate(node.outputs):
+                R.append(f"v[{index[v]}] = og_out[{j}];")
+            R.append("if (og_rc) goto fail;")
+            R.append("}")
+        else:
+            for v in node.inputs:
+                R.append(f"if (og_set_cell(og_st, {index[v]}, v[{index[v]}])) goto fail;")
+            R.append(f"if (og_call_thunk(og_st, {k})) goto fail;")
+            for v in node.outputs:
+                R.append(f"v[{index[v]}] = og_get_cell(og_st, {index[v]});")
+                chk = _check_call(
+                    v, f"v[{index[v]}]",
+                    f"PyTuple_GET_ITEM(og_st->labels, {len(inputs) + k})",
+                )
+                if chk:
+                    R.append(chk)
+        # free what is dead after this node
+        for v in list(node.inputs) + list(node.outputs):
+            if last_use.get(v) == k and v.owner is not None and v not in out_set \
+                    and v not in keep_live:
+                slot = f"v[{index[v]}]"
+                R.append(f"og_release(og_st, {index[v]}, &{slot});")
+    for j, var in enumerate(outputs):
+        slot = f"v[{index[var]}]"
+        R.append(
+            f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, {j}), "
+            f"0, {slot})) goto fail;"
+        )
+    R.append(f"for (int k = 0; k < {n_vars}; k++) og_release(og_st, k, &v[k]);")
+    R.append("Py_RETURN_NONE;")
+    R.append("fail:")
+    R.append("og_note_error(og_st, og_node);")
+    R.append(f"for (int k = 0; k < {n_vars}; k++) Py_CLEAR(v[k]);")
+    R.append("return NULL;")
+    R.append("}")
+
+    header_text = "".join(
+        (f"#include {h}\n" if h.startswith(("<", '"')) else f"#include <{h}>\n") for h in headers
+    )
+    params = ctx.params
+    defines = (
+        f"#define OG_NIN {len(inputs)}\n#define OG_NOUT {len(outputs)}\n"
+        f"#define OG_NCONST {len(consts)}\n#define OG_NNODES {len(order)}\n"
+        f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
+    )
+    source = "\n".join(
+        [
+            PRELUDE,
+            header_text,
+            simd_declarations(),
+            defines,
+            SUPPORT_CODE,
+            RUNTIME,
+            _RELEASE,
+            *support,
+            *funcs,
+            "\n".join(R),
+            _MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
+        ]
+    )
+    return ModuleSource(source, params, layout, tuple(libs), tuple(lib_dirs), tuple(cargs))
+
+
+_RELEASE = r"""
+/* Drop this call's reference to variable k, keeping the buffer for the next
+   call when the variable's mode says so. */
+static void og_release(OGState *st, Py_ssize_t k, PyObject **slot) {
+    PyObject *o = *slot;
+    *slot = NULL;
+    if (!o) return;
+    if (st->keep_mode[k] == 1 && st->keep[k] == NULL && PyArray_Check(o)) { st->keep[k] = o; return; }
+    Py_DECREF(o);
+}
+"""
+
+
+def _node_function(k: int, node: Any, code: NodeC) -> str:
+    ins = "\n".join(
+        f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};"
+        for i in range(len(node.inputs))
+    )
+    outs = "\n".join(
+        f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];" for j in range(len(node.outputs))
+    )
+    back = "\n".join(f"og_out[{j}] = (PyObject *)o{j};" for j in range(len(node.outputs)))
+    return (
+        f"/* node {k}: {_comment(str(node.op))} */\n"
+        f"static int og_node_{k}(OGState *og_st, PyObject **og_in, PyObject **og_out) {{\n"
+        f"(void)og_st; (void)og_in;\n{ins}\n{outs}\nint og_rc = -1;\n{{\n{code.body}\n}}\n"
+        f"og_rc = 0;\ngoto fail;\nfail:\n{back}\nreturn og_rc;\n}}\n"
+    )
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "* /")[:120]
+
+
+_MODULE_TAIL = r"""
+static PyMethodDef og_methods[] = {
+    {"bind", (PyCFunction)og_bind, METH_VARARGS, "bind(cells...) -> run()"},
+    {NULL, NULL, 0, NULL}
+};
+static struct PyModuleDef og_module = {PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, og_methods};
+PyMODINIT_FUNC PyInit_MODNAME(void) {
+    import_array();
+    return PyModule_Create(&og_module);
+}
+"""
+
+
+def constant_values(layout: GraphLayout) -> tuple[Any, ...]:
+    """The constants' data, in the order the module expects them."""
+    out = []
+    for var in layout.consts:
+        data = var.data if isinstance(var, Constant) else None
+        out.append(data)
+    return tuple(out)

@@ -1,0 +1,73 @@
+"""What a C implementation of one node is, and the context emitters get.
+
+A node's C is a block of statements (``NodeC.body``) run inside a generated
+function where the inputs are ``PyArrayObject *i0, *i1...`` (borrowed,
+already checked against their types) and the outputs ``PyArrayObject *o0...``
+hold the previous call's value or NULL (owned: replace with
+``Py_XDECREF(o0); o0 = new;``).  On error the body sets a Python exception
+and runs ``sub["fail"]``.  This is the calling convention of PyTensor's
+``c_code(node, name, inputs, outputs, sub)``, so Ops written for it port.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import attrs
+import numpy as np
+
+from opgraph_c.codegen.ctypes_ import c_type
+
+__all__ = ["EmitContext", "NodeC"]
+
+
+@attrs.frozen
+class NodeC:
+    """The C of one node plus what compiling it needs."""
+
+    body: str
+    support: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    lib_dirs: tuple[str, ...] = ()
+    compile_args: tuple[str, ...] = ()
+
+
+class EmitContext:
+    """Per-module state shared by the emitters.
+
+    ``param`` turns a constant value into a read from the module's parameter
+    buffer, so graphs that differ only in constant values share one module.
+    """
+
+    def __init__(self, openmp: bool, parallel_min: int = 200_000) -> None:
+        self.openmp = openmp
+        self.parallel_min = parallel_min
+        self._params = bytearray()
+        self.node_index = 0
+
+    def param(self, dtype: str, value: Any) -> str:
+        """A C expression of type ``dtype`` reading ``value`` from the parameter buffer."""
+        data = np.asarray(value, dtype=dtype).tobytes()
+        align = 8
+        pad = (-len(self._params)) % align
+        self._params += b"\0" * pad
+        offset = len(self._params)
+        self._params += data
+        return f"(*(const {c_type(dtype)} *)(og_st->params + {offset}))"
+
+    @property
+    def params(self) -> bytes:
+        return bytes(self._params) + struct.pack("q", 0)
+
+    def loop_pragma(self, n: str) -> str:
+        """The pragma of an element loop of ``n`` iterations (threads only when large)."""
+        if self.openmp:
+            return f"#pragma omp parallel for simd if({n} >= {self.parallel_min}) schedule(static)"
+        return "#pragma omp simd"
+
+    def outer_pragma(self, n_total: str) -> str:
+        if self.openmp:
+            return f"#pragma omp parallel for if({n_total} >= {self.parallel_min}) schedule(static)"
+        return ""

@@ -1,0 +1,288 @@
+"""The C compiler driver: which compiler, which flags, and running it.
+
+The compiler is, in order: the ``cxx`` config flag, the ``CC`` environment
+variable, then ``cc``, ``gcc`` and ``clang`` on ``PATH``.  Flags never
+include finite-math assumptions (``-ffast-math``, ``-ffinite-math-only``...),
+so NaN, inf and overflow behave as in NumPy; ``-fwrapv`` makes signed integer
+overflow wrap the way NumPy's does.  The compiler's output of every failed
+build is kept in a log file whose path is part of the error message.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import functools
+import hashlib
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Sequence
+
+import attrs
+
+__all__ = [
+    "CompileError",
+    "Compiler",
+    "CompilerNotFound",
+    "build_flags",
+    "compile_shared",
+    "find_compiler",
+    "include_dirs",
+    "probe",
+]
+
+#: Flags that change floating-point results; refused in user flags.
+UNSAFE_FLAGS = ("-ffast-math", "-ffinite-math-only", "-Ofast", "-funsafe-math-optimizations")
+
+
+class CompilerNotFound(RuntimeError):
+    """No working C compiler; the message says what was tried."""
+
+
+class CompileError(RuntimeError):
+    """The compiler failed; ``log_path`` keeps its full output and the source."""
+
+    def __init__(self, message: str, log_path: str | None = None) -> None:
+        super().__init__(message)
+        self.log_path = log_path
+
+
+@attrs.frozen
+class Compiler:
+    """A compiler command (``argv`` may hold a wrapper such as ccache) and its identity."""
+
+    argv: tuple[str, ...]
+    path: str
+    identity: str  # version text plus the executable's size/mtime: part of cache keys
+
+    def __str__(self) -> str:
+        return " ".join(self.argv)
+
+
+def _candidates(cxx: str | None) -> list[tuple[str, ...]]:
+    from opgraph.config import config
+
+    found: list[tuple[str, ...]] = []
+    for text in (cxx, config.cxx, os.environ.get("CC", "")):
+        if text and text.strip():
+            found.append(tuple(shlex.split(text)))
+            return found  # an explicit choice is never silently replaced
+    return [("cc",), ("gcc",), ("clang",)]
+
+
+@functools.lru_cache(maxsize=16)
+def _identify(argv: tuple[str, ...]) -> Compiler | str:
+    path = shutil.which(argv[0])
+    if path is None:
+        return f"{argv[0]!r} not found on PATH"
+    try:
+        proc = subprocess.run(
+            [*argv, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+        version = (proc.stdout or proc.stderr).strip().splitlines()
+        version_text = version[0] if version else f"exit status {proc.returncode}"
+    except OSError as exc:
+        return f"{path} cannot be run: {exc}"
+    except subprocess.TimeoutExpired:
+        return f"{path} --version timed out"
+    st = os.stat(path)
+    identity = f"{os.path.realpath(path)}|{st.st_size}|{int(st.st_mtime)}|{version_text}"
+    return Compiler(argv, path, identity)
+
+
+def find_compiler(cxx: str | None = None) -> Compiler:
+    """The compiler to use (see module docstring); raises :class:`CompilerNotFound`."""
+    reasons = []
+    for argv in _candidates(cxx):
+        result = _identify(argv)
+        if isinstance(result, Compiler):
+            return result
+        reasons.append(result)
+    raise CompilerNotFound(
+        "no C compiler found (" + "; ".join(reasons) + "); install gcc or clang, or set CC "
+        "or OPGRAPH_FLAGS=cxx=/path/to/cc"
+    )
+
+
+def include_dirs() -> list[str]:
+    """Python's and NumPy's header directories."""
+    import numpy
+
+    paths = sysconfig.get_paths()
+    dirs = [paths["include"], paths.get("platinclude", paths["include"]), numpy.get_include()]
+    return list(dict.fromkeys(dirs))
+
+
+@functools.cache
+def has_libmvec() -> bool:
+    """glibc's vector math library (SIMD exp, tanh, log...) is available to link."""
+    return sys.platform.startswith("linux") and ctypes.util.find_library("mvec") is not None
+
+
+def _check_user_flags(flags: Sequence[str]) -> None:
+    for flag in flags:
+        if flag in UNSAFE_FLAGS:
+            raise ValueError(
+                f"C flag {flag!r} assumes finite math and would change NaN/inf results; "
+                f"opgraph refuses it (given in gcc__cxxflags or c_compile_args)"
+            )
+
+
+def build_flags(*, openmp: bool, extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """Compile and link flags for one extension module (sources excluded)."""
+    from opgraph.config import config
+
+    user = tuple(shlex.split(config.gcc__cxxflags)) + tuple(extra)
+    _check_user_flags(user)
+    flags = ["-shared", "-fPIC", "-O3", "-fwrapv", "-fno-math-errno", "-fvisibility=hidden"]
+    flags.append("-fno-strict-aliasing")
+    if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
+        flags.append("-march=native" if platform.machine() in ("x86_64", "AMD64") else "-mcpu=native")
+    flags.append("-fopenmp" if openmp else "-fopenmp-simd")
+    flags += [f"-I{d}" for d in include_dirs()]
+    flags += list(user)
+    return tuple(flags)
+
+
+def link_flags(libraries: Sequence[str] = (), lib_dirs: Sequence[str] = ()) -> tuple[str, ...]:
+    """Libraries to link: the requested ones, libm and (if present) libmvec."""
+    out = []
+    for d in lib_dirs:
+        out += [f"-L{d}", f"-Wl,-rpath,{d}"]
+    for lib in libraries:
+        out.append(lib if lib.startswith("-") else f"-l{lib}")
+    if has_libmvec():
+        out.append("-lmvec")
+    out.append("-lm")
+    return tuple(out)
+
+
+@functools.cache
+def machine_identity() -> str:
+    """What ``-march=native`` depends on: modules built here may not run elsewhere."""
+    text = platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("model name", "flags")):
+                    text += "|" + line.strip()
+                if line.startswith("flags"):
+                    break
+    except OSError:
+        pass
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def compile_shared(
+    compiler: Compiler,
+    source: str,
+    out_path: str,
+    flags: Sequence[str],
+    libs: Sequence[str],
+    log_path: str,
+) -> None:
+    """Compile ``source`` into the shared library ``out_path`` (written in place).
+
+    On failure the command, the compiler's output and the source go to
+    ``log_path`` and :class:`CompileError` carries the first lines of the
+    compiler's message and that path.
+    """
+    work = os.path.dirname(out_path) or "."
+    fd, c_path = tempfile.mkstemp(suffix=".c", prefix="src-", dir=work)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(source)
+        cmd = [*compiler.argv, *flags, c_path, "-o", out_path, *libs]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+            output, status = (proc.stdout + proc.stderr).strip(), proc.returncode
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            output, status = f"{type(exc).__name__}: {exc}", -1
+        if status != 0 or not os.path.exists(out_path):
+            _write_log(log_path, cmd, output, source)
+            lines = output.splitlines()
+            head = "\n".join(lines[:20]) if lines else "(the compiler printed nothing)"
+            raise CompileError(
+                f"C compilation failed with {compiler} (exit status {status}):\n{head}\n"
+                f"full compiler output and source: {log_path}",
+                log_path,
+            )
+    finally:
+        try:
+            os.unlink(c_path)
+        except OSError:
+            pass
+
+
+def _write_log(log_path: str, cmd: Sequence[str], output: str, source: str) -> None:
+    try:
+        os.makedirs(os.path.dirname(log_path), exist_ok=True)
+        with open(log_path, "w", encoding="utf-8") as fh:
+            fh.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n\n")
+            fh.write(output + "\n\n----- source -----\n" + source)
+    except OSError:
+        pass
+
+
+_PROBE_SOURCE = """
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <math.h>
+int opgraph_probe(double x) { return (int)exp(x); }
+"""
+
+
+def logs_dir() -> str:
+    """Where compiler logs go: ``<compiledir>/logs`` (a temp dir if not writable)."""
+    from opgraph.config import config
+
+    path = os.path.join(config.compiledir, "logs")
+    try:
+        os.makedirs(path, exist_ok=True)
+        return path
+    except OSError:
+        return tempfile.gettempdir()
+
+
+@functools.lru_cache(maxsize=8)
+def _probe_cached(cxx: str, compiledir: str, extra: str) -> str | None:
+    try:
+        compiler = find_compiler(cxx or None)
+    except CompilerNotFound as exc:
+        return str(exc)
+    flags = build_flags(openmp=False)
+    stamp = hashlib.sha256("|".join((compiler.identity, *flags)).encode()).hexdigest()[:20]
+    ok_file = os.path.join(compiledir, f"probe-{stamp}.ok")
+    if os.path.exists(ok_file):
+        return None
+    log = os.path.join(logs_dir(), f"probe-{stamp}.log")
+    with tempfile.TemporaryDirectory(prefix="opgraph-probe-") as tmp:
+        try:
+            compile_shared(compiler, _PROBE_SOURCE, os.path.join(tmp, "p.so"), flags, (), log)
+        except CompileError as exc:
+            return f"the C compiler {compiler} does not work: {exc}"
+    try:
+        os.makedirs(compiledir, exist_ok=True)
+        with open(ok_file, "w") as fh:
+            fh.write(compiler.identity + "\n")
+    except OSError:
+        pass
+    return None
+
+
+def probe() -> str | None:
+    """``None`` when C extension modules can be built here, else the reason.
+
+    Compiles a tiny module including Python's and NumPy's headers, once per
+    compiler and flag set (remembered on disk in the cache directory).
+    """
+    from opgraph.config import config
+
+    return _probe_cached(config.cxx, config.compiledir, config.gcc__cxxflags)

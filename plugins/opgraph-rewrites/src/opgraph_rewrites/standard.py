@@ -1,0 +1,37 @@
+"""Registers the standard rewrites into the standard phases (see registry.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgraph_rewrites.canonicalize import canonicalize_rewriters
+from opgraph_rewrites.constant_folding import constant_folding
+from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
+from opgraph_rewrites.shape_feature import shape_rewriters
+from opgraph_rewrites.specialize import specialize_rewriters
+from opgraph_rewrites.stabilize import stabilize_rewriters
+
+__all__ = ["register_standard_rewrites"]
+
+
+def register_standard_rewrites(db: Any) -> None:
+    from opgraph.graph.rewriting.merge import MergeOptimizer
+
+    canon, stab, spec = db["canonicalize"], db["stabilize"], db["specialize"]
+    canon.register("constant_folding", constant_folding, "fast_run", "fast_compile",
+                   "constant_folding")
+    canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
+                   final_rewriter=True)
+    for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters()]:
+        canon.register(name, rw, "fast_run", *tags)
+    for name, rw, tags in stabilize_rewriters():
+        stab.register(name, rw, "fast_run", *tags)
+    stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
+    for name, rw, tags in specialize_rewriters():
+        spec.register(name, rw, "fast_run", *tags)
+    spec.register("specialize_constant_folding", constant_folding, "fast_run",
+                  "constant_folding")
+    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", position=49)
+    db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
+                position=75)

@@ -1,0 +1,1 @@
+"""Tests of the tensor library (core session: graphs computed with tests/tensor/helpers.py)."""
