@@ -37,6 +37,7 @@ __all__ = [
 
 _MID, _LAST, _PIPE, _SPACE = " ├─ ", " └─ ", " │ ", "   "
 _SEEN_MARK = " ···"
+_MAX_INDENT = 3 * 64
 
 
 def char_from_number(number: int) -> str:
@@ -171,6 +172,8 @@ class _DebugPrinter:
             if self.stop_on_name and var.name is not None and level > 0:
                 continue
             inputs = node.inputs
+            if len(cont) > _MAX_INDENT:  # very deep graphs: fold the indentation, keep memory flat
+                cont = " ⋯" + cont[-(_MAX_INDENT // 2) :]
             for i in range(len(inputs) - 1, -1, -1):
                 last = i == len(inputs) - 1
                 stack.append(

@@ -167,3 +167,40 @@ def test_verify_grad_accepts_correct_toy_op_and_checks_arguments():
         verify_grad(lambda x: x, [np.arange(3)])
     with pytest.raises(TypeError, match="list"):
         verify_grad(lambda x: x, np.ones(3))
+
+
+def _mlp_like(x, W):
+    return pt.tanh(pt.dot(W, x)) * x + pt.exp(x).sum() + pt.dot(x, W).sum(axis=0, keepdims=False)
+
+
+def test_vectorized_jacobian_matches_the_loop_and_finite_differences():
+    rng = np.random.default_rng(5)
+    x, W = pt.dvector("x"), pt.dmatrix("W")  # sizes unknown statically
+    xs = pt.tensor(dtype="float64", shape=(3,), name="xs")
+    Ws = pt.tensor(dtype="float64", shape=(3, 3), name="Ws")
+    jv_x, jv_W = jacobian(_mlp_like(x, W), [x, W], vectorize=True)
+    jl_x, jl_W = jacobian(_mlp_like(xs, Ws), [xs, Ws], vectorize=False)
+    xv, Wv = rng.normal(size=3), rng.normal(size=(3, 3))
+    vx, vW = compile_callable([x, W], [jv_x, jv_W])(xv, Wv)
+    lx, lW = compile_callable([xs, Ws], [jl_x, jl_W])(xv, Wv)
+    assert vW.shape == (3, 3, 3)
+    np.testing.assert_allclose(vx, lx, rtol=1e-12)
+    np.testing.assert_allclose(vW, lW, rtol=1e-12)
+    f = compile_callable([x, W], [_mlp_like(x, W)])
+    num = numeric_jacobian(lambda a, b: f(a, b)[0], [xv, Wv], 1e-6)
+    np.testing.assert_allclose(vx, num[0], rtol=1e-6, atol=1e-8)
+
+
+def test_unknown_size_without_batching_rule_is_a_clear_error():
+    x = pt.dvector("x")
+    with pytest.raises(NotImplementedError, match="no batching rule"):
+        jacobian(x[1:] * 2.0, x)
+
+
+def test_vectorize_falls_back_to_the_loop_when_size_is_static():
+    x = pt.tensor(dtype="float64", shape=(4,), name="x")
+    J = jacobian(x[1:] ** 2, x, vectorize=True)
+    got = compile_callable([x], [J])(np.arange(4.0))[0]
+    want = np.zeros((3, 4))
+    want[[0, 1, 2], [1, 2, 3]] = [2.0, 4.0, 6.0]
+    np.testing.assert_allclose(got, want)

@@ -201,7 +201,7 @@ def test_join_bad_input():
     b = pt.tensor(dtype="float64", shape=(2, 4), name="b")
     with pytest.raises(ValueError, match=r"dimension 1 of tensor 1 \(b\) is 4, expected 3"):
         pt.concatenate([a, b], axis=0)
-    with pytest.raises(ValueError, match="tensor 1 .* has 1 dimension"):
+    with pytest.raises(ValueError, match=r"tensor 1 .* has 1 dimension"):
         pt.concatenate([a, pt.vector("v")])
     with pytest.raises(ValueError, match="out of range"):
         pt.concatenate([a, a], axis=2)

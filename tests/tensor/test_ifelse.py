@@ -155,13 +155,13 @@ def test_infer_shape():
 
 def test_bad_input():
     c = pt.scalar("c")
-    with pytest.raises(ValueError, match="then branch has 2 value.*else branch has 1"):
+    with pytest.raises(ValueError, match=r"then branch has 2 value.*else branch has 1"):
         ifelse(c, [pt.vector(), pt.vector()], [pt.vector()])
-    with pytest.raises(TypeError, match="output 0.*dtype"):
+    with pytest.raises(TypeError, match=r"output 0.*dtype"):
         ifelse(c, pt.vector("a"), pt.lvector("b"))
     with pytest.raises(TypeError, match="same dtype and number of dimensions"):
         ifelse(c, pt.vector("a"), pt.matrix("b"))
-    with pytest.raises(TypeError, match="condition .* must be a real scalar"):
+    with pytest.raises(TypeError, match=r"condition .* must be a real scalar"):
         ifelse(pt.vector("v"), pt.vector(), pt.vector())
     with pytest.raises(TypeError, match="takes the condition and 4"):
         IfElse(2)(c, pt.vector())

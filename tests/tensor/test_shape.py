@@ -73,7 +73,13 @@ def test_variable_shape_indexing_folds_to_static_value():
 
 @pytest.mark.parametrize(
     ("in_shape", "new_shape"),
-    [((2, 3), (3, 2)), ((2, 3), (-1,)), ((2, 3, 4), (4, -1)), ((6,), (1, 2, 1, 3)), ((0, 3), (3, 0))],
+    [
+        ((2, 3), (3, 2)),
+        ((2, 3), (-1,)),
+        ((2, 3, 4), (4, -1)),
+        ((6,), (1, 2, 1, 3)),
+        ((0, 3), (3, 0)),
+    ],
 )
 def test_reshape_matches_numpy(in_shape, new_shape):
     x = pt.tensor(dtype="float64", shape=(None,) * len(in_shape))

@@ -67,7 +67,9 @@ def test_float32_and_integer_inputs():
     np.testing.assert_allclose(evaluate(s, {i: [1, 2]}), _np_softmax(np.array([1.0, 2.0]), -1))
 
 
-@pytest.mark.parametrize(("axis", "keepdims"), [(None, False), (0, False), (1, True), ((0, 1), False)])
+@pytest.mark.parametrize(
+    ("axis", "keepdims"), [(None, False), (0, False), (1, True), ((0, 1), False)]
+)
 def test_logsumexp_matches_numpy(axis, keepdims):
     x = pt.matrix("x")
     v = rng.standard_normal((3, 4)) * 10

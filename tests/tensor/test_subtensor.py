@@ -128,7 +128,9 @@ def test_subtensor_gradients():
 # --------------------------------------------------------------------------- updates
 
 
-@pytest.mark.parametrize("index", [(slice(1, 3),), (0, slice(None, None, 2)), (-1, 1), (Ellipsis, 1)])
+@pytest.mark.parametrize(
+    "index", [(slice(1, 3),), (0, slice(None, None, 2)), (-1, 1), (Ellipsis, 1)]
+)
 def test_set_and_inc_subtensor_match_numpy(index):
     x = pt.matrix("x")
     v = rng.standard_normal((4, 5))

@@ -34,8 +34,9 @@ def jacobian(
 
     A scalar expression is one ``grad``.  Otherwise the rows are the gradients
     of each element: with ``vectorize`` (or when the expression's size is not
-    known statically) one reverse pass with a batched cotangent, else one
-    ``grad`` per element of the (statically sized) expression.
+    known statically) one reverse pass with a batch of unit cotangents (when
+    every Op in it has a batching rule), else one ``grad`` per element of the
+    (statically sized) expression.
     """
     if not isinstance(expression, Variable):
         raise TypeError(
@@ -49,11 +50,19 @@ def jacobian(
 
     pt = arith._pt()
     size = _static_size(expression)
+    rows = None
     if vectorize or size is None:
-        from opgraph.autodiff.vectorize import batched_jacobian
+        from opgraph.autodiff.vectorize import NoBatchingRule, batched_jacobian
 
-        rows = batched_jacobian(expression, wrt_list, **kw)
-    else:
+        try:
+            rows = batched_jacobian(expression, wrt_list, **kw)
+        except NoBatchingRule as exc:
+            if size is None:
+                raise NotImplementedError(
+                    f"jacobian: cannot vectorise ({exc}) and the size of {expression} is not "
+                    "known statically, so there is no element loop to fall back to"
+                ) from exc
+    if rows is None:
         flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
         per_elem = [grad(flat[k], wrt_list, **kw) for k in range(size)]
         rows = [pt.stack([g[i] for g in per_elem]) for i in range(len(wrt_list))]

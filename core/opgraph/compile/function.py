@@ -146,8 +146,8 @@ class FunctionMaker:
         )
         self.fgraph = fgraph
         t0 = time.perf_counter()
-        self._attach_features(fgraph)
         rewriter = get_rewriter(mode)
+        self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
         if rewriter is not None:
             if hasattr(rewriter, "rewrite"):
                 rewriter.rewrite(fgraph)
@@ -168,7 +168,7 @@ class FunctionMaker:
             if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))
         ]
 
-    def _attach_features(self, fgraph: Any) -> None:
+    def _attach_features(self, fgraph: Any, with_destroy_handler: bool) -> None:
         destroyers = [n for n in fgraph.apply_nodes if getattr(n.op, "destroy_map", None)]
         if destroyers and not self.accept_inplace:
             node = destroyers[0]
@@ -176,7 +176,7 @@ class FunctionMaker:
                 f"function(): the graph contains the in-place operation {node.op} "
                 f"(destroy_map {node.op.destroy_map}); pass accept_inplace=True to compile it"
             )
-        if destroyers or get_rewriter(self.mode) is not None:
+        if destroyers or with_destroy_handler:
             from opgraph.graph.destroyhandler import DestroyHandler
 
             handler = DestroyHandler(mutable_inputs=self._mutable_inputs())

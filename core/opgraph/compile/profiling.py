@@ -92,6 +92,10 @@ class ProfileStats:
             ),
             f"  Time in nodes: {total_nodes:.6f}s; compile {self.compile_time:.6f}s "
             f"(rewrites {self.rewrite_time:.6f}s, linker {self.linker_time:.6f}s)",
+        ]
+        if self.fct_callcount and not self._orders:
+            lines.append("  (the linker recorded no per-node times: it does not support profiling)")
+        lines += [
             "",
             "Class",
             f"  {'<% time>':>9} {'<sum %>':>8} {'<time s>':>11} {'<calls>':>8}  <class>",

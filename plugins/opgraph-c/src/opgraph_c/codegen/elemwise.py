@@ -193,7 +193,7 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
         L += _general_loop(node, ctx, in_dtypes, out_dtypes, body, results, ndim)
         L.append("}")
     L.append("}")
-    return NodeC("\n".join(L))
+    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT,))
 
 
 def _general_loop(

@@ -1,0 +1,2 @@
+def emit_careduce(node, ctx):
+    return None

@@ -1,0 +1,5 @@
+"""placeholder"""
+def emit_dimshuffle(node, ctx):
+    return None
+def table():
+    return {}

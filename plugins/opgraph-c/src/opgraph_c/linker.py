@@ -1,0 +1,165 @@
+"""The "c" linker: the whole graph as one generated, cached C extension module.
+
+``make_thunk`` generates the module source for the graph (C for every node
+that has it, calls into Python thunks for the rest), gets the compiled module
+from the disk cache (building it on a miss) and binds it to this function's
+storage cells.  The returned ``fn`` is the module's C entry point itself, so
+a call costs one C function call plus the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opgraph.graph.basic import Constant, Variable
+from opgraph.link.basic import Linker, LinkerResult, StorageCell, map_storage, raise_with_op
+from opgraph_c import compiler
+from opgraph_c.cache import ModuleCache, default_cache
+from opgraph_c.codegen.module import build_module_source, constant_values
+from opgraph_c.codegen.nodec import EmitContext
+from opgraph_c.codegen.registry import c_for_node
+
+__all__ = ["CLinker", "compile_graph_module"]
+
+
+def _python_thunk(node: Any, storage_map: dict, compute_map: dict, no_recycling: list) -> Any:
+    from opgraph_numpy.thunks import make_node_thunk
+
+    thunk = make_node_thunk(node, storage_map, compute_map, no_recycling, "py")
+    if not getattr(thunk, "lazy", False):
+        return thunk
+
+    def run_lazy() -> None:
+        result = thunk()
+        for _ in range(len(node.inputs) + 2):
+            if not result:
+                return
+            result = thunk()
+        raise RuntimeError(f"lazy thunk of {node.op} keeps asking for inputs {list(result)}")
+
+    return run_lazy
+
+
+def compile_graph_module(
+    fgraph: Any, order: Sequence[Any], *, openmp: bool, keep_live: set[Variable],
+    cache: ModuleCache | None = None,
+) -> tuple[Any, Any, list[str]]:
+    """(compiled module, ModuleSource, origin of each node's code)."""
+    ctx = EmitContext(openmp=openmp)
+    codes, origins = [], []
+    for k, node in enumerate(order):
+        ctx.node_index = k
+        code, origin = c_for_node(node, k, ctx)
+        codes.append(code)
+        origins.append(origin)
+    msrc = build_module_source(fgraph, order, codes, ctx, keep_live)
+    comp = compiler.find_compiler()
+    extra = tuple(msrc.compile_args)
+    flags = compiler.build_flags(openmp=openmp, extra=extra)
+    libs = compiler.link_flags(msrc.libraries, msrc.lib_dirs)
+    cache = default_cache() if cache is None else cache
+    key = cache.make_key(msrc.source, comp.identity, " ".join(flags), " ".join(libs),
+                         compiler.machine_identity())
+
+    def build(source: str, out_path: str) -> None:
+        log = f"{compiler.logs_dir()}/{key[:24]}.log"
+        compiler.compile_shared(comp, source, out_path, flags, libs, log)
+
+    desc = f"{len(order)} nodes: " + ", ".join(
+        dict.fromkeys(type(n.op).__name__ for n in order)
+    )
+    module = cache.get(key, msrc.source, build, desc[:200])
+    return module, msrc, origins
+
+
+class CLinker(Linker):
+    """PyTensor's ``CLinker`` role: one compiled module runs the whole graph.
+
+    Options: ``allow_gc`` (free intermediates after their last use; when
+    False their buffers are reused by the next call), ``openmp`` (threads for
+    large element loops; default from ``config.openmp``).
+    """
+
+    name = "c"
+
+    def __init__(self, *, allow_gc: bool = True, openmp: bool | None = None,
+                 **options: Any) -> None:
+        super().__init__(allow_gc=allow_gc, openmp=openmp, **options)
+        if openmp is None:
+            from opgraph.config import config
+
+            openmp = config.openmp
+        self.openmp = bool(openmp)
+
+    def make_thunk(
+        self,
+        input_storage: Sequence[StorageCell] | None = None,
+        output_storage: Sequence[StorageCell] | None = None,
+        storage_map: dict[Variable, StorageCell] | None = None,
+    ) -> LinkerResult:
+        fgraph = self._require_fgraph()
+        order = list(fgraph.toposort())
+        input_storage, output_storage, storage_map = map_storage(
+            fgraph, order, input_storage, output_storage, storage_map
+        )
+        keep_live: set[Variable] = set()
+        if not self.allow_gc:
+            keep_live = {v for node in order for v in node.outputs}
+        module, msrc, origins = compile_graph_module(
+            fgraph, order, openmp=self.openmp, keep_live=keep_live
+        )
+        layout = msrc.layout
+        compute_map = {v: [True] for v in storage_map}
+        no_recycling = [v for v in self.no_recycling if v in storage_map]
+        thunks = tuple(
+            _python_thunk(node, storage_map, compute_map, no_recycling)
+            if origin == "python" else None
+            for node, origin in zip(order, origins)
+        )
+        n_vars = len(layout.index)
+        cells: list[Any] = [None] * n_vars
+        for var, k in layout.index.items():
+            cells[k] = storage_map.get(var)
+            if cells[k] is None:
+                cells[k] = storage_map[var] = [None]
+        modes = bytearray(n_vars)
+        recycle_blocked = set(self.no_recycling)
+        outputs = list(fgraph.outputs)
+        for var, k in layout.index.items():
+            if var.owner is None or isinstance(var, Constant):
+                continue
+            if var in outputs:
+                modes[k] = 0 if var in recycle_blocked or outputs.count(var) > 1 else 2
+            elif not self.allow_gc:
+                modes[k] = 1
+        labels = tuple(_input_label(i, v) for i, v in enumerate(fgraph.inputs)) + tuple(
+            f"output of {node.op} (node {k}, run in Python)" for k, node in enumerate(order)
+        )
+
+        def on_error(exc: BaseException, k: int) -> None:
+            if exc is not None and 0 <= k < len(order):
+                raise_with_op(exc, order[k], storage_map)
+
+        run = module.bind(
+            tuple(input_storage),
+            tuple(output_storage),
+            constant_values(layout),
+            thunks,
+            tuple(cells),
+            on_error,
+            labels,
+            msrc.params,
+            bytes(modes),
+        )
+        step_thunks = [t if t is not None else run for t in thunks]
+        return LinkerResult(run, list(input_storage), list(output_storage), step_thunks, order)
+
+
+def _input_label(i: int, var: Variable) -> str:
+    return f"input {i} ({var.name!r})" if var.name else f"input {i} (unnamed)"
+
+
+def c_origins(fn: Any) -> list[str]:  # pragma: no cover - debugging helper
+    """Where each node's code came from, for a Function compiled with linker "c"."""
+    return list(getattr(fn, "origins", []))

@@ -1,0 +1,32 @@
+"""Entry point module of opgraph-c: records only (imports the core only).
+
+Linker "c" (one generated module per graph) and "cvm" (per-node C thunks
+driven by a VM loop).  Both probe for a working C compiler; FAST_RUN lists
+"c" first, so it is used whenever the probe passes and the Python VM is used
+otherwise (with one warning naming the reason and the compiler log).
+"""
+
+from __future__ import annotations
+
+from opgraph.plugins import hookimpl
+from opgraph.plugins.records import LinkerRecord
+
+
+@hookimpl
+def opgraph_linkers() -> list[LinkerRecord]:
+    return [
+        LinkerRecord(
+            "c",
+            "opgraph_c.linker:CLinker",
+            description="C: the whole graph as one generated, cached C extension module",
+            probe="opgraph_c.compiler:probe",
+            backend="c",
+        ),
+        LinkerRecord(
+            "cvm",
+            "opgraph_c.cvm:CVMLinker",
+            description="C thunks per node, driven by a VM loop (slower than 'c'; see docs)",
+            probe="opgraph_c.compiler:probe",
+            backend="c",
+        ),
+    ]
