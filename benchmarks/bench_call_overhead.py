@@ -118,7 +118,12 @@ TARGETS = {
     "x+1 trust_input": ("abs_us", 2.0),
     "39-node elemwise": ("ratio", 0.5),
 }
-REFERENCE_US = {"x+1 float arg": 9.0, "x+1 trust_input": 0.9, "39-node elemwise": 257.0}
+REFERENCE_US = {
+    "x+1 float arg": 9.0,
+    "x+1 0-d array arg": 9.0,
+    "x+1 trust_input": 0.9,
+    "39-node elemwise": 257.0,
+}
 
 
 def run(report: Any) -> None:

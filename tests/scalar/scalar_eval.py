@@ -16,7 +16,9 @@ def evaluate(outputs: Variable | Sequence[Variable], givens: Mapping[Variable, A
     """Values of ``outputs`` given values of the graph inputs."""
     single = isinstance(outputs, Variable)
     outs = [outputs] if single else list(outputs)
-    values: dict[Variable, Any] = {k: k.type.filter(v, allow_downcast=True) for k, v in givens.items()}
+    values: dict[Variable, Any] = {
+        k: k.type.filter(v, allow_downcast=True) for k, v in givens.items()
+    }
     for node in io_toposort(list(givens), outs):
         args = []
         for v in node.inputs:

@@ -47,7 +47,7 @@ def test_division_and_power_dtypes_follow_numpy(a, b):
         assert op(x, y).type.dtype == expected, op
 
 
-@pytest.mark.parametrize("dtype", PROMOTION_DTYPES + ["float16"])
+@pytest.mark.parametrize("dtype", [*PROMOTION_DTYPES, "float16"])
 def test_float_functions_upcast_ints_like_numpy(dtype):
     x = ScalarType(dtype)("x")
     ref = np.exp(np.ones(1, dtype)).dtype.name
@@ -86,7 +86,7 @@ class TestFilter:
         assert isinstance(out, np.int16) and out == 3
 
     def test_strict_refuses_conversion(self):
-        with pytest.raises(TypeError, match="strict filter expects a NumPy scalar of dtype float32"):
+        with pytest.raises(TypeError, match=r"strict filter expects a NumPy scalar of dtype"):
             ps.float32.filter(1.5, strict=True)
         with pytest.raises(TypeError, match="float64"):
             ps.float32.filter(np.float64(1.5), strict=True)
@@ -115,7 +115,7 @@ class TestFilter:
     def test_python_numbers_refused_when_value_changes(self):
         with pytest.raises(TypeError, match="300"):
             ps.int8.filter(300)
-        with pytest.raises(TypeError, match="1.5"):
+        with pytest.raises(TypeError, match=r"1\.5"):
             ps.int64.filter(1.5)
         with pytest.raises(TypeError, match=r"0\.1"):
             ps.float32.filter(0.1, allow_downcast=False)
