@@ -7,7 +7,12 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
-from opgraph.gradient import disconnected_type, grad_not_implemented, grad_undefined
+from opgraph.gradient import (
+    disconnected_type,
+    grad_not_implemented,
+    grad_undefined,
+    is_disconnected,
+)
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
 from opgraph.tensor.type import TensorType
@@ -64,7 +69,11 @@ class TwoStreams(Op):
 
     def pushforward(self, inputs, outputs, tangents):  # type: ignore[no-untyped-def]
         x, y = inputs
-        tx, ty = tangents
+        tx, ty = (None if is_disconnected(t) else t for t in tangents)
+        if ty is None:
+            return [tx * y, disconnected_type()]
+        if tx is None:
+            return [x * ty, 2 * y * ty]
         return [tx * y + x * ty, 2 * y * ty]
 
 

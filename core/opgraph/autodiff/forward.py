@@ -33,12 +33,12 @@ __all__ = ["Rop", "pushforward"]
 
 
 def _input_tangent(inp: Variable, t: Variable | None) -> Variable:
-    """What a pushforward receives for an input that is not differentiated: zeros if a tensor."""
-    if t is not None:
-        return t
-    if arith.is_tensor(inp):
-        return arith.zeros_like(inp)
-    return disconnected_type()
+    """What a pushforward receives for an input that is not differentiated.
+
+    A DisconnectedType, as documented: zeros would be wrong where the partial
+    derivative is not finite (0 * nan), e.g. d(x ** c)/dc at negative x.
+    """
+    return disconnected_type() if t is None else t
 
 
 def node_pushforward(

@@ -79,6 +79,16 @@ def _matmul(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
     return [pt.matmul(a, b)], [True]
 
 
+def _reshape(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
+    if batched[1]:
+        raise NoBatchingRule(f"no batching rule for {node.op} with a batched shape")
+    pt = arith._pt()
+    x, shape = ins
+    ndim = node.outputs[0].type.ndim
+    dims = [x.shape[0], *(shape[i] for i in range(ndim))]
+    return [pt.reshape(x, dims, ndim=ndim + 1)], [True]
+
+
 def _shape_i(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
     return [type(node.op)(node.op.i + 1)(ins[0])], [False]
 
@@ -87,10 +97,10 @@ def _rules() -> dict[type, Rule]:
     from opgraph.tensor.elemwise import DimShuffle, Elemwise
     from opgraph.tensor.products import Dot, MatMul
     from opgraph.tensor.reduction import Sum
-    from opgraph.tensor.shape import Shape_i
+    from opgraph.tensor.shape import Reshape, Shape_i
 
     return {Elemwise: _elemwise, DimShuffle: _dimshuffle, Sum: _sum, Dot: _dot,
-            MatMul: _matmul, Shape_i: _shape_i}
+            MatMul: _matmul, Shape_i: _shape_i, Reshape: _reshape}
 
 
 #: Filled on first use (the tensor library is imported lazily).
@@ -146,10 +156,10 @@ def batched_jacobian(
 ) -> list[Variable]:
     """Rows ``d expression.flatten()[k] / d wrt`` stacked on a leading axis."""
     pt = arith._pt()
-    flat = expression.flatten()
-    u = flat.type()
+    u = expression.type()
     vjps = grad(None, list(wrt), consider_constant=consider_constant,
-                disconnected_inputs=disconnected_inputs, known_grads={flat: u})
-    n = flat.shape[0]
-    eye = pt.eye(n, dtype=u.type.dtype)
-    return vectorize_outputs(vjps, {u: eye}, n)
+                disconnected_inputs=disconnected_inputs, known_grads={expression: u})
+    n = expression.size if expression.type.ndim != 1 else expression.shape[0]
+    units = pt.reshape(pt.eye(n, dtype=u.type.dtype), (n, *_dims(expression)),
+                       ndim=expression.type.ndim + 1)
+    return vectorize_outputs(vjps, {u: units}, n)

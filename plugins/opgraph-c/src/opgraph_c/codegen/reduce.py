@@ -1,2 +1,133 @@
-def emit_careduce(node, ctx):
-    return None
+"""C for CAReduce over any set of axes (sum, prod, max, min, all, any...).
+
+The output is iterated in C order; for each output element the reduced axes
+are walked with the last reduced axis innermost.  The accumulator has the
+op's ``acc_dtype``.  Max/min start from the first element (NaN propagates as
+in NumPy); a reduction without identity over an empty axis raises
+ValueError like NumPy.  Sums and products of contiguous runs use an OpenMP
+SIMD reduction, which reassociates like NumPy's pairwise summation does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from opgraph.scalar import arith, logic
+from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
+from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.scalar_table import scalar_c_expr
+
+__all__ = ["emit_careduce"]
+
+#: scalar op class -> (starts from first element, C operator usable in an omp reduction)
+_REDUCIBLE: dict[type, tuple[bool, str | None]] = {
+    arith.Add: (False, "+"),
+    arith.Mul: (False, "*"),
+    arith.Maximum: (True, None),
+    arith.Minimum: (True, None),
+    logic.AND: (False, None),
+    logic.OR: (False, None),
+    logic.XOR: (False, None),
+}
+
+
+def _identity(op: Any, dtype: str) -> str | None:
+    ident = getattr(op, "identity", None)
+    if isinstance(op, logic.AND):
+        ident = 1 if dtype == "bool" else -1
+    elif isinstance(op, logic.OR | logic.XOR):
+        ident = 0
+    if ident is None:
+        return None
+    value = np.asarray(ident)
+    if not np.isfinite(value).all():
+        return None
+    return repr(np.asarray(ident).astype(dtype).item()).replace("True", "1").replace("False", "0")
+
+
+def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
+    op = node.op
+    scalar_op = op.scalar_op
+    spec = next((v for k, v in _REDUCIBLE.items() if isinstance(scalar_op, k)), None)
+    if spec is None:
+        return None
+    from_first, omp_op = spec
+    x, out = node.inputs[0], node.outputs[0]
+    in_dt, out_dt = x.type.dtype, out.type.dtype
+    acc_dt = op.accumulate_dtype(in_dt) if hasattr(op, "accumulate_dtype") else out_dt
+    if not all(map(supported, (in_dt, out_dt, acc_dt))):
+        return None
+    nd = x.type.ndim
+    axes = tuple(range(nd)) if op.axis is None else tuple(sorted(op.axis))
+    kept = [d for d in range(nd) if d not in axes]
+    step = scalar_c_expr(scalar_op, [acc_dt, acc_dt], acc_dt, ["acc", f"(({c_type(acc_dt)})xv)"])
+    if step is None:
+        return None
+    ident = None if from_first else _identity(scalar_op, acc_dt)
+    if ident is None:
+        from_first = True
+    A, X, O = c_type(acc_dt), c_type(in_dt), c_type(out_dt)  # noqa: N806
+    label = str(op).replace('"', "'")
+    L = [f"npy_intp shp[{max(len(kept), 1)}];"]
+    for j, d in enumerate(kept):
+        L.append(f"shp[{j}] = PyArray_DIMS(i0)[{d}];")
+    L.append("npy_intp n_red = 1;")
+    for d in axes:
+        L.append(f"n_red *= PyArray_DIMS(i0)[{d}];")
+    L.append(
+        f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({len(kept)}, shp, {typenum(out_dt)}, o0, "
+        "&i0, 1));"
+    )
+    L.append("npy_intp n_out = PyArray_SIZE(o0);")
+    if from_first:
+        L.append(
+            "if (n_red == 0 && n_out > 0) { PyErr_SetString(PyExc_ValueError, "
+            f"\"{label}: zero-size array to reduction operation {scalar_op} which has no "
+            "identity\"); goto fail; }"
+        )
+    L.append(f"{O} *q = ({O} *)PyArray_DATA(o0);")
+    last_red = axes[-1] if axes else None
+    outer_red = list(axes[:-1])
+    L.append(ctx.outer_pragma("n_out * n_red"))
+    L.append("for (npy_intp r = 0; r < n_out; r++) {")
+    L.append("const char *b = PyArray_BYTES(i0);")
+    if kept:
+        L.append("npy_intp rem = r, idx;")
+        for d in reversed(kept):
+            L.append(f"idx = rem % PyArray_DIMS(i0)[{d}]; rem /= PyArray_DIMS(i0)[{d}]; "
+                     f"b += idx * PyArray_STRIDES(i0)[{d}];")
+    if from_first:
+        L.append(f"{A} acc = n_red ? ({A})*(const {X} *)b : ({A})0;")
+    else:
+        L.append(f"{A} acc = ({A}){ident};")
+    if last_red is None:
+        L.append(f"{{ const {X} xv = *(const {X} *)b; acc = {step}; }}" if not from_first else "")
+    else:
+        n_outer_red = " * ".join(f"PyArray_DIMS(i0)[{d}]" for d in outer_red) or "1"
+        L.append(f"const npy_intp inner = PyArray_DIMS(i0)[{last_red}];")
+        L.append(f"const npy_intp sl = PyArray_STRIDES(i0)[{last_red}];")
+        L.append(f"const npy_intp n_or = {n_outer_red};")
+        L.append("if (inner > 0) for (npy_intp s = 0; s < n_or; s++) {")
+        L.append("const char *c = b;")
+        if outer_red:
+            L.append("npy_intp rem2 = s, idx2;")
+            for d in reversed(outer_red):
+                L.append(f"idx2 = rem2 % PyArray_DIMS(i0)[{d}]; rem2 /= PyArray_DIMS(i0)[{d}]; "
+                         f"c += idx2 * PyArray_STRIDES(i0)[{d}];")
+        if omp_op is not None and acc_dt != "bool":
+            L.append(f"if (sl == (npy_intp)sizeof({X})) {{")
+            L.append(f"const {X} *p = (const {X} *)c;")
+            L.append(f"#pragma omp simd reduction({omp_op}:acc)")
+            L.append(f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = p[k]; "
+                     f"acc = {step}; }}")
+            L.append("} else")
+        L.append(f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = "
+                 f"*(const {X} *)(c + k * sl); acc = {step}; }}")
+        L.append("}")
+    L.append(f"q[r] = ({O})acc;")
+    L.append("}")
+    from opgraph_c.codegen.shape_ops import VIEW_SUPPORT
+
+    return NodeC("\n".join(L), support=(VIEW_SUPPORT,))
