@@ -46,7 +46,10 @@ class LocalPackage:
         self.session_name = path.name
         self.name = _normalize(project.get("name", path.name))
         self.dependencies = [_requirement_name(r) for r in project.get("dependencies", [])]
-        self.has_test_extra = "test" in project.get("optional-dependencies", {})
+        extras = project.get("optional-dependencies", {})
+        self.has_test_extra = "test" in extras
+        # Local packages named in the test extra (e.g. a linker the tests need) count too.
+        self.dependencies += [_requirement_name(r) for r in extras.get("test", [])]
 
     def install_arg(self) -> str:
         rel = self.path.relative_to(ROOT).as_posix()

@@ -99,11 +99,10 @@ def _measure(lib: Any, grad: Any, compile_fn: Any, args: list[np.ndarray]) -> di
             "call_ms": 1e3 * _per_call(fn, args), "max_abs_err": err}
 
 
-def _ours(mode: str) -> tuple[Any, Any, Any] | None:
+def _ours(mode: Any) -> tuple[Any, Any, Any] | None:
     try:
-        from opgraph.compile.function import function
-
         import opgraph.tensor as pt
+        from opgraph.compile.function import function
         from opgraph.gradient import grad
     except ImportError:
         return None
@@ -138,7 +137,16 @@ def run(report: Any) -> None:
         except Exception as exc:
             report.note(f"PyTensor failed: {type(exc).__name__}: {exc}")
     ref = peer_row or PYTENSOR_REFERENCE
-    for mode in ("FAST_RUN", "FAST_COMPILE"):
+    try:
+        from opgraph.compile.mode import Mode
+
+        vm_fast_run = Mode(linker="vm", optimizer="fast_run", name="FAST_RUN+vm")
+    except ImportError:
+        vm_fast_run = None
+    for label, mode in (("FAST_RUN", "FAST_RUN"), ("FAST_RUN rewrites, vm linker", vm_fast_run),
+                        ("FAST_COMPILE", "FAST_COMPILE")):
+        if mode is None:
+            continue
         ours = _ours(mode)
         if ours is None:
             report.note("opgraph.tensor, function() or opgraph.gradient not importable")
@@ -146,7 +154,8 @@ def run(report: Any) -> None:
         try:
             row = _measure(*ours, args)
         except Exception as exc:
-            report.note(f"opgraph {mode} failed: {type(exc).__name__}: {exc}")
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            report.note(f"opgraph {label} failed: {type(exc).__name__}: {first}")
             continue
         ratios = {
             "build_ratio": row["grad_build_s"] / ref["grad_build_s"],
@@ -155,7 +164,7 @@ def run(report: Any) -> None:
             "call_ratio": row["call_ms"] / ref["call_ms"],
             "call_vs_numpy": row["call_ms"] / numpy_ms,
         }
-        report.row(impl=f"opgraph {mode}", **_rounded(row), **_rounded(ratios))
+        report.row(impl=f"opgraph {label}", **_rounded(row), **_rounded(ratios))
     src = "measured in this run" if peer_row else "PyTensor 3.0.7 reference figures from the issue"
     report.note(f"ratios are opgraph / PyTensor ({src}); targets: build+compile <= 0.3, "
                 "call <= 0.6 in FAST_RUN")

@@ -212,13 +212,11 @@ class TestPprint:
     def test_scalar_op_of_a_wrapper_is_used(self, xyz):
         x, y, _ = xyz
 
-        class Wrapper(ps.Add):
-            pass
-
         node = ps.add(x, y).owner
 
         class FakeElemwise:
             scalar_op = ps.add
+            prints_as_scalar_op = True
 
             def __str__(self):
                 return "Add"
@@ -283,3 +281,16 @@ def test_pydotprint_builds_graph_with_a_pydot_stand_in(monkeypatch, tmp_path, xy
     pydotprint(out, outfile=str(tmp_path / "g.png"), var_with_name_simple=True,
                print_output_file=False)
     assert {"x", "y"} <= {k.get("label") for _, k in calls["nodes"]}
+
+
+def test_tensor_elemwise_prints_its_scalar_op_and_inner_graph():
+    import opgraph.tensor as pt
+    from opgraph.tensor.elemwise import Elemwise
+
+    x, y = pt.dvector("x"), pt.dvector("y")
+    assert pprint(pt.exp(x) + y * x) == "exp(x) + y * x"
+    assert "+x" not in pprint(x.sum())  # a reduction is not printed as its scalar op
+    a, b = ps.float64("a"), ps.float64("b")
+    fused = Elemwise(ps.Composite([a, b], [ps.add(ps.exp(a), b)]))(x, y)
+    text = dprint(fused, file="str")
+    assert "Inner graphs:" in text and " ← add [id" in text

@@ -86,11 +86,37 @@ def _run_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- opgraph cache (implemented by the opgraph-c plugin) ------------------------------
+
+
+def _setup_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", nargs="?", default="info", choices=("list", "info", "clear"),
+                        help="list the cached modules, show totals (default), or remove all")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _run_cache(args: argparse.Namespace) -> int:
+    try:
+        from opgraph.plugins.records import load_target
+
+        run = load_target("opgraph_c.cache_cli:run")
+    except ImportError:
+        print("opgraph cache: the compile cache belongs to the C backend, plugin 'opgraph-c', "
+              "which is not installed (pip install ./plugins/opgraph-c).", file=sys.stderr)
+        return 1
+    return int(run(args) or 0)
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     "plugins": Subcommand(
         help="list installed plugins, what they provide and their load status",
         setup=_setup_plugins,
         run=_run_plugins,
+    ),
+    "cache": Subcommand(
+        help="list, size or clear the compiled C module cache (plugin opgraph-c)",
+        setup=_setup_cache,
+        run=_run_cache,
     ),
 }
 """Subcommand name -> :class:`Subcommand`, in the order shown by ``--help``."""

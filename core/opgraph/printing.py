@@ -383,6 +383,22 @@ class DefaultPrinter:
         return text if len(node.outputs) == 1 else f"{text}.{output.index}"
 
 
+def _elemwise_scalar_op(op: Any) -> Any:
+    """The scalar op of an Elemwise (printed like the scalar op), else None.
+
+    Reductions also carry a ``scalar_op`` but must not print as ``x + y``, so
+    only Elemwise qualifies; it is looked up without importing the tensor library.
+    """
+    scalar_op = getattr(op, "scalar_op", None)
+    if scalar_op is None:
+        return None
+    elemwise_mod = sys.modules.get("opgraph.tensor.elemwise")
+    elemwise_cls = getattr(elemwise_mod, "Elemwise", None)
+    if elemwise_cls is not None and isinstance(op, elemwise_cls):
+        return scalar_op
+    return scalar_op if getattr(op, "prints_as_scalar_op", False) else None
+
+
 def _leaf_text(var: Variable) -> str:
     if isinstance(var, Constant):
         data = var.data
@@ -431,7 +447,7 @@ class PPrinter:
             return _leaf_text(var)
         printer = self._find(node.op, var, pstate)
         if printer is None:
-            scalar_op = getattr(node.op, "scalar_op", None)
+            scalar_op = _elemwise_scalar_op(node.op)
             if scalar_op is not None:
                 printer = self._find(scalar_op, var, pstate)
         return (printer or DefaultPrinter()).process(var, pstate)
@@ -484,7 +500,9 @@ class _ScalarFunctionPrinter:
     """Scalar functions print by their public name: ``exp(x)``, ``convert_to_int8(x)``."""
 
     def process(self, output: Variable, pstate: PrinterState) -> str:
-        return FunctionPrinter(str(output.owner.op)).process(output, pstate)
+        op = output.owner.op
+        name = str(getattr(op, "scalar_op", None) or op)
+        return FunctionPrinter(name).process(output, pstate)
 
 
 class _LazyPPrinter:

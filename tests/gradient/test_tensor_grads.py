@@ -231,3 +231,28 @@ def test_grad_on_a_scalar_library_graph():
     vx, vy = perform_callable([x, y], [gx, gy])(0.5, 2.0)
     assert float(vx) == pytest.approx(np.exp(0.5) * 2.0 + 1.0)
     assert float(vy) == pytest.approx(np.exp(0.5))
+
+
+def test_integer_inputs_of_tensor_ops():
+    """Integer inputs: zero (float) gradient for elementwise math, disconnected for indices."""
+    from opgraph.gradient import DisconnectedInputError, grad
+
+    x = pt.dvector("x")
+    n = pt.lvector("n")
+    i = pt.lscalar("i")
+    gn = grad((x * n).sum(), n)
+    assert gn.type.dtype == "float64"
+    np.testing.assert_allclose(compile_callable([x, n], [gn])(np.ones(3), np.arange(3))[0], 0.0)
+    with pytest.raises(DisconnectedInputError):
+        grad(x[i] * 2.0, i)
+    gx = grad(x[i] * 2.0, x)
+    np.testing.assert_allclose(compile_callable([x, i], [gx])(np.ones(3), 1)[0], [0, 2, 0])
+
+
+def test_argmax_path_gives_zero_gradient():
+    from opgraph.gradient import grad
+
+    x = pt.dvector("x")
+    cost = pt.cast(pt.argmax(x), "float64") + x.sum()
+    g = grad(cost, x)
+    np.testing.assert_allclose(compile_callable([x], [g])(np.array([1.0, 3.0]))[0], [1.0, 1.0])

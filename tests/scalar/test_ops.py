@@ -288,3 +288,16 @@ class TestBadInput:
     def test_cast_needs_scalar_type(self):
         with pytest.raises(TypeError, match="o_type must be a ScalarType"):
             ps.Cast("float64")
+
+
+def test_op_defining_only_impl_gets_an_array_ufunc():
+    """A PyTensor-style op (impl only) still runs over arrays, in its declared dtype."""
+
+    class Cube(ps.UnaryScalarOp):
+        def impl(self, x):
+            return x * x * x
+
+    cube = Cube(ps.same_out, name="cube")
+    x = ps.int16("x")
+    _check(cube(x), [x], [np.arange(-3, 4, dtype="int16")], lambda a: a**3)
+    assert cube == Cube(ps.same_out) and cube != Cube(ps.upgrade_to_float)

@@ -296,12 +296,31 @@ class ScalarOp(Op):
         Its results have the dtypes ``output_types`` declares for those dtypes.
         """
         spec = self.nfunc_spec
-        if spec is None or type(self).numpy_fn is not ScalarOp.numpy_fn:
+        cls = type(self)
+        if cls.numpy_fn is ScalarOp.numpy_fn and cls.impl is not ScalarOp.impl and (
+            spec is None or not hasattr(np, spec[0])
+        ):
+            return self._vectorized_impl  # an op written PyTensor's way: only impl()
+        if spec is None or cls.numpy_fn is not ScalarOp.numpy_fn:
             return self.numpy_fn
         uf = getattr(np, spec[0])
         if self.nin < 0 and isinstance(uf, np.ufunc):
             return _fold(uf)
         return uf
+
+    def _vectorized_impl(self, *arrays: Any) -> Any:
+        """``impl`` applied element by element (slow; for ops that define only impl)."""
+        arrays = [np.asarray(a) for a in arrays]
+        types = [get_scalar_type(a.dtype) for a in arrays]
+        out_types = self.output_types(types)
+        nin = len(arrays)
+        vec = np.frompyfunc(lambda *xs: self.impl(*xs), nin, self.nout)
+        scalars = [np.broadcast_to(a, np.broadcast_shapes(*(b.shape for b in arrays)))
+                   for a in arrays]
+        res = vec(*[a.astype(object) if a.ndim else a[()] for a in scalars])
+        if self.nout == 1:
+            return np.asarray(res).astype(out_types[0].dtype)
+        return tuple(np.asarray(r).astype(t.dtype) for r, t in zip(res, out_types))
 
     def numpy_fn(self, *inputs: Any) -> Any:
         """Vectorised computation; ops without ``nfunc_spec`` implement it."""

@@ -340,6 +340,8 @@ class Reshape(Op):
     """``reshape(x, shp)`` to ``ndim`` dimensions; one entry of ``shp`` may be -1."""
 
     ndim: int
+    # np.reshape returns a view whenever it can: the DestroyHandler must know.
+    view_map = {0: [0]}  # noqa: RUF012
 
     def make_node(self, x: Any, shp: Any) -> Apply:
         x = as_tensor_variable(x)

@@ -9,7 +9,7 @@ otherwise (with one warning naming the reason and the compiler log).
 from __future__ import annotations
 
 from opgraph.plugins import hookimpl
-from opgraph.plugins.records import LinkerRecord
+from opgraph.plugins.records import LinkerRecord, ModeRecord
 
 
 @hookimpl
@@ -28,5 +28,23 @@ def opgraph_linkers() -> list[LinkerRecord]:
             description="C thunks per node, driven by a VM loop (slower than 'c'; see docs)",
             probe="opgraph_c.compiler:probe",
             backend="c",
+        ),
+    ]
+
+
+@hookimpl
+def opgraph_modes() -> list[ModeRecord]:
+    return [
+        ModeRecord(
+            "C",
+            linkers=("c",),
+            include=("fast_run",),
+            description="FAST_RUN rewrites, C linker only (raises when no compiler works)",
+        ),
+        ModeRecord(
+            "CVM",
+            linkers=("cvm",),
+            include=("fast_run",),
+            description="FAST_RUN rewrites, per-node C thunks in a VM loop",
         ),
     ]

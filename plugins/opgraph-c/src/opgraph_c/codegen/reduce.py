@@ -62,7 +62,8 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
     nd = x.type.ndim
     axes = tuple(range(nd)) if op.axis is None else tuple(sorted(op.axis))
     kept = [d for d in range(nd) if d not in axes]
-    step = scalar_c_expr(scalar_op, [acc_dt, acc_dt], acc_dt, ["acc", f"(({c_type(acc_dt)})xv)"])
+    xcast = "((npy_bool)(xv != 0))" if acc_dt == "bool" else f"(({c_type(acc_dt)})xv)"
+    step = scalar_c_expr(scalar_op, [acc_dt, acc_dt], acc_dt, ["acc", xcast])
     if step is None:
         return None
     ident = None if from_first else _identity(scalar_op, acc_dt)

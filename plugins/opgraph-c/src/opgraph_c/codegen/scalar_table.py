@@ -171,7 +171,12 @@ def _apply(rule: CExpr, in_dtypes: Sequence[str], out_dtype: str, args: Sequence
     cast_args = []
     for arg, dtype, mode in zip(args, in_dtypes, modes):
         target = {"out": out_dtype, "common": common, "none": dtype}[mode]
-        cast_args.append(arg if target == dtype else f"(({c_type(target)}){arg})")
+        if target == dtype:
+            cast_args.append(arg)
+        elif target == "bool":
+            cast_args.append(f"((npy_bool)({arg} != 0))")
+        else:
+            cast_args.append(f"(({c_type(target)}){arg})")
     suffix = "f" if out_dtype == "float32" else ""
     if "{f}" in template and out_kind != "float":
         return None

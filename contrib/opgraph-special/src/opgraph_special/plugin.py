@@ -1,0 +1,31 @@
+"""Entry point ``special`` (group ``opgraph.plugins``): cheap, imports only the core.
+
+The rewrite and the C table are imported when a hook actually needs them, so
+installing this package costs nothing to programs that never use it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgraph.plugins import hookimpl
+
+_OWN_MODULE = "opgraph_special."
+
+
+@hookimpl
+def opgraph_register_rewrites(db: Any) -> None:
+    """Add the log(erfc(x)) stabilisation to the ``stabilize`` phase."""
+    from opgraph_special.rewrites import register_rewrites
+
+    register_rewrites(db)
+
+
+@hookimpl
+def opgraph_op_impl(op: Any, backend: str) -> object | None:
+    """C for this package's scalar ops, for the C linker's Elemwise and fusion loops."""
+    if backend != "c" or not type(op).__module__.startswith(_OWN_MODULE):
+        return None
+    from opgraph_special.c_impl import c_impl_for
+
+    return c_impl_for(op)

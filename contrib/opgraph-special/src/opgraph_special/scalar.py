@@ -1,0 +1,323 @@
+"""The special functions as scalar ops: the bodies that Elemwise and fusion (Composite) apply.
+
+Each op computes with the SciPy ufunc of the same name (``numpy_fn``), so one
+implementation serves single elements (``impl``), whole arrays (Elemwise) and
+fused loops (Composite).  Output dtypes are exactly the ones SciPy computes
+(:class:`ScipyOut`), so a graph's declared dtypes never disagree with its values.
+
+Derivatives are written once per op, in scalar terms, as ``partials``: one
+expression per input.  The shared pullback multiplies them by the cotangent;
+the pushforward is the core's generic one built on the pullback.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import scipy.special as sc
+
+import opgraph.scalar as ps
+from opgraph.graph.basic import Variable
+from opgraph.scalar.basic import ScalarOp
+from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
+from opgraph.scalar.type import ScalarType, complex_dtypes, get_scalar_type
+
+__all__ = [
+    "SPECIAL_OPS",
+    "BetaLn",
+    "Digamma",
+    "Erf",
+    "Erfc",
+    "Erfcx",
+    "Erfinv",
+    "GammaLn",
+    "I0",
+    "I1",
+    "LogNdtr",
+    "Polygamma",
+    "ScipyOut",
+    "SpecialOp",
+    "XLog1pY",
+    "XLogY",
+    "betaln",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "gammaln",
+    "i0",
+    "i1",
+    "log_ndtr",
+    "polygamma",
+    "xlog1py",
+    "xlogy",
+]
+
+
+@attrs.frozen
+class ScipyOut:
+    """Output dtypes as SciPy resolves them for ``scipy.special.<name>`` (real inputs only).
+
+    An attrs class, so two ops built with the same rule compare equal and merge.
+    """
+
+    name: str
+
+    def __call__(self, *types: ScalarType) -> tuple[ScalarType, ...]:
+        for t in types:
+            if t.dtype in complex_dtypes:
+                raise TypeError(f"{self.name} is defined here for real inputs only, got {t.dtype}")
+        ufunc = getattr(sc, self.name)
+        signature = tuple(np.dtype(t.dtype) for t in types) + (None,) * ufunc.nout
+        resolved = ufunc.resolve_dtypes(signature)
+        return tuple(get_scalar_type(d.name) for d in resolved[ufunc.nin :])
+
+
+class SpecialOp(ScalarOp):
+    """A special function computed by ``scipy.special.<scipy_name>``.
+
+    Subclasses set ``nin``, ``scipy_name`` and ``partials(inputs, output)``.
+    """
+
+    scipy_name: str = ""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(ScipyOut(self.scipy_name), name=name or self.scipy_name)
+
+    def numpy_fn(self, *inputs: Any) -> Any:
+        return getattr(sc, self.scipy_name)(*inputs)
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        """d output / d input_i for each input, as scalar graphs."""
+        raise NotImplementedError(f"{type(self).__name__} has no derivative")
+
+    def pullback(
+        self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+        cotangents: Sequence[Variable],
+    ) -> list[Variable]:
+        (out,), (gz,) = outputs, cotangents
+        if all(is_discrete(x) for x in inputs):
+            return [grad_zeros(x) for x in inputs]
+        partials = self.partials(list(inputs), out)
+        return [
+            grad_zeros(x) if is_discrete(x) else cast_like(ps.mul(gz, d), x)
+            for x, d in zip(inputs, partials)
+        ]
+
+    def c_code_cache_version(self) -> tuple:
+        return (1, 0)
+
+
+def _c(value: float, like: Variable) -> Variable:
+    return const_like(value, like)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+class Erf(SpecialOp):
+    """erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt."""
+
+    nin = 1
+    scipy_name = "erf"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [ps.mul(_c(_TWO_OVER_SQRT_PI, output), ps.exp(ps.neg(ps.sqr(x))))]
+
+
+class Erfc(SpecialOp):
+    """erfc(x) = 1 - erf(x), without the cancellation for large x."""
+
+    nin = 1
+    scipy_name = "erfc"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [ps.mul(_c(-_TWO_OVER_SQRT_PI, output), ps.exp(ps.neg(ps.sqr(x))))]
+
+
+class Erfcx(SpecialOp):
+    """erfcx(x) = exp(x^2) * erfc(x): finite where erfc underflows."""
+
+    nin = 1
+    scipy_name = "erfcx"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        two_x_out = ps.mul(_c(2.0, output), x, output)
+        return [ps.sub(two_x_out, _c(_TWO_OVER_SQRT_PI, output))]
+
+
+class Erfinv(SpecialOp):
+    """The inverse of erf on (-1, 1)."""
+
+    nin = 1
+    scipy_name = "erfinv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        return [ps.mul(_c(_SQRT_PI_OVER_TWO, output), ps.exp(ps.sqr(output)))]
+
+
+class GammaLn(SpecialOp):
+    """log|Gamma(x)|."""
+
+    nin = 1
+    scipy_name = "gammaln"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [digamma(x)]
+
+
+class Digamma(SpecialOp):
+    """psi(x) = d/dx log Gamma(x)."""
+
+    nin = 1
+    scipy_name = "digamma"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [polygamma(ps.constant(1, dtype="int64"), x)]
+
+
+class Polygamma(ScalarOp):
+    """polygamma(n, x): the n-th derivative of digamma (n a non-negative integer).
+
+    Needed for the derivatives of digamma (n=1) and of itself (n+1).
+    """
+
+    nin = 2
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(_polygamma_out, name=name or "polygamma")
+
+    def make_node(self, n: Any, x: Any) -> Any:
+        node = super().make_node(n, x)
+        if node.inputs[0].type.dtype not in ("int8", "int16", "int32", "int64", "uint8",
+                                             "uint16", "uint32"):
+            raise TypeError(
+                f"polygamma: n must be an integer scalar, got dtype {node.inputs[0].type.dtype}"
+            )
+        return node
+
+    def numpy_fn(self, n: Any, x: Any) -> Any:
+        (out,) = _polygamma_out(get_scalar_type(np.asarray(n).dtype.name),
+                                get_scalar_type(np.asarray(x).dtype.name))
+        return np.asarray(sc.polygamma(n, x)).astype(out.dtype)
+
+    def pullback(
+        self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+        cotangents: Sequence[Variable],
+    ) -> list[Variable]:
+        (n, x), (gz,) = inputs, cotangents
+        next_n = ps.add(n, const_like(1, n))
+        gx = grad_zeros(x) if is_discrete(x) else cast_like(ps.mul(gz, polygamma(next_n, x)), x)
+        return [grad_zeros(n), gx]
+
+
+def _polygamma_out(n: ScalarType, x: ScalarType) -> tuple[ScalarType]:
+    return ScipyOut("digamma")(x)
+
+
+class BetaLn(SpecialOp):
+    """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b), computed accurately."""
+
+    nin = 2
+    scipy_name = "betaln"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        a, b = inputs
+        psi_ab = digamma(ps.add(a, b))
+        return [ps.sub(digamma(a), psi_ab), ps.sub(digamma(b), psi_ab)]
+
+
+class XLogY(SpecialOp):
+    """x * log(y), defined as 0 where x == 0 (so 0 * log(0) = 0)."""
+
+    nin = 2
+    scipy_name = "xlogy"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        x, y = inputs
+        return [ps.log(y), ps.true_div(x, y)]
+
+
+class XLog1pY(SpecialOp):
+    """x * log1p(y), defined as 0 where x == 0."""
+
+    nin = 2
+    scipy_name = "xlog1py"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        x, y = inputs
+        return [ps.log1p(y), ps.true_div(x, ps.add(y, const_like(1, y)))]
+
+
+class I0(SpecialOp):
+    """Modified Bessel function of the first kind, order 0."""
+
+    nin = 1
+    scipy_name = "i0"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [i1(x)]
+
+
+class I1(SpecialOp):
+    """Modified Bessel function of the first kind, order 1."""
+
+    nin = 1
+    scipy_name = "i1"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        # I1'(x) = I0(x) - I1(x) / x, whose limit at 0 is 1/2.  The division
+        # uses a safe denominator so neither branch of the switch divides by 0.
+        (x,) = inputs
+        at_zero = ps.eq(x, const_like(0, x))
+        safe_x = ps.switch(at_zero, const_like(1, x), x)
+        general = ps.sub(i0(x), ps.true_div(output, safe_x))
+        return [ps.switch(at_zero, _c(0.5, output), general)]
+
+
+class LogNdtr(SpecialOp):
+    """log of the standard normal CDF, accurate far into the left tail."""
+
+    nin = 1
+    scipy_name = "log_ndtr"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        # pdf(x) / cdf(x) = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi): no 0/0 in the tail.
+        (x,) = inputs
+        exponent = ps.sub(ps.mul(_c(-0.5, x), ps.sqr(x)), output)
+        return [ps.mul(_c(_INV_SQRT_2PI, output), ps.exp(exponent))]
+
+
+erf = Erf()
+erfc = Erfc()
+erfcx = Erfcx()
+erfinv = Erfinv()
+gammaln = GammaLn()
+digamma = Digamma()
+polygamma = Polygamma()
+betaln = BetaLn()
+xlogy = XLogY()
+xlog1py = XLog1pY()
+i0 = I0()
+i1 = I1()
+log_ndtr = LogNdtr()
+
+#: every scalar op of this package, by name (tests, C table and docs iterate over it)
+SPECIAL_OPS: dict[str, ScalarOp] = {
+    op.name: op
+    for op in (erf, erfc, erfcx, erfinv, gammaln, digamma, polygamma, betaln, xlogy, xlog1py,
+               i0, i1, log_ndtr)
+}

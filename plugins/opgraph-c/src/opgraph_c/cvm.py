@@ -1,0 +1,99 @@
+"""The "cvm" linker: one C thunk per node, driven by a Python loop (PyTensor's CVM shape).
+
+Each node with C becomes its own small cached module bound to the node's
+storage cells; nodes without C use their Python thunk.  The loop frees
+intermediates after their last use.  It exists for comparison and for
+debugging one node at a time: the "c" linker runs the same C with no Python
+between nodes and is faster on every graph measured (see docs/c_linker.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from opgraph.graph.basic import Constant, Variable
+from opgraph.link.basic import (
+    Linker,
+    LinkerResult,
+    StorageCell,
+    compute_free_lists,
+    map_storage,
+    raise_with_op,
+)
+from opgraph_c.codegen.module import constant_values
+from opgraph_c.linker import _python_thunk, compile_graph_module
+
+__all__ = ["CVMLinker"]
+
+
+class CVMLinker(Linker):
+    """Per-node C thunks in a Python loop; options as :class:`~opgraph_c.linker.CLinker`."""
+
+    name = "cvm"
+
+    def __init__(self, *, allow_gc: bool = True, openmp: bool | None = None,
+                 **options: Any) -> None:
+        super().__init__(allow_gc=allow_gc, openmp=openmp, **options)
+        if openmp is None:
+            from opgraph.config import config
+
+            openmp = config.openmp
+        self.openmp = bool(openmp)
+
+    def _node_thunk(self, node: Any, storage_map: dict, compute_map: dict) -> Any:
+        one = SimpleNamespace(inputs=list(node.inputs), outputs=list(node.outputs))
+        module, msrc, origins = compile_graph_module(
+            one, [node], openmp=self.openmp, keep_live=set()
+        )
+        if origins[0] == "python":
+            return _python_thunk(node, storage_map, compute_map, list(self.no_recycling))
+        layout = msrc.layout
+        cells = [storage_map[v] for v in sorted(layout.index, key=layout.index.get)]
+        modes = bytearray(len(cells))
+        for var, k in layout.index.items():
+            if var in node.outputs and var not in self.no_recycling:
+                modes[k] = 2
+        labels = tuple(f"input {i} of {node.op}" for i in range(len(node.inputs))) + ("",)
+        return module.bind(
+            tuple(storage_map[v] for v in node.inputs),
+            tuple(storage_map[v] for v in node.outputs),
+            constant_values(layout), (None,), tuple(cells), None, labels, msrc.params,
+            bytes(modes),
+        )
+
+    def make_thunk(
+        self,
+        input_storage: Sequence[StorageCell] | None = None,
+        output_storage: Sequence[StorageCell] | None = None,
+        storage_map: dict[Variable, StorageCell] | None = None,
+    ) -> LinkerResult:
+        fgraph = self._require_fgraph()
+        order = list(fgraph.toposort())
+        input_storage, output_storage, storage_map = map_storage(
+            fgraph, order, input_storage, output_storage, storage_map
+        )
+        compute_map = {v: [True] for v in storage_map}
+        thunks = [self._node_thunk(node, storage_map, compute_map) for node in order]
+        keep = set(fgraph.inputs) | set(fgraph.outputs) | {
+            v for v in storage_map if isinstance(v, Constant)
+        }
+        free = compute_free_lists(order, keep) if self.allow_gc else [[] for _ in order]
+        steps = [
+            (k, thunk, tuple(storage_map[v] for v in dead))
+            for k, (thunk, dead) in enumerate(zip(thunks, free))
+        ]
+
+        def run() -> None:
+            k = -1
+            try:
+                for k, thunk, dead in steps:
+                    thunk()
+                    for cell in dead:
+                        cell[0] = None
+            except Exception as exc:
+                raise_with_op(exc, order[k], storage_map)
+                raise
+
+        return LinkerResult(run, list(input_storage), list(output_storage), thunks, order)
