@@ -25,3 +25,11 @@ DOMAINS = {
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(20240607)
+
+
+def compile_py(inputs, outputs, **kwargs):
+    """Compile with the Python VM (the reference linker; the only one this package's
+    isolated test session installs)."""
+    from opgraph.compile.function import function
+
+    return function(inputs, outputs, mode="FAST_COMPILE", **kwargs)

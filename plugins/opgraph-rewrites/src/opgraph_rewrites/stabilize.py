@@ -1,4 +1,8 @@
-"""Numerically stable forms: the same function, computed without cancellation or overflow."""
+"""Numerically stable forms: the same function, computed without cancellation or overflow.
+
+Pattern rules are data (``_rules``); the two structural ones (log of a softmax,
+log of a sum of exponentials) are node rewriters below.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from typing import Any
 
 from opgraph.graph.rewriting.basic import NodeRewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
-from opgraph_rewrites.utils import const_value, ew, keep_type
+from opgraph_rewrites.utils import const_value, ew, keep_type, tensor_constant
 
 __all__ = ["stabilize_rewriters"]
 
@@ -61,6 +65,83 @@ def _log_softmax_rewriter() -> NodeRewriter | None:
     return log_softmax
 
 
+def _through_dimshuffles(var: Any) -> tuple[Any, list[Any]]:
+    """``var`` with its DimShuffles peeled off, and those DimShuffle ops (outermost first)."""
+    from opgraph.tensor.elemwise import DimShuffle
+
+    ops = []
+    while var.owner is not None and isinstance(var.owner.op, DimShuffle):
+        ops.append(var.owner.op)
+        var = var.owner.inputs[0]
+    return var, ops
+
+
+def _is_max_shifted(arg: Any) -> bool:
+    """``arg`` is ``a - f(max(a))``: already the stable form (stops the rewrite repeating)."""
+    import opgraph.scalar as ps
+    from opgraph.tensor.reduction import Max
+    from opgraph_rewrites.utils import elemwise_of
+
+    sub = elemwise_of(arg, ps.Sub)
+    if sub is None:
+        return False
+    a, shift = sub.inputs
+    for _ in range(6):
+        shift, _ops = _through_dimshuffles(shift)
+        node = shift.owner
+        if node is None:
+            return False
+        if isinstance(node.op, Max):
+            return node.inputs[0] is a
+        switch = elemwise_of(shift, ps.Switch)
+        if switch is None:
+            return False
+        shift = switch.inputs[2]
+    return False
+
+
+def _logsumexp_rewriter() -> NodeRewriter:
+    import opgraph.scalar as ps
+    from opgraph.graph.rewriting.basic import node_rewriter
+    from opgraph.tensor.elemwise import DimShuffle
+    from opgraph.tensor.reduction import Max, Sum
+    from opgraph_rewrites.utils import elemwise_of
+
+    @node_rewriter([ew(ps.log)], name="local_logsumexp")
+    def logsumexp(fgraph: Any, node: Any) -> Any:
+        """log(sum(exp(x), axes)) = m + log(sum(exp(x - m), axes)), m = max(x, axes)
+        (0 where m is +-inf); keepdims DimShuffles between log and sum are kept."""
+        out = node.outputs[0]
+        if not out.type.dtype.startswith("float"):
+            return False
+        total, shuffles = _through_dimshuffles(node.inputs[0])
+        red = total.owner
+        if red is None or not isinstance(red.op, Sum):
+            return False
+        exp_node = elemwise_of(red.inputs[0], ps.Exp)
+        if exp_node is None:
+            return False
+        x = exp_node.inputs[0]
+        if not x.type.dtype.startswith("float") or _is_max_shifted(x):
+            return False
+        ndim = x.type.ndim
+        axes = red.op.axis if red.op.axis is not None else tuple(range(ndim))
+        top = Max(axis=axes)(x)
+        zero = tensor_constant(0, top.type.dtype, 0)
+        safe = ew(ps.switch)(ew(ps.isinf)(top), zero, top)
+        kept = iter(range(top.type.ndim))
+        keep_order = tuple("x" if i in axes else next(kept) for i in range(ndim))
+        safe_keep = DimShuffle(input_ndim=top.type.ndim, new_order=keep_order)(safe)
+        shifted = red.op(ew(ps.exp)(ew(ps.sub)(x, safe_keep)))
+        new = ew(ps.add)(ew(ps.log)(shifted), safe)
+        for op in reversed(shuffles):
+            new = op(new)
+        fixed = keep_type(out, new, refs=node.inputs)
+        return [fixed] if fixed is not None else False
+
+    return logsumexp
+
+
 def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
     out: list[tuple[str, NodeRewriter, tuple[str, ...]]] = []
     for name, i, o in _rules():
@@ -70,4 +151,5 @@ def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
     lsm = _log_softmax_rewriter()
     if lsm is not None:
         out.append(("log_softmax", lsm, ()))
+    out.append(("local_logsumexp", _logsumexp_rewriter(), ()))
     return out

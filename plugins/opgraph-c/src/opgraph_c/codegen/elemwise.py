@@ -156,9 +156,8 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
             )
         else:
             L.append(alloc)
-    L.append("{")
-    L += hoisted
-    # fast path condition
+    kernel = f"og_kern_{ctx.node_index}"
+    support = _kernel(kernel, kinds, in_dtypes, out_dtypes, hoisted, body, results, ctx)
     conds = []
     if "partial" in kinds:
         conds.append("0")
@@ -168,38 +167,62 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
     for j in range(nout):
         if ndim > 0:
             conds.append(f"PyArray_IS_C_CONTIGUOUS(o{j})")
+    L.append(f"const char *og_p[{max(nin, 1)}]; char *og_q[{nout}];")
     L.append(f"if ({' && '.join(conds) or '1'}) {{")
-    L.append("npy_intp n = PyArray_SIZE(o0);")
-    for i, k in enumerate(kinds):
-        ct = c_type(in_dtypes[i])
-        if k == "scalar":
-            L.append(f"const {ct} s{i} = *(const {ct} *)PyArray_DATA(i{i});")
-        elif k == "full":
-            L.append(f"const {ct} *p{i} = (const {ct} *)PyArray_DATA(i{i});")
+    for i in range(nin):
+        L.append(f"og_p[{i}] = PyArray_BYTES(i{i});")
     for j in range(nout):
-        L.append(f"{c_type(out_dtypes[j])} *q{j} = ({c_type(out_dtypes[j])} *)PyArray_DATA(o{j});")
-    L.append(ctx.loop_pragma("n"))
-    L.append("for (npy_intp k = 0; k < n; k++) {")
-    for i, k in enumerate(kinds):
-        ct = c_type(in_dtypes[i])
-        L.append(f"const {ct} x{i} = {'s%d' % i if k == 'scalar' else 'p%d[k]' % i};")
-    L += body
-    for j in range(nout):
-        L.append(f"q{j}[k] = ({c_type(out_dtypes[j])}){results[j]};")
-    L.append("}")
+        L.append(f"og_q[{j}] = PyArray_BYTES(o{j});")
+    L.append(f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);")
     L.append("}")
     if ndim > 0:
         L.append("else {")
-        L += _general_loop(node, ctx, in_dtypes, out_dtypes, body, results, ndim)
+        L += _general_loop(node, kernel, kinds, in_dtypes, out_dtypes, ndim)
         L.append("}")
-    L.append("}")
-    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT,))
+    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT, support))
+
+
+def _kernel(
+    name: str, kinds: list[str], in_dtypes: list[str], out_dtypes: list[str],
+    hoisted: list[str], body: list[str], results: list[str], ctx: EmitContext,
+) -> str:
+    """The element loop, written once: n elements, contiguous operands (scalars hoisted)."""
+    K = [f"static void {name}(npy_intp n, const char **og_p, char **og_q, const OGState *og_st) {{",
+         "(void)og_st;"]
+    K += hoisted
+    for i, k in enumerate(kinds):
+        ct = c_type(in_dtypes[i])
+        if k == "scalar":
+            K.append(f"const {ct} s{i} = *(const {ct} *)og_p[{i}];")
+        else:
+            K.append(f"const {ct} *p{i} = (const {ct} *)og_p[{i}];")
+    for j, dt in enumerate(out_dtypes):
+        K.append(f"{c_type(dt)} *q{j} = ({c_type(dt)} *)og_q[{j}];")
+    K.append(ctx.loop_pragma("n"))
+    K.append("for (npy_intp k = 0; k < n; k++) {")
+    for i, k in enumerate(kinds):
+        ct = c_type(in_dtypes[i])
+        K.append(f"const {ct} x{i} = {'s%d' % i if k == 'scalar' else 'p%d[k]' % i};")
+    K += body
+    for j, dt in enumerate(out_dtypes):
+        K.append(f"q{j}[k] = ({c_type(dt)}){results[j]};")
+    K.append("}")
+    K.append("}")
+    return "\n".join(K)
+
+
+CHUNK = 512
 
 
 def _general_loop(
-    node: Any, ctx: EmitContext, in_dtypes: list[str], out_dtypes: list[str],
-    body: list[str], results: list[str], ndim: int,
+    node: Any, kernel: str, kinds: list[str], in_dtypes: list[str], out_dtypes: list[str],
+    ndim: int,
 ) -> list[str]:
+    """Any strides (negative, zero for broadcast axes): rows in chunks through the kernel.
+
+    Operands whose last-axis stride is not the item size are gathered into (or
+    scattered from) small buffers, so the kernel's body is compiled only once.
+    """
     nin, nout = len(in_dtypes), len(out_dtypes)
     last = ndim - 1
     L = ["npy_intp n_outer = 1;"]
@@ -212,12 +235,12 @@ def _general_loop(
             "0" if var.type.shape[d] == 1 else f"PyArray_STRIDES(i{i})[{d}]" for d in range(ndim)
         )
         L.append(f"const npy_intp si{i}[{ndim}] = {{{strides}}};")
+        if kinds[i] != "scalar":
+            L.append(f"{c_type(in_dtypes[i])} bi{i}[{CHUNK}];")
     for j in range(nout):
         strides = ", ".join(f"PyArray_STRIDES(o{j})[{d}]" for d in range(ndim))
         L.append(f"const npy_intp so{j}[{ndim}] = {{{strides}}};")
-    pragma = ctx.outer_pragma("PyArray_SIZE(o0)")
-    if pragma:
-        L.append(pragma)
+        L.append(f"{c_type(out_dtypes[j])} bo{j}[{CHUNK}];")
     L.append("for (npy_intp r = 0; r < n_outer; r++) {")
     for i in range(nin):
         L.append(f"const char *b{i} = PyArray_BYTES(i{i});")
@@ -231,14 +254,31 @@ def _general_loop(
                 L.append(f"b{i} += idx * si{i}[{d}];")
             for j in range(nout):
                 L.append(f"c{j} += idx * so{j}[{d}];")
-    L.append("for (npy_intp k = 0; k < inner; k++) {")
+    L.append(f"for (npy_intp c0 = 0; c0 < inner; c0 += {CHUNK}) {{")
+    L.append(f"const npy_intp m = inner - c0 < {CHUNK} ? inner - c0 : {CHUNK};")
     for i in range(nin):
         ct = c_type(in_dtypes[i])
-        L.append(f"const {ct} x{i} = *(const {ct} *)(b{i} + k * si{i}[{last}]);")
-    L += body
+        if kinds[i] == "scalar":
+            L.append(f"og_p[{i}] = b{i};")
+            continue
+        L.append(
+            f"if (si{i}[{last}] == (npy_intp)sizeof({ct})) og_p[{i}] = b{i} + c0 * sizeof({ct}); "
+            f"else {{ for (npy_intp t = 0; t < m; t++) bi{i}[t] = *(const {ct} *)(b{i} + "
+            f"(c0 + t) * si{i}[{last}]); og_p[{i}] = (const char *)bi{i}; }}"
+        )
     for j in range(nout):
         ct = c_type(out_dtypes[j])
-        L.append(f"*({ct} *)(c{j} + k * so{j}[{last}]) = ({ct}){results[j]};")
+        L.append(
+            f"int direct{j} = so{j}[{last}] == (npy_intp)sizeof({ct}); "
+            f"og_q[{j}] = direct{j} ? c{j} + c0 * sizeof({ct}) : (char *)bo{j};"
+        )
+    L.append(f"{kernel}(m, og_p, og_q, og_st);")
+    for j in range(nout):
+        ct = c_type(out_dtypes[j])
+        L.append(
+            f"if (!direct{j}) for (npy_intp t = 0; t < m; t++) "
+            f"*({ct} *)(c{j} + (c0 + t) * so{j}[{last}]) = bo{j}[t];"
+        )
     L.append("}")
     L.append("}")
     L.append("}")
