@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import opgraph_special as special
 import pytest
 import scipy.special as sc
 from conftest import DOMAINS, compile_py
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from opgraph_special import scalar as s
 
 import opgraph.tensor as pt
-import opgraph_special as special
-from opgraph_special import scalar as s
 
 
 @pytest.mark.parametrize("name", sorted(DOMAINS))

@@ -401,6 +401,40 @@ class Elemwise(Op):
                 value = target
             cell[0] = value
 
+    def make_thunk(
+        self,
+        node: Apply,
+        storage_map: dict[Variable, list],
+        compute_map: dict[Variable, list] | None,
+        no_recycling: Sequence[Variable],
+        impl: str | None = None,
+    ) -> Any:
+        """A thunk specialised to ``node`` (see ``elemwise_thunk``); it computes as ``perform``.
+
+        It never writes into an existing output buffer (results are fresh arrays or,
+        when inplace, the destroyed input), so ``no_recycling`` holds trivially.
+        """
+        from opgraph.tensor.elemwise_thunk import make_elemwise_thunk
+
+        self.prepare_node(node, storage_map, compute_map, "py")
+        marks = [compute_map[v] for v in node.outputs] if compute_map is not None else None
+
+        def check(inputs: list) -> None:
+            _check_runtime_broadcast(self, node, inputs)
+
+        thunk = make_elemwise_thunk(
+            self, node,
+            [storage_map[v] for v in node.inputs],
+            [storage_map[v] for v in node.outputs],
+            marks or None,
+            check,
+        )
+        thunk.inputs = [storage_map[v] for v in node.inputs]  # type: ignore[attr-defined]
+        thunk.outputs = [storage_map[v] for v in node.outputs]  # type: ignore[attr-defined]
+        thunk.perform = self.perform  # type: ignore[attr-defined]
+        thunk.lazy = False  # type: ignore[attr-defined]
+        return thunk
+
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list:
         out_type = node.outputs[0].type
         shape = []

@@ -1,18 +1,46 @@
 """opgraph-special: special functions for opgraph graphs, written on the public API only.
 
 >>> import opgraph.tensor as pt
->>> import opgraph_special as ops
+>>> import opgraph_special as special
 >>> x = pt.dvector("x")
->>> y = ops.erf(x) + ops.gammaln(x)
+>>> y = special.erf(x) + special.gammaln(x)
 
 The tensor functions (``erf``, ``erfc``, ``erfcx``, ``erfinv``, ``gammaln``,
 ``digamma``, ``polygamma``, ``betaln``, ``xlogy``, ``xlog1py``, ``i0``,
-``i1``, ``log_ndtr``) live here; their scalar ops are in
-:mod:`opgraph_special.scalar`.
+``i1``, ``log_ndtr``) are loaded on first use, so that the plugin entry point
+(:mod:`opgraph_special.plugin`, imported whenever opgraph starts) does not
+import SciPy; their scalar ops are in :mod:`opgraph_special.scalar`.
 """
 
-from opgraph_special.tensor import *  # noqa: F403
-from opgraph_special.tensor import __all__ as _tensor_all
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
-__all__ = list(_tensor_all)
+__all__ = [
+    "betaln",
+    "digamma",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "gammaln",
+    "i0",
+    "i1",
+    "log_ndtr",
+    "polygamma",
+    "xlog1py",
+    "xlogy",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from opgraph_special import tensor
+
+        return getattr(tensor, name)
+    raise AttributeError(f"module 'opgraph_special' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -27,6 +27,8 @@ from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_dis
 from opgraph.scalar.type import ScalarType, complex_dtypes, get_scalar_type
 
 __all__ = [
+    "I0",
+    "I1",
     "SPECIAL_OPS",
     "BetaLn",
     "Digamma",
@@ -35,8 +37,6 @@ __all__ = [
     "Erfcx",
     "Erfinv",
     "GammaLn",
-    "I0",
-    "I1",
     "LogNdtr",
     "Polygamma",
     "ScipyOut",

@@ -223,8 +223,7 @@ def _entry(value: Any, direction: str, who: str, dummies: tuple[list, list, list
         fn = _adapt_callable(value, who)
         entry = Entry(_Kind.CALLABLE, fn, None)
         results = _invoke(fn, who, ins, outs, third, single, n_items)
-        keys = [r if not isinstance(r, Variable) else r for r in results]
-        entry.key = ("graph", GraphKey([*ins, *outs, *third], keys))
+        entry.key = ("graph", GraphKey([*ins, *outs, *third], results))
         return entry
     raise TypeError(
         f"{who}: expected None, 'default', a callable, an OpFromGraph or a "

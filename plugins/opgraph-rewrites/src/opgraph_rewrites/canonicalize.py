@@ -17,6 +17,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
+from opgraph_rewrites.useless import useless_shape_rewriters
 from opgraph_rewrites.utils import (
     const_value,
     ew,
@@ -319,6 +320,7 @@ def canonicalize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
         ("local_dimshuffle_dimshuffle", local_dimshuffle_dimshuffle(), ("fast_compile",)),
         ("local_useless_elemwise", local_useless_cast(), ("fast_compile",)),
     ]
+    out.extend(useless_shape_rewriters())
     for k, rw in enumerate(_pattern_rules()):
         out.append((f"canonical_pattern_{k}:{rw.name}", rw, ("fast_compile",)))
     return out

@@ -254,30 +254,30 @@ def _general_loop(
                 L.append(f"b{i} += idx * si{i}[{d}];")
             for j in range(nout):
                 L.append(f"c{j} += idx * so{j}[{d}];")
-    L.append(f"for (npy_intp c0 = 0; c0 < inner; c0 += {CHUNK}) {{")
-    L.append(f"const npy_intp m = inner - c0 < {CHUNK} ? inner - c0 : {CHUNK};")
+    L.append(f"for (npy_intp ch = 0; ch < inner; ch += {CHUNK}) {{")
+    L.append(f"const npy_intp m = inner - ch < {CHUNK} ? inner - ch : {CHUNK};")
     for i in range(nin):
         ct = c_type(in_dtypes[i])
         if kinds[i] == "scalar":
             L.append(f"og_p[{i}] = b{i};")
             continue
         L.append(
-            f"if (si{i}[{last}] == (npy_intp)sizeof({ct})) og_p[{i}] = b{i} + c0 * sizeof({ct}); "
+            f"if (si{i}[{last}] == (npy_intp)sizeof({ct})) og_p[{i}] = b{i} + ch * sizeof({ct}); "
             f"else {{ for (npy_intp t = 0; t < m; t++) bi{i}[t] = *(const {ct} *)(b{i} + "
-            f"(c0 + t) * si{i}[{last}]); og_p[{i}] = (const char *)bi{i}; }}"
+            f"(ch + t) * si{i}[{last}]); og_p[{i}] = (const char *)bi{i}; }}"
         )
     for j in range(nout):
         ct = c_type(out_dtypes[j])
         L.append(
             f"int direct{j} = so{j}[{last}] == (npy_intp)sizeof({ct}); "
-            f"og_q[{j}] = direct{j} ? c{j} + c0 * sizeof({ct}) : (char *)bo{j};"
+            f"og_q[{j}] = direct{j} ? c{j} + ch * sizeof({ct}) : (char *)bo{j};"
         )
     L.append(f"{kernel}(m, og_p, og_q, og_st);")
     for j in range(nout):
         ct = c_type(out_dtypes[j])
         L.append(
             f"if (!direct{j}) for (npy_intp t = 0; t < m; t++) "
-            f"*({ct} *)(c{j} + (c0 + t) * so{j}[{last}]) = bo{j}[t];"
+            f"*({ct} *)(c{j} + (ch + t) * so{j}[{last}]) = bo{j}[t];"
         )
     L.append("}")
     L.append("}")

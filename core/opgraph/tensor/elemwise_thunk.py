@@ -1,0 +1,139 @@
+"""Node-specialised thunks for Elemwise: everything decidable at compile time is.
+
+A small graph's call time is mostly Python overhead around one NumPy ufunc
+call, so ``Elemwise.make_thunk`` builds, per node, a closure that reads its
+input cells, runs the ufunc and stores the results, with no per-call
+attribute lookups, dict or list building.  Which inputs need the runtime
+broadcast check, whether ``out=`` is passed (inplace) and the output dtypes
+are fixed when the node is linked.  The closure source depends only on the
+node's *shape* (number of inputs/outputs, which inputs are compared, ...), so
+one template is compiled per shape and reused by every node of that shape.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.basic import Apply
+
+__all__ = ["broadcast_check_inputs", "make_elemwise_thunk"]
+
+
+def broadcast_check_inputs(node: Apply) -> tuple[int, ...]:
+    """Indices of the inputs whose runtime shapes must be compared (empty: no check).
+
+    The check only ever fails at a dimension where a non-broadcastable input has
+    length 1 while another input is longer.  It cannot fail at dimension ``d`` when
+    at most one input is not of static length 1 there, or when all those inputs
+    have the same static length.  Inputs of static shape all 1 can never fail it,
+    so they need not be compared.
+    """
+    shapes = [v.type.shape for v in node.inputs]
+    if len(shapes) < 2:
+        return ()
+    needed = False
+    for entries in zip(*shapes):
+        free = [s for s in entries if s != 1]
+        if len(free) > 1 and (None in free or len(set(free)) > 1):
+            needed = True
+            break
+    if not needed:
+        return ()
+    return tuple(i for i, shape in enumerate(shapes) if any(s != 1 for s in shape))
+
+
+def as_output_value(value: Any, dtype: np.dtype) -> Any:
+    """``value`` as an array of ``dtype`` (the slow path of a thunk's result check)."""
+    if not isinstance(value, np.ndarray) or value.dtype != dtype:
+        value = np.asarray(value, dtype=dtype)
+    return value
+
+
+@functools.cache
+def _template(
+    n_in: int, n_out: int, compared: tuple[int, ...], out_arg: tuple[int | None, ...] | None,
+    copy_back: tuple[int | None, ...], mark: bool,
+) -> Callable[..., Callable[[], None]]:
+    """Compile the factory of thunks of one node shape (cached: a few shapes cover all)."""
+    ins = [f"a{i}" for i in range(n_in)]
+    lines = [f"{a} = i{i}[0]" for i, a in enumerate(ins)]
+    if compared:
+        first = f"a{compared[0]}.shape"
+        cond = " or ".join(f"a{i}.shape != {first}" for i in compared[1:])
+        lines.append(f"if {cond}:")
+        lines.append(f"    check([{', '.join(ins)}])")
+    call = f"uf({', '.join(ins)}"
+    if out_arg is not None:
+        outs = [f"a{i}" if i is not None else "None" for i in out_arg]
+        call += f", out={outs[0]})" if n_out == 1 else f", out=({', '.join(outs)},))"
+    else:
+        call += ")"
+    if n_out == 1:
+        lines.append(f"r0 = {call}")
+    else:
+        lines.append(f"{', '.join(f'r{o}' for o in range(n_out))}, = {call}")
+    for o in range(n_out):
+        lines.append(f"if type(r{o}) is not ndarray or r{o}.dtype is not d{o}:")
+        lines.append(f"    r{o} = fix(r{o}, d{o})")
+        if copy_back[o] is not None:
+            lines.append(f"a{copy_back[o]}[...] = r{o}")
+            lines.append(f"r{o} = a{copy_back[o]}")
+    lines += [f"o{o}[0] = r{o}" for o in range(n_out)]
+    if mark:
+        lines += [f"m{o}[0] = True" for o in range(n_out)]
+    unpack = []
+    if n_in:
+        unpack.append(f"{''.join(f'i{i}, ' for i in range(n_in))}= in_cells")
+    unpack.append(f"{''.join(f'o{o}, ' for o in range(n_out))}= out_cells")
+    unpack.append(f"{''.join(f'd{o}, ' for o in range(n_out))}= dtypes")
+    if mark:
+        unpack.append(f"{''.join(f'm{o}, ' for o in range(n_out))}= marks")
+    body = "\n".join("        " + line for line in lines)
+    head = "\n".join("    " + line for line in unpack)
+    source = (
+        "def factory(uf, in_cells, out_cells, dtypes, marks, check, fix, ndarray):\n"
+        f"{head}\n"
+        "    def elemwise_thunk():\n"
+        f"{body}\n"
+        "    return elemwise_thunk\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<elemwise thunk {n_in}->{n_out}>", "exec"), namespace)
+    return namespace["factory"]
+
+
+def make_elemwise_thunk(
+    op: Any,
+    node: Apply,
+    in_cells: Sequence[list],
+    out_cells: Sequence[list],
+    out_marks: Sequence[list] | None,
+    check: Callable[[list], None],
+) -> Callable[[], None]:
+    """The thunk computing ``node`` (an Elemwise Apply) from ``in_cells`` into ``out_cells``.
+
+    Same results as ``op.perform``: the ufunc's outputs, coerced to the output
+    types' dtypes, written into the destroyed input when ``op`` is inplace
+    (through ``out=`` for a NumPy ufunc, by copying back otherwise).
+    """
+    uf = op.ufunc
+    n_out = len(node.outputs)
+    pattern = op.inplace_pattern
+    as_ufunc = bool(pattern) and isinstance(uf, np.ufunc)
+    out_arg = tuple(pattern.get(o) for o in range(n_out)) if as_ufunc else None
+    copy_back = tuple(
+        None if as_ufunc else pattern.get(o) for o in range(n_out)
+    )
+    factory = _template(
+        len(node.inputs), n_out, broadcast_check_inputs(node), out_arg, copy_back,
+        out_marks is not None,
+    )
+    dtypes = tuple(v.type.numpy_dtype for v in node.outputs)
+    return factory(
+        uf, tuple(in_cells), tuple(out_cells), dtypes, tuple(out_marks or ()), check,
+        as_output_value, np.ndarray,
+    )

@@ -1,0 +1,218 @@
+"""Canonical forms for shape ops: reshapes and allocs that do nothing are removed,
+a sum of a broadcast alloc becomes a multiplication.
+
+A shape entry "is" dimension ``i`` of ``x`` when it is a constant equal to
+``x``'s static length, ``Shape_i(i)(x)``, ``shape(x)[i]``, or the same
+expression the ShapeFeature infers for that dimension.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
+from opgraph_rewrites.utils import ew, keep_type
+
+__all__ = ["useless_shape_rewriters"]
+
+
+def _static(var: Variable) -> int | None:
+    from opgraph.tensor.shape import static_int
+
+    try:
+        return static_int(var)
+    except Exception:
+        return None
+
+
+def _same_expr(a: Variable, b: Variable) -> bool:
+    """``a`` and ``b`` compute the same dimension (identity, equal constants, or one
+    node with equal op and identical inputs, as merge would find)."""
+    if a is b:
+        return True
+    if isinstance(a, Constant) and isinstance(b, Constant):
+        return _static(a) is not None and _static(a) == _static(b)
+    na, nb = a.owner, b.owner
+    return (na is not None and nb is not None and na.op == nb.op
+            and len(na.inputs) == len(nb.inputs)
+            and all(i is j for i, j in zip(na.inputs, nb.inputs))
+            and a.index == b.index)
+
+
+def is_dim_of(fgraph: Any, entry: Variable, x: Variable, i: int) -> bool:
+    """``entry`` is known to equal ``x.shape[i]``."""
+    from opgraph.tensor.shape import Shape, Shape_i
+
+    static = x.type.shape[i]
+    value = _static(entry)
+    if value is not None:
+        return static is not None and value == static
+    node = entry.owner
+    if node is None:
+        return False
+    if isinstance(node.op, Shape_i):
+        return node.op.i == i and node.inputs[0] is x
+    if type(node.op).__name__ == "Subtensor" and len(node.inputs) == 2:
+        src = node.inputs[0].owner
+        if src is not None and isinstance(src.op, Shape) and src.inputs[0] is x:
+            return _static(node.inputs[1]) == i
+    feature = getattr(fgraph, "shape_feature", None)
+    if feature is not None:
+        shp = feature.get_shape(x)
+        if shp is not None and i < len(shp):
+            return _same_expr(shp[i], entry)
+    return False
+
+
+def _entries(vec: Variable) -> list[Variable] | None:
+    """The entries of a shape vector as scalar variables, when visible."""
+    from opgraph.tensor.shape import MakeVector
+
+    if isinstance(vec, Constant):
+        from opgraph.tensor.variable import constant
+
+        return [constant(np.int64(v)) for v in np.asarray(vec.data).ravel()]
+    node = vec.owner
+    if node is not None and isinstance(node.op, MakeVector):
+        return list(node.inputs)
+    return None
+
+
+def _shape_of(vec: Variable) -> Variable | None:
+    """``x`` when ``vec`` is ``shape(x)``."""
+    from opgraph.tensor.shape import Shape
+
+    node = vec.owner
+    return node.inputs[0] if node is not None and isinstance(node.op, Shape) else None
+
+
+def local_useless_reshape() -> NodeRewriter:
+    from opgraph.tensor.shape import Reshape
+
+    @node_rewriter([Reshape], name="local_useless_reshape")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """reshape(x, shape(x)) = x; reshape(x, s) = x when every entry of s is x's
+        dimension (at most one -1 among otherwise matching entries)."""
+        x, shp = node.inputs
+        out = node.outputs[0]
+        if out.type.ndim != x.type.ndim:
+            return False
+        if _shape_of(shp) is not x:
+            entries = _entries(shp)
+            if entries is None or len(entries) != x.type.ndim:
+                return False
+            unmatched = [k for k, e in enumerate(entries) if not is_dim_of(fgraph, e, x, k)]
+            if len(unmatched) > 1 or (unmatched and _static(entries[unmatched[0]]) != -1):
+                return False
+        fixed = keep_type(out, x)
+        return [fixed] if fixed is not None else False
+
+    return rewrite
+
+
+def local_reshape_reshape() -> NodeRewriter:
+    from opgraph.tensor.shape import Reshape
+
+    @node_rewriter([Reshape], name="local_reshape_reshape")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """reshape(reshape(x, s1), s2) = reshape(x, s2): a reshape only reads the data order."""
+        inner, shp = node.inputs
+        if inner.owner is None or not isinstance(inner.owner.op, Reshape):
+            return False
+        new = node.op(inner.owner.inputs[0], shp)
+        fixed = keep_type(node.outputs[0], new)
+        return [fixed] if fixed is not None else False
+
+    return rewrite
+
+
+def local_useless_alloc() -> NodeRewriter:
+    from opgraph.tensor.creation import Alloc
+
+    @node_rewriter([Alloc], name="local_useless_alloc")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """alloc(v, *shape(v)) = v: the value already has the requested shape."""
+        v, *dims = node.inputs
+        out = node.outputs[0]
+        if v.type.ndim != out.type.ndim or v.type.dtype != out.type.dtype:
+            return False
+        if not all(is_dim_of(fgraph, d, v, k) for k, d in enumerate(dims)):
+            return False
+        fixed = keep_type(out, v)
+        return [fixed] if fixed is not None else False
+
+    return rewrite
+
+
+def local_sum_of_alloc() -> NodeRewriter:
+    import opgraph.scalar as ps
+    from opgraph.tensor.creation import Alloc
+    from opgraph.tensor.reduction import Sum
+
+    @node_rewriter([Sum], name="local_sum_of_alloc")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """sum(alloc(v, *s), axes) = alloc(sum(v, real axes) * prod(s[a] for broadcast a),
+        *kept s): the broadcast copies of v are counted, not added."""
+        (a,) = node.inputs
+        out = node.outputs[0]
+        alloc = a.owner
+        if alloc is None or not isinstance(alloc.op, Alloc):
+            return False
+        v, *dims = alloc.inputs
+        n, k = len(dims), v.type.ndim
+        offset = n - k
+        axes = node.op.axis if node.op.axis is not None else tuple(range(n))
+        dtype = out.type.dtype
+        counted, summed, dropped = [], [], []
+        for ax in axes:
+            if ax < offset:
+                counted.append(dims[ax])
+            elif v.type.shape[ax - offset] == 1 and a.type.shape[ax] != 1:
+                counted.append(dims[ax])
+                dropped.append(ax - offset)
+            elif v.type.shape[ax - offset] == 1:
+                dropped.append(ax - offset)
+            else:
+                summed.append(ax - offset)
+        if not counted:
+            return False  # nothing broadcast is reduced: the sum must add real values
+        value = v if v.type.dtype == dtype else ew(_cast_op(dtype))(v)
+        if summed:
+            from opgraph.tensor.reduction import sum as tsum
+
+            value = tsum(value, axis=summed, keepdims=True, dtype=dtype)
+        if dropped or summed:
+            from opgraph.tensor.elemwise import DimShuffle
+
+            gone = set(dropped) | set(summed)
+            order = tuple(d for d in range(k) if d not in gone)
+            value = DimShuffle(input_ndim=k, new_order=order)(value)
+        count = counted[0] if len(counted) == 1 else ew(ps.mul)(*counted)
+        count = ew(_cast_op(dtype))(count)
+        value = ew(ps.mul)(value, count)
+        kept_dims = [d for ax, d in enumerate(dims) if ax not in axes]
+        new = Alloc()(value, *kept_dims) if kept_dims else value
+        fixed = keep_type(out, new)
+        return [fixed] if fixed is not None else False
+
+    return rewrite
+
+
+def _cast_op(dtype: str) -> Any:
+    from opgraph.scalar.structural import Cast
+    from opgraph.scalar.type import ScalarType
+
+    return Cast(ScalarType(dtype))
+
+
+def useless_shape_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
+    """(name, rewriter, extra tags) for the canonicalize phase."""
+    return [
+        ("local_useless_reshape", local_useless_reshape(), ("fast_compile", "shape")),
+        ("local_reshape_reshape", local_reshape_reshape(), ("fast_compile", "shape")),
+        ("local_useless_alloc", local_useless_alloc(), ("fast_compile", "shape")),
+        ("local_sum_of_alloc", local_sum_of_alloc(), ()),
+    ]
