@@ -45,8 +45,9 @@ def _pytensor() -> Any:
 
 
 def _c_mode(openmp: bool) -> Any:
-    from opgraph.compile.mode import Mode, get_mode
     from opgraph_c.linker import CLinker
+
+    from opgraph.compile.mode import Mode, get_mode
 
     base = get_mode("FAST_RUN")
     return Mode(linker=CLinker(openmp=openmp), optimizer=base.optimizer, name="C")
@@ -72,16 +73,17 @@ def _elemwise(report: Any) -> None:
     rng = np.random.default_rng(0)
     for n, number in ((10**7, 1), (10**3, 2000)):
         a, b, c = (rng.standard_normal(n) for _ in range(3))
-        t_np = _best(lambda: np.exp(a) * b + np.tanh(c), number=number)
-        t1 = _best(lambda: f1(a, b, c), number=number)
-        t2 = _best(lambda: f2(a, b, c), number=number)
+        t_np = _best(lambda a=a, b=b, c=c: np.exp(a) * b + np.tanh(c), number=number)
+        t1 = _best(lambda a=a, b=b, c=c: f1(a, b, c), number=number)
+        t2 = _best(lambda a=a, b=b, c=c: f2(a, b, c), number=number)
         row = {"n": f"{n:.0e}", "numpy ms": t_np * 1e3, "c 1 thread ms": t1 * 1e3,
                "c 1t / numpy": t1 / t_np, "c 2 threads ms": t2 * 1e3}
         if n == 10**7:
             row["c 2t / floor"] = t2 * 1e3 / FLOOR_1E7_MS
             row["floor ms"] = FLOOR_1E7_MS
         if pf is not None:
-            row["pytensor cvm ms"] = _best(lambda: pf(a, b, c), number=number) * 1e3
+            row["pytensor cvm ms"] = _best(lambda a=a, b=b, c=c: pf(a, b, c),
+                                           number=number) * 1e3
         report.row(**row)
         assert np.allclose(f1(a, b, c), np.exp(a) * b + np.tanh(c))
     report.note("targets: 1e7 single thread <= 0.5x NumPy; 2 threads <= 2.5x floor; "

@@ -133,6 +133,10 @@ def _quality_cases(lib: Any) -> list[tuple[str, Callable[[], tuple[list[Any], An
     ]
 
 
+#: the report's plot of compile time against graph size, both libraries
+COMPILE_PLOT = "FAST_RUN compile time vs graph size (elemwise chain)"
+
+
 def run(report: Any) -> None:
     ours = _ours()
     peer = _peer()
@@ -148,10 +152,12 @@ def run(report: Any) -> None:
                                    repeats=3)
         row: dict[str, Any] = {"N": n, "opgraph_s": round(t_ours, 4),
                                "nodes_after": _node_count(fn)}
+        report.series(COMPILE_PLOT, "opgraph", n, t_ours)
         if peer is not None:
             try:
                 t_peer, _ = _time_compile(lambda n=n: _chain_io(peer["lib"], n), peer["compile"])
                 row["pytensor_s"] = round(t_peer, 4)
+                report.series(COMPILE_PLOT, "pytensor", n, t_peer)
                 row["ratio"] = round(t_ours / t_peer, 3)
             except RecursionError:
                 row["pytensor_s"] = "RecursionError"
@@ -177,6 +183,7 @@ def run(report: Any) -> None:
                 t_peer, _ = _time_compile(lambda: _mlp_grad(peer["lib"], peer["grad"]),
                                           peer["compile"], repeats=3)
                 row["pytensor_s"] = round(t_peer, 4)
+                report.series(COMPILE_PLOT, "pytensor", n, t_peer)
                 row["ratio"] = round(t_ours / t_peer, 3)
             report.row(**row)
         except Exception as exc:  # keep the other sections

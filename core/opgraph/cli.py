@@ -134,6 +134,21 @@ def register_subcommand(
     SUBCOMMANDS[name] = Subcommand(help, setup, run)
 
 
+def _setup_demo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=float, default=0.05, metavar="SECONDS",
+                        help="time spent calling each compiled function (default 0.05)")
+    parser.add_argument("--no-graphs", action="store_true",
+                        help="do not print the graphs before and after rewriting")
+
+
+register_subcommand(
+    "demo",
+    "run the documented scenario (OpFromGraph, gradients, every installed mode) end to end",
+    _setup_demo,
+    "opgraph.demo:run",
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     parser = argparse.ArgumentParser(

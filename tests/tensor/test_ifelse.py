@@ -108,7 +108,7 @@ def test_multiple_outputs_and_as_view():
     np.testing.assert_array_equal(got[0], vals[d])
     np.testing.assert_array_equal(got[1], vals[e])
     view = IfElse(1, as_view=True)
-    assert view.view_map == {0: [1]} and IfElse(1).view_map == {}
+    assert view.view_map == {0: [1, 2]} and IfElse(1).view_map == {}
     node = view.make_node(c, a, b)
     cells = [[None]]
     av = np.ones(2)

@@ -122,19 +122,32 @@ class Composite(HasInnerGraph, ScalarOp):
         return self._array_call(*arrays)
 
     def _array_call(self, *arrays: Any) -> Any:
-        arrays = [np.asarray(a) for a in arrays]
-        results = self._run(arrays, arrays=True)
-        shape = np.broadcast_shapes(*(a.shape for a in arrays)) if arrays else ()
-        in_ids = {id(a) for a in arrays}
+        arrays = [a if type(a) is np.ndarray else np.asarray(a) for a in arrays]
+        program = self.__dict__.get("_array_program")
+        if program is None:
+            program = self._array_program = _compile_array_program(self)
+        results = program(*arrays)
+        shape = arrays[0].shape if arrays else ()
+        for a in arrays:
+            if a.shape != shape:
+                shape = np.broadcast_shapes(*(a.shape for a in arrays))
+                break
         final = []
         for r, d in zip(results, self._out_dtypes):
-            r = np.asarray(r)
-            if r.shape != shape or id(r) in in_ids:
+            if type(r) is not np.ndarray:
+                r = np.asarray(r)
+            # an input passed through, or a result of fewer dimensions: a fresh full array
+            if r.shape != shape or any(r is a for a in arrays):
                 r = np.array(np.broadcast_to(r, shape), dtype=d)
             elif r.dtype != d:
                 r = r.astype(d)
             final.append(r)
         return final[0] if self.nout == 1 else tuple(final)
+
+    def __getstate__(self) -> dict:
+        state = super().__getstate__()
+        state.pop("_array_program", None)  # generated code: rebuilt on first use
+        return state
 
     # -- identity ------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -209,6 +222,31 @@ class Composite(HasInnerGraph, ScalarOp):
     def pushforward(self, inputs: list, outputs: list, tangents: list) -> list:
         outs = self.inline(inputs)
         return scalar_pushforward(inputs, outs, tangents)
+
+
+def _compile_array_program(comp: Composite) -> Callable[..., tuple]:
+    """The flat program as one generated function of the input arrays (no interpreter loop).
+
+    Each step becomes ``r<out> = f<k>(r<in>, ...)`` with the op's array callable
+    and constants bound once; it returns the output registers as a tuple.
+    """
+    env: dict[str, Any] = {f"r{s}": d for s, d in comp._consts}
+    lines = []
+    for k, (op, ins, outs) in enumerate(comp._steps):
+        env[f"f{k}"] = op.ufunc
+        targets = ", ".join(f"r{s}" for s in outs) + ("," if len(outs) > 1 else "")
+        lines.append(f"{targets} = f{k}({', '.join(f'r{s}' for s in ins)})")
+    lines.append(f"return ({''.join(f'r{s}, ' for s in comp._out_slots)})")
+    params = ", ".join(f"r{i}" for i in range(comp.nin))
+    body = "\n".join("        " + line for line in lines)
+    source = (
+        f"def factory({', '.join(env)}):\n"
+        f"    def program({params}):\n{body}\n"
+        "    return program\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{comp.name[:60]} program>", "exec"), namespace)
+    return namespace["factory"](**env)
 
 
 def _check_graph(inputs: list, outputs: list) -> None:

@@ -70,6 +70,10 @@ class DimShuffle(Op):
     shuffle: tuple = attrs.field(init=False, eq=False)
     augment: tuple = attrs.field(init=False, eq=False)
     drop: tuple = attrs.field(init=False, eq=False)
+    # How perform builds the view, decided once: transpose axes (None: none needed) and
+    # the basic index inserting/dropping axes (None: reshape, for a 0-d result).
+    _perm: tuple | None = attrs.field(init=False, eq=False, repr=False)
+    _index: tuple | None = attrs.field(init=False, eq=False, repr=False)
 
     view_map = {0: [0]}
 
@@ -83,6 +87,12 @@ class DimShuffle(Op):
         object.__setattr__(
             self, "drop", tuple(i for i in range(self.input_ndim) if i not in kept)
         )
+        perm = self.shuffle + self.drop
+        object.__setattr__(self, "_perm", None if perm == tuple(range(len(perm))) else perm)
+        # After the transpose, kept axes are in output order and dropped ones (length 1)
+        # trail: None inserts an axis, a full slice keeps one, 0 drops one.
+        index = tuple(None if o == "x" else slice(None) for o in order) + (0,) * len(self.drop)
+        object.__setattr__(self, "_index", index if order else None)
 
     @property
     def transposition(self) -> tuple[int, ...]:
@@ -117,12 +127,12 @@ class DimShuffle(Op):
         return Apply(self, [x], [out])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (x,) = inputs
-        res = x.transpose(self.transposition) if self.transposition else x
-        shape = list(res.shape[: len(self.shuffle)])
-        for pos in self.augment:
-            shape.insert(pos, 1)
-        output_storage[0][0] = res.reshape(shape)
+        x = inputs[0]
+        perm = self._perm
+        if perm is not None:
+            x = x.transpose(perm)
+        index = self._index
+        output_storage[0][0] = x.reshape(()) if index is None else x[index]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list:
         (ishape,) = input_shapes
@@ -416,6 +426,9 @@ class Elemwise(Op):
         """
         from opgraph.tensor.elemwise_thunk import make_elemwise_thunk
 
+        if type(self).perform is not Elemwise.perform or "perform" in self.__dict__:
+            # a subclass (or a patched instance) computes its own way: honour its perform
+            return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
         self.prepare_node(node, storage_map, compute_map, "py")
         marks = [compute_map[v] for v in node.outputs] if compute_map is not None else None
 

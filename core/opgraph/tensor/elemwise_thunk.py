@@ -46,6 +46,17 @@ def broadcast_check_inputs(node: Apply) -> tuple[int, ...]:
     return tuple(i for i, shape in enumerate(shapes) if any(s != 1 for s in shape))
 
 
+def _ufunc_takes_ellipsis_out() -> bool:
+    """NumPy >= 2.1 returns 0-d arrays, not scalars, from ``ufunc(..., out=...)``."""
+    try:
+        return type(np.negative(np.array(1.0), out=...)) is np.ndarray
+    except TypeError:
+        return False
+
+
+_ELLIPSIS_OUT = _ufunc_takes_ellipsis_out()
+
+
 def as_output_value(value: Any, dtype: np.dtype) -> Any:
     """``value`` as an array of ``dtype`` (the slow path of a thunk's result check)."""
     if not isinstance(value, np.ndarray) or value.dtype != dtype:
@@ -55,7 +66,7 @@ def as_output_value(value: Any, dtype: np.dtype) -> Any:
 
 @functools.cache
 def _template(
-    n_in: int, n_out: int, compared: tuple[int, ...], out_arg: tuple[int | None, ...] | None,
+    n_in: int, n_out: int, compared: tuple[int, ...], out_arg: str | None,
     copy_back: tuple[int | None, ...], mark: bool,
 ) -> Callable[..., Callable[[], None]]:
     """Compile the factory of thunks of one node shape (cached: a few shapes cover all)."""
@@ -66,12 +77,7 @@ def _template(
         cond = " or ".join(f"a{i}.shape != {first}" for i in compared[1:])
         lines.append(f"if {cond}:")
         lines.append(f"    check([{', '.join(ins)}])")
-    call = f"uf({', '.join(ins)}"
-    if out_arg is not None:
-        outs = [f"a{i}" if i is not None else "None" for i in out_arg]
-        call += f", out={outs[0]})" if n_out == 1 else f", out=({', '.join(outs)},))"
-    else:
-        call += ")"
+    call = f"uf({', '.join(ins)}" + (f", out={out_arg})" if out_arg is not None else ")")
     if n_out == 1:
         lines.append(f"r0 = {call}")
     else:
@@ -124,7 +130,13 @@ def make_elemwise_thunk(
     n_out = len(node.outputs)
     pattern = op.inplace_pattern
     as_ufunc = bool(pattern) and isinstance(uf, np.ufunc)
-    out_arg = tuple(pattern.get(o) for o in range(n_out)) if as_ufunc else None
+    if as_ufunc:
+        outs = [f"a{pattern[o]}" if o in pattern else "None" for o in range(n_out)]
+        out_arg: str | None = outs[0] if n_out == 1 else f"({', '.join(outs)},)"
+    elif _ELLIPSIS_OUT and isinstance(uf, np.ufunc) and node.outputs[0].type.ndim == 0:
+        out_arg = "..."  # a 0-d array instead of a NumPy scalar to convert after
+    else:
+        out_arg = None
     copy_back = tuple(
         None if as_ufunc else pattern.get(o) for o in range(n_out)
     )

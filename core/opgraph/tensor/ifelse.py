@@ -89,7 +89,9 @@ class IfElse(Op):
 
     @property
     def view_map(self) -> dict[int, list[int]]:  # type: ignore[override]
-        return {i: [1 + i] for i in range(self.n_outs)} if self.as_view else {}
+        # Output i is the then-value *or* the else-value itself: it may view either.
+        n = self.n_outs
+        return {i: [1 + i, 1 + n + i] for i in range(n)} if self.as_view else {}
 
     def make_node(self, condition: Any, *branches: Any) -> Apply:
         n = self.n_outs

@@ -276,6 +276,7 @@ def _generic_reduce(scalar_op: _Any, x: np.ndarray, axis: tuple[int, ...] | None
         return fn.reduce(x, axis=axis)
     axes = tuple(range(x.ndim)) if axis is None else axis
     res = x
+    fresh = False
     for a in sorted(axes, reverse=True):
         parts = np.moveaxis(res, a, 0)
         if parts.shape[0] == 0:
@@ -283,8 +284,10 @@ def _generic_reduce(scalar_op: _Any, x: np.ndarray, axis: tuple[int, ...] | None
         acc = parts[0]
         for p in parts[1:]:
             acc = fn(acc, p)
+            fresh = True
         res = acc
-    return res
+    # With no axes or only length-1 axes, ``res`` is a view of x: the op declares no view.
+    return res if fresh else np.array(res, copy=True)
 
 
 class Sum(CAReduce):

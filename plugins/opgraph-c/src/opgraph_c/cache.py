@@ -179,7 +179,7 @@ class ModuleCache:
                 continue
             key = fname[:-3]
             so_path, meta_path, c_path = self.paths(key)
-            size, meta, last = 0, {}, 0.0
+            size, meta, last = 0, {}, None
             for p in (so_path, meta_path, c_path):
                 try:
                     st = os.stat(p)
@@ -195,7 +195,8 @@ class ModuleCache:
                 meta = {}
             valid = bool(meta) and os.path.getsize(so_path) == meta.get("size")
             out.append(
-                CacheEntry(key, so_path, size, last or os.path.getmtime(so_path),
+                CacheEntry(key, so_path, size,
+                           last if last is not None else os.path.getmtime(so_path),
                            float(meta.get("created", 0.0)), str(meta.get("description", "")),
                            valid)
             )

@@ -142,7 +142,8 @@ def build_flags(*, openmp: bool, extra: Sequence[str] = ()) -> tuple[str, ...]:
     flags = ["-shared", "-fPIC", "-O3", "-fwrapv", "-fno-math-errno", "-fvisibility=hidden"]
     flags.append("-fno-strict-aliasing")
     if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
-        flags.append("-march=native" if platform.machine() in ("x86_64", "AMD64") else "-mcpu=native")
+        x86 = platform.machine() in ("x86_64", "AMD64")
+        flags.append("-march=native" if x86 else "-mcpu=native")
     flags.append("-fopenmp" if openmp else "-fopenmp-simd")
     flags += [f"-I{d}" for d in include_dirs()]
     flags += list(user)

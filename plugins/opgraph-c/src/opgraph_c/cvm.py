@@ -55,7 +55,7 @@ class CVMLinker(Linker):
         for var, k in layout.index.items():
             if var in node.outputs and var not in self.no_recycling:
                 modes[k] = 2
-        labels = tuple(f"input {i} of {node.op}" for i in range(len(node.inputs))) + ("",)
+        labels = (*(f"input {i} of {node.op}" for i in range(len(node.inputs))), "", str(node.op))
         return module.bind(
             tuple(storage_map[v] for v in node.inputs),
             tuple(storage_map[v] for v in node.outputs),
@@ -88,7 +88,8 @@ class CVMLinker(Linker):
         def run() -> None:
             k = -1
             try:
-                for k, thunk, dead in steps:
+                for step in steps:
+                    k, thunk, dead = step
                     thunk()
                     for cell in dead:
                         cell[0] = None

@@ -135,7 +135,7 @@ class CLinker(Linker):
                 modes[k] = 1
         labels = tuple(_input_label(i, v) for i, v in enumerate(fgraph.inputs)) + tuple(
             f"output of {node.op} (node {k}, run in Python)" for k, node in enumerate(order)
-        )
+        ) + tuple(str(node.op) for node in order)
 
         def on_error(exc: BaseException, k: int) -> None:
             if exc is not None and 0 <= k < len(order):

@@ -16,7 +16,6 @@ from typing import Any
 
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
 from opgraph.graph.op import HasInnerGraph, Op
-
 from opgraph_ofg.inner import (
     GraphKey,
     _fresh,

@@ -19,7 +19,6 @@ import attrs
 
 from opgraph.graph.basic import Variable
 from opgraph.graph.null_type import DisconnectedType, NullType
-
 from opgraph_ofg.inner import GraphKey
 
 __all__ = ["DEFAULT", "Marker", "Overrides", "normalize_overrides"]

@@ -161,7 +161,8 @@ class AlgebraicCanonizer(NodeRewriter):
         if self.kind == "mul" and c == -1:
             negate, c = True, 1
         keep_const = c != neutral and not zero
-        kept = (1 if keep_const else 0) + (1 if negate else 0)
+        # a factor -1 counts as collected when it becomes a neg: (-x)*y -> -(x*y), x*-1 -> -x
+        kept = 1 if keep_const else 0
         if zero:
             new_nodes = 0
         else:

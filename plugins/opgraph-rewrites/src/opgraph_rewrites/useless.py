@@ -28,42 +28,45 @@ def _static(var: Variable) -> int | None:
         return None
 
 
-def _same_expr(a: Variable, b: Variable) -> bool:
-    """``a`` and ``b`` compute the same dimension (identity, equal constants, or one
-    node with equal op and identical inputs, as merge would find)."""
-    if a is b:
-        return True
-    if isinstance(a, Constant) and isinstance(b, Constant):
-        return _static(a) is not None and _static(a) == _static(b)
-    na, nb = a.owner, b.owner
-    return (na is not None and nb is not None and na.op == nb.op
-            and len(na.inputs) == len(nb.inputs)
-            and all(i is j for i, j in zip(na.inputs, nb.inputs))
-            and a.index == b.index)
+def _dim_key(d: Variable) -> tuple | None:
+    """A key equal for entries computing the same dimension: a static value,
+    ``("shape", i, x)`` for ``Shape_i(i)(x)`` and ``shape(x)[i]``, else the
+    producing op and its input identities (what merge would unify)."""
+    from opgraph.tensor.shape import Shape, Shape_i
+
+    value = _static(d)
+    if value is not None:
+        return ("static", value)
+    node = d.owner
+    if node is None:
+        return ("var", id(d))
+    if isinstance(node.op, Shape_i):
+        return ("shape", node.op.i, id(node.inputs[0]))
+    if type(node.op).__name__ == "Subtensor" and len(node.inputs) == 2:
+        src = node.inputs[0].owner
+        i = _static(node.inputs[1])
+        if src is not None and isinstance(src.op, Shape) and i is not None:
+            return ("shape", i, id(src.inputs[0]))
+    return ("node", node.op, d.index, *(id(i) for i in node.inputs))
 
 
 def is_dim_of(fgraph: Any, entry: Variable, x: Variable, i: int) -> bool:
     """``entry`` is known to equal ``x.shape[i]``."""
-    from opgraph.tensor.shape import Shape, Shape_i
-
     static = x.type.shape[i]
     value = _static(entry)
     if value is not None:
         return static is not None and value == static
-    node = entry.owner
-    if node is None:
-        return False
-    if isinstance(node.op, Shape_i):
-        return node.op.i == i and node.inputs[0] is x
-    if type(node.op).__name__ == "Subtensor" and len(node.inputs) == 2:
-        src = node.inputs[0].owner
-        if src is not None and isinstance(src.op, Shape) and src.inputs[0] is x:
-            return _static(node.inputs[1]) == i
+    key = _dim_key(entry)
+    if key == ("shape", i, id(x)):
+        return True
     feature = getattr(fgraph, "shape_feature", None)
     if feature is not None:
         shp = feature.get_shape(x)
         if shp is not None and i < len(shp):
-            return _same_expr(shp[i], entry)
+            try:
+                return _dim_key(shp[i]) == key
+            except TypeError:  # an unhashable op in the key
+                return False
     return False
 
 
@@ -155,7 +158,7 @@ def local_sum_of_alloc() -> NodeRewriter:
     @node_rewriter([Sum], name="local_sum_of_alloc")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """sum(alloc(v, *s), axes) = alloc(sum(v, real axes) * prod(s[a] for broadcast a),
-        *kept s): the broadcast copies of v are counted, not added."""
+        *kept s): broadcast copies of v are counted, not added, and only v is summed."""
         (a,) = node.inputs
         out = node.outputs[0]
         alloc = a.owner
@@ -177,8 +180,8 @@ def local_sum_of_alloc() -> NodeRewriter:
                 dropped.append(ax - offset)
             else:
                 summed.append(ax - offset)
-        if not counted:
-            return False  # nothing broadcast is reduced: the sum must add real values
+        if not counted and not summed:
+            return False
         value = v if v.type.dtype == dtype else ew(_cast_op(dtype))(v)
         if summed:
             from opgraph.tensor.reduction import sum as tsum
@@ -190,9 +193,9 @@ def local_sum_of_alloc() -> NodeRewriter:
             gone = set(dropped) | set(summed)
             order = tuple(d for d in range(k) if d not in gone)
             value = DimShuffle(input_ndim=k, new_order=order)(value)
-        count = counted[0] if len(counted) == 1 else ew(ps.mul)(*counted)
-        count = ew(_cast_op(dtype))(count)
-        value = ew(ps.mul)(value, count)
+        if counted:
+            count = counted[0] if len(counted) == 1 else ew(ps.mul)(*counted)
+            value = ew(ps.mul)(value, ew(_cast_op(dtype))(count))
         kept_dims = [d for ax, d in enumerate(dims) if ax not in axes]
         new = Alloc()(value, *kept_dims) if kept_dims else value
         fixed = keep_type(out, new)

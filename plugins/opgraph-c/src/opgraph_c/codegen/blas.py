@@ -148,7 +148,7 @@ def emit_dot(node: Any, ctx: EmitContext) -> NodeC | None:
             or y.type.dtype != dt:
         return fallback
     t = "d" if dt == "float64" else "f"
-    T = c_type(dt)  # noqa: N806
+    T = c_type(dt)
     label = "Dot" if type(node.op).__name__ == "Dot" else "matmul"
     L = [
         "PyArrayObject *a = i0, *b = i1; Py_INCREF(a); Py_INCREF(b);",

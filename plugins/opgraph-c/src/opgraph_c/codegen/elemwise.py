@@ -125,19 +125,19 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
         return None
     hoisted, body, results = prog
     kinds = _input_kinds(node)
-    label = _c_string(str(op))
     L: list[str] = []
-    L.append(f"PyArrayObject *og_ins[{max(nin, 1)}] = {{{', '.join(f'i{i}' for i in range(nin)) or '0'}}};")
+    names = ", ".join(f"i{i}" for i in range(nin)) or "0"
+    L.append(f"PyArrayObject *og_ins[{max(nin, 1)}] = {{{names}}};")
     L.append(f"npy_intp shp[{max(ndim, 1)}];")
     # output shape and the shape check
     for d in range(ndim):
         src = next((i for i, v in enumerate(node.inputs) if v.type.shape[d] != 1), None)
-        L.append(f"shp[{d}] = {'PyArray_DIMS(i%d)[%d]' % (src, d) if src is not None else '1'};")
+        L.append(f"shp[{d}] = {f'PyArray_DIMS(i{src})[{d}]' if src is not None else '1'};")
         for i, v in enumerate(node.inputs):
             if i != src and v.type.shape[d] != 1:
                 L.append(
                     f"if (PyArray_DIMS(i{i})[{d}] != shp[{d}]) {{ "
-                    f"og_shape_error(\"{label}\", og_ins, {nin}); goto fail; }}"
+                    f"og_shape_error(og_st, {ctx.node_index}, og_ins, {nin}); goto fail; }}"
                 )
     # outputs: inplace, reuse or new
     inplace = getattr(op, "inplace_pattern", {}) or {}
@@ -198,15 +198,25 @@ def _kernel(
             K.append(f"const {ct} *p{i} = (const {ct} *)og_p[{i}];")
     for j, dt in enumerate(out_dtypes):
         K.append(f"{c_type(dt)} *q{j} = ({c_type(dt)} *)og_q[{j}];")
-    K.append(ctx.loop_pragma("n"))
-    K.append("for (npy_intp k = 0; k < n; k++) {")
+    loop = ["for (npy_intp k = 0; k < n; k++) {"]
     for i, k in enumerate(kinds):
         ct = c_type(in_dtypes[i])
-        K.append(f"const {ct} x{i} = {'s%d' % i if k == 'scalar' else 'p%d[k]' % i};")
-    K += body
+        loop.append(f"const {ct} x{i} = {f's{i}' if k == 'scalar' else f'p{i}[k]'};")
+    loop += body
     for j, dt in enumerate(out_dtypes):
-        K.append(f"q{j}[k] = ({c_type(dt)}){results[j]};")
-    K.append("}")
+        loop.append(f"q{j}[k] = ({c_type(dt)}){results[j]};")
+    loop.append("}")
+    if ctx.openmp:  # small arrays never enter an OpenMP region (its entry costs microseconds)
+        K.append(f"if (n >= {ctx.parallel_min}) {{")
+        K.append(ctx.loop_pragma("n"))
+        K += loop
+        K.append("} else {")
+        K.append("#pragma omp simd")
+        K += loop
+        K.append("}")
+    else:
+        K.append(ctx.loop_pragma("n"))
+        K += loop
     K.append("}")
     return "\n".join(K)
 
@@ -290,7 +300,8 @@ def _c_string(text: str) -> str:
 
 
 ELEMWISE_SUPPORT = r"""
-static void og_shape_error(const char *op, PyArrayObject **ins, int nin) {
+static void og_shape_error(OGState *st, int node, PyArrayObject **ins, int nin) {
+    PyObject *op = PyTuple_GET_ITEM(st->labels, OG_NIN + OG_NNODES + node);
     char buf[512]; int pos = 0;
     for (int i = 0; i < nin && pos < 400; i++) {
         pos += snprintf(buf + pos, sizeof(buf) - pos, "%s(", i ? ", " : "");
@@ -300,7 +311,7 @@ static void og_shape_error(const char *op, PyArrayObject **ins, int nin) {
         pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
     }
     PyErr_Format(PyExc_ValueError,
-                 "%s: input shapes %s cannot be broadcast together (only dimensions of "
+                 "%U: input shapes %s cannot be broadcast together (only dimensions of "
                  "static length 1 broadcast)", op, buf);
 }
 """

@@ -222,7 +222,10 @@ static void og_release(OGState *st, Py_ssize_t k, PyObject **slot) {
     PyObject *o = *slot;
     *slot = NULL;
     if (!o) return;
-    if (st->keep_mode[k] == 1 && st->keep[k] == NULL && PyArray_Check(o)) { st->keep[k] = o; return; }
+    if (st->keep_mode[k] == 1 && st->keep[k] == NULL && PyArray_Check(o)) {
+        st->keep[k] = o;
+        return;
+    }
     Py_DECREF(o);
 }
 """
@@ -238,7 +241,7 @@ def _node_function(k: int, node: Any, code: NodeC) -> str:
     )
     back = "\n".join(f"og_out[{j}] = (PyObject *)o{j};" for j in range(len(node.outputs)))
     return (
-        f"/* node {k}: {_comment(str(node.op))} */\n"
+        f"/* node {k}: {_comment(type(node.op).__name__)} */\n"
         f"static int og_node_{k}(OGState *og_st, PyObject **og_in, PyObject **og_out) {{\n"
         f"(void)og_st; (void)og_in;\n{ins}\n{outs}\nint og_rc = -1;\n{{\n{code.body}\n}}\n"
         f"og_rc = 0;\ngoto fail;\nfail:\n{back}\nreturn og_rc;\n}}\n"

@@ -69,7 +69,7 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
     ident = None if from_first else _identity(scalar_op, acc_dt)
     if ident is None:
         from_first = True
-    A, X, O = c_type(acc_dt), c_type(in_dt), c_type(out_dt)  # noqa: N806
+    A, X, O = c_type(acc_dt), c_type(in_dt), c_type(out_dt)
     label = str(op).replace('"', "'")
     L = [f"npy_intp shp[{max(len(kept), 1)}];"]
     for j, d in enumerate(kept):

@@ -51,7 +51,7 @@ def _builtin_table() -> dict[type, Emitter]:
 _TABLE: dict[type, Emitter] | None = None
 
 
-def EMITTERS() -> dict[type, Emitter]:  # noqa: N802 - reads like the table it returns
+def EMITTERS() -> dict[type, Emitter]:
     """The built-in emitter table (built on first use)."""
     global _TABLE
     if _TABLE is None:

@@ -160,7 +160,9 @@ def scalar_c_expr(
     return _apply(rule, in_dtypes, out_dtype, args)
 
 
-def _apply(rule: CExpr, in_dtypes: Sequence[str], out_dtype: str, args: Sequence[str]) -> str | None:
+def _apply(
+    rule: CExpr, in_dtypes: Sequence[str], out_dtype: str, args: Sequence[str]
+) -> str | None:
     out_kind = kind(out_dtype)
     template = rule.template(out_kind)
     if template is None:

@@ -1,0 +1,1 @@
+"""Integration tests: every plugin installed, graphs compiled by mode name."""
