@@ -34,7 +34,7 @@ def body(m: Any, a: Any, b: Any) -> Any:
     h = a
     for _ in range(2):
         h = m.tanh(h * b + 0.5) - h * 0.25 + m.exp(-h * h)
-    return h * b + a
+    return h * b + a * 0.5
 
 
 def _rss_mb() -> float:
@@ -75,10 +75,11 @@ def _measure(build: Any, compile_fn: Any, k: int) -> dict[str, Any]:
 
 
 def _opgraph_case(k: int, inline: bool) -> dict[str, Any]:
+    from opgraph_ofg import OpFromGraph
+
     import opgraph.tensor as pt
     from opgraph.compile import function
     from opgraph.graph.basic import io_toposort
-    from opgraph_ofg import OpFromGraph
 
     warm_x = pt.vector("warm")
     function([warm_x], pt.exp(warm_x) + 1, mode="FAST_RUN")  # imports, rewrite database
@@ -203,6 +204,8 @@ def _verdict(report: Any, inline: bool, results: dict) -> None:
     if "compile_cold_s" in r500:
         verdict = "meets" if r500["compile_cold_s"] <= 5 and r500["peak_rss_mb"] < 500 else \
             "MISSES"
+        report.note("cold FAST_RUN includes gcc: the C linker builds a module for the outer "
+                    "graph even though every node is a Python thunk; warm = C cache hit")
         report.note(f"K=500 {verdict} the target (<= 5 s, < 500 MB): "
                     f"{r500['compile_cold_s']:.2f} s, peak RSS {r500['peak_rss_mb']:.0f} MB "
                     f"(process total; {r500['rss_before_mb']:.0f} MB before compiling). "

@@ -61,7 +61,7 @@ def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
     for line, source in extract_blocks(page.read_text(encoding="utf-8")):
         code = compile(source, f"{page.relative_to(DOCS)}:{line}", "exec")
         try:
-            exec(code, namespace)  # noqa: S102 - running the documentation is the test
+            exec(code, namespace)  # running the documentation is the test
         except Exception as exc:
             raise AssertionError(
                 f"docs/{page.relative_to(DOCS)}, block at line {line} failed: "

@@ -22,13 +22,13 @@ from opgraph.compile.callpath import (
     make_filter,
 )
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
-from opgraph.compile.mode import Mode, get_mode, get_rewriter
+from opgraph.compile.mode import Mode, get_mode, get_rewriter, warn_link_fallback
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.utils import InconsistencyError, type_name
-from opgraph.link.basic import alias_ancestors
+from opgraph.link.basic import BackendCompileError, alias_ancestors
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function"]
 
@@ -264,13 +264,48 @@ class FunctionMaker:
                 defaults.append(cell)
             state_cells.append(cell)
         t0 = time.perf_counter()
-        no_recycling = [v for v in alias_ancestors(fgraph.outputs) if v.owner is not None]
-        linker = self.linker.accept(fgraph, no_recycling=no_recycling, profile=self.profile)
-        storage_map: dict[Variable, list] = {}
-        result = linker.make_thunk(input_storage=input_cells, storage_map=storage_map)
+        linker, result, storage_map = self._link(input_cells)
         if self.profile is not None:
             self.profile.linker_time += time.perf_counter() - t0
         return Function(self, linker, result, storage_map, defaults, trust_input)
+
+
+    def _no_recycling(self) -> list[Variable]:
+        """Variables whose buffers a later call must not write into.
+
+        Returned outputs (and whatever they view) unless their Out says
+        ``borrow=True``, and every update value (it becomes state the caller
+        can read).  Intermediates are absent: a linker may reuse their
+        buffers across calls.
+        """
+        n_user = self.spec.n_user_outputs
+        kept = [v for k, (v, out) in enumerate(zip(self.fgraph.outputs, self.outputs))
+                if k >= n_user or not out.borrow]
+        return [v for v in alias_ancestors(kept) if v.owner is not None]
+
+    def _link(self, input_cells: list[list]) -> tuple[Any, Any, dict[Variable, list]]:
+        """Bind and build with the mode's linker, falling back along its preference list.
+
+        A linker that cannot build this graph raises BackendCompileError; when
+        the mode lists further linkers, one warning names the reason and the
+        log file, and the next usable linker builds it.
+        """
+        no_recycling = self._no_recycling()
+        while True:
+            linker = self.linker.accept(self.fgraph, no_recycling=no_recycling,
+                                        profile=self.profile)
+            storage_map: dict[Variable, list] = {}
+            try:
+                result = linker.make_thunk(input_storage=input_cells, storage_map=storage_map)
+            except BackendCompileError as exc:
+                failed = getattr(self.linker, "name", "")
+                fallback = self.mode.fallback_linker(failed) if failed else None
+                if fallback is None:
+                    raise
+                warn_link_fallback(self.mode.name, failed, fallback, exc)
+                self.linker = fallback
+                continue
+            return linker, result, storage_map
 
 
 def _filter_default(item: In, position: int, fname: str | None) -> Any:

@@ -34,6 +34,7 @@ __all__ = [
     "RewriteQuery",
     "UnknownModeError",
     "available_modes",
+    "warn_link_fallback",
     "get_default_mode",
     "get_mode",
     "get_rewriter",
@@ -214,6 +215,28 @@ def _warn_fallback(label: str, wanted: str, chosen: str, reason: str) -> None:
     )
 
 
+def warn_link_fallback(mode_name: str | None, failed: str, chosen: Linker,
+                       exc: BaseException) -> None:
+    """The one warning for a graph one linker failed to build and the next one runs.
+
+    Gives the reason (the first lines of the error) and the file that keeps
+    the backend's full output (``exc.log_path``), when there is one.
+    """
+    label = f"mode {mode_name!r}" if mode_name else "function()"
+    text = str(exc).strip()
+    lines = text.splitlines()
+    reason = "\n".join(lines[:12]) + ("\n..." if len(lines) > 12 else "")
+    log = getattr(exc, "log_path", None)
+    where = f"; full output kept in {log}" if log and log not in reason else ""
+    name = getattr(chosen, "name", "") or type(chosen).__name__
+    warnings.warn(
+        f"{label}: linker {failed!r} could not build this graph ({reason}){where}. "
+        f"Running it with linker {name!r} instead (slower).",
+        UserWarning,
+        stacklevel=5,
+    )
+
+
 def reset_caches() -> None:
     """Forget resolved linkers and emitted warnings (tests)."""
     with _LOCK:
@@ -274,6 +297,27 @@ class Mode:
     @property
     def linker_name(self) -> str:
         return getattr(self.linker, "name", type(self.linker).__name__)
+
+    def fallback_linker(self, failed: str) -> Linker | None:
+        """The linker to use when linker ``failed`` cannot build a graph, or None.
+
+        Only a preference tuple has a fallback: the usable linker listed after
+        ``failed``.  A mode naming one linker (``"c"``, or a Linker object)
+        has none, so the caller re-raises the error.
+        """
+        spec = self.linker_spec
+        if isinstance(spec, str | Linker) or not isinstance(spec, Sequence):
+            return None
+        names = tuple(spec)
+        if failed not in names:
+            return None
+        rest = names[names.index(failed) + 1:]
+        if not rest:
+            return None
+        try:
+            return resolve_linker(rest, self.plugin_manager, self.name)
+        except LinkerUnavailableError:
+            return None
 
     def _with_optimizer(self, optimizer: Any) -> Mode:
         new = Mode(self.linker_spec, None, self.db, self.name, plugin_manager=self.plugin_manager)

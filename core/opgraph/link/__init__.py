@@ -5,6 +5,7 @@ The core holds no execution policy: the Python linkers live in the
 """
 
 from opgraph.link.basic import (
+    BackendCompileError,
     Linker,
     LinkerResult,
     StorageCell,
@@ -15,6 +16,7 @@ from opgraph.link.basic import (
 )
 
 __all__ = [
+    "BackendCompileError",
     "Linker",
     "LinkerResult",
     "StorageCell",

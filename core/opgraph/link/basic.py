@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
 __all__ = [
+    "BackendCompileError",
     "Linker",
     "LinkerResult",
     "StorageCell",
@@ -38,6 +39,20 @@ __all__ = [
 
 StorageCell = list
 """``[value]``: a mutable box shared by the producer and the consumers of a value."""
+
+
+class BackendCompileError(RuntimeError):
+    """A linker could not build code for this particular graph (e.g. a C compile error).
+
+    Raised from :meth:`Linker.make_thunk`.  ``function()`` then links with the
+    mode's next preferred linker, warning once with the reason and
+    ``log_path`` (a file keeping the backend's full output); a mode naming a
+    single linker has no next preference, so the error propagates.
+    """
+
+    def __init__(self, message: str, log_path: str | None = None) -> None:
+        super().__init__(message)
+        self.log_path = log_path
 
 
 class LinkerResult(NamedTuple):

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 
 import attrs
 
+from opgraph.link.basic import BackendCompileError
+
 __all__ = [
     "CompileError",
     "Compiler",
@@ -40,16 +42,13 @@ __all__ = [
 UNSAFE_FLAGS = ("-ffast-math", "-ffinite-math-only", "-Ofast", "-funsafe-math-optimizations")
 
 
-class CompilerNotFound(RuntimeError):
+class CompilerNotFound(BackendCompileError):
     """No working C compiler; the message says what was tried."""
 
 
-class CompileError(RuntimeError):
-    """The compiler failed; ``log_path`` keeps its full output and the source."""
-
-    def __init__(self, message: str, log_path: str | None = None) -> None:
-        super().__init__(message)
-        self.log_path = log_path
+class CompileError(BackendCompileError):
+    """The compiler failed (or its module would not load); ``log_path`` keeps its
+    full output and the source.  A BackendCompileError, so FAST_RUN falls back."""
 
 
 @attrs.frozen
@@ -205,7 +204,7 @@ def compile_shared(
         except (OSError, subprocess.TimeoutExpired) as exc:
             output, status = f"{type(exc).__name__}: {exc}", -1
         if status != 0 or not os.path.exists(out_path):
-            _write_log(log_path, cmd, output, source)
+            write_log(log_path, cmd, output, source)
             lines = output.splitlines()
             head = "\n".join(lines[:20]) if lines else "(the compiler printed nothing)"
             raise CompileError(
@@ -220,7 +219,7 @@ def compile_shared(
             pass
 
 
-def _write_log(log_path: str, cmd: Sequence[str], output: str, source: str) -> None:
+def write_log(log_path: str, cmd: Sequence[str], output: str, source: str) -> None:
     try:
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
         with open(log_path, "w", encoding="utf-8") as fh:

@@ -69,7 +69,15 @@ def compile_graph_module(
     desc = f"{len(order)} nodes: " + ", ".join(
         dict.fromkeys(type(n.op).__name__ for n in order)
     )
-    module = cache.get(key, msrc.source, build, desc[:200])
+    try:
+        module = cache.get(key, msrc.source, build, desc[:200])
+    except ImportError as exc:  # built, but will not load (e.g. an undefined symbol)
+        log = f"{compiler.logs_dir()}/{key[:24]}.log"
+        compiler.write_log(log, ["import", cache.module_name(key)], str(exc), msrc.source)
+        raise compiler.CompileError(
+            f"the C module built for this graph cannot be loaded: {exc}\n"
+            f"full message and source: {log}", log
+        ) from exc
     return module, msrc, origins
 
 
