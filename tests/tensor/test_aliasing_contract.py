@@ -44,10 +44,15 @@ from opgraph.tensor.type import TensorType
 from .helpers import evaluate, input_type_for
 
 # Modules whose Op subclasses are audited (opgraph.tensor.* is walked automatically).
-EXTRA_MODULES = ("opgraph.autodiff.ops", "opgraph.printing", "opgraph.ifelse")
+EXTRA_MODULES = (
+    "opgraph.autodiff.ops",
+    "opgraph.printing",
+    "opgraph.printing_op",
+    "opgraph.ifelse",
+)
 
 # Bases that are never instantiated themselves; their subclasses are audited.
-ABSTRACT = {"UpdateOp", "_SoftmaxBase", "_GradientIdentity"}
+ABSTRACT = {"ReadOp", "UpdateOp", "_SoftmaxBase", "_GradientIdentity"}
 
 LAYOUTS = ("c", "fortran", "strided", "reversed")
 
@@ -144,9 +149,14 @@ def check_contract(
     before = [
         (v.shape, v.dtype, v.tobytes()) if isinstance(v, np.ndarray) else None for v in values
     ]
+    problems = [
+        f"{label}: {op} declares output {o} / input {i}, but the node has "
+        f"{len(node.outputs)} output(s) and {len(node.inputs)} input(s)"
+        for o, i in sorted(declared)
+        if not (0 <= o < len(node.outputs) and 0 <= i < len(node.inputs))
+    ]
     with np.errstate(all="ignore"):
         results = run(node, values)
-    problems = []
     for o, cell in enumerate(results):
         for i, v in enumerate(values):
             if may_alias(cell, v) and (o, i) not in declared:
@@ -625,7 +635,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.basic.TensorFromScalar": tensor_from_scalar_cases,
     "opgraph.tensor.basic.ScalarFromTensor": scalar_from_tensor_cases,
     "opgraph.tensor.indexing.SliceLength": slice_length_cases,
-    "opgraph.printing.Print": print_cases,
+    "opgraph.printing_op.Print": print_cases,
     **_grad_ops(),
 }
 

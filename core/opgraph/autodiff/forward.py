@@ -14,13 +14,15 @@ from typing import Any
 from opgraph.autodiff import arith
 from opgraph.autodiff.hooks import hook_caller
 from opgraph.autodiff.reverse import (
+    _DISCONNECTED_INPUTS,
+    _RETURN_DISCONNECTED,
     _as_var_list,
     _check_choice,
     apply_nodes_above,
     connection_pattern,
+    disconnected_result,
 )
 from opgraph.autodiff.undefined import (
-    DisconnectedInputError,
     NullTypeGradError,
     disconnected_type,
     is_disconnected,
@@ -92,8 +94,8 @@ def Rop(
     With ``use_op_rop_implementation=False`` it is computed as two reverse
     passes instead (the Lop of a Lop), for Ops without a pushforward.
     """
-    _check_choice("disconnected_outputs", disconnected_outputs, ("raise", "warn", "ignore"))
-    _check_choice("return_disconnected", return_disconnected, ("zero", "none", "disconnected"))
+    _check_choice("disconnected_outputs", disconnected_outputs, _DISCONNECTED_INPUTS)
+    _check_choice("return_disconnected", return_disconnected, _RETURN_DISCONNECTED)
     f_list, f_is_list = _as_var_list("f", f)
     wrt_list, _ = _as_var_list("wrt", wrt)
     points = list(eval_points) if isinstance(eval_points, (list, tuple)) else [eval_points]
@@ -122,18 +124,12 @@ def Rop(
                 f"Rop was asked to differentiate f[{i}] ({y}), which does not depend on any "
                 "wrt variable, or only through a non-differentiable operator"
             )
-            if disconnected_outputs == "raise":
-                raise DisconnectedInputError(
-                    message + ". Pass disconnected_outputs='ignore' or 'warn' to allow it."
+            out.append(
+                disconnected_result(
+                    y, message, "disconnected_outputs", disconnected_outputs,
+                    return_disconnected, stacklevel=3,
                 )
-            if disconnected_outputs == "warn":
-                warnings.warn(message, stacklevel=2)
-            if return_disconnected == "zero":
-                out.append(arith.zeros_like(y) if arith.is_tensor(y) else disconnected_type())
-            elif return_disconnected == "none":
-                out.append(None)
-            else:
-                out.append(disconnected_type())
+            )
         elif is_null(t):
             raise NullTypeGradError(f"Rop: the tangent of f[{i}] ({y}) is undefined. "
                                     f"{t.type.why_null}")

@@ -261,6 +261,30 @@ def backpropagate(
     return [acc.total(v) for v in wrt]
 
 
+def disconnected_result(
+    var: Variable,
+    message: str,
+    option: str,
+    policy: str,
+    return_disconnected: str,
+    stacklevel: int,
+) -> Any:
+    """Raise or warn about a disconnected ``var`` as ``policy`` says, then what stands for it.
+
+    Shared by grad (disconnected inputs) and Rop (disconnected outputs); ``option``
+    names the caller's keyword in the error, ``stacklevel`` counts from here.
+    """
+    if policy == "raise":
+        raise DisconnectedInputError(message + f". Pass {option}='ignore' or 'warn' to allow it.")
+    if policy == "warn":
+        warnings.warn(message, stacklevel=stacklevel)
+    if return_disconnected == "zero":
+        return arith.zeros_like(var) if arith.is_tensor(var) else disconnected_type()
+    if return_disconnected == "none":
+        return None
+    return disconnected_type()
+
+
 def _finish(
     wrt: Sequence[Variable],
     grads: Sequence[Variable | None],
@@ -277,18 +301,12 @@ def _finish(
                 "which is not part of the computational graph of the cost, or is used only "
                 "by a non-differentiable operator"
             )
-            if disconnected_inputs == "raise":
-                raise DisconnectedInputError(
-                    message + ". Pass disconnected_inputs='ignore' or 'warn' to allow it."
+            out.append(
+                disconnected_result(
+                    var, message, "disconnected_inputs", disconnected_inputs,
+                    return_disconnected, stacklevel=4,
                 )
-            if disconnected_inputs == "warn":
-                warnings.warn(message, stacklevel=3)
-            if return_disconnected == "zero":
-                out.append(arith.zeros_like(var) if arith.is_tensor(var) else disconnected_type())
-            elif return_disconnected == "none":
-                out.append(None)
-            else:
-                out.append(disconnected_type())
+            )
         elif is_null(g):
             if null_gradients == "raise":
                 raise NullTypeGradError(

@@ -14,28 +14,24 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
-from opgraph.graph.null_type import disconnected_type
-from opgraph.graph.op import Op
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
     INT,
+    ReadOp,
     SliceSpec,
     UpdateOp,
     check_static_int,
     check_update_value,
     idx_str,
-    is_missing,
     n_inputs,
     numpy_index,
-    reduce_like,
     slice_length,
     split_inputs,
     static_slice_length,
-    update_pushforward,
 )
 from opgraph.tensor.shape import as_index_scalar, is_int_dtype
-from opgraph.tensor.type import TensorType, discrete_dtypes
+from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["AdvancedIncSubtensor", "AdvancedSubtensor"]
@@ -228,7 +224,7 @@ def _index_values(idx_list: Sequence[Any], values: Sequence[Any]) -> tuple:
 
 
 @attrs.frozen(repr=False)
-class AdvancedSubtensor(Op):
+class AdvancedSubtensor(ReadOp):
     """``x[idx]`` with integer/boolean arrays anywhere in ``idx`` (a copy, as in NumPy)."""
 
     idx_list: tuple
@@ -250,24 +246,8 @@ class AdvancedSubtensor(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [_symbolic_shape(self, node, input_shapes[0])]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
-        x, *idx = inputs
-        g = cotangents[0]
-        if x.type.dtype in discrete_dtypes:
-            gx = zeros_like(x, dtype=g.type.dtype)
-        else:
-            gx = AdvancedIncSubtensor(self.idx_list)(zeros_like(x), g, *idx)
-        return [gx] + [disconnected_type() for _ in idx]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        if is_missing(tangents[0]):
-            return [None]
-        return [self(tangents[0], *inputs[1:])]
+    def update_op(self) -> AdvancedIncSubtensor:
+        return AdvancedIncSubtensor(self.idx_list)
 
     def __str__(self) -> str:
         return f"AdvancedSubtensor{{{idx_str(self.idx_list)}}}"
@@ -298,24 +278,8 @@ class AdvancedIncSubtensor(UpdateOp):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.variable import constant
-
-        _, y, *idx = inputs
-        g = cotangents[0]
-        if self.set_instead_of_inc:
-            zero = constant(np.zeros((), dtype=g.type.dtype))
-            gx = AdvancedIncSubtensor(self.idx_list, set_instead_of_inc=True)(g, zero, *idx)
-        else:
-            gx = g
-        gy = reduce_like(AdvancedSubtensor(self.idx_list)(g, *idx), y)
-        return [gx, gy] + [disconnected_type() for _ in idx]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        return update_pushforward(self, inputs, tangents)
+    def read_op(self) -> AdvancedSubtensor:
+        return AdvancedSubtensor(self.idx_list)
 
     def __str__(self) -> str:
         return f"AdvancedIncSubtensor{{{self._label()};{idx_str(self.idx_list)}}}"

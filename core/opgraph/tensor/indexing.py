@@ -229,8 +229,45 @@ def check_update_value(x: Variable, y: Variable, sub_shape: Sequence, what: str)
         )
 
 
+class ReadOp(Op):
+    """Shared gradient of the indexing ops ``x[idx]``: inputs are ``x`` then the indices.
+
+    Subclasses name their increment counterpart in ``update_op``; the cotangent
+    is scattered into zeros shaped like ``x`` through it.
+    """
+
+    def update_op(self) -> Op:
+        raise NotImplementedError
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        from opgraph.tensor.creation import zeros_like
+
+        x, *idx = inputs
+        g = cotangents[0]
+        if x.type.dtype in discrete_dtypes:
+            gx = zeros_like(x, dtype=g.type.dtype)
+        else:
+            gx = self.update_op()(zeros_like(x), g, *idx)
+        return [gx] + [disconnected_type() for _ in idx]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        if is_missing(tangents[0]):
+            return [None]
+        return [self(tangents[0], *inputs[1:])]
+
+
 class UpdateOp(Op):
-    """Shared parts of the four set/increment ops: flags, destroy_map, printing."""
+    """Shared parts of the set/increment ops: flags, destroy_map, printing, gradients.
+
+    Inputs are ``x``, the value ``y``, then the indices; subclasses name the
+    matching read op (``x[idx]``) in ``read_op``.
+    """
+
+    def read_op(self) -> Op:
+        raise NotImplementedError
 
     @property
     def destroy_map(self) -> dict[int, list[int]]:  # type: ignore[override]
@@ -251,6 +288,23 @@ class UpdateOp(Op):
         else:
             out[index] = out[index] + y
         return out
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
+
+    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
+        _x, y, *idx = inputs
+        g = cotangents[0]
+        if self.set_instead_of_inc:
+            zero = constant(np.zeros((), dtype=g.type.dtype))
+            gx = attrs.evolve(self, inplace=False, set_instead_of_inc=True)(g, zero, *idx)
+        else:
+            gx = g
+        gy = reduce_like(self.read_op()(g, *idx), y)
+        return [gx, gy] + [disconnected_type() for _ in idx]
+
+    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
+        return update_pushforward(self, inputs, tangents)
 
 
 def update_pushforward(op: Any, inputs: Sequence, tangents: Sequence) -> list:

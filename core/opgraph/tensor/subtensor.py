@@ -16,13 +16,12 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
-from opgraph.graph.null_type import disconnected_type
-from opgraph.graph.op import Op
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
     INT,
+    ReadOp,
     SliceLength,
     SliceSpec,
     UpdateOp,
@@ -30,16 +29,13 @@ from opgraph.tensor.indexing import (
     check_basic_inputs,
     check_update_value,
     idx_str,
-    is_missing,
     numpy_index,
-    reduce_like,
     slice_length,
     split_inputs,
-    update_pushforward,
 )
 from opgraph.tensor.shape import as_index_scalar, is_int_dtype
-from opgraph.tensor.type import TensorType, discrete_dtypes
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
     "AdvancedIncSubtensor",
@@ -67,7 +63,7 @@ def _name(var: Any) -> str:
 
 
 @attrs.frozen(repr=False)
-class Subtensor(Op):
+class Subtensor(ReadOp):
     """Basic indexing ``x[idx]`` (ints and slices); the output is a view of ``x``."""
 
     idx_list: tuple
@@ -93,24 +89,8 @@ class Subtensor(Op):
                 out.append(slice_length(x_shape[axis], part))
         return [tuple(out) + tuple(x_shape[len(self.idx_list) :])]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
-        x, *idx = inputs
-        g = cotangents[0]
-        if x.type.dtype in discrete_dtypes:
-            gx = zeros_like(x, dtype=g.type.dtype)
-        else:
-            gx = IncSubtensor(self.idx_list)(zeros_like(x), g, *idx)
-        return [gx] + [disconnected_type() for _ in idx]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        if is_missing(tangents[0]):
-            return [None]
-        return [self(tangents[0], *inputs[1:])]
+    def update_op(self) -> IncSubtensor:
+        return IncSubtensor(self.idx_list)
 
     def __str__(self) -> str:
         return f"Subtensor{{{idx_str(self.idx_list)}}}"
@@ -141,22 +121,8 @@ class IncSubtensor(UpdateOp):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        _x, y, *idx = inputs
-        g = cotangents[0]
-        if self.set_instead_of_inc:
-            zero = constant(np.zeros((), dtype=g.type.dtype))
-            gx = IncSubtensor(self.idx_list, set_instead_of_inc=True)(g, zero, *idx)
-        else:
-            gx = g
-        gy = reduce_like(Subtensor(self.idx_list)(g, *idx), y)
-        return [gx, gy] + [disconnected_type() for _ in idx]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        return update_pushforward(self, inputs, tangents)
+    def read_op(self) -> Subtensor:
+        return Subtensor(self.idx_list)
 
     def __str__(self) -> str:
         return f"IncSubtensor{{{self._label()};{idx_str(self.idx_list)}}}"
@@ -183,7 +149,7 @@ def _as_index_vector(ilist: Any, x: Variable) -> Variable:
     return ilist
 
 
-class AdvancedSubtensor1(Op):
+class AdvancedSubtensor1(ReadOp):
     """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``, repeats allowed)."""
 
     __props__ = ()
@@ -207,22 +173,8 @@ class AdvancedSubtensor1(Op):
         x_shape, i_shape = input_shapes
         return [(i_shape[0], *x_shape[1:])]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [False]]
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
-        x, ilist = inputs
-        if x.type.dtype in discrete_dtypes:
-            return [zeros_like(x, dtype=cotangents[0].type.dtype), disconnected_type()]
-        gx = AdvancedIncSubtensor1()(zeros_like(x), cotangents[0], ilist)
-        return [gx, disconnected_type()]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        if is_missing(tangents[0]):
-            return [None]
-        return [self(tangents[0], inputs[1])]
+    def update_op(self) -> AdvancedIncSubtensor1:
+        return AdvancedIncSubtensor1()
 
 
 _advanced_subtensor1 = AdvancedSubtensor1()
@@ -258,22 +210,8 @@ class AdvancedIncSubtensor1(UpdateOp):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [True], [False]]
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        _x, y, ilist = inputs
-        g = cotangents[0]
-        if self.set_instead_of_inc:
-            zero = constant(np.zeros((), dtype=g.type.dtype))
-            gx = AdvancedIncSubtensor1(set_instead_of_inc=True)(g, zero, ilist)
-        else:
-            gx = g
-        gy = reduce_like(_advanced_subtensor1(g, ilist), y)
-        return [gx, gy, disconnected_type()]
-
-    def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        return update_pushforward(self, inputs, tangents)
+    def read_op(self) -> AdvancedSubtensor1:
+        return _advanced_subtensor1
 
     def __str__(self) -> str:
         return f"AdvancedIncSubtensor1{{{self._label()}}}"

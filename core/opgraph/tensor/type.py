@@ -18,6 +18,18 @@ from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
 
+# The dtype families are the scalar library's: one table for both layers.
+from opgraph.scalar.type import (
+    all_dtypes,
+    complex_dtypes,
+    continuous_dtypes,
+    discrete_dtypes,
+    float_dtypes,
+    int_dtypes,
+    integer_dtypes,
+    uint_dtypes,
+)
+
 __all__ = [
     "TensorType",
     "all_dtypes",
@@ -50,15 +62,6 @@ __all__ = [
     "vector",
     "vectors",
 ]
-
-int_dtypes = ("int8", "int16", "int32", "int64")
-uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
-float_dtypes = ("float16", "float32", "float64")
-complex_dtypes = ("complex64", "complex128")
-integer_dtypes = int_dtypes + uint_dtypes
-discrete_dtypes = ("bool", *integer_dtypes)
-continuous_dtypes = float_dtypes + complex_dtypes
-all_dtypes = discrete_dtypes + continuous_dtypes
 
 # Tolerances used by values_eq_approx (absolute, relative), per dtype.
 _TOLERANCES = {

@@ -23,7 +23,7 @@ from opgraph.link.basic import (
     raise_with_op,
 )
 from opgraph_c.codegen.module import constant_values
-from opgraph_c.linker import _python_thunk, compile_graph_module
+from opgraph_c.linker import _python_thunk, compile_graph_module, pool_handler
 
 __all__ = ["CVMLinker"]
 
@@ -60,7 +60,7 @@ class CVMLinker(Linker):
             tuple(storage_map[v] for v in node.inputs),
             tuple(storage_map[v] for v in node.outputs),
             constant_values(layout), (None,), tuple(cells), None, labels, msrc.params,
-            bytes(modes),
+            bytes(modes), pool_handler(module),
         )
 
     def make_thunk(

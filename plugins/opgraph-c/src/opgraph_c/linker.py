@@ -20,7 +20,21 @@ from opgraph_c.codegen.module import build_module_source, constant_values
 from opgraph_c.codegen.nodec import EmitContext
 from opgraph_c.codegen.registry import c_for_node
 
-__all__ = ["CLinker", "compile_graph_module"]
+__all__ = ["CLinker", "compile_graph_module", "pool_handler", "release_pooled_memory"]
+
+_POOL: list[tuple[Any, Any]] = []  # (module owning the process-wide pool, its handler)
+
+
+def pool_handler(module: Any) -> Any:
+    """The process-wide buffer pool's NumPy memory handler (the first module's)."""
+    if not _POOL:
+        _POOL.append((module, module.pool_handler()))
+    return _POOL[0][1]
+
+
+def release_pooled_memory() -> int:
+    """Free the large buffers waiting in the pool for reuse; returns the bytes freed."""
+    return int(_POOL[0][0].pool_release()) if _POOL else 0
 
 
 def _python_thunk(node: Any, storage_map: dict, compute_map: dict, no_recycling: list) -> Any:
@@ -159,6 +173,7 @@ class CLinker(Linker):
             labels,
             msrc.params,
             bytes(modes),
+            pool_handler(module),
         )
         step_thunks = [t if t is not None else run for t in thunks]
         return LinkerResult(run, list(input_storage), list(output_storage), step_thunks, order)

@@ -145,7 +145,7 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
         tn = typenum(out_dtypes[j])
         alloc = (
             f"if (!og_reusable(o{j}, {ndim}, shp, {tn}, og_ins, {nin})) {{ Py_XDECREF(o{j}); "
-            f"o{j} = (PyArrayObject *)PyArray_EMPTY({ndim}, shp, {tn}, 0); "
+            f"o{j} = (PyArrayObject *)og_empty({ndim}, shp, {tn}); "
             f"if (!o{j}) goto fail; }}"
         )
         if j in inplace:

@@ -21,7 +21,14 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph_c.cache import MODNAME_PLACEHOLDER
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.nodec import EmitContext, NodeC
-from opgraph_c.codegen.runtime_c import PRELUDE, RUNTIME
+from opgraph_c.codegen.runtime_c import (
+    POOL,
+    POOL_MAX_BYTES,
+    POOL_MIN_ELEMS,
+    POOL_SLOTS,
+    PRELUDE,
+    RUNTIME,
+)
 from opgraph_c.codegen.scalar_table import SUPPORT_CODE
 from opgraph_c.codegen.vecmath import simd_declarations
 
@@ -196,6 +203,8 @@ def build_module_source(
         f"#define OG_NIN {len(inputs)}\n#define OG_NOUT {len(outputs)}\n"
         f"#define OG_NCONST {len(consts)}\n#define OG_NNODES {len(order)}\n"
         f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
+        f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
+        f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
     )
     source = "\n".join(
         [
@@ -204,6 +213,7 @@ def build_module_source(
             simd_declarations(),
             defines,
             SUPPORT_CODE,
+            POOL,
             RUNTIME,
             _RELEASE,
             *support,
@@ -255,6 +265,8 @@ def _comment(text: str) -> str:
 _MODULE_TAIL = r"""
 static PyMethodDef og_methods[] = {
     {"bind", (PyCFunction)og_bind, METH_VARARGS, "bind(cells...) -> run()"},
+    {"pool_handler", (PyCFunction)og_pool_capsule, METH_NOARGS, "this module's buffer pool"},
+    {"pool_release", (PyCFunction)og_pool_release, METH_NOARGS, "free the pooled buffers"},
     {NULL, NULL, 0, NULL}
 };
 static struct PyModuleDef og_module = {PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, og_methods};

@@ -2,7 +2,126 @@
 
 from __future__ import annotations
 
-__all__ = ["PRELUDE", "RUNTIME"]
+__all__ = ["POOL", "PRELUDE", "RUNTIME"]
+
+#: Arrays of at least this many elements are allocated through the buffer pool.
+POOL_MIN_ELEMS = 1 << 17
+#: At most this many freed buffers, and this many bytes, wait in the pool for reuse.
+POOL_SLOTS = 8
+POOL_MAX_BYTES = 1 << 29
+
+POOL = r"""
+/* The buffer pool: a NumPy memory handler (NEP 49) used for large arrays.
+   Freed large buffers wait here (at most OG_POOL_SLOTS, OG_POOL_MAX_BYTES)
+   and are handed out again for a request of the same size (up to 1/8
+   larger), so a function called in a loop reuses pages already mapped
+   instead of page-faulting fresh ones; arrays the caller still holds are
+   never in the pool.  New large buffers are 2 MiB aligned and marked for
+   transparent huge pages.  One handler serves the whole process. */
+typedef struct { void *p; size_t n; unsigned long age; } og_blk;
+static og_blk og_pool[OG_POOL_SLOTS];
+static size_t og_pool_bytes = 0;
+static unsigned long og_pool_clock = 0;
+static pthread_mutex_t og_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static PyObject *og_mem_handler = NULL;
+
+static void *og_pool_take(size_t n) {
+    void *p = NULL;
+    int best = -1;
+    pthread_mutex_lock(&og_pool_mu);
+    for (int k = 0; k < OG_POOL_SLOTS; k++)
+        if (og_pool[k].p && og_pool[k].n >= n && og_pool[k].n - n <= n / 8 &&
+            (best < 0 || og_pool[k].n < og_pool[best].n)) best = k;
+    if (best >= 0) {
+        p = og_pool[best].p; og_pool_bytes -= og_pool[best].n; og_pool[best].p = NULL;
+    }
+    pthread_mutex_unlock(&og_pool_mu);
+    return p;
+}
+
+static void *og_pool_fresh(size_t n) {
+    void *p = NULL;
+    if (n >= ((size_t)4 << 20)) {
+        if (posix_memalign(&p, (size_t)2 << 20, n)) return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, n & ~(((size_t)2 << 20) - 1), MADV_HUGEPAGE);
+#endif
+        return p;
+    }
+    return malloc(n ? n : 1);
+}
+
+static void *og_pool_malloc(void *ctx, size_t n) {
+    (void)ctx;
+    void *p = og_pool_take(n);
+    return p ? p : og_pool_fresh(n);
+}
+
+static void *og_pool_calloc(void *ctx, size_t nelem, size_t elsize) {
+    (void)ctx;
+    size_t n = nelem * elsize;
+    if (elsize && n / elsize != nelem) return NULL;
+    void *p = og_pool_take(n);
+    if (p) { memset(p, 0, n); return p; }
+    if (n < ((size_t)4 << 20)) return calloc(nelem ? nelem : 1, elsize ? elsize : 1);
+    p = og_pool_fresh(n);
+    if (p) memset(p, 0, n);
+    return p;
+}
+
+static void *og_pool_realloc(void *ctx, void *p, size_t n) {
+    (void)ctx;
+    return realloc(p, n ? n : 1);
+}
+
+static void og_pool_free(void *ctx, void *p, size_t n) {
+    (void)ctx;
+    if (!p) return;
+    if (n >= (size_t)OG_POOL_MIN_ELEMS && n <= (size_t)OG_POOL_MAX_BYTES) {
+        pthread_mutex_lock(&og_pool_mu);
+        int slot = -1;
+        for (int k = 0; k < OG_POOL_SLOTS; k++) if (!og_pool[k].p) { slot = k; break; }
+        while (slot < 0 || og_pool_bytes + n > (size_t)OG_POOL_MAX_BYTES) {
+            int old = -1;   /* evict the longest-waiting buffer */
+            for (int k = 0; k < OG_POOL_SLOTS; k++)
+                if (og_pool[k].p && (old < 0 || og_pool[k].age < og_pool[old].age)) old = k;
+            if (old < 0) break;
+            free(og_pool[old].p); og_pool_bytes -= og_pool[old].n; og_pool[old].p = NULL;
+            if (slot < 0) slot = old;
+        }
+        if (slot >= 0 && og_pool_bytes + n <= (size_t)OG_POOL_MAX_BYTES) {
+            og_pool[slot].p = p; og_pool[slot].n = n; og_pool[slot].age = ++og_pool_clock;
+            og_pool_bytes += n;
+            p = NULL;
+        }
+        pthread_mutex_unlock(&og_pool_mu);
+    }
+    free(p);
+}
+
+static PyDataMem_Handler og_pool_handler = {
+    "opgraph_c_pool", 1,
+    {NULL, og_pool_malloc, og_pool_calloc, og_pool_realloc, og_pool_free}
+};
+
+/* pool_handler(): a new capsule for this module's pool (the linker keeps the first). */
+static PyObject *og_pool_capsule(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    return PyCapsule_New(&og_pool_handler, "mem_handler", NULL);
+}
+
+/* pool_release(): free every waiting buffer; returns the bytes released. */
+static PyObject *og_pool_release(PyObject *self, PyObject *unused) {
+    (void)self; (void)unused;
+    size_t total = 0;
+    pthread_mutex_lock(&og_pool_mu);
+    for (int k = 0; k < OG_POOL_SLOTS; k++)
+        if (og_pool[k].p) { free(og_pool[k].p); total += og_pool[k].n; og_pool[k].p = NULL; }
+    og_pool_bytes = 0;
+    pthread_mutex_unlock(&og_pool_mu);
+    return PyLong_FromSize_t(total);
+}
+"""
 
 PRELUDE = r"""
 #define PY_SSIZE_T_CLEAN
@@ -12,6 +131,9 @@ PRELUDE = r"""
 #include <math.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <sys/mman.h>
 """
 
 RUNTIME = r"""
@@ -120,10 +242,25 @@ static int og_reusable(PyArrayObject *o, int nd, const npy_intp *shp, int typenu
     return 1;
 }
 
+/* A new uninitialised C-contiguous array; large ones come from the buffer pool. */
+static PyObject *og_empty(int nd, const npy_intp *shp, int typenum) {
+    npy_intp n = 1;
+    for (int d = 0; d < nd; d++) n *= shp[d];
+    if (og_mem_handler == NULL || n < OG_POOL_MIN_ELEMS)
+        return PyArray_EMPTY(nd, (npy_intp *)shp, typenum, 0);
+    PyObject *old = PyDataMem_SetHandler(og_mem_handler);
+    if (!old) return NULL;
+    PyObject *a = PyArray_EMPTY(nd, (npy_intp *)shp, typenum, 0);
+    PyObject *mine = PyDataMem_SetHandler(old);
+    Py_DECREF(old);
+    Py_XDECREF(mine);
+    return a;
+}
+
 static PyObject *og_new_array(int nd, const npy_intp *shp, int typenum, PyArrayObject *prev,
                               PyArrayObject **ins, int nin) {
     if (og_reusable(prev, nd, shp, typenum, ins, nin)) { Py_INCREF(prev); return (PyObject *)prev; }
-    return PyArray_EMPTY(nd, (npy_intp *)shp, typenum, 0);
+    return og_empty(nd, shp, typenum);
 }
 
 /* The previous value of variable k, when it may be written again (owned ref or NULL). */
@@ -190,11 +327,20 @@ static PyMethodDef og_run_def = {"run", (PyCFunction)og_run, METH_NOARGS,
 
 static PyObject *og_bind(PyObject *self, PyObject *args) {
     PyObject *in_cells, *out_cells, *consts, *thunks, *cells, *on_error, *labels, *params, *modes;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO!SS", &PyTuple_Type, &in_cells, &PyTuple_Type,
+    PyObject *handler = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO!SS|O", &PyTuple_Type, &in_cells, &PyTuple_Type,
                           &out_cells, &PyTuple_Type, &consts, &PyTuple_Type, &thunks,
                           &PyTuple_Type, &cells, &on_error, &PyTuple_Type, &labels, &params,
-                          &modes))
+                          &modes, &handler))
         return NULL;
+    if (handler != Py_None && og_mem_handler == NULL) {
+        if (!PyCapsule_IsValid(handler, "mem_handler")) {
+            PyErr_SetString(PyExc_TypeError, "bind: handler must be a 'mem_handler' capsule");
+            return NULL;
+        }
+        Py_INCREF(handler);
+        og_mem_handler = handler;   /* one process-wide pool, kept for the module's life */
+    }
     if (PyTuple_GET_SIZE(in_cells) != OG_NIN || PyTuple_GET_SIZE(out_cells) != OG_NOUT ||
         PyTuple_GET_SIZE(consts) != OG_NCONST || PyTuple_GET_SIZE(thunks) != OG_NNODES ||
         PyTuple_GET_SIZE(cells) != OG_NVARS || PyBytes_GET_SIZE(modes) != OG_NVARS ||
