@@ -31,7 +31,7 @@ def test_demo_with_every_plugin() -> None:
     assert "== Plugins in use" in out and "== Compile time and time per call" in out
     assert "before rewriting" in out and "after rewriting" in out
     assert "agree on all" in out
-    if "ofg" in _installed_plugins():
+    if "opgraph-ofg" in _installed_plugins():
         for name in ("OpFromGraph: basic", "OpFromGraph: shared variable",
                      "OpFromGraph: per-input pullback override"):
             assert name in out

@@ -11,7 +11,7 @@ import opgraph.scalar as ps
 
 
 def test_entry_point_is_declared() -> None:
-    (ep,) = [e for e in entry_points(group="opgraph.plugins") if e.name == "special"]
+    (ep,) = [e for e in entry_points(group="opgraph.plugins") if e.name == "opgraph-special"]
     assert ep.value == "opgraph_special.plugin"
     assert ep.load() is plugin
 

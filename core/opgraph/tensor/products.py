@@ -71,6 +71,17 @@ def _live(t: Any) -> bool:
     return t is not None and not _is_disconnected(t)
 
 
+def _product_rule(
+    op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable], tangents: Sequence[Variable]
+) -> list[Variable]:
+    """Pushforward of a bilinear product op (Dot, MatMul): d(x.y) = dx.y + x.dy."""
+    x, y = inputs
+    tx, ty = tangents
+    a = op(tx, y) if _live(tx) else None
+    b = op(x, ty) if _live(ty) else None
+    return [_add_tangents(a, b)]
+
+
 class Dot(Op):
     """Matrix/vector products of 1-D and 2-D tensors (``np.dot``)."""
 
@@ -125,15 +136,7 @@ class Dot(Op):
             gx, gy = dot(gz, y.T), dot(x.T, gz)
         return [_grad_cast(gx, x), _grad_cast(gy, y)]
 
-    def pushforward(
-        self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-        tangents: Sequence[Variable],
-    ) -> list[Variable]:
-        x, y = inputs
-        tx, ty = tangents
-        a = self(tx, y) if _live(tx) else None
-        b = self(x, ty) if _live(ty) else None
-        return [_add_tangents(a, b)]
+    pushforward = _product_rule
 
     def __str__(self) -> str:
         return "Dot"
@@ -228,15 +231,7 @@ class MatMul(Op):
             gy = gy.dimshuffle(0)
         return [_grad_cast(gx, x), _grad_cast(gy, y)]
 
-    def pushforward(
-        self, inputs: Sequence[Variable], outputs: Sequence[Variable],
-        tangents: Sequence[Variable],
-    ) -> list[Variable]:
-        x, y = inputs
-        tx, ty = tangents
-        a = self(tx, y) if _live(tx) else None
-        b = self(x, ty) if _live(ty) else None
-        return [_add_tangents(a, b)]
+    pushforward = _product_rule
 
     def __str__(self) -> str:
         return "MatMul"

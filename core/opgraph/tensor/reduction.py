@@ -315,56 +315,52 @@ class Prod(CAReduce):
         self.no_zeros_in_input = bool(no_zeros_in_input)
 
 
-class Max(CAReduce):
+class _ExtremumRules:
+    """Max/Min: the input dtype is kept, and an empty axis is an error (like NumPy)."""
+
+    def output_dtype(self, idtype: str) -> str:
+        return idtype
+
+    def _needs_identity(self) -> bool:
+        return True
+
+
+class _LogicalRules:
+    """All/Any: a bool result, and an empty axis gives the identity (True/False)."""
+
+    def output_dtype(self, idtype: str) -> str:
+        return "bool"
+
+    def _needs_identity(self) -> bool:
+        return False
+
+
+class Max(_ExtremumRules, CAReduce):
     """Maximum over ``axis`` (same dtype; an empty axis is an error)."""
 
     def __init__(self, axis: _Any = None) -> None:
         super().__init__(_sa.maximum, axis)
 
-    def output_dtype(self, idtype: str) -> str:
-        return idtype
 
-    def _needs_identity(self) -> bool:
-        return True  # like NumPy: an empty maximum/minimum is an error
-
-
-class Min(CAReduce):
+class Min(_ExtremumRules, CAReduce):
     """Minimum over ``axis`` (same dtype; an empty axis is an error)."""
 
     def __init__(self, axis: _Any = None) -> None:
         super().__init__(_sa.minimum, axis)
 
-    def output_dtype(self, idtype: str) -> str:
-        return idtype
 
-    def _needs_identity(self) -> bool:
-        return True  # like NumPy: an empty maximum/minimum is an error
-
-
-class All(CAReduce):
+class All(_LogicalRules, CAReduce):
     """True where every element along ``axis`` is nonzero (bool output)."""
 
     def __init__(self, axis: _Any = None) -> None:
         super().__init__(_sl.and_, axis)
 
-    def output_dtype(self, idtype: str) -> str:
-        return "bool"
 
-    def _needs_identity(self) -> bool:
-        return False
-
-
-class Any(CAReduce):
+class Any(_LogicalRules, CAReduce):
     """True where some element along ``axis`` is nonzero (bool output)."""
 
     def __init__(self, axis: _Any = None) -> None:
         super().__init__(_sl.or_, axis)
-
-    def output_dtype(self, idtype: str) -> str:
-        return "bool"
-
-    def _needs_identity(self) -> bool:
-        return False
 
 
 # How perform reduces, per scalar op class: ("acc", fn) takes an accumulator dtype.

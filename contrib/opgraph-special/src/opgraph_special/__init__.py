@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
+# The public functions: the one list of their names (.tensor and .scalar export it too).
 __all__ = [
     "betaln",
     "digamma",

@@ -25,6 +25,7 @@ from opgraph.graph.basic import Variable
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.type import ScalarType, complex_dtypes, get_scalar_type
+from opgraph_special import __all__ as _function_names
 
 __all__ = [
     "I0",
@@ -43,19 +44,7 @@ __all__ = [
     "SpecialOp",
     "XLog1pY",
     "XLogY",
-    "betaln",
-    "digamma",
-    "erf",
-    "erfc",
-    "erfcx",
-    "erfinv",
-    "gammaln",
-    "i0",
-    "i1",
-    "log_ndtr",
-    "polygamma",
-    "xlog1py",
-    "xlogy",
+    *_function_names,  # one op instance per tensor function, of the same name
 ]
 
 
