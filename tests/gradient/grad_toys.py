@@ -1,4 +1,6 @@
-"""Toy Ops for the gradient driver tests: each exercises one part of the contract."""
+"""Toy Ops for the gradient driver tests (each exercises one part of the contract),
+and ``ev``, the perform-based evaluator those tests share.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.autodiff.evaluate import perform_callable
 from opgraph.gradient import (
     disconnected_type,
     grad_not_implemented,
@@ -16,6 +19,14 @@ from opgraph.gradient import (
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
 from opgraph.tensor.type import TensorType
+
+
+def ev(outputs: Any, givens: dict) -> Any:
+    """Values of ``outputs`` given {var: value}."""
+    single = not isinstance(outputs, list)
+    outs = [outputs] if single else outputs
+    vals = perform_callable(list(givens), outs)(*givens.values())
+    return vals[0] if single else vals
 
 
 def _as(x: Any) -> Any:

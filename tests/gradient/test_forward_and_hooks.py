@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from grad_toys import LegacyRNone, LegacyROp, Scale, TwoStreams, Undefined
+from grad_toys import LegacyRNone, LegacyROp, Scale, TwoStreams, Undefined, ev
 
 import opgraph.tensor as pt
-from opgraph.autodiff.evaluate import perform_callable
 from opgraph.gradient import (
     DisconnectedInputError,
     DisconnectedType,
@@ -18,13 +17,6 @@ from opgraph.gradient import (
 )
 from opgraph.plugins import hookimpl
 from opgraph.plugins.manager import get_plugin_manager
-
-
-def ev(outputs, givens):
-    single = not isinstance(outputs, list)
-    outs = [outputs] if single else outputs
-    vals = perform_callable(list(givens), outs)(*givens.values())
-    return vals[0] if single else vals
 
 
 def test_rop_matches_lop_on_multi_output_op():

@@ -14,10 +14,10 @@ from grad_toys import (
     Scale,
     TwoStreams,
     Undefined,
+    ev,
 )
 
 import opgraph.tensor as pt
-from opgraph.autodiff.evaluate import perform_callable
 from opgraph.gradient import (
     DisconnectedInputError,
     DisconnectedType,
@@ -26,15 +26,6 @@ from opgraph.gradient import (
     grad,
     pullback,
 )
-
-
-def ev(outputs, givens):
-    """Values of ``outputs`` given {var: value}."""
-    single = not isinstance(outputs, list)
-    outs = [outputs] if single else outputs
-    fn = perform_callable(list(givens), outs)
-    vals = fn(*givens.values())
-    return vals[0] if single else vals
 
 
 def test_chain_rule_through_scalar_ops():

@@ -254,3 +254,26 @@ def test_composite_passing_an_input_through_gives_a_fresh_array() -> None:
     passed, prod = comp.ufunc(a, b)
     assert passed.shape == (2, 3) and not np.shares_memory(passed, a)
     np.testing.assert_array_equal(prod, a * b)
+
+
+@pytest.mark.parametrize("dtype, shape", [("float64", (3,)), ("int8", ()), ("float32", ())])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_variadic_add_and_mul_match_perform(dtype: str, shape: tuple, n: int) -> None:
+    xs = [pt.tensor(dtype, shape=(None,) * len(shape)) for _ in range(n)]
+    values = [(RNG.random(shape) * 5).astype(dtype) for _ in range(n)]
+    for build in (pt.add, pt.mul):
+        node = build(*xs).owner
+        assert len(node.inputs) == n
+        (got,), _ = _run_thunk(node, values)
+        (expected,) = _run_perform(node, values)
+        assert type(got) is np.ndarray and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_inplace_variadic_add_writes_into_input() -> None:
+    x, y, z = pt.dvectors("x", "y", "z")
+    node = Elemwise(sa.add, {0: 2}).make_node(x, y, z)
+    a, b, c = np.ones(3), np.arange(3.0), np.full(3, 10.0)
+    (got,), _ = _run_thunk(node, [a, b, c])
+    assert got is c
+    np.testing.assert_array_equal(c, [11, 12, 13])

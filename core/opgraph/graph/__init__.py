@@ -6,8 +6,9 @@ Names are imported on first access (like ``pytensor.graph``'s exports), so
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from opgraph.graph.utils import lazy_exports
 
 if TYPE_CHECKING:
     from opgraph.graph.basic import (
@@ -103,14 +104,4 @@ __all__ = [
 assert set(__all__) == set(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'opgraph.graph' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

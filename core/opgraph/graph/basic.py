@@ -51,6 +51,22 @@ class Node:
     """Common base of Variable and Apply (PyTensor's ``Node``)."""
 
     __slots__ = ()
+    _tag: Scratchpad | None  # a slot of each subclass
+
+    @property
+    def tag(self) -> Scratchpad:
+        """Free-form annotations, created on first use (most nodes never need one).
+
+        Subclasses hold it in their ``_tag`` slot.
+        """
+        tag = self._tag
+        if tag is None:
+            tag = self._tag = Scratchpad()
+        return tag
+
+    @tag.setter
+    def tag(self, value: Scratchpad) -> None:
+        self._tag = value
 
     def get_parents(self) -> list:
         raise NotImplementedError
@@ -82,17 +98,6 @@ class Variable(Node):
         self._tag = None
         self._uid = next(_ids)
         self._fn_cache = None
-
-    @property
-    def tag(self) -> Scratchpad:
-        tag = self._tag
-        if tag is None:
-            tag = self._tag = Scratchpad()
-        return tag
-
-    @tag.setter
-    def tag(self, value: Scratchpad) -> None:
-        self._tag = value
 
     @property
     def auto_name(self) -> str:
@@ -311,17 +316,6 @@ class Apply(Node):
         for i, o in enumerate(self.outputs):
             o.owner = self
             o.index = i
-
-    @property
-    def tag(self) -> Scratchpad:
-        tag = self._tag
-        if tag is None:
-            tag = self._tag = Scratchpad()
-        return tag
-
-    @tag.setter
-    def tag(self, value: Scratchpad) -> None:
-        self._tag = value
 
     def default_output(self) -> Variable:
         """The output ``op(...)`` returns: ``op.default_output``, or the only one."""

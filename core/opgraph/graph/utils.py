@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -83,3 +84,28 @@ def add_tag_trace(thing: Any, user_line: int | None = None) -> Any:
 def type_name(value: Any) -> str:
     """A short, readable name of a value's type for error messages."""
     return type(value).__qualname__
+
+
+def lazy_exports(
+    package: str, table: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's module ``__getattr__`` and ``__dir__`` that import each name of
+    ``table`` (name -> defining module) on first access, so importing it stays cheap.
+
+    Usage: ``__getattr__, __dir__ = lazy_exports(__name__, _LAZY)``.
+    """
+    import importlib
+    import sys
+
+    def __getattr__(name: str) -> Any:
+        module_name = table.get(name)
+        if module_name is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_name), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(table))
+
+    return __getattr__, __dir__

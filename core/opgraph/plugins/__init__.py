@@ -7,8 +7,9 @@ manager (entry point discovery) is imported on first use of its names.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from opgraph.graph.utils import lazy_exports
 from opgraph.plugins.hookspecs import (
     ENTRY_POINT_GROUP,
     HOOK_NAMES,
@@ -110,16 +111,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'opgraph.plugins' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

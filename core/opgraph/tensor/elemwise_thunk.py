@@ -57,6 +57,29 @@ def _ufunc_takes_ellipsis_out() -> bool:
 _ELLIPSIS_OUT = _ufunc_takes_ellipsis_out()
 
 
+def _fold_code() -> Any:
+    from opgraph.scalar import basic
+
+    fold = getattr(basic, "_fold", None)
+    return None if fold is None else fold(np.add).__code__
+
+
+_FOLD_CODE = _fold_code()
+
+
+def _folded_ufunc(fn: Any) -> np.ufunc | None:
+    """The binary ufunc inside a variadic op's fold (``scalar.basic._fold``), else None.
+
+    Calling it directly saves the fold's Python loop on every call.
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None or code is not _FOLD_CODE or not fn.__closure__:
+        return None
+    cells = dict(zip(code.co_freevars, fn.__closure__))
+    uf = cells["ufunc"].cell_contents if "ufunc" in cells else None
+    return uf if isinstance(uf, np.ufunc) and uf.nin == 2 and uf.nout == 1 else None
+
+
 def as_output_value(value: Any, dtype: np.dtype) -> Any:
     """``value`` as an array of ``dtype`` (the slow path of a thunk's result check)."""
     if not isinstance(value, np.ndarray) or value.dtype != dtype:
@@ -67,7 +90,7 @@ def as_output_value(value: Any, dtype: np.dtype) -> Any:
 @functools.cache
 def _template(
     n_in: int, n_out: int, compared: tuple[int, ...], out_arg: str | None,
-    copy_back: tuple[int | None, ...], mark: bool,
+    copy_back: tuple[int | None, ...], mark: bool, fold: bool,
 ) -> Callable[..., Callable[[], None]]:
     """Compile the factory of thunks of one node shape (cached: a few shapes cover all)."""
     ins = [f"a{i}" for i in range(n_in)]
@@ -77,7 +100,13 @@ def _template(
         cond = " or ".join(f"a{i}.shape != {first}" for i in compared[1:])
         lines.append(f"if {cond}:")
         lines.append(f"    check([{', '.join(ins)}])")
-    call = f"uf({', '.join(ins)}" + (f", out={out_arg})" if out_arg is not None else ")")
+    if fold:  # a variadic op: the binary ufunc applied left to right, as ``_fold`` does
+        call = f"uf({ins[0]}, {ins[1]}"
+        for a in ins[2:]:
+            call = f"uf({call}), {a}"
+    else:
+        call = f"uf({', '.join(ins)}"
+    call += f", out={out_arg})" if out_arg is not None else ")"
     if n_out == 1:
         lines.append(f"r0 = {call}")
     else:
@@ -128,6 +157,10 @@ def make_elemwise_thunk(
     """
     uf = op.ufunc
     n_out = len(node.outputs)
+    binary = _folded_ufunc(uf)
+    fold = binary is not None and len(node.inputs) >= 2 and n_out == 1
+    if fold:
+        uf = binary
     pattern = op.inplace_pattern
     as_ufunc = bool(pattern) and isinstance(uf, np.ufunc)
     if as_ufunc:
@@ -142,7 +175,7 @@ def make_elemwise_thunk(
     )
     factory = _template(
         len(node.inputs), n_out, broadcast_check_inputs(node), out_arg, copy_back,
-        out_marks is not None,
+        out_marks is not None, fold,
     )
     dtypes = tuple(v.type.numpy_dtype for v in node.outputs)
     return factory(

@@ -28,7 +28,7 @@ import attrs
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 
-__all__ = ["BlasInfo", "emit_dot", "find_blas"]
+__all__ = ["BlasInfo", "emit_batched_matmul", "emit_dot", "find_blas"]
 
 
 @attrs.frozen
@@ -139,8 +139,10 @@ def emit_dot(node: Any, ctx: EmitContext) -> NodeC | None:
     if not all(isinstance(v.type, TensorType) and supported(v.type.dtype) for v in (x, y, out)):
         return None
     xd, yd = x.type.ndim, y.type.ndim
+    if xd >= 2 and yd >= 2 and max(xd, yd) > 2:
+        return emit_batched_matmul(node, ctx)
     if xd not in (1, 2) or yd not in (1, 2):
-        return None  # batched matmul: Python
+        return None  # batched matmul with a 1-D operand: Python
     dt = out.type.dtype
     info = find_blas()
     fallback = NodeC(_FALLBACK.replace("OUT_TYPENUM", typenum(dt)))
@@ -223,3 +225,99 @@ def emit_dot(node: Any, ctx: EmitContext) -> NodeC | None:
 
 def _size(dtype: str) -> int:
     return 8 if dtype == "float64" else 4
+
+
+_LD2 = r"""
+/* og_ld for one 2-D slice given by its dims and strides (see og_ld). */
+static og_blasint og_ld2(npy_intp r, npy_intp c, npy_intp s0, npy_intp s1, npy_intp e,
+                         int *trans) {
+    if ((s1 == e || c == 1) && s0 % e == 0 && s0 / e >= (c > 1 ? c : 1)) {
+        *trans = 0; return (og_blasint)(s0 / e); }
+    if ((s0 == e || r == 1) && s1 % e == 0 && s1 / e >= (r > 1 ? r : 1)) {
+        *trans = 1; return (og_blasint)(s1 / e); }
+    return 0;
+}
+"""
+
+
+def emit_batched_matmul(node: Any, ctx: EmitContext) -> NodeC | None:
+    """matmul of >= 2-D operands: one gemm per (broadcast) batch entry.
+
+    A batch dimension broadcasts only where its static length is 1, as in
+    the Op's perform; a slice BLAS cannot take as is makes a C-ordered copy.
+    """
+    x, y = node.inputs
+    out = node.outputs[0]
+    dt = out.type.dtype
+    info = find_blas()
+    if info is None or dt not in ("float32", "float64") or x.type.dtype != dt \
+            or y.type.dtype != dt:
+        return None
+    xd, yd, od = x.type.ndim, y.type.ndim, out.type.ndim
+    nb = od - 2
+    t, T = ("d" if dt == "float64" else "f"), c_type(dt)
+    L = [
+        "PyArrayObject *a = i0, *b = i1; Py_INCREF(a); Py_INCREF(b);",
+        f"npy_intp M = PyArray_DIMS(a)[{xd - 2}], K = PyArray_DIMS(a)[{xd - 1}];",
+        f"npy_intp K2 = PyArray_DIMS(b)[{yd - 2}], N = PyArray_DIMS(b)[{yd - 1}];",
+        f"npy_intp shp[{od}], sa[{max(nb, 1)}], sb[{max(nb, 1)}];",
+        "if (K != K2) { PyErr_Format(PyExc_ValueError, \"matmul: shapes do not match: %ld "
+        "(last dim of the first input) != %ld (dim -2 of the second)\", (long)K, (long)K2); "
+        "goto bad; }",
+    ]
+    for name, nd_ in (("a", xd), ("b", yd)):
+        L.append(f"{{ int tr; if (!og_ld2(PyArray_DIMS({name})[{nd_ - 2}], "
+                 f"PyArray_DIMS({name})[{nd_ - 1}], PyArray_STRIDES({name})[{nd_ - 2}], "
+                 f"PyArray_STRIDES({name})[{nd_ - 1}], {_size(dt)}, &tr)) {{ "
+                 f"PyArrayObject *cc = (PyArrayObject *)PyArray_NewCopy({name}, NPY_CORDER); "
+                 f"Py_DECREF({name}); {name} = cc; if (!cc) goto bad; }} }}")
+    for d in range(nb):
+        ax, ay = d - (nb - (xd - 2)), d - (nb - (yd - 2))
+        xs = x.type.shape[ax] if ax >= 0 else 1
+        ys = y.type.shape[ay] if ay >= 0 else 1
+        na = f"PyArray_DIMS(a)[{ax}]" if ax >= 0 else "1"
+        nbb = f"PyArray_DIMS(b)[{ay}]" if ay >= 0 else "1"
+        L.append(f"sa[{d}] = {f'PyArray_STRIDES(a)[{ax}]' if xs != 1 else '0'}; "
+                 f"sb[{d}] = {f'PyArray_STRIDES(b)[{ay}]' if ys != 1 else '0'};")
+        if xs == 1:
+            L.append(f"shp[{d}] = {nbb};")
+        elif ys == 1:
+            L.append(f"shp[{d}] = {na};")
+        else:
+            L.append(f"shp[{d}] = {na}; if ({nbb} != shp[{d}]) {{ PyErr_Format("
+                     "PyExc_ValueError, \"matmul: batch dimension %d has lengths %ld and %ld\", "
+                     f"{d}, (long)shp[{d}], (long){nbb}); goto bad; }}")
+    L += [
+        f"shp[{nb}] = M; shp[{nb + 1}] = N;",
+        f"{{ PyObject *og_new_ = og_new_array({od}, shp, {typenum(dt)}, o0, NULL, 0); "
+        "Py_XDECREF(o0); o0 = (PyArrayObject *)og_new_; if (!o0) goto bad; }",
+        "int tr_a, tr_b;",
+        f"og_blasint ld_a = og_ld2(M, K, PyArray_STRIDES(a)[{xd - 2}], "
+        f"PyArray_STRIDES(a)[{xd - 1}], {_size(dt)}, &tr_a);",
+        f"og_blasint ld_b = og_ld2(K, N, PyArray_STRIDES(b)[{yd - 2}], "
+        f"PyArray_STRIDES(b)[{yd - 1}], {_size(dt)}, &tr_b);",
+        "npy_intp n_batch = 1;",
+    ]
+    for d in range(nb):
+        L.append(f"n_batch *= shp[{d}];")
+    L += [
+        f"{T} *c = ({T} *)PyArray_DATA(o0);",
+        "if (M > 0 && N > 0) for (npy_intp r = 0; r < n_batch; r++) {",
+        "const char *pa = PyArray_BYTES(a), *pb = PyArray_BYTES(b);",
+        "npy_intp rem = r, idx; (void)rem; (void)idx;",
+    ]
+    for d in reversed(range(nb)):
+        L.append(f"idx = rem % shp[{d}]; rem /= shp[{d}]; pa += idx * sa[{d}]; "
+                 f"pb += idx * sb[{d}];")
+    L += [
+        f"{T} *pc = c + r * M * N;",
+        f"if (K == 0) memset(pc, 0, M * N * sizeof({T})); else",
+        f"og_gemm_{t}(OG_ROW, tr_a ? OG_TRANS : OG_NOTRANS, tr_b ? OG_TRANS : OG_NOTRANS, "
+        f"M, N, K, 1, (const {T} *)pa, ld_a, (const {T} *)pb, ld_b, 0, pc, N > 1 ? N : 1);",
+        "}",
+        "Py_DECREF(a); Py_DECREF(b);",
+        "if (0) { bad: Py_XDECREF(a); Py_XDECREF(b); goto fail; }",
+    ]
+    lib_dirs = (info.lib_dir,) if info.lib_dir else ()
+    return NodeC("\n".join(L), support=(_support(info), _LD2), libraries=(info.link_name,),
+                 lib_dirs=lib_dirs)

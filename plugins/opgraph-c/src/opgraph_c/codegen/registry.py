@@ -31,6 +31,9 @@ def _builtin_table() -> dict[type, Emitter]:
         DimShuffle: shape_ops.emit_dimshuffle,
     }
     table.update(shape_ops.table())
+    from opgraph_c.codegen import more_ops
+
+    table.update(more_ops.table())
     try:
         from opgraph.tensor.reduction import CAReduce
 

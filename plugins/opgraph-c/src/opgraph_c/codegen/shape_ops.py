@@ -164,37 +164,39 @@ def emit_alloc(node: Any, ctx: EmitContext) -> NodeC | None:
     return NodeC("\n".join(lines), support=(VIEW_SUPPORT,))
 
 
-def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
+def basic_view_lines(idx_list: Any, x: Any, ond: int, index_vars: list[Any],
+                     first_input: int, xname: str = "i0") -> list[str] | None:
+    """C computing ``dims``/``strides``/``data`` of the basic-index view ``x[idx]``.
+
+    ``index_vars`` are the index inputs, named ``i<first_input>``, ``i<first_input+1>``...
+    None when the index is not a basic one.
+    """
     from opgraph.tensor.indexing import INT, SliceSpec
 
-    x, out = node.inputs[0], node.outputs[0]
-    from opgraph.tensor.type import TensorType
-
-    if not isinstance(x.type, TensorType) or not supported(x.type.dtype):
-        return None
-    nd, ond = x.type.ndim, out.type.ndim
+    nd = x.type.ndim
     lines = [
         f"npy_intp dims[{max(ond, 1)}], strides[{max(ond, 1)}];",
-        "char *data = PyArray_BYTES(i0);",
+        f"char *data = PyArray_BYTES({xname});",
         "npy_intp n, st, idx, start, stop, step;",
         "(void)idx; (void)start; (void)stop; (void)step; (void)n; (void)st;",
     ]
-    inp, od = 1, 0
-    idx_list = node.op.idx_list
+    pos, od = 0, 0
+
+    def take() -> str:
+        nonlocal pos
+        k = first_input + pos
+        text = _read_int(index_vars[pos], f"i{k}")
+        pos += 1
+        return text
+
     for ax, entry in enumerate(idx_list):
-        lines.append(f"n = PyArray_DIMS(i0)[{ax}]; st = PyArray_STRIDES(i0)[{ax}];")
+        lines.append(f"n = PyArray_DIMS({xname})[{ax}]; st = PyArray_STRIDES({xname})[{ax}];")
         if isinstance(entry, SliceSpec):
             if entry.start:
-                lines.append(f"start = {_read_int(node.inputs[inp], f'i{inp}')};")
-                inp += 1
+                lines.append(f"start = {take()};")
             if entry.stop:
-                lines.append(f"stop = {_read_int(node.inputs[inp], f'i{inp}')};")
-                inp += 1
-            if entry.step:
-                lines.append(f"step = {_read_int(node.inputs[inp], f'i{inp}')};")
-                inp += 1
-            else:
-                lines.append("step = 1;")
+                lines.append(f"stop = {take()};")
+            lines.append(f"step = {take()};" if entry.step else "step = 1;")
             lines.append("if (PyErr_Occurred()) goto fail;")
             lines.append(
                 "if (step == 0) { PyErr_SetString(PyExc_ValueError, "
@@ -212,8 +214,7 @@ def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
             )
             od += 1
         elif entry == INT:
-            lines.append(f"idx = {_read_int(node.inputs[inp], f'i{inp}')};")
-            inp += 1
+            lines.append(f"idx = {take()};")
             lines.append("if (PyErr_Occurred()) goto fail;")
             lines.append(
                 "if (idx < 0) idx += n; if (idx < 0 || idx >= n) { PyErr_Format("
@@ -225,12 +226,25 @@ def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
             return None
     for ax in range(len(idx_list), nd):
         lines.append(
-            f"dims[{od}] = PyArray_DIMS(i0)[{ax}]; strides[{od}] = PyArray_STRIDES(i0)[{ax}];"
+            f"dims[{od}] = PyArray_DIMS({xname})[{ax}]; "
+            f"strides[{od}] = PyArray_STRIDES({xname})[{ax}];"
         )
         od += 1
     if od != ond:
         return None
-    lines.append(f"OG_SET_OUT(o0, og_view(i0, {ond}, dims, strides, data));")
+    return lines
+
+
+def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
+    from opgraph.tensor.type import TensorType
+
+    x, out = node.inputs[0], node.outputs[0]
+    if not isinstance(x.type, TensorType) or not supported(x.type.dtype):
+        return None
+    lines = basic_view_lines(node.op.idx_list, x, out.type.ndim, list(node.inputs[1:]), 1)
+    if lines is None:
+        return None
+    lines.append(f"OG_SET_OUT(o0, og_view(i0, {out.type.ndim}, dims, strides, data));")
     return NodeC("\n".join(lines), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 
