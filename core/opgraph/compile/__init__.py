@@ -1,6 +1,9 @@
 """Compiling graphs into callables: function(), shared variables, In/Out, modes.
 
-Names are imported on first use so ``import opgraph.compile`` stays cheap.
+Names are imported on first use, except ``function``: importing the submodule
+``opgraph.compile.function`` binds that name on this package, so the function is
+bound here eagerly (as PyTensor does) and ``opgraph.compile.function`` is always
+the function, never the module.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from opgraph.graph.utils import lazy_exports
 
 if TYPE_CHECKING:
     from opgraph.compile.builders import OpFromGraph
-    from opgraph.compile.function import Function, FunctionMaker, function
     from opgraph.compile.io import In, Out
     from opgraph.compile.mode import (
         FAST_COMPILE,
@@ -27,9 +29,6 @@ if TYPE_CHECKING:
     from opgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 _LAZY = {
-    "function": "opgraph.compile.function",
-    "Function": "opgraph.compile.function",
-    "FunctionMaker": "opgraph.compile.function",
     "In": "opgraph.compile.io",
     "Out": "opgraph.compile.io",
     "Mode": "opgraph.compile.mode",
@@ -70,3 +69,5 @@ __all__ = [
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
+from opgraph.compile.function import Function, FunctionMaker, function  # noqa: E402
