@@ -240,7 +240,6 @@ class FunctionMaker:
         copies); shared variables otherwise use their own container's cell.
         """
         containers = dict(containers or {})
-        fgraph = self.fgraph
         state_cells: list[list | None] = []
         input_cells: list[list] = []
         defaults: list[list | None] = []

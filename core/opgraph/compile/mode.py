@@ -34,11 +34,11 @@ __all__ = [
     "RewriteQuery",
     "UnknownModeError",
     "available_modes",
-    "warn_link_fallback",
     "get_default_mode",
     "get_mode",
     "get_rewriter",
     "resolve_linker",
+    "warn_link_fallback",
 ]
 
 FAST_RUN = "FAST_RUN"

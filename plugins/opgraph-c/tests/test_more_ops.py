@@ -95,9 +95,9 @@ def test_join_dtypes_negative_axis_strides_and_empty():
     assert run_both([x, y, ax], outs, a, b, np.int64(1))["Join"] == "builtin"
     run_both([x, y, ax], outs, a.T.copy().T, b[::-1], np.int64(0))
     run_both([x, y, ax], outs, a[:0], b[:0], np.int64(-2))
-    c = function([x, y, ax], outs[0], mode=Mode(linker="c", optimizer=None))
+    c = function([x, y], outs[0], mode=Mode(linker="c", optimizer=None))
     with pytest.raises(ValueError):
-        c(np.ones((3, 4)), np.ones((2, 5), dtype="int32"), np.int64(0))
+        c(np.ones((3, 4)), np.ones((2, 5), dtype="int32"))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
@@ -161,18 +161,18 @@ def test_batched_matmul(dtype):
     m = pt.matrix("m", dtype=dtype)
     bc = pt.tensor(dtype=dtype, shape=(1, None, None), name="bc")
     b4 = pt.tensor(dtype=dtype, shape=(None, 1, None, None), name="b4")
-    outs = [pt.matmul(a3, b3), pt.matmul(a3, m), pt.matmul(m.T, b3.transpose(0, 2, 1)),
+    outs = [pt.matmul(a3, b3), pt.matmul(a3, m), pt.matmul(m.T, a3.transpose(0, 2, 1)),
             pt.matmul(bc, b3), pt.matmul(b4, a3)]
     A = RNG.standard_normal((4, 3, 5)).astype(dtype)
     B = RNG.standard_normal((4, 5, 2)).astype(dtype)
     M = RNG.standard_normal((5, 2)).astype(dtype)
-    BC = RNG.standard_normal((1, 6, 3)).astype(dtype)
+    BC = RNG.standard_normal((1, 6, 5)).astype(dtype)
     B4 = RNG.standard_normal((2, 1, 7, 3)).astype(dtype)
     tol = 2e-5 if dtype == "float32" else 1e-12
     assert run_both([a3, b3, m, bc, b4], outs, A, B, M, BC, B4, rtol=tol)["MatMul"] == "builtin"
     run_both([a3, b3, m, bc, b4], outs, A[::-1, :, ::-1], np.asfortranarray(B), M[::-1],
              BC.transpose(0, 2, 1).copy().transpose(0, 2, 1), B4[:, :, ::2], rtol=tol)
-    run_both([a3, b3, m, bc, b4], outs, A[:, :0], B, M, BC[:, :0], B4[:0], rtol=tol)
+    run_both([a3, b3, m, bc, b4], outs, A[:0], B[:0], M, BC[:, :0], B4[:0], rtol=tol)
     f = function([a3, b3], pt.matmul(a3, b3), mode=Mode(linker="c", optimizer=None))
     with pytest.raises(ValueError):
         f(A, B[:3])

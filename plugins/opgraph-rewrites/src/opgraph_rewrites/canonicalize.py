@@ -29,8 +29,16 @@ from opgraph_rewrites.utils import (
 
 __all__ = ["AlgebraicCanonizer", "canonicalize_rewriters"]
 
-#: Internal nodes a canonizer looks through from one root (keeps chains linear).
-MAX_DESCENT = 256
+#: Most inputs of one rebuilt add/mul node; longer sums become a chain of such
+#: nodes (the elemwise thunks and C code stay small, fusion's input bound is met).
+MAX_ARITY = 32
+
+
+def chunked_node_count(n_terms: int) -> int:
+    """Nodes :meth:`AlgebraicCanonizer._build` uses to combine ``n_terms`` terms."""
+    if n_terms <= 1:
+        return 0
+    return -(-(n_terms - 1) // (MAX_ARITY - 1))
 
 
 def _ps() -> Any:
@@ -68,7 +76,6 @@ class AlgebraicCanonizer(NodeRewriter):
         n_consts = 0
         removable = 0
         stack = [(out, True)]
-        seen_internal = 0
         with np.errstate(all="ignore"):
             while stack:
                 v, positive = stack.pop()
@@ -78,7 +85,6 @@ class AlgebraicCanonizer(NodeRewriter):
                 inner_ok = (
                     sop is not None
                     and v.type.dtype == dtype
-                    and seen_internal < MAX_DESCENT
                     and (is_root or single_client(fgraph, v))
                     and (is_root or not getattr(node.op, "inplace_pattern", None))
                 )
@@ -105,7 +111,6 @@ class AlgebraicCanonizer(NodeRewriter):
                         continue
                     (pos if positive else neg).append(v)
                     continue
-                seen_internal += 1
                 removable += 1
                 ins = node.inputs
                 if isinstance(sop, ps.Add | ps.Mul):
@@ -167,9 +172,8 @@ class AlgebraicCanonizer(NodeRewriter):
             new_nodes = 0
         else:
             num_terms = len(pos) + (1 if keep_const else 0)
-            new_nodes = int(num_terms > 1) + int(len(neg) > 1) + int(bool(neg)) + int(negate)
-            if self.kind == "mul" and neg and num_terms == 0:
-                new_nodes = int(len(neg) > 1) + 1 + int(negate)
+            chain = chunked_node_count
+            new_nodes = chain(num_terms) + chain(len(neg)) + int(bool(neg)) + int(negate)
         if not (cancelled or new_nodes < removable or n_consts > kept):
             return False
         if zero:
@@ -190,8 +194,8 @@ class AlgebraicCanonizer(NodeRewriter):
         ps = _ps()
         plus, minus = (ps.add, ps.sub) if self.kind == "add" else (ps.mul, ps.true_div)
         inverse = ps.neg if self.kind == "add" else ps.reciprocal
-        top = num[0] if len(num) == 1 else ew(plus)(*num) if num else None
-        bottom = den[0] if len(den) == 1 else ew(plus)(*den) if den else None
+        top = _chain(plus, num)
+        bottom = _chain(plus, den)
         if top is None and bottom is None:
             return tensor_constant(0 if self.kind == "add" else 1, dtype, 0)
         if bottom is None:
@@ -199,6 +203,19 @@ class AlgebraicCanonizer(NodeRewriter):
         if top is None:
             return ew(inverse)(bottom)
         return ew(minus)(top, bottom)
+
+
+def _chain(op: Any, terms: list[Variable]) -> Variable | None:
+    """``op`` over ``terms`` as nodes of at most MAX_ARITY inputs: a left chain, so
+    re-reading it gives the same node count (the canonizer's fixed point)."""
+    if not terms:
+        return None
+    acc = terms[0] if len(terms) == 1 else ew(op)(*terms[:MAX_ARITY])
+    rest = terms[MAX_ARITY:] if len(terms) > 1 else []
+    step = MAX_ARITY - 1
+    for k in range(0, len(rest), step):
+        acc = ew(op)(acc, *rest[k:k + step])
+    return acc
 
 
 def _cancel(pos: list[Variable], neg: list[Variable]) -> int:

@@ -1,11 +1,19 @@
 """Elemwise fusion: connected elementwise nodes become one Elemwise of a Composite.
 
 Clusters grow from a root toward the inputs; a node joins when every use of
-its output is inside the cluster (so nothing is computed twice and the
-cluster stays convex) and its output has the root's broadcast pattern. Each
-fused node takes at most ``max_inputs`` non-constant inputs; scalar
-constants are inlined into the Composite. Linear in the graph: each node is
-absorbed once and each edge looked at once.
+its output is inside the cluster, or comes later than the root in
+topological order (or is a graph output), and its output has the root's
+broadcast pattern. An output used outside becomes an extra output of a
+multi-output Composite. The cluster stays convex: a later node cannot be an
+ancestor of the root, hence of any member, so no path leaves the cluster
+and comes back. Each fused node takes at most ``max_inputs`` non-constant
+inputs; scalar constants are inlined into the Composite. Linear in the
+graph: each node is absorbed once and each edge looked at once.
+
+Not done: merging sibling clusters (``exp(x)*2`` and ``exp(x)+1`` both
+consumed before the later root) into one Composite. That needs reachability
+between clusters (PyTensor keeps ancestor bitsets: quadratic memory), which
+would break the linear compile-time budget.
 """
 
 from __future__ import annotations
@@ -52,12 +60,13 @@ class FusionOptimizer(GraphRewriter):
         stats = RewriterStats()
         t0 = time.perf_counter()
         order = io_toposort(fgraph.inputs, fgraph.outputs)
+        position = {node: k for k, node in enumerate(order)}
         done: set[Apply] = set()
         fused = 0
         for root in reversed(order):
             if root in done or root not in fgraph.apply_nodes or not _fusible(root):
                 continue
-            cluster = self._grow(fgraph, root)
+            cluster = self._grow(fgraph, root, position)
             done.update(cluster)
             if len(cluster) < 2:
                 continue
@@ -68,9 +77,14 @@ class FusionOptimizer(GraphRewriter):
         stats.calls[self.name] = 1
         return stats
 
-    def _grow(self, fgraph: Any, root: Apply) -> list[Apply]:
+    def _grow(self, fgraph: Any, root: Apply, position: dict[Apply, int]) -> list[Apply]:
         bcast = root.outputs[0].type.broadcastable
         clients = fgraph.clients
+        root_pos = position[root]
+
+        def later(client: Any) -> bool:
+            return is_output_client(client) or position.get(client, -1) > root_pos
+
         in_cluster: set[Apply] = {root}
         cluster = [root]
         uses: dict[Variable, int] = {}
@@ -83,7 +97,7 @@ class FusionOptimizer(GraphRewriter):
             if owner is None or owner in in_cluster or not _fusible(owner):
                 continue
             cl = clients.get(v, ())
-            if n != len(cl) or any(is_output_client(c[0]) for c in cl):
+            if n != len(cl) - sum(1 for c in cl if later(c[0])):
                 continue
             if v.type.broadcastable != bcast:
                 continue
@@ -125,17 +139,28 @@ class FusionOptimizer(GraphRewriter):
         if not outer_inputs:
             return False
         out = root.outputs[0]
+        # outputs of members still read outside the cluster (later nodes, graph outputs)
+        clients = fgraph.clients
+        used_outside = [
+            n.outputs[0] for n in order if n is not root and any(
+                is_output_client(c) or c not in members for c, _k in clients.get(n.outputs[0], ())
+            )
+        ]
+        olds = [out, *used_outside]
         try:
-            comp = Composite(inner_inputs, [smap[out]])
-            new = Elemwise(comp)(*outer_inputs)
+            comp = Composite(inner_inputs, [smap[o] for o in olds])
+            news = Elemwise(comp).make_node(*outer_inputs).outputs
         except (TypeError, ValueError):
             return False
-        fixed = keep_type(out, new, refs=outer_inputs)
-        if fixed is None:
-            return False
+        pairs = []
+        for old, new in zip(olds, news):
+            fixed = keep_type(old, new, refs=outer_inputs)
+            if fixed is None:
+                return False
+            pairs.append((old, fixed))
         try:
             replace = getattr(fgraph, "replace_all_validate", None) or fgraph.replace_all
-            replace([(out, fixed)], reason=self.name)
+            replace(pairs, reason=self.name)
         except InconsistencyError:
             return False
         return True

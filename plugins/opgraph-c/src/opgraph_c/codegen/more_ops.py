@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
+from opgraph_c.codegen.ctypes_ import c_type, typenum
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import (
     INDEX_SUPPORT,
@@ -241,7 +241,7 @@ def emit_eye(node: Any, ctx: EmitContext) -> NodeC | None:
         "goto fail; }",
         f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array(2, shp, {typenum(dt)}, o0, NULL, 0));",
         f"{T} *q = ({T} *)PyArray_DATA(o0);",
-        f"memset(q, 0, PyArray_NBYTES(o0));",
+        "memset(q, 0, PyArray_NBYTES(o0));",
         "for (npy_intp i = (k < 0 ? -k : 0); i < shp[0] && i + k < shp[1]; i++)",
         f"  q[i * shp[1] + i + k] = ({T})1;",
     ]

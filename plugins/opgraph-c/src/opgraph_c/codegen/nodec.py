@@ -41,7 +41,7 @@ class EmitContext:
     buffer, so graphs that differ only in constant values share one module.
     """
 
-    def __init__(self, openmp: bool, parallel_min: int = 200_000) -> None:
+    def __init__(self, openmp: bool, parallel_min: int = 100_000) -> None:
         self.openmp = openmp
         self.parallel_min = parallel_min
         self._params = bytearray()
