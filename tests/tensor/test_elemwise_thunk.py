@@ -14,8 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import opgraph.tensor as pt
-from opgraph.compile.function import function
-from opgraph.compile.mode import Mode
 from opgraph.scalar import arith as sa
 from opgraph.scalar import math as sm
 from opgraph.scalar import structural as ss
@@ -25,7 +23,6 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.elemwise_thunk import broadcast_check_inputs
 
 RNG = np.random.default_rng(11)
-VM = Mode(linker="vm", optimizer=None)
 
 
 def _run_thunk(node: Any, values: list, compute_map: bool = True) -> tuple[list, list]:
@@ -166,23 +163,6 @@ def test_subclass_perform_is_honoured() -> None:
     (got,), _ = _run_thunk(node, [np.arange(3.0)])
     np.testing.assert_array_equal(got, [0, -1, -2])
     assert calls == [1]
-
-
-def test_vm_results_are_never_recycled() -> None:
-    x = pt.dvector("x")
-    f = function([x], pt.exp(x) + x, mode=VM)
-    first = f(np.zeros(3))
-    second = f(np.ones(3))
-    assert first is not second and not np.shares_memory(first, second)
-    np.testing.assert_array_equal(first, np.ones(3))
-
-
-def test_vm_float_argument_and_0d_output() -> None:
-    x = pt.dscalar("x")
-    f = function([x], x + 1, mode=VM)
-    out = f(2.0)
-    assert type(out) is np.ndarray and out.dtype == np.float64 and out.shape == ()
-    assert float(out) == 3.0
 
 
 # ----------------------------------------------------------------------------- DimShuffle

@@ -30,8 +30,9 @@ from opgraph_rewrites.utils import (
 __all__ = ["AlgebraicCanonizer", "canonicalize_rewriters"]
 
 #: Most inputs of one rebuilt add/mul node; longer sums become a chain of such
-#: nodes (the elemwise thunks and C code stay small, fusion's input bound is met).
-MAX_ARITY = 32
+#: nodes (elemwise thunks and C code stay small; half of fusion's input bound, so a
+#: chunk can join a fused cluster before its own inputs are absorbed).
+MAX_ARITY = 16
 
 
 def chunked_node_count(n_terms: int) -> int:
