@@ -5,8 +5,9 @@ their own modules and are re-exported here.
 
 ``dprint`` walks with an explicit stack, so a 100k-node chain prints without
 touching the recursion limit.  ``pprint`` looks printers up in a table keyed
-by op class (or predicate); the tensor library registers its own entries with
-``pprint.assign`` without this module importing it.
+by op class (or predicate); the tensor library adds its entries through
+``register_pprint_extension`` (opgraph/tensor/printers.py) without this module
+importing it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "pp",
     "pprint",
     "pydotprint",
+    "register_pprint_extension",
 ]
 
 _MID, _LAST, _PIPE, _SPACE = " ├─ ", " └─ ", " │ ", "   "
@@ -403,11 +405,37 @@ def _elemwise_scalar_op(op: Any) -> Any:
     return scalar_op if getattr(op, "prints_as_scalar_op", False) else None
 
 
+_EDGE_ITEMS = {1: 3}  # per-axis items kept at each end of a long axis (2 when ndim > 1)
+
+
+def _value_text(value: Any) -> str:
+    """A constant's value: ``2.0``, ``[1.0, 2.0]``, long axes shortened to ``[0, 1, 2, ..., 9]``."""
+    import numpy as np
+
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return str(arr[()])
+    edge = _EDGE_ITEMS.get(arr.ndim, 2)
+
+    def nested(a: Any) -> str:
+        if a.ndim == 0:
+            return str(a[()])
+        n = a.shape[0]
+        if n > 2 * edge + 1:
+            items = [nested(a[i]) for i in range(edge)] + ["..."]
+            items += [nested(a[i]) for i in range(n - edge, n)]
+        else:
+            items = [nested(a[i]) for i in range(n)]
+        return "[" + ", ".join(items) + "]"
+
+    return nested(arr)
+
+
 def _leaf_text(var: Variable) -> str:
     if isinstance(var, Constant):
         data = var.data
-        if getattr(data, "ndim", 0) == 0:
-            return str(data.item() if hasattr(data, "item") else data)
+        if hasattr(data, "ndim") or isinstance(data, int | float | complex | bool):
+            return _value_text(data)
         return str(var)
     return var.name if var.name is not None else str(var)
 
@@ -448,7 +476,9 @@ class PPrinter:
             pstate = PrinterState(self)
         node = var.owner
         if node is None:
-            return _leaf_text(var)
+            text = _leaf_text(var)
+            # A negative constant under unary minus, ``**`` or a postfix (``.T``, ``[i]``).
+            return f"({text})" if text.startswith("-") and pstate.precedence >= 0 else text
         printer = self._find(node.op, var, pstate)
         if printer is None:
             scalar_op = _elemwise_scalar_op(node.op)
@@ -509,6 +539,30 @@ class _ScalarFunctionPrinter:
         return FunctionPrinter(name).process(output, pstate)
 
 
+_PPRINT_EXTENSIONS: list[Callable[[PPrinter], None]] = []
+
+
+def register_pprint_extension(
+    extend: Callable[[PPrinter], None],
+) -> Callable[[PPrinter], None]:
+    """Have ``extend(pprinter)`` add printers to the global ``pprint`` table.
+
+    Libraries (the tensor library's ``printers`` module) call this at import
+    time; the table is built on first use, so registering costs nothing and
+    this module never imports them.  If the table already exists, ``extend``
+    runs on it now.
+    """
+    if not callable(extend):
+        raise TypeError(
+            f"register_pprint_extension: expected a function of the PPrinter, got {extend!r}"
+        )
+    if extend not in _PPRINT_EXTENSIONS:
+        _PPRINT_EXTENSIONS.append(extend)
+        if _LazyPPrinter._instance is not None:
+            extend(_LazyPPrinter._instance)
+    return extend
+
+
 class _LazyPPrinter:
     """The global ``pprint``: builds its table on first use (scalar ops load late)."""
 
@@ -516,7 +570,10 @@ class _LazyPPrinter:
 
     def _get(self) -> PPrinter:
         if self._instance is None:
-            type(self)._instance = _default_pprinter()
+            table = _default_pprinter()
+            for extend in _PPRINT_EXTENSIONS:
+                extend(table)
+            type(self)._instance = table
         return self._instance  # type: ignore[return-value]
 
     def __call__(self, *args: Any) -> str:

@@ -195,11 +195,14 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
         "if (!v) goto fail;",
     ]
+    # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
+    # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
+    # treating it as a PyArrayObject.
     if op.set_instead_of_inc:
-        L.append("int rc = PyArray_CopyInto(v, i1);")
+        L.append("int rc = PyArray_CopyObject(v, (PyObject *)i1);")
     else:
         L += ["PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
-              "int rc = sum ? PyArray_CopyInto(v, (PyArrayObject *)sum) : -1;",
+              "int rc = sum ? PyArray_CopyObject(v, sum) : -1;",
               "Py_XDECREF(sum);"]
     L += ["Py_DECREF(v);", "if (rc < 0) goto fail;", "}"]
     return NodeC("\n".join(L), support=(VIEW_SUPPORT, INDEX_SUPPORT))

@@ -1,0 +1,234 @@
+"""Structural ops (Alloc, IncSubtensor, Join, Subtensor, stack) of constants and of
+intermediates, mixed into elemwise graphs: FAST_RUN with the C linker against the
+Python linker, in a child process so that a crash in generated C fails the test
+(with the graph that caused it, shrunk by hypothesis) instead of killing pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+WORKER = Path(__file__).with_name("graph_worker.py")
+TIMEOUT = 300.0
+
+
+class Worker:
+    """One child running graph_worker.py; restarted after it dies."""
+
+    def __init__(self, compiledir: str) -> None:
+        self.env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}",
+                        OPENBLAS_NUM_THREADS="1")
+        self.proc: subprocess.Popen | None = None
+        self.stderr = tempfile.TemporaryFile()
+
+    def _start(self) -> subprocess.Popen:
+        self.stderr.seek(0)
+        self.stderr.truncate()
+        return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=self.stderr, env=self.env,
+                                text=True, bufsize=1)
+
+    def check(self, spec: dict) -> str | None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = self._start()
+        self.proc.stdin.write(json.dumps(spec) + "\n")
+        self.proc.stdin.flush()
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        ready = sel.select(TIMEOUT)
+        sel.close()
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            if ready:
+                self.proc.wait(timeout=30)
+            else:
+                self.proc.kill()
+                self.proc.wait()
+            self.stderr.seek(0)
+            tail = self.stderr.read().decode(errors="replace")[-3000:]
+            code = self.proc.returncode
+            self.proc = None
+            what = "hung" if not ready else f"died with exit code {code}"
+            return f"the C worker {what} on this graph:\n{tail}"
+        answer = json.loads(line)
+        return None if answer["ok"] else answer["error"]
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        self.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory):
+    w = Worker(str(tmp_path_factory.mktemp("opgraph-c-worker-cache")))
+    yield w
+    w.close()
+
+
+# ---- graph specs: plain data with the shape of every entry tracked -------------------------
+
+def _broadcasts(a: tuple, b: tuple) -> tuple | None:
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+@st.composite
+def index_for(draw, shape: tuple):
+    """A basic index for an array of ``shape`` and the shape of the result."""
+    idx, out = [], []
+    n_axes = draw(st.integers(1, len(shape)))
+    for ax in range(n_axes):
+        n = shape[ax]
+        if n > 0 and draw(st.booleans()):
+            idx.append(["i", draw(st.integers(-n, n - 1))])
+        else:
+            start = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            stop = draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            step = draw(st.sampled_from([None, 1, 2, -1, -2]))
+            idx.append(["s", start, stop, step])
+            out.append(len(range(*slice(start, stop, step).indices(n))))
+    return idx, tuple(out) + tuple(shape[n_axes:])
+
+
+@st.composite
+def specs(draw):
+    shapes: list[tuple] = [(4,), (3, 4)]
+    steps: list[list] = []
+
+    def pick(pred=lambda s: True) -> int | None:
+        ok = [k for k, s in enumerate(shapes) if pred(s)]
+        return draw(st.sampled_from(ok)) if ok else None
+
+    for _ in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["const", "alloc", "zeros", "unary", "binary", "sub",
+                                     "inc", "set", "join", "stack", "sum"]))
+        if kind == "const":
+            shape = draw(st.sampled_from([(), (4,), (3, 4)]))
+            steps.append(["const", list(shape), draw(st.integers(0, 99))])
+        elif kind == "zeros":
+            shape = draw(st.sampled_from([(3,), (4,), (3, 4)]))
+            steps.append(["zeros", list(shape)])
+        elif kind == "alloc":
+            src = pick(lambda s: s in ((), (4,)))
+            if src is None or draw(st.booleans()):
+                shape = draw(st.sampled_from([(3,), (4,), (2, 4)]))
+                steps.append(["alloc", [draw(st.sampled_from([0.0, 1.5, -2.0]))], list(shape)])
+            else:
+                shape = draw(st.sampled_from([(4,), (3, 4)] if shapes[src] else [(3,), (3, 4)]))
+                steps.append(["alloc", src, list(shape)])
+        elif kind == "unary":
+            a = pick()
+            shape = shapes[a]
+            steps.append(["unary", draw(st.sampled_from(["tanh", "neg", "sq", "add1", "exp"])),
+                          a])
+        elif kind == "binary":
+            a = pick()
+            b = pick(lambda s: _broadcasts(shapes[a], s) is not None)
+            shape = _broadcasts(shapes[a], shapes[b])
+            steps.append(["binary", draw(st.sampled_from(["add", "mul", "sub", "max"])), a, b])
+        elif kind == "sub":
+            a = pick(lambda s: len(s) >= 1)
+            idx, shape = draw(index_for(shapes[a]))
+            steps.append(["sub", a, idx])
+        elif kind in ("inc", "set"):
+            a = pick(lambda s: len(s) >= 1)
+            idx, sub_shape = draw(index_for(shapes[a]))
+            v = pick(lambda s: len(s) <= len(sub_shape)
+                     and _broadcasts(sub_shape, s) == sub_shape)
+            value = [draw(st.sampled_from([1.0, -0.5]))] if v is None or draw(st.booleans()) \
+                else v
+            shape = shapes[a]
+            steps.append([kind, a, idx, value])
+        elif kind == "join":
+            a = pick(lambda s: len(s) >= 1)
+            axis = draw(st.integers(0, len(shapes[a]) - 1))
+            same = [k for k, s in enumerate(shapes) if len(s) == len(shapes[a])
+                    and all(s[d] == shapes[a][d] for d in range(len(s)) if d != axis)]
+            parts = [a] + draw(st.lists(st.sampled_from(same), min_size=1, max_size=2))
+            shape = list(shapes[a])
+            shape[axis] = sum(shapes[p][axis] for p in parts)
+            shape = tuple(shape)
+            steps.append(["join", axis, parts])
+        elif kind == "stack":
+            a = pick(lambda s: len(s) <= 2)
+            parts = [a, pick(lambda s: s == shapes[a])]
+            shape = (2, *shapes[a])
+            steps.append(["stack", parts])
+        else:
+            a = pick()
+            shape = ()
+            steps.append(["sum", a])
+        shapes.append(tuple(shape))
+    last = len(shapes) - 1
+    outputs = [last] + draw(st.lists(st.integers(2, last), max_size=2))
+    return {"dtype": draw(st.sampled_from(["float64", "float32"])), "steps": steps,
+            "outputs": outputs}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs())
+def test_structural_ops_in_fast_run_match_python(worker, spec):
+    error = worker.check(spec)
+    assert error is None, f"{error}\nspec: {json.dumps(spec)}"
+
+
+# The graphs that used to crash the interpreter (a 0-d view plus a value is a NumPy
+# scalar, which the C IncSubtensor then treated as an array).
+REGRESSIONS = [
+    {"dtype": "float64", "outputs": [4],  # inc_subtensor(alloc(0.0, 3)[1], 1.0) * x
+     "steps": [["alloc", [0.0], [4]], ["inc", 2, [["i", 1]], [1.0]], ["binary", "mul", 3, 0]]},
+    {"dtype": "float64", "outputs": [3],  # inc_subtensor(zeros(4)[0], 1.0)
+     "steps": [["zeros", [4]], ["inc", 2, [["i", 0]], [1.0]]]},
+    {"dtype": "float32", "outputs": [4],  # set on a 0-d view of an intermediate matrix
+     "steps": [["unary", "tanh", 1], ["set", 2, [["i", -1], ["i", 2]], [2.0]],
+               ["binary", "add", 3, 0]]},
+]
+
+
+@pytest.mark.parametrize("spec", REGRESSIONS)
+def test_known_crashers(worker, spec):
+    error = worker.check(spec)
+    assert error is None, f"{error}\nspec: {json.dumps(spec)}"
+
+
+def test_hessian_and_jacobian_graph_in_a_child_process(tmp_path):
+    """Join + IncSubtensor{inc;int} of an Alloc, as grad/hessian/jacobian build them."""
+    script = tmp_path / "hessian.py"
+    script.write_text(
+        "import faulthandler; faulthandler.enable()\n"
+        "import numpy as np, opgraph.tensor as pt\n"
+        "from opgraph.compile.function import function\n"
+        "from opgraph.compile.mode import Mode, get_mode\n"
+        "from opgraph.gradient import grad, hessian, Rop, jacobian\n"
+        "x = pt.tensor(dtype='float64', shape=(3,), name='x'); v = pt.dvector('v')\n"
+        "cost = (pt.exp(x) * pt.sin(x)).sum() + x.sum() ** 2\n"
+        "g = grad(cost, x)\n"
+        "outs = [hessian(cost, x), Rop(g, x, v), jacobian(g, x)]\n"
+        "mode = Mode(linker='c', optimizer=get_mode('FAST_RUN').optimizer)\n"
+        "c = function([x, v], outs, mode=mode)\n"
+        "py = function([x, v], outs, mode=Mode(linker='py', optimizer=None))\n"
+        "a, b = np.array([0.3, -1.0, 2.0]), np.array([1.0, 0.5, -2.0])\n"
+        "for _ in range(3):\n"
+        "    for got, want in zip(c(a, b), py(a, b)):\n"
+        "        np.testing.assert_allclose(got, want, rtol=1e-10)\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'}")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=TIMEOUT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
