@@ -193,6 +193,7 @@ def _fold(ufunc: np.ufunc) -> Callable[..., Any]:
         return acc
 
     folded.__name__ = f"folded_{ufunc.__name__}"
+    folded.binary_ufunc = ufunc  # type: ignore[attr-defined]  # lets thunks skip the loop
     return folded
 
 

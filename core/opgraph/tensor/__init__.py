@@ -40,4 +40,7 @@ for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ife
     _reexport(_name)
 del _name
 
+# pprint's tensor spellings, added to the global table when pprint is first used.
+import opgraph.tensor.printers as _printers  # noqa: E402, F401
+
 __all__ = [n for n in globals() if not n.startswith("_")]

@@ -57,26 +57,12 @@ def _ufunc_takes_ellipsis_out() -> bool:
 _ELLIPSIS_OUT = _ufunc_takes_ellipsis_out()
 
 
-def _fold_code() -> Any:
-    from opgraph.scalar import basic
-
-    fold = getattr(basic, "_fold", None)
-    return None if fold is None else fold(np.add).__code__
-
-
-_FOLD_CODE = _fold_code()
-
-
 def _folded_ufunc(fn: Any) -> np.ufunc | None:
-    """The binary ufunc inside a variadic op's fold (``scalar.basic._fold``), else None.
+    """The binary ufunc a variadic op folds over its inputs (``scalar.basic._fold``), else None.
 
     Calling it directly saves the fold's Python loop on every call.
     """
-    code = getattr(fn, "__code__", None)
-    if code is None or code is not _FOLD_CODE or not fn.__closure__:
-        return None
-    cells = dict(zip(code.co_freevars, fn.__closure__))
-    uf = cells["ufunc"].cell_contents if "ufunc" in cells else None
+    uf = getattr(fn, "binary_ufunc", None)
     return uf if isinstance(uf, np.ufunc) and uf.nin == 2 and uf.nout == 1 else None
 
 
@@ -101,9 +87,13 @@ def _template(
         lines.append(f"if {cond}:")
         lines.append(f"    check([{', '.join(ins)}])")
     if fold:  # a variadic op: the binary ufunc applied left to right, as ``_fold`` does
-        call = f"uf({ins[0]}, {ins[1]}"
-        for a in ins[2:]:
-            call = f"uf({call}), {a}"
+        # One statement per step, not one nested call: a nested expression over
+        # hundreds of inputs exceeds the parser's nesting limit.
+        acc = ins[0]
+        for a in ins[1:-1]:
+            lines.append(f"acc = uf({acc}, {a})")
+            acc = "acc"
+        call = f"uf({acc}, {ins[-1]}"
     else:
         call = f"uf({', '.join(ins)}"
     call += f", out={out_arg})" if out_arg is not None else ")"

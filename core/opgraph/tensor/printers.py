@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from opgraph.graph.basic import Constant, Variable
 from opgraph.printing import (
     FunctionPrinter,
@@ -37,6 +39,21 @@ from opgraph.printing import (
     register_pprint_extension,
 )
 from opgraph.printing import _value_text as value_text
+from opgraph.scalar import Cast, Mul, TrueDiv
+from opgraph.tensor import (
+    advanced,
+    basic,
+    creation,
+    join,
+    products,
+    reduction,
+    shape,
+    special,
+    subtensor,
+)
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.ifelse import IfElse
+from opgraph.tensor.indexing import SliceSpec, split_inputs
 
 __all__ = ["register_tensor_printers"]
 
@@ -103,16 +120,11 @@ class DimShufflePrinter:
 # --------------------------------------------------------------------------- reductions
 
 
-def _reduction_names() -> dict[type, str]:
-    from opgraph.tensor import reduction as r
-
-    return {
-        r.Sum: "sum", r.Prod: "prod", r.Max: "max", r.Min: "min", r.All: "all", r.Any: "any",
-        r.Argmax: "argmax", r.Argmin: "argmin",
-    }
-
-
-_REDUCTION_NAMES: dict[type, str] = _reduction_names()
+_REDUCTION_NAMES: dict[type, str] = {
+    reduction.Sum: "sum", reduction.Prod: "prod", reduction.Max: "max", reduction.Min: "min",
+    reduction.All: "all", reduction.Any: "any", reduction.Argmax: "argmax",
+    reduction.Argmin: "argmin",
+}
 
 
 def _reduction_text(
@@ -141,26 +153,15 @@ def _strip(var: Variable, *op_tests: Any) -> Variable:
 
 
 def _is_dimshuffle(op: Any) -> bool:
-    from opgraph.tensor.elemwise import DimShuffle
-
     return isinstance(op, DimShuffle)
 
 
 def _is_cast(op: Any) -> bool:
-    from opgraph.scalar import Cast
-    from opgraph.tensor.elemwise import Elemwise
-
     return isinstance(op, Elemwise) and isinstance(op.scalar_op, Cast)
 
 
 def _is_count_of(count: Variable, x: Variable, axes: Sequence[int]) -> bool:
     """``count`` is the number of elements of ``x`` over ``axes``, as ``pt.mean`` builds it."""
-    import numpy as np
-
-    from opgraph.scalar import Mul
-    from opgraph.tensor.elemwise import Elemwise
-    from opgraph.tensor.shape import Shape_i
-
     if isinstance(count, Constant):
         static = [x.type.shape[a] for a in axes]
         if any(s is None for s in static):
@@ -173,17 +174,13 @@ def _is_count_of(count: Variable, x: Variable, axes: Sequence[int]) -> bool:
     if len(dims) != len(axes):
         return False
     return all(
-        isinstance(_op_of(d), Shape_i) and d.owner.inputs[0] is x and d.owner.op.i == a
+        isinstance(_op_of(d), shape.Shape_i) and d.owner.inputs[0] is x and d.owner.op.i == a
         for d, a in zip(dims, axes)
     )
 
 
 def _mean_parts(var: Variable) -> tuple[Variable, bool] | None:
     """``(sum output, keepdims)`` when ``var`` is ``pt.mean``'s ``sum / cast(count)``."""
-    from opgraph.scalar import TrueDiv
-    from opgraph.tensor.elemwise import Elemwise
-    from opgraph.tensor.reduction import Sum
-
     node = var.owner
     if node is None or not isinstance(node.op, Elemwise) or not isinstance(
         node.op.scalar_op, TrueDiv
@@ -197,7 +194,7 @@ def _mean_parts(var: Variable) -> tuple[Variable, bool] | None:
             num, keepdims = inner, True
         elif _is_broadcast_only(num.owner.op):
             num = inner
-    if not isinstance(_op_of(num), Sum):
+    if not isinstance(_op_of(num), reduction.Sum):
         return None
     den = _strip(den, lambda op: _is_dimshuffle(op) and _is_broadcast_only(op))
     if not _is_cast(_op_of(den)):
@@ -224,8 +221,6 @@ class MeanPrinter:
 
 
 def _index_text(idx_list: Sequence[Any], inputs: Sequence[Variable], pstate: PrinterState) -> str:
-    from opgraph.tensor.indexing import SliceSpec, split_inputs
-
     parts = []
     for entry, part in zip(idx_list, split_inputs(idx_list, inputs)):
         if isinstance(entry, SliceSpec):
@@ -266,11 +261,9 @@ class IncSubtensorPrinter:
 
 def _shape_arg(shp: Variable, pstate: PrinterState) -> str:
     """A shape vector as a tuple when its entries are known: ``(6,)``, ``(n, 3)``."""
-    from opgraph.tensor.shape import MakeVector
-
     if isinstance(shp, Constant) and getattr(shp.data, "ndim", None) == 1:
         items = [value_text(v) for v in shp.data]
-    elif isinstance(_op_of(shp), MakeVector):
+    elif isinstance(_op_of(shp), shape.MakeVector):
         items = [_text(v, pstate) for v in shp.owner.inputs]
     else:
         return _text(shp, pstate)
@@ -306,8 +299,8 @@ class SpecifyShapePrinter:
         x, *dims = output.owner.inputs
         it = iter(dims)
         items = [_text(next(it), pstate) if g else "None" for g in output.owner.op.given]
-        shape = f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-        return f"specify_shape({_text(x, pstate)}, {shape})"
+        dims_text = f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+        return f"specify_shape({_text(x, pstate)}, {dims_text})"
 
 
 class SplitPrinter:
@@ -362,13 +355,9 @@ class IfElsePrinter:
 
 def register_tensor_printers(pprinter: PPrinter) -> None:
     """Add the tensor library's printers to ``pprinter`` (rules as a table by op class)."""
-    from opgraph.tensor import advanced, basic, creation, elemwise, join, products, shape
-    from opgraph.tensor import special, subtensor
-    from opgraph.tensor.ifelse import IfElse
-
     matmul = OperatorPrinter("@", _MATMUL_PRECEDENCE, "left")
     table: list[tuple[type, Any]] = [
-        (elemwise.DimShuffle, DimShufflePrinter()),
+        (DimShuffle, DimShufflePrinter()),
         (products.Dot, matmul),
         (products.MatMul, matmul),
         (subtensor.Subtensor, SubtensorPrinter()),

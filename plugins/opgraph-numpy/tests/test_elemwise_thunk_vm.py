@@ -26,3 +26,13 @@ def test_vm_float_argument_and_0d_output() -> None:
     out = f(2.0)
     assert type(out) is np.ndarray and out.dtype == np.float64 and out.shape == ()
     assert float(out) == 3.0
+
+
+def test_variadic_add_over_hundreds_of_inputs() -> None:
+    from opgraph.scalar import add
+    from opgraph.tensor.elemwise import Elemwise
+
+    xs = [pt.dvector(f"x{i}") for i in range(400)]
+    f = function(xs, Elemwise(add)(*xs), mode=VM)
+    values = [np.full(2, float(i)) for i in range(400)]
+    np.testing.assert_array_equal(f(*values), np.full(2, sum(range(400)), dtype=float))
