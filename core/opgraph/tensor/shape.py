@@ -341,7 +341,7 @@ class Reshape(Op):
 
     ndim: int
     # np.reshape returns a view whenever it can: the DestroyHandler must know.
-    view_map = {0: [0]}  # noqa: RUF012
+    view_map = {0: [0]}
 
     def make_node(self, x: Any, shp: Any) -> Apply:
         x = as_tensor_variable(x)
