@@ -321,9 +321,19 @@ class PrinterState:
     pprinter: PPrinter
     precedence: float = -1000.0
     memo: dict = attrs.Factory(dict)
+    #: The nodes being printed, outermost first (shared by clones, kept by ``process``).
+    path: list = attrs.Factory(list)
 
     def clone(self, **changes: Any) -> PrinterState:
         return attrs.evolve(self, **changes)
+
+    def consumer(self) -> Apply | None:
+        """The node whose printer asked for the node now printed (None at the top).
+
+        Lets a printer depend on its context: the tensor library hides a
+        broadcasting DimShuffle only when an Elemwise consumes it.
+        """
+        return self.path[-2] if len(self.path) >= 2 else None
 
 
 class OperatorPrinter:
@@ -484,7 +494,11 @@ class PPrinter:
             scalar_op = _elemwise_scalar_op(node.op)
             if scalar_op is not None:
                 printer = self._find(scalar_op, var, pstate)
-        return (printer or DefaultPrinter()).process(var, pstate)
+        pstate.path.append(node)
+        try:
+            return (printer or DefaultPrinter()).process(var, pstate)
+        finally:
+            pstate.path.pop()
 
     def __call__(self, *args: Any) -> str:
         outs: list[Variable] = []

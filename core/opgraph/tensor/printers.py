@@ -7,13 +7,17 @@ Python's precedence needs them.
 
 Choices worth knowing:
 
-- ``Dot`` and ``MatMul`` print as ``x @ y``.  Its precedence sits just below
-  ``*`` so that the text always parses back to the same tree:
-  ``x * (y @ z)`` keeps its parentheses (Python would read ``x * y @ z`` as
-  ``(x * y) @ z``).
-- Only DimShuffles adding *leading* broadcastable axes are invisible (what
-  Elemwise inserts to broadcast); ``v.dimshuffle(0, 'x')`` changes meaning
-  and stays, a full reversal prints ``x.T``.
+- ``Dot`` and ``MatMul`` print as ``x @ y`` (not PyTensor's ``\\dot``), so the
+  text is Python that parses back to the same tree.  ``@`` shares ``*``'s
+  level in Python but they do not associate, so ``x * (y @ z)`` and
+  ``x @ (y * z)`` keep their parentheses while ``x * y @ z`` (left to right)
+  needs none.
+- A DimShuffle is invisible only where it changes nothing the reader needs:
+  adding *leading* broadcastable axes to an input of an Elemwise (which
+  would broadcast anyway).  ``v.dimshuffle(0, 'x')`` changes meaning and
+  stays, so does ``v.dimshuffle('x', 0)`` fed to ``join``; one restoring a
+  reduction's axes reads ``sum(x, axis=1, keepdims=True)``; a full reversal
+  prints ``x.T``.
 - ``mean`` is recognised in the ``sum(x) / cast(count)`` graph that
   ``pt.mean`` builds; a hand-written ``sum(x) / 4.0`` prints as written.
 
@@ -33,33 +37,39 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.printing import (
     FunctionPrinter,
     IgnorePrinter,
-    OperatorPrinter,
     PPrinter,
     PrinterState,
     register_pprint_extension,
 )
 from opgraph.printing import _value_text as value_text
 from opgraph.scalar import Cast, Mul, TrueDiv
-from opgraph.tensor import (
-    advanced,
-    basic,
-    creation,
-    join,
-    products,
-    reduction,
-    shape,
-    special,
-    subtensor,
-)
+
+# Classes by their modules: ``opgraph.tensor.shape`` etc. are shadowed by functions in the package.
+from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
+from opgraph.tensor.creation import Alloc, ARange, Eye
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.ifelse import IfElse
 from opgraph.tensor.indexing import SliceSpec, split_inputs
+from opgraph.tensor.join import Join, Split
+from opgraph.tensor.products import Dot, MatMul
+from opgraph.tensor.reduction import All, Argmax, Argmin, Max, Min, Prod, Sum
+from opgraph.tensor.reduction import Any as AnyReduce
+from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, SpecifyShape
+from opgraph.tensor.special import LogSoftmax, Softmax
+from opgraph.tensor.subtensor import (
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor1,
+    IncSubtensor,
+    Subtensor,
+)
 
 __all__ = ["register_tensor_printers"]
 
 _ARG = -1000.0  # inside brackets or call parentheses: never parenthesise
 _POSTFIX = 1000.0  # the base of ``.T``, ``[...]``, ``.dimshuffle(...)``
-_MATMUL_PRECEDENCE = -1.5  # between ``+`` (-2) and ``*`` (-1), see the module docstring
+_MUL_PRECEDENCE = -1.0  # ``*``, ``/``, ``@`` in Python (the scalar printers' table)
+_MATMUL_PRECEDENCE = -1.5  # as seen from outside: ``*`` around ``@`` adds parentheses
 
 
 def _text(var: Variable, pstate: PrinterState, precedence: float = _ARG) -> str:
@@ -85,33 +95,42 @@ def _is_broadcast_only(op: Any) -> bool:
     return bool(op.is_left_expand_dims)
 
 
-def _keepdims_reduction(op: Any, inner: Variable) -> bool:
-    """``op`` re-inserts exactly the axes a partial reduction removed (``keepdims=True``).
+def _broadcasts_into_elemwise(output: Variable, pstate: PrinterState) -> bool:
+    """``output`` is printed as an input of an Elemwise, which broadcasts it anyway."""
+    consumer = pstate.consumer()
+    return (
+        consumer is not None
+        and isinstance(consumer.op, Elemwise)
+        and any(inp is output for inp in consumer.inputs)
+    )
 
-    A leading-only re-insertion is left to the broadcasting rule: Elemwise
-    builds the same DimShuffle, and ``sum(x, axis=0)`` reads right either way.
-    """
+
+def _keepdims_reduction(op: Any, inner: Variable) -> bool:
+    """``op`` puts back exactly the axes the reduction ``inner`` removed (``keepdims=True``)."""
     red = _op_of(inner)
-    axes = getattr(red, "axis", None)
-    if type(red) not in _REDUCTION_NAMES or axes is None or op.drop or _is_broadcast_only(op):
+    if type(red) not in _REDUCTION_NAMES or op.drop:
         return False
+    ndim = len(op.new_order)
+    axes = tuple(range(ndim)) if red.axis is None else tuple(sorted(red.axis))
     kept = [o for o in op.new_order if o != "x"]
-    return kept == list(range(len(kept))) and tuple(op.augment) == tuple(sorted(axes))
+    return kept == list(range(len(kept))) and tuple(op.augment) == axes
 
 
 class DimShufflePrinter:
-    """Invisible when it only broadcasts; ``x.T``; ``sum(x, axis=1, keepdims=True)``;
-    else ``x.dimshuffle(1, 'x', 0)``."""
+    """Invisible when an Elemwise broadcasts it; ``sum(x, axis=1, keepdims=True)``;
+    ``x.T``; else ``x.dimshuffle(1, 'x', 0)``."""
 
     def process(self, output: Variable, pstate: PrinterState) -> str:
         op = output.owner.op
         (x,) = output.owner.inputs
+        if _is_broadcast_only(op) and _broadcasts_into_elemwise(output, pstate):
+            return pstate.pprinter.process(x, pstate)
         if _keepdims_reduction(op, x):
             return _reduction_text(x, pstate, keepdims=True)
-        if _is_broadcast_only(op):
+        if op.new_order == tuple(range(op.input_ndim)):
             return pstate.pprinter.process(x, pstate)
         base = _text(x, pstate, _POSTFIX)
-        if op.new_order == tuple(range(op.input_ndim - 1, -1, -1)) and op.input_ndim > 1:
+        if op.new_order == tuple(range(op.input_ndim - 1, -1, -1)):
             return f"{base}.T"
         order = ", ".join("'x'" if o == "x" else str(o) for o in op.new_order)
         return f"{base}.dimshuffle({order})"
@@ -121,9 +140,8 @@ class DimShufflePrinter:
 
 
 _REDUCTION_NAMES: dict[type, str] = {
-    reduction.Sum: "sum", reduction.Prod: "prod", reduction.Max: "max", reduction.Min: "min",
-    reduction.All: "all", reduction.Any: "any", reduction.Argmax: "argmax",
-    reduction.Argmin: "argmin",
+    Sum: "sum", Prod: "prod", Max: "max", Min: "min", All: "all", AnyReduce: "any",
+    Argmax: "argmax", Argmin: "argmin",
 }
 
 
@@ -174,7 +192,7 @@ def _is_count_of(count: Variable, x: Variable, axes: Sequence[int]) -> bool:
     if len(dims) != len(axes):
         return False
     return all(
-        isinstance(_op_of(d), shape.Shape_i) and d.owner.inputs[0] is x and d.owner.op.i == a
+        isinstance(_op_of(d), Shape_i) and d.owner.inputs[0] is x and d.owner.op.i == a
         for d, a in zip(dims, axes)
     )
 
@@ -190,11 +208,10 @@ def _mean_parts(var: Variable) -> tuple[Variable, bool] | None:
     keepdims = False
     if num.owner is not None and _is_dimshuffle(num.owner.op):
         inner = num.owner.inputs[0]
-        if _keepdims_reduction(num.owner.op, inner):
-            num, keepdims = inner, True
-        elif _is_broadcast_only(num.owner.op):
-            num = inner
-    if not isinstance(_op_of(num), reduction.Sum):
+        if not _keepdims_reduction(num.owner.op, inner):
+            return None
+        num, keepdims = inner, True
+    if not isinstance(_op_of(num), Sum):
         return None
     den = _strip(den, lambda op: _is_dimshuffle(op) and _is_broadcast_only(op))
     if not _is_cast(_op_of(den)):
@@ -263,7 +280,7 @@ def _shape_arg(shp: Variable, pstate: PrinterState) -> str:
     """A shape vector as a tuple when its entries are known: ``(6,)``, ``(n, 3)``."""
     if isinstance(shp, Constant) and getattr(shp.data, "ndim", None) == 1:
         items = [value_text(v) for v in shp.data]
-    elif isinstance(_op_of(shp), shape.MakeVector):
+    elif isinstance(_op_of(shp), MakeVector):
         items = [_text(v, pstate) for v in shp.owner.inputs]
     else:
         return _text(shp, pstate)
@@ -316,6 +333,17 @@ class SplitPrinter:
 # --------------------------------------------------------------------------- the rest
 
 
+class MatMulPrinter:
+    """``x @ y``: left operand as at ``@``'s level, right one strictly tighter than ``*``."""
+
+    def process(self, output: Variable, pstate: PrinterState) -> str:
+        a, b = output.owner.inputs
+        left = _text(a, pstate, _MATMUL_PRECEDENCE)
+        right = _text(b, pstate, _MUL_PRECEDENCE + 1e-6)
+        text = f"{left} @ {right}"
+        return f"({text})" if pstate.precedence > _MATMUL_PRECEDENCE else text
+
+
 class CastPrinter:
     """``cast(x, 'float32')`` (the Elemwise of the scalar Cast)."""
 
@@ -355,31 +383,31 @@ class IfElsePrinter:
 
 def register_tensor_printers(pprinter: PPrinter) -> None:
     """Add the tensor library's printers to ``pprinter`` (rules as a table by op class)."""
-    matmul = OperatorPrinter("@", _MATMUL_PRECEDENCE, "left")
+    matmul = MatMulPrinter()
     table: list[tuple[type, Any]] = [
         (DimShuffle, DimShufflePrinter()),
-        (products.Dot, matmul),
-        (products.MatMul, matmul),
-        (subtensor.Subtensor, SubtensorPrinter()),
-        (subtensor.AdvancedSubtensor1, SubtensorPrinter()),
-        (advanced.AdvancedSubtensor, SubtensorPrinter()),
-        (subtensor.IncSubtensor, IncSubtensorPrinter()),
-        (subtensor.AdvancedIncSubtensor1, IncSubtensorPrinter()),
-        (advanced.AdvancedIncSubtensor, IncSubtensorPrinter()),
-        (shape.Shape, FunctionPrinter("shape")),
-        (shape.Shape_i, ShapeIPrinter()),
-        (shape.Reshape, ReshapePrinter()),
-        (shape.MakeVector, MakeVectorPrinter()),
-        (shape.SpecifyShape, SpecifyShapePrinter()),
-        (creation.Alloc, FunctionPrinter("alloc")),
-        (creation.ARange, FunctionPrinter("arange")),
-        (creation.Eye, FunctionPrinter("eye")),
-        (join.Join, FunctionPrinter("join")),
-        (join.Split, SplitPrinter()),
-        (basic.TensorFromScalar, IgnorePrinter()),
-        (basic.ScalarFromTensor, IgnorePrinter()),
-        (special.Softmax, SoftmaxPrinter("softmax")),
-        (special.LogSoftmax, SoftmaxPrinter("log_softmax")),
+        (Dot, matmul),
+        (MatMul, matmul),
+        (Subtensor, SubtensorPrinter()),
+        (AdvancedSubtensor1, SubtensorPrinter()),
+        (AdvancedSubtensor, SubtensorPrinter()),
+        (IncSubtensor, IncSubtensorPrinter()),
+        (AdvancedIncSubtensor1, IncSubtensorPrinter()),
+        (AdvancedIncSubtensor, IncSubtensorPrinter()),
+        (Shape, FunctionPrinter("shape")),
+        (Shape_i, ShapeIPrinter()),
+        (Reshape, ReshapePrinter()),
+        (MakeVector, MakeVectorPrinter()),
+        (SpecifyShape, SpecifyShapePrinter()),
+        (Alloc, FunctionPrinter("alloc")),
+        (ARange, FunctionPrinter("arange")),
+        (Eye, FunctionPrinter("eye")),
+        (Join, FunctionPrinter("join")),
+        (Split, SplitPrinter()),
+        (TensorFromScalar, IgnorePrinter()),
+        (ScalarFromTensor, IgnorePrinter()),
+        (Softmax, SoftmaxPrinter("softmax")),
+        (LogSoftmax, SoftmaxPrinter("log_softmax")),
         (IfElse, IfElsePrinter()),
     ]
     table += [(klass, ReductionPrinter()) for klass in _REDUCTION_NAMES]

@@ -279,8 +279,14 @@ PyMODINIT_FUNC PyInit_MODNAME(void) {
 
 def constant_values(layout: GraphLayout) -> tuple[Any, ...]:
     """The constants' data, in the order the module expects them."""
+    import numpy as np
+
     out = []
     for var in layout.consts:
         data = var.data if isinstance(var, Constant) else None
+        if _is_tensor(var) and not isinstance(data, np.ndarray):
+            # generated C reads tensor constants as arrays without checking them
+            data = np.asarray(data, dtype=var.type.dtype)
+            data.flags.writeable = False
         out.append(data)
     return tuple(out)
