@@ -138,7 +138,7 @@ def specs(draw):
                           a])
         elif kind == "binary":
             a = pick()
-            b = pick(lambda s: _broadcasts(shapes[a], s) is not None)
+            b = pick(lambda s, a=a: _broadcasts(shapes[a], s) is not None)
             shape = _broadcasts(shapes[a], shapes[b])
             steps.append(["binary", draw(st.sampled_from(["add", "mul", "sub", "max"])), a, b])
         elif kind == "sub":
@@ -148,8 +148,8 @@ def specs(draw):
         elif kind in ("inc", "set"):
             a = pick(lambda s: len(s) >= 1)
             idx, sub_shape = draw(index_for(shapes[a]))
-            v = pick(lambda s: len(s) <= len(sub_shape)
-                     and _broadcasts(sub_shape, s) == sub_shape)
+            v = pick(lambda s, sub=sub_shape: len(s) <= len(sub)
+                     and _broadcasts(sub, s) == sub)
             value = [draw(st.sampled_from([1.0, -0.5]))] if v is None or draw(st.booleans()) \
                 else v
             shape = shapes[a]
@@ -159,14 +159,14 @@ def specs(draw):
             axis = draw(st.integers(0, len(shapes[a]) - 1))
             same = [k for k, s in enumerate(shapes) if len(s) == len(shapes[a])
                     and all(s[d] == shapes[a][d] for d in range(len(s)) if d != axis)]
-            parts = [a] + draw(st.lists(st.sampled_from(same), min_size=1, max_size=2))
+            parts = [a, *draw(st.lists(st.sampled_from(same), min_size=1, max_size=2))]
             shape = list(shapes[a])
             shape[axis] = sum(shapes[p][axis] for p in parts)
             shape = tuple(shape)
             steps.append(["join", axis, parts])
         elif kind == "stack":
             a = pick(lambda s: len(s) <= 2)
-            parts = [a, pick(lambda s: s == shapes[a])]
+            parts = [a, pick(lambda s, a=a: s == shapes[a])]
             shape = (2, *shapes[a])
             steps.append(["stack", parts])
         else:
@@ -175,7 +175,7 @@ def specs(draw):
             steps.append(["sum", a])
         shapes.append(tuple(shape))
     last = len(shapes) - 1
-    outputs = [last] + draw(st.lists(st.integers(2, last), max_size=2))
+    outputs = [last, *draw(st.lists(st.integers(2, last), max_size=2))]
     return {"dtype": draw(st.sampled_from(["float64", "float32"])), "steps": steps,
             "outputs": outputs}
 

@@ -4,10 +4,10 @@ The C linker asks the hook for each scalar op inside an Elemwise or a fused
 Composite it compiles, and expects the template type it defines for scalar
 ops (``opgraph_c.codegen.scalar_table.CExpr``: a C expression over the
 operands ``{0}``, ``{1}``, with ``{f}`` the float32 suffix and ``{T}`` the
-output's C type).  Only functions C99's <math.h> provides accurately are given:
-erf, erfc, lgamma, and the x*log(y) forms.  The others (erfcx, erfinv,
-digamma, polygamma, betaln, i0, i1, log_ndtr) return None, so the node runs
-its SciPy ``perform`` inside the compiled schedule, which gives the same values.
+output's C type, plus ``support``: helper C functions the module defines once).
+erf, erfc, lgamma and the x*log(y) forms are C99 <math.h> calls; erfcx,
+erfinv, digamma, polygamma, betaln, i0, i1 and log_ndtr call the helpers of
+:mod:`opgraph_special.c_support` (double precision; float32 results rounded).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from opgraph_special import scalar as s
 
-__all__ = ["C_TEMPLATES", "c_impl_for"]
+__all__ = ["C_TEMPLATES", "HELPERS", "c_impl_for"]
 
 #: scalar op class -> C expression for float outputs (see the module docstring)
 C_TEMPLATES: dict[type, str] = {
@@ -28,14 +28,34 @@ C_TEMPLATES: dict[type, str] = {
     s.XLog1pY: "((({0}) == 0 && ({1}) == ({1})) ? ({T})0 : ({0}) * log1p{f}({1}))",
 }
 
+#: scalar op class -> (helper name in c_support, operand compute modes)
+HELPERS: dict[type, tuple[str, str | tuple[str, ...]]] = {
+    s.Erfcx: ("erfcx", "out"),
+    s.LogNdtr: ("log_ndtr", "out"),
+    s.Erfinv: ("erfinv", "out"),
+    s.Digamma: ("digamma", "out"),
+    s.Polygamma: ("polygamma", ("none", "out")),  # n stays an integer
+    s.BetaLn: ("betaln", "out"),
+    s.I0: ("i0", "out"),
+    s.I1: ("i1", "out"),
+}
+
 
 def c_impl_for(op: Any) -> Any:
     """The C linker's scalar template for ``op``, or None (then its perform runs)."""
-    template = C_TEMPLATES.get(type(op))
-    if template is None:
-        return None
     try:
         from opgraph_c.codegen.scalar_table import CExpr
     except ImportError:  # the C plugin is not installed: nobody will ask
         return None
-    return CExpr(float=template)
+    template = C_TEMPLATES.get(type(op))
+    if template is not None:
+        return CExpr(float=template)
+    helper = HELPERS.get(type(op))
+    if helper is None:
+        return None
+    name, compute = helper
+    from opgraph_special.c_support import support_for
+
+    args = ", ".join(f"(double)({{{i}}})" for i in range(op.nin))
+    return CExpr(float=f"({{T}})ogsp_{name}({args})", compute=compute,
+                 support=support_for(name))

@@ -232,13 +232,14 @@ class ModuleCache:
         self._loaded.pop(key, None)
 
     def clear(self) -> int:
-        """Remove every entry and stale build directory; returns the entries removed."""
+        """Remove every entry, stale build directory and precompiled header; returns the entries
+        removed."""
         entries = self.entries()
         for e in entries:
             self.remove(e.key)
         try:
             for fname in os.listdir(self.root):
-                if fname.startswith(".build-"):
+                if fname.startswith(".build-") or fname == "pch":
                     _rmtree_quiet(os.path.join(self.root, fname))
         except OSError:
             pass

@@ -35,6 +35,7 @@ __all__ = [
     "compile_shared",
     "find_compiler",
     "include_dirs",
+    "precompiled_header",
     "probe",
 ]
 
@@ -217,6 +218,46 @@ def compile_shared(
             os.unlink(c_path)
         except OSError:
             pass
+
+
+def precompiled_header(compiler: Compiler, flags: Sequence[str], text: str,
+                       root: str) -> str | None:
+    """Path of a header holding ``text`` with its GCC precompiled form next to it, or None.
+
+    Every generated module starts with the same Python/NumPy includes; parsing
+    them is a fixed cost of each cold compile, which ``-include <this header>``
+    skips.  Built once per (compiler, flags, Python/NumPy ABI, text) under
+    ``root``, written under temporary names and renamed, like cache entries.  A
+    stale or unreadable ``.gch`` is harmless: GCC then reads the header itself.
+    Only for GCC (clang's precompiled headers work differently).
+    """
+    if "clang" in compiler.identity.lower():
+        return None
+    from opgraph_c.cache import abi_tag
+
+    pch_flags = [f for f in flags if f != "-shared"]
+    key = hashlib.sha256("\0".join((compiler.identity, *pch_flags, abi_tag(), text)).encode())
+    folder = os.path.join(root, "pch", key.hexdigest()[:24])
+    header = os.path.join(folder, "og_prelude.h")
+    if os.path.exists(header + ".gch"):
+        return header
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp_h = tempfile.mkstemp(suffix=".h", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp_h, header)
+        fd, tmp_g = tempfile.mkstemp(suffix=".gch", dir=folder)
+        os.close(fd)
+        cmd = [*compiler.argv, *pch_flags, "-x", "c-header", header, "-o", tmp_g]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=300)
+        if proc.returncode != 0:
+            os.unlink(tmp_g)
+            return None
+        os.replace(tmp_g, header + ".gch")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return header
 
 
 def write_log(log_path: str, cmd: Sequence[str], output: str, source: str) -> None:

@@ -19,6 +19,7 @@ from opgraph_c.cache import ModuleCache, default_cache
 from opgraph_c.codegen.module import build_module_source, constant_values
 from opgraph_c.codegen.nodec import EmitContext
 from opgraph_c.codegen.registry import c_for_node
+from opgraph_c.codegen.runtime_c import PRELUDE
 
 __all__ = ["CLinker", "compile_graph_module", "pool_handler", "release_pooled_memory"]
 
@@ -78,7 +79,10 @@ def compile_graph_module(
 
     def build(source: str, out_path: str) -> None:
         log = f"{compiler.logs_dir()}/{key[:24]}.log"
-        compiler.compile_shared(comp, source, out_path, flags, libs, log)
+        # the prelude's includes, precompiled once; the same text, so not in the key
+        pch = compiler.precompiled_header(comp, flags, PRELUDE, cache.root)
+        pch_flags = ("-include", pch, "-Winvalid-pch") if pch else ()
+        compiler.compile_shared(comp, source, out_path, (*flags, *pch_flags), libs, log)
 
     desc = f"{len(order)} nodes: " + ", ".join(
         dict.fromkeys(type(n.op).__name__ for n in order)

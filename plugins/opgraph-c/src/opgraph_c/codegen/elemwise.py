@@ -38,7 +38,7 @@ def scalar_body(
         return _composite_body(scalar_op, in_names, in_dtypes, ctx, prefix)
     if len(out_dtypes) != 1:
         return None
-    expr = scalar_c_expr(scalar_op, list(in_dtypes), out_dtypes[0], list(in_names))
+    expr = scalar_c_expr(scalar_op, list(in_dtypes), out_dtypes[0], list(in_names), ctx)
     if expr is None:
         return None
     name = f"{prefix}0"
@@ -120,7 +120,9 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
     nin, nout = len(node.inputs), len(node.outputs)
     ndim = node.outputs[0].type.ndim
     xs = [f"x{i}" for i in range(nin)]
+    ctx.take_required()
     prog = scalar_body(op.scalar_op, xs, in_dtypes, out_dtypes, ctx)
+    extra = ctx.take_required()  # support code of third-party scalar rules
     if prog is None:
         return None
     hoisted, body, results = prog
@@ -179,7 +181,9 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
         L.append("else {")
         L += _general_loop(node, kernel, kinds, in_dtypes, out_dtypes, ndim)
         L.append("}")
-    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT, support))
+    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT, *extra.get("support", ()), support),
+                 headers=extra.get("headers", ()), libraries=extra.get("libraries", ()),
+                 lib_dirs=extra.get("lib_dirs", ()))
 
 
 def _kernel(

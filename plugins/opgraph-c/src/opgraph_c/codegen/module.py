@@ -149,38 +149,48 @@ def build_module_source(
         slot = f"v[{index[var]}]"
         R.append(f"{slot} = PyTuple_GET_ITEM(og_st->consts, {c}); Py_INCREF({slot});")
     out_pos = {v: j for j, v in enumerate(outputs)}
+    prog = _PyProgram()
+    segment: list[tuple[int, Any]] = []
+
+    def dead_after(k: int, node: Any) -> list[int]:
+        return [index[v] for v in list(node.inputs) + list(node.outputs)
+                if last_use.get(v) == k and v.owner is not None and v not in out_set
+                and v not in keep_live]
+
+    def flush_segment() -> None:
+        # Python-thunk nodes run from a table (one generic C loop), so the module's
+        # code grows only with the nodes that have C.
+        if not segment:
+            return
+        start = prog.start()
+        for k, node in segment:
+            outs = [(index[v], prog.check_id(v, len(inputs) + k)) for v in node.outputs]
+            prog.add_node(k, [index[v] for v in node.inputs], outs, dead_after(k, node))
+        R.append(f"if (og_run_py(og_st, v, og_py_prog + {start}, {len(segment)}, &og_node)) "
+                 "goto fail;")
+        segment.clear()
+
     for k, (node, code) in enumerate(zip(order, node_code)):
+        if code is None:
+            segment.append((k, node))
+            continue
+        flush_segment()
         R.append(f"og_node = {k};")
-        if code is not None:
-            ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
-            R.append("{")
-            R.append(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};")
-            R.append(f"PyObject *og_out[{len(node.outputs)}];")
-            for j, v in enumerate(node.outputs):
-                R.append(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
-            R.append(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
-            for j, v in enumerate(node.outputs):
-                R.append(f"v[{index[v]}] = og_out[{j}];")
-            R.append("if (og_rc) goto fail;")
-            R.append("}")
-        else:
-            for v in node.inputs:
-                R.append(f"if (og_set_cell(og_st, {index[v]}, v[{index[v]}])) goto fail;")
-            R.append(f"if (og_call_thunk(og_st, {k})) goto fail;")
-            for v in node.outputs:
-                R.append(f"v[{index[v]}] = og_get_cell(og_st, {index[v]});")
-                chk = _check_call(
-                    v, f"v[{index[v]}]",
-                    f"PyTuple_GET_ITEM(og_st->labels, {len(inputs) + k})",
-                )
-                if chk:
-                    R.append(chk)
+        ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
+        R.append("{")
+        R.append(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};")
+        R.append(f"PyObject *og_out[{len(node.outputs)}];")
+        for j, v in enumerate(node.outputs):
+            R.append(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
+        R.append(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
+        for j, v in enumerate(node.outputs):
+            R.append(f"v[{index[v]}] = og_out[{j}];")
+        R.append("if (og_rc) goto fail;")
+        R.append("}")
         # free what is dead after this node
-        for v in list(node.inputs) + list(node.outputs):
-            if last_use.get(v) == k and v.owner is not None and v not in out_set \
-                    and v not in keep_live:
-                slot = f"v[{index[v]}]"
-                R.append(f"og_release(og_st, {index[v]}, &{slot});")
+        for i in dead_after(k, node):
+            R.append(f"og_release(og_st, {i}, &v[{i}]);")
+    flush_segment()
     for j, var in enumerate(outputs):
         slot = f"v[{index[var]}]"
         R.append(
@@ -216,6 +226,8 @@ def build_module_source(
             POOL,
             RUNTIME,
             _RELEASE,
+            prog.tables(),
+            _RUN_PY,
             *support,
             *funcs,
             "\n".join(R),
@@ -237,6 +249,83 @@ static void og_release(OGState *st, Py_ssize_t k, PyObject **slot) {
         return;
     }
     Py_DECREF(o);
+}
+"""
+
+
+class _PyProgram:
+    """The int table the generic Python-node loop (``og_run_py``) reads.
+
+    Per node: ``k, n_in, in..., n_out, (out, check)..., n_dead, dead...``; a check
+    is an index into ``og_py_chk`` (typenum, ndim, label, offset of the static
+    shape in ``og_py_shp``) or -1 for non-tensor outputs.
+    """
+
+    def __init__(self) -> None:
+        self.prog: list[int] = []
+        self.checks: list[tuple[int, int, int, int]] = []
+        self.shapes: list[int] = []
+
+    def start(self) -> int:
+        return len(self.prog)
+
+    def check_id(self, var: Variable, label: int) -> int:
+        if not _is_tensor(var):
+            return -1
+        self.checks.append((typenum_id(var.type.dtype), var.type.ndim, label, len(self.shapes)))
+        self.shapes += [-1 if s is None else s for s in var.type.shape]
+        return len(self.checks) - 1
+
+    def add_node(self, k: int, ins: list[int], outs: list[tuple[int, int]],
+                 dead: list[int]) -> None:
+        self.prog += [k, len(ins), *ins, len(outs)]
+        for slot, chk in outs:
+            self.prog += [slot, chk]
+        self.prog += [len(dead), *dead]
+
+    def tables(self) -> str:
+        def arr(ctype: str, name: str, values: list[int]) -> str:
+            body = ",".join(map(str, values)) or "0"
+            return f"static const {ctype} {name}[] = {{{body}}};"
+
+        chk = [x for c in self.checks for x in c]
+        return "\n".join([arr("int", "og_py_prog", self.prog), arr("int", "og_py_chk", chk),
+                          arr("npy_intp", "og_py_shp", self.shapes)])
+
+
+def typenum_id(dtype: str) -> int:
+    """The NumPy type number of ``dtype`` (an int, for the tables)."""
+    import numpy as np
+
+    return int(np.dtype(dtype).num)
+
+
+_RUN_PY = r"""
+/* Run n Python-thunk nodes described by prog (see _PyProgram): set their input
+   cells, call the thunk, read and check the outputs, free what is dead. */
+static int og_run_py(OGState *st, PyObject **v, const int *prog, int n, int *node) {
+    for (int c = 0; c < n; c++) {
+        int k = *prog++;
+        *node = k;
+        int nin = *prog++;
+        for (int i = 0; i < nin; i++, prog++)
+            if (og_set_cell(st, *prog, v[*prog])) return -1;
+        if (og_call_thunk(st, k)) return -1;
+        int nout = *prog++;
+        for (int j = 0; j < nout; j++, prog += 2) {
+            int slot = prog[0], chk = prog[1];
+            Py_XDECREF(v[slot]);
+            v[slot] = og_get_cell(st, slot);
+            if (chk >= 0) {
+                const int *ck = og_py_chk + 4 * chk;
+                if (og_check(&v[slot], ck[0], ck[1], og_py_shp + ck[3],
+                             PyTuple_GET_ITEM(st->labels, ck[2]))) return -1;
+            }
+        }
+        int ndead = *prog++;
+        for (int d = 0; d < ndead; d++, prog++) og_release(st, *prog, &v[*prog]);
+    }
+    return 0;
 }
 """
 

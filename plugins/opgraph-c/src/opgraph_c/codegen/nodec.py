@@ -46,6 +46,19 @@ class EmitContext:
         self.parallel_min = parallel_min
         self._params = bytearray()
         self.node_index = 0
+        self.required: dict[str, dict[str, None]] = {}
+
+    def require(self, extra: Any) -> None:
+        """Note support code/headers/libraries (attributes of ``extra``) a node needs."""
+        for field in ("support", "headers", "libraries", "lib_dirs"):
+            for item in getattr(extra, field, ()):
+                self.required.setdefault(field, {})[item] = None
+
+    def take_required(self) -> dict[str, tuple[str, ...]]:
+        """What ``require`` noted since the last call (then forgotten)."""
+        out = {k: tuple(v) for k, v in self.required.items()}
+        self.required = {}
+        return out
 
     def param(self, dtype: str, value: Any) -> str:
         """A C expression of type ``dtype`` reading ``value`` from the parameter buffer."""

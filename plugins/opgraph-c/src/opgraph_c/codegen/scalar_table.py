@@ -33,6 +33,14 @@ class CExpr:
     uint: str | None = None
     float: str | None = None
     compute: str | tuple[str, ...] = "out"
+    #: C placed once before the loops of any module using this op (helper functions,
+    #: tables); equal texts are included once per module, so name helpers uniquely
+    #: (e.g. with the package's prefix).
+    support: tuple[str, ...] = ()
+    #: headers (``"<gsl/gsl_sf.h>"`` or ``"name.h"``), libraries to link and their dirs
+    headers: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    lib_dirs: tuple[str, ...] = ()
 
     def template(self, out_kind: str) -> str | None:
         specific = getattr(self, out_kind)
@@ -133,18 +141,23 @@ def _common(dtypes: Sequence[str]) -> str:
 
 
 def scalar_c_expr(
-    op: object, in_dtypes: Sequence[str], out_dtype: str, args: Sequence[str]
+    op: object, in_dtypes: Sequence[str], out_dtype: str, args: Sequence[str],
+    ctx: object | None = None,
 ) -> str | None:
     """A C expression computing ``op`` on ``args``, or None when there is no C for it.
 
     Variadic ops (add, mul with more than two inputs) are folded left with the
     intermediate dtypes NumPy would use, so overflow happens where it does in NumPy.
+    A rule's support code, headers and libraries are handed to ``ctx.require``
+    (the node being emitted carries them into the module).
     """
     if not supported(out_dtype) or not all(supported(d) for d in in_dtypes):
         return None
     rule = _lookup(op)
     if rule is None:
         return None
+    if ctx is not None and (rule.support or rule.headers or rule.libraries or rule.lib_dirs):
+        ctx.require(rule)
     if len(args) > 2 and isinstance(op, arith.Add | arith.Mul):
         from opgraph.scalar.type import get_scalar_type
 
