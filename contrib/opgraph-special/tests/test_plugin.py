@@ -39,3 +39,18 @@ def test_plugin_module_is_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_registering_the_rewrites_does_not_import_scipy() -> None:
+    """Every compile builds the rewrite database: it must not pay SciPy's import."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import opgraph_special.rewrites\n"
+        "import opgraph_special.scalar\n"
+        "print('scipy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr

@@ -12,13 +12,13 @@ the pushforward is the core's generic one built on the pullback.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 import numpy as np
-import scipy.special as sc
 
 import opgraph.scalar as ps
 from opgraph.graph.basic import Variable
@@ -48,6 +48,15 @@ __all__ = [
 ]
 
 
+@functools.cache
+def _sc() -> Any:
+    """scipy.special, imported on first computation: registering rewrites or
+    building ops must not pay SciPy's import time (about 0.2 s)."""
+    import scipy.special
+
+    return scipy.special
+
+
 @attrs.frozen
 class ScipyOut:
     """Output dtypes as SciPy resolves them for ``scipy.special.<name>`` (real inputs only).
@@ -61,7 +70,7 @@ class ScipyOut:
         for t in types:
             if t.dtype in complex_dtypes:
                 raise TypeError(f"{self.name} is defined here for real inputs only, got {t.dtype}")
-        ufunc = getattr(sc, self.name)
+        ufunc = getattr(_sc(), self.name)
         signature = tuple(np.dtype(t.dtype) for t in types) + (None,) * ufunc.nout
         resolved = ufunc.resolve_dtypes(signature)
         return tuple(get_scalar_type(d.name) for d in resolved[ufunc.nin :])
@@ -79,7 +88,7 @@ class SpecialOp(ScalarOp):
         super().__init__(ScipyOut(self.scipy_name), name=name or self.scipy_name)
 
     def numpy_fn(self, *inputs: Any) -> Any:
-        return getattr(sc, self.scipy_name)(*inputs)
+        return getattr(_sc(), self.scipy_name)(*inputs)
 
     def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
         """d output / d input_i for each input, as scalar graphs."""
@@ -200,7 +209,7 @@ class Polygamma(ScalarOp):
     def numpy_fn(self, n: Any, x: Any) -> Any:
         (out,) = _polygamma_out(get_scalar_type(np.asarray(n).dtype.name),
                                 get_scalar_type(np.asarray(x).dtype.name))
-        return np.asarray(sc.polygamma(n, x)).astype(out.dtype)
+        return np.asarray(_sc().polygamma(n, x)).astype(out.dtype)
 
     def pullback(
         self, inputs: Sequence[Variable], outputs: Sequence[Variable],
