@@ -1,6 +1,6 @@
 """``function()``: compile symbolic inputs/outputs into a Python callable.
 
-Pipeline (see docs/ARCHITECTURE.md): check and collect inputs, outputs,
+Pipeline (see docs/architecture.md): check and collect inputs, outputs,
 updates and givens (:mod:`opgraph.compile.prepare`); build a FunctionGraph;
 attach the Features the mode needs; run the mode's rewrites (if a rewrite
 database is installed); link with the mode's linker; wrap the result in a
