@@ -1,11 +1,11 @@
 """The documentation's examples run as tests.
 
-Every page of ``docs/`` that contains the line ``<!-- test: run -->`` has its
-```` ```python ```` blocks executed in order, in one namespace per page (so a
-block can use what an earlier one defined).  A block directly after a
-``<!-- test: skip -->`` line is shown but not run (a fragment, or code that
-needs something a test machine may lack).  A failing block names its page
-and line.
+Every page of ``docs/`` has its ```` ```python ```` blocks executed in order,
+in one namespace per page (so a block can use what an earlier one defined).
+A block directly after a ``<!-- test: skip -->`` line is shown but not run (a
+fragment, or code that needs something a test machine may lack): skipping is
+explicit, so a new page cannot go untested by accident.  A failing block
+names its page and line.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-RUN_MARK = "<!-- test: run -->"
 SKIP_MARK = "<!-- test: skip -->"
 _FENCE = re.compile(r"^```python\s*$")
 
@@ -42,7 +41,7 @@ def extract_blocks(text: str) -> list[tuple[int, str]]:
 
 
 def _pages() -> list[Path]:
-    return sorted(p for p in DOCS.rglob("*.md") if RUN_MARK in p.read_text(encoding="utf-8"))
+    return sorted(p for p in DOCS.rglob("*.md") if extract_blocks(p.read_text(encoding="utf-8")))
 
 
 def test_some_pages_are_tested() -> None:
