@@ -154,7 +154,11 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON, default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmarks against PyTensor (not part of a plain ``nox`` run)."""
+    """Benchmarks against PyTensor (not part of a plain ``nox`` run).
+
+    ``nox -s bench -- --quick`` shrinks every size for a smoke test; the report goes to
+    bench-report/ (``-- --out DIR`` to change it).
+    """
     _install(session, list(PACKAGES.values()))
     requirements = ROOT / "benchmarks" / "requirements.txt"
     if requirements.is_file():

@@ -16,15 +16,21 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import math  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-N = 256
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchutil  # noqa: E402
+
+N = benchutil.pick(256, 64)
 #: PyTensor 3.0.7 figures from the issue (used when PyTensor is not importable).
-PYTENSOR_REFERENCE = {"grad_build_s": 0.006, "compile_warm_s": 0.24, "call_ms": 5.8}
+PYTENSOR_REFERENCE = {"grad_build_s": 0.006, "compile_warm_s": 0.24, "compile_cold_s": 8.8,
+                      "call_ms": 5.8}
 NUMPY_REFERENCE_MS = 4.8
 
 
@@ -70,6 +76,7 @@ def numpy_backprop(x: np.ndarray, t: np.ndarray, w1: np.ndarray, b1: np.ndarray,
 
 
 def _per_call(fn: Callable[..., Any], args: list[np.ndarray], repeats: int = 30) -> float:
+    repeats = benchutil.pick(repeats, 5)
     fn(*args)
     times = []
     for _ in range(repeats):
@@ -81,13 +88,13 @@ def _per_call(fn: Callable[..., Any], args: list[np.ndarray], repeats: int = 30)
 
 def _measure(lib: Any, grad: Any, compile_fn: Any, args: list[np.ndarray]) -> dict[str, Any]:
     builds = []
-    for _ in range(5):
+    for _ in range(benchutil.pick(5, 2)):
         inputs, outputs, build = _build(lib, grad)
         builds.append(build)
     compile_fn(inputs, outputs)  # warm caches
     compiles = []
     fn = None
-    for _ in range(3):
+    for _ in range(benchutil.pick(3, 1)):
         inputs, outputs, _ = _build(lib, grad)
         t0 = time.perf_counter()
         fn = compile_fn(inputs, outputs)
@@ -109,7 +116,15 @@ def _ours(mode: Any) -> tuple[Any, Any, Any] | None:
     return pt, grad, lambda i, o: function(list(i), o, mode=mode)
 
 
-def _peer() -> tuple[Any, Any, Any] | None:
+def _our_mode(label: str) -> Any:
+    if label == "FAST_RUN rewrites, vm linker":
+        from opgraph.compile.mode import Mode
+
+        return Mode(linker="vm", optimizer="fast_run", name="FAST_RUN+vm")
+    return label
+
+
+def _peer(mode_name: str = "FAST_RUN") -> tuple[Any, Any, Any] | None:
     try:
         import pytensor
         import pytensor.tensor as ptt
@@ -117,37 +132,62 @@ def _peer() -> tuple[Any, Any, Any] | None:
         return None
 
     def compile_fn(i: Any, o: Any) -> Any:
-        mode = pytensor.compile.mode.get_mode("FAST_RUN").clone(linker="cvm")
+        if mode_name == "FAST_RUN":
+            mode = pytensor.compile.mode.Mode(linker="cvm", optimizer="fast_run")
+        else:
+            mode = pytensor.compile.mode.get_mode(mode_name)
         return pytensor.function(list(i), o, mode=mode)
 
     return ptt, pytensor.grad, compile_fn
 
 
+def _cold_child(which: str, mode_label: str) -> None:
+    """First compile in a fresh process with an empty compile cache (run by _cold)."""
+    lib = _ours(_our_mode(mode_label)) if which == "opgraph" else _peer(mode_label)
+    assert lib is not None, which
+    inputs, outputs, _ = _build(lib[0], lib[1])
+    t0 = time.perf_counter()
+    lib[2](inputs, outputs)
+    benchutil.emit({"compile_cold_s": time.perf_counter() - t0})
+
+
+def _cold(which: str, mode_label: str) -> float | str:
+    with tempfile.TemporaryDirectory(prefix="bench_grad_cold_") as tmp:
+        res = benchutil.run_json([os.path.abspath(__file__), "--cold", which, mode_label],
+                                 env=benchutil.fresh_cache_env(tmp),
+                                 timeout=benchutil.PEER_TIMEOUT_S if which == "pytensor"
+                                 else None)
+    return res.get("compile_cold_s", res.get("error", "failed"))
+
+
+#: (our mode label, the peer's like-for-like mode) in the order reported
+OUR_MODES = (("FAST_RUN", "FAST_RUN"), ("FAST_RUN rewrites, vm linker", None),
+             ("FAST_COMPILE", "FAST_COMPILE"))
+
+
 def run(report: Any) -> None:
     args = _data()
-    report.section("2-layer MLP gradient (256x256, batch 256, tanh, squared loss), 1 BLAS thread")
+    report.section(f"2-layer MLP gradient ({N}x{N} weights, batch {N}, tanh, squared loss), "
+                   "1 BLAS thread")
     numpy_ms = 1e3 * _per_call(numpy_backprop, args)
-    report.row(impl="numpy backprop (hand-written)", call_ms=round(numpy_ms, 3))
-    peer = _peer()
-    peer_row: dict[str, Any] | None = None
-    if peer is not None:
-        try:
-            peer_row = _measure(*peer, args)
-            report.row(impl="pytensor FAST_RUN (cvm)", **_rounded(peer_row))
-        except Exception as exc:
-            report.note(f"PyTensor failed: {type(exc).__name__}: {exc}")
-    ref = peer_row or PYTENSOR_REFERENCE
-    try:
-        from opgraph.compile.mode import Mode
-
-        vm_fast_run = Mode(linker="vm", optimizer="fast_run", name="FAST_RUN+vm")
-    except ImportError:
-        vm_fast_run = None
-    for label, mode in (("FAST_RUN", "FAST_RUN"), ("FAST_RUN rewrites, vm linker", vm_fast_run),
-                        ("FAST_COMPILE", "FAST_COMPILE")):
-        if mode is None:
-            continue
-        ours = _ours(mode)
+    report.row(impl="numpy backprop (hand-written)", call_ms=numpy_ms)
+    peers: dict[str, dict[str, Any]] = {}
+    have_peer = benchutil.pytensor_version() is not None
+    if have_peer:
+        for mode_name in report.progress(("FAST_RUN", "FAST_COMPILE"), desc="pytensor modes"):
+            peer = _peer(mode_name)
+            try:
+                row = _measure(*peer, args)
+            except Exception as exc:
+                report.note(f"PyTensor {mode_name} failed: {type(exc).__name__}: {exc}")
+                continue
+            row["compile_cold_s"] = _cold("pytensor", mode_name)
+            row["call_vs_numpy"] = row["call_ms"] / numpy_ms
+            peers[mode_name] = row
+            label = "cvm (C-backed FAST_RUN)" if mode_name == "FAST_RUN" else mode_name
+            report.row(impl=f"pytensor {label}", **row)
+    for label, peer_mode in report.progress(OUR_MODES, desc="opgraph modes"):
+        ours = _ours(_our_mode(label))
         if ours is None:
             report.note("opgraph.tensor, function() or opgraph.gradient not importable")
             return
@@ -157,27 +197,46 @@ def run(report: Any) -> None:
             first = str(exc).splitlines()[0] if str(exc) else ""
             report.note(f"opgraph {label} failed: {type(exc).__name__}: {first}")
             continue
-        ratios = {
-            "build_ratio": row["grad_build_s"] / ref["grad_build_s"],
-            "build+compile_ratio": (row["grad_build_s"] + row["compile_warm_s"])
-            / (ref["grad_build_s"] + ref["compile_warm_s"]),
-            "call_ratio": row["call_ms"] / ref["call_ms"],
-            "call_vs_numpy": row["call_ms"] / numpy_ms,
-        }
-        report.row(impl=f"opgraph {label}", **_rounded(row), **_rounded(ratios))
-    src = "measured in this run" if peer_row else "PyTensor 3.0.7 reference figures from the issue"
-    report.note(f"ratios are opgraph / PyTensor ({src}); targets: build+compile <= 0.3, "
-                "call <= 0.6 in FAST_RUN")
+        row["compile_cold_s"] = _cold("opgraph", label)
+        row["call_vs_numpy"] = row["call_ms"] / numpy_ms
+        ref = peers.get(peer_mode or "FAST_RUN")
+        if ref is not None:
+            row["vs"] = "pytensor cvm" if (peer_mode or "FAST_RUN") == "FAST_RUN" \
+                else f"pytensor {peer_mode}"
+            row["build_ratio"] = benchutil.ratio(row["grad_build_s"], ref["grad_build_s"])
+            row["build+compile_warm_ratio"] = benchutil.ratio(
+                row["grad_build_s"] + row["compile_warm_s"],
+                ref["grad_build_s"] + ref["compile_warm_s"])
+            row["compile_cold_ratio"] = benchutil.ratio(row["compile_cold_s"],
+                                                        ref["compile_cold_s"])
+            row["call_ratio"] = benchutil.ratio(row["call_ms"], ref["call_ms"])
+        report.row(impl=f"opgraph {label}", **row)
+    report.row(impl="issue ref: pytensor 3.0.7 cvm", **PYTENSOR_REFERENCE)
+    report.row(impl="issue ref: numpy backprop", call_ms=NUMPY_REFERENCE_MS)
+    report.note("ratios are opgraph / PyTensor measured in this run, like for like: FAST_RUN vs "
+                "PyTensor's C-backed Mode(linker='cvm', optimizer='fast_run'), FAST_COMPILE vs "
+                "its FAST_COMPILE; the 'FAST_RUN rewrites, vm linker' row is compared with "
+                "cvm. Targets (FAST_RUN): build+compile_warm_ratio <= 0.3, call_ratio <= 0.6 "
+                "(i.e. faster than hand-written NumPy)")
+    report.note("compile_warm_s: best of 3 after an equal graph was compiled in the same "
+                "process; compile_cold_s: the first compile in a fresh process with an empty "
+                "compile cache (OPGRAPH_FLAGS / PYTENSOR_FLAGS compiledir=<new temp dir>). "
+                "'issue ref' rows are the figures quoted in issue 5 (context only)")
+    if have_peer:
+        import pytensor
 
-
-def _rounded(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}
+        flags = pytensor.config.blas__ldflags
+        report.note(f"PyTensor blas__ldflags = {flags!r}" + (
+            " (no BLAS linked: its C Dot/Gemm go through NumPy's C-API, as in a plain pip "
+            "install; the issue's figures come from such an install too)" if not flags else ""))
+    else:
+        report.note(benchutil.peer_missing_note())
 
 
 if __name__ == "__main__":
-    import sys
+    if len(sys.argv) > 1 and sys.argv[1] == "--cold":
+        _cold_child(sys.argv[2], sys.argv[3])
+    else:
+        from report import run_standalone
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from report import run_standalone
-
-    run_standalone(run)
+        run_standalone(run)

@@ -47,6 +47,7 @@ class Report:
     def __init__(self, stream: Any = None) -> None:
         self.sections: list[Section] = []
         self.series_data: dict[str, dict[str, list[tuple[float, float]]]] = {}
+        self.plot_axes: dict[str, tuple[str, str]] = {}
         self.stream = stream if stream is not None else sys.stderr
 
     # -- the interface benchmarks use ---------------------------------------------------
@@ -68,9 +69,13 @@ class Report:
         self._current().notes.append(text)
         print(f"   note: {text}", file=self.stream, flush=True)
 
-    def series(self, plot: str, label: str, x: float, y: float) -> None:
-        """Add a point (x, y) to line ``label`` of plot ``plot``."""
+    def series(self, plot: str, label: str, x: float, y: float, *,
+               xlabel: str | None = None, ylabel: str | None = None) -> None:
+        """Add a point (x, y) to line ``label`` of plot ``plot`` (axis labels optional)."""
         self.series_data.setdefault(plot, {}).setdefault(label, []).append((x, y))
+        if xlabel or ylabel or plot not in self.plot_axes:
+            old = self.plot_axes.get(plot, ("graph size (nodes)", "seconds"))
+            self.plot_axes[plot] = (xlabel or old[0], ylabel or old[1])
 
     def progress(self, items: Iterable[Any], desc: str = "") -> Iterator[Any]:
         """Yield ``items`` while drawing a progress bar on the stream."""

@@ -1,7 +1,9 @@
 """Run every benchmarks/bench_*.py module and write a Markdown report.
 
-Usage: ``python benchmarks/run.py [--out DIR] [--only NAME ...]`` (``nox -s bench``
-calls it). A benchmark that raises is reported as failed; the others still run.
+Usage: ``python benchmarks/run.py [--out DIR] [--only NAME ...] [--quick]`` (``nox -s
+bench`` calls it). A benchmark that raises is reported as failed; the others still run.
+``--quick`` (or OPGRAPH_BENCH_QUICK=1) shrinks every size for a smoke test; its numbers
+are not the issues' benchmarks.
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ def _plot(report: Report, out: Path) -> list[str]:
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(name)
-        ax.set_xlabel("graph size (nodes)")
-        ax.set_ylabel("seconds")
+        xlabel, ylabel = report.plot_axes.get(name, ("graph size (nodes)", "seconds"))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
         ax.legend()
         fname = "".join(c if c.isalnum() else "_" for c in name).strip("_") + ".png"
         fig.tight_layout()
@@ -77,7 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="bench-report")
     parser.add_argument("--only", nargs="*", default=None, help="bench module names")
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes, for a smoke test (sets OPGRAPH_BENCH_QUICK=1)")
     args = parser.parse_args(argv)
+    if args.quick:
+        os.environ["OPGRAPH_BENCH_QUICK"] = "1"
+    quick = os.environ.get("OPGRAPH_BENCH_QUICK", "") not in ("", "0")
+    run_start = time.perf_counter()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -86,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         modules = [m for m in modules if any(o in m.stem for o in args.only)]
     report = Report()
     failures = []
+    timings: list[str] = []
     for i, path in enumerate(modules, 1):
         print(f"\n[{i}/{len(modules)}] {path.stem}", file=sys.stderr, flush=True)
         start = time.perf_counter()
@@ -95,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             failures.append(path.stem)
             report.section(f"{path.stem}: FAILED")
             report.note("```\n" + traceback.format_exc(limit=6) + "```")
-        print(f"   ({time.perf_counter() - start:.1f}s)", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - start
+        timings.append(f"{path.stem} {elapsed:.0f} s")
+        print(f"   ({elapsed:.1f}s)", file=sys.stderr, flush=True)
 
     header = [
         "# opgraph benchmark report\n",
@@ -103,9 +115,17 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}",
         f"- PyTensor (peer): {_peer_version()}",
         f"- BLAS threads: OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}",
-        "- ratios are ours / theirs measured in the same run (below 1 means opgraph is faster)",
+        "- ratios are ours / theirs measured in the same run (below 1 means opgraph is faster);"
+        " the issues' PyTensor figures appear only as reference columns or notes",
+        "- PyTensor C comparisons use Mode(linker='cvm', optimizer='fast_run') (3.x's FAST_RUN"
+        " is Numba); Python-VM comparisons use FAST_COMPILE",
+        f"- wall time: {time.perf_counter() - run_start:.0f} s ({'; '.join(timings)})",
+        "",
         "",
     ]
+    if quick:
+        header.insert(1, "**QUICK MODE (smoke test): sizes are shrunk; these are not the "
+                         "issues' benchmarks.**\n")
     body = report.markdown()
     plots = _plot(report, out)
     text = "\n".join(header) + body + "\n" + "\n".join(plots) + "\n"
