@@ -3,6 +3,8 @@
 Linkers ask :meth:`ProfileStats.node_timers` for two lists aligned with their
 execution order and add to them as nodes run; nothing is aggregated until
 :meth:`ProfileStats.summary`, so profiling costs two additions per node.
+Compiled backends that keep their own accumulators (e.g. a float64 array the
+C linker's module adds to) register them with :meth:`ProfileStats.add_node_timers`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class ProfileStats:
         self.rewrite_time = 0.0
         self.fct_callcount = 0
         self.fct_call_time = 0.0
-        self._orders: list[tuple[list[Apply], list[float], list[int]]] = []
+        self._orders: list[tuple[list[Apply], Sequence[float], Sequence[Any]]] = []
 
     def node_timers(self, order: Sequence[Apply]) -> tuple[list[float], list[int]]:
         """Fresh (seconds, calls) lists for ``order``, which the linker updates."""
@@ -36,6 +38,21 @@ class ProfileStats:
         self._orders.append((list(order), times, counts))
         return times, counts
 
+    def add_node_timers(
+        self, order: Sequence[Apply], times: Sequence[float], counts: Sequence[Any]
+    ) -> None:
+        """Register accumulators a backend updates itself (any float/number sequences).
+
+        They are read, never copied, when a view is asked for, so compiled code
+        can add to them (e.g. NumPy arrays) with no work after each call.
+        """
+        if not len(times) == len(counts) == len(order):
+            raise ValueError(
+                f"add_node_timers: times ({len(times)}) and counts ({len(counts)}) must "
+                f"have one entry per node ({len(order)})"
+            )
+        self._orders.append((list(order), times, counts))
+
     # -- aggregated views --------------------------------------------------------------
     @property
     def apply_time(self) -> dict[Apply, float]:
@@ -43,7 +60,7 @@ class ProfileStats:
         out: dict[Apply, float] = {}
         for order, times, _ in self._orders:
             for node, t in zip(order, times):
-                out[node] = out.get(node, 0.0) + t
+                out[node] = out.get(node, 0.0) + float(t)
         return out
 
     @property
@@ -52,7 +69,7 @@ class ProfileStats:
         out: dict[Apply, int] = {}
         for order, _, counts in self._orders:
             for node, c in zip(order, counts):
-                out[node] = out.get(node, 0) + c
+                out[node] = out.get(node, 0) + int(c)
         return out
 
     def class_time(self) -> dict[type, float]:
@@ -82,6 +99,13 @@ class ProfileStats:
         """Print (and return) tables of time per Op class and per node, slowest first."""
         out = sys.stdout if file is None else file
         total_nodes = sum(self.apply_time.values())
+        if not self._orders:
+            in_nodes = "not recorded"
+        elif self.fct_call_time > 0:
+            share = 100 * total_nodes / self.fct_call_time
+            in_nodes = f"{total_nodes:.6f}s ({share:.1f}% of the call time)"
+        else:
+            in_nodes = f"{total_nodes:.6f}s"
         lines = [
             f"Function profiling: {self.name}",
             f"  Calls: {self.fct_callcount}, total call time {self.fct_call_time:.6f}s"
@@ -90,7 +114,7 @@ class ProfileStats:
                 if self.fct_callcount
                 else ""
             ),
-            f"  Time in nodes: {total_nodes:.6f}s; compile {self.compile_time:.6f}s "
+            f"  Time in nodes: {in_nodes}; compile {self.compile_time:.6f}s "
             f"(rewrites {self.rewrite_time:.6f}s, linker {self.linker_time:.6f}s)",
         ]
         if self.fct_callcount and not self._orders:

@@ -5,11 +5,15 @@ storage cells; nodes without C use their Python thunk.  The loop frees
 intermediates after their last use.  It exists for comparison and for
 debugging one node at a time: the "c" linker runs the same C with no Python
 between nodes and is faster on every graph measured (see docs/c_linker.md).
+
+Under ``function(..., profile=...)`` the loop times each node's thunk with
+``time.perf_counter``; the per-node modules stay the normal (untimed) ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -84,17 +88,53 @@ class CVMLinker(Linker):
             (k, thunk, tuple(storage_map[v] for v in dead))
             for k, (thunk, dead) in enumerate(zip(thunks, free))
         ]
-
-        def run() -> None:
-            k = -1
-            try:
-                for step in steps:
-                    k, thunk, dead = step
-                    thunk()
-                    for cell in dead:
-                        cell[0] = None
-            except Exception as exc:
-                raise_with_op(exc, order[k], storage_map)
-                raise
-
+        if self.profile is None:
+            run = _plain_run(steps, order, storage_map)
+        else:
+            run = _timed_run(steps, order, storage_map, self.profile.node_timers(order))
         return LinkerResult(run, list(input_storage), list(output_storage), thunks, order)
+
+
+Step = tuple[int, Callable[[], Any], tuple[StorageCell, ...]]
+
+
+def _plain_run(steps: list[Step], order: list[Any], storage_map: dict) -> Callable[[], None]:
+    def run() -> None:
+        k = -1
+        try:
+            for step in steps:
+                k, thunk, dead = step
+                thunk()
+                for cell in dead:
+                    cell[0] = None
+        except Exception as exc:
+            raise_with_op(exc, order[k], storage_map)
+            raise
+
+    return run
+
+
+def _timed_run(
+    steps: list[Step], order: list[Any], storage_map: dict,
+    timers: tuple[list[float], list[int]],
+) -> Callable[[], None]:
+    """The same loop, adding each thunk's time and call to ``timers`` (freeing untimed)."""
+    times, counts = timers
+    clock = time.perf_counter
+
+    def run() -> None:
+        k = -1
+        try:
+            for step in steps:
+                k, thunk, dead = step
+                t0 = clock()
+                thunk()
+                times[k] += clock() - t0
+                counts[k] += 1
+                for cell in dead:
+                    cell[0] = None
+        except Exception as exc:
+            raise_with_op(exc, order[k], storage_map)
+            raise
+
+    return run

@@ -5,12 +5,19 @@ that has it, calls into Python thunks for the rest), gets the compiled module
 from the disk cache (building it on a miss) and binds it to this function's
 storage cells.  The returned ``fn`` is the module's C entry point itself, so
 a call costs one C function call plus the work.
+
+With ``function(..., profile=...)`` the module is built in its profiling
+variant (a different source, so a different cache entry): the C times every
+node on the monotonic clock into a float64 array that the ProfileStats reads
+directly, so nothing is copied after a call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from opgraph.graph.basic import Constant, Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell, map_storage, raise_with_op
@@ -58,9 +65,12 @@ def _python_thunk(node: Any, storage_map: dict, compute_map: dict, no_recycling:
 
 def compile_graph_module(
     fgraph: Any, order: Sequence[Any], *, openmp: bool, keep_live: set[Variable],
-    cache: ModuleCache | None = None,
+    cache: ModuleCache | None = None, profile: bool = False,
 ) -> tuple[Any, Any, list[str]]:
-    """(compiled module, ModuleSource, origin of each node's code)."""
+    """(compiled module, ModuleSource, origin of each node's code).
+
+    ``profile`` builds the variant that times each node (see ``build_module_source``).
+    """
     ctx = EmitContext(openmp=openmp)
     codes, origins = [], []
     for k, node in enumerate(order):
@@ -68,14 +78,14 @@ def compile_graph_module(
         code, origin = c_for_node(node, k, ctx)
         codes.append(code)
         origins.append(origin)
-    msrc = build_module_source(fgraph, order, codes, ctx, keep_live)
+    msrc = build_module_source(fgraph, order, codes, ctx, keep_live, profile=profile)
     comp = compiler.find_compiler()
     extra = tuple(msrc.compile_args)
     flags = compiler.build_flags(openmp=openmp, extra=extra)
     libs = compiler.link_flags(msrc.libraries, msrc.lib_dirs)
     cache = default_cache() if cache is None else cache
     key = cache.make_key(msrc.source, comp.identity, " ".join(flags), " ".join(libs),
-                         compiler.machine_identity())
+                         compiler.machine_identity(), *(("profile",) if profile else ()))
 
     def build(source: str, out_path: str) -> None:
         log = f"{compiler.logs_dir()}/{key[:24]}.log"
@@ -84,7 +94,7 @@ def compile_graph_module(
         pch_flags = ("-include", pch, "-Winvalid-pch") if pch else ()
         compiler.compile_shared(comp, source, out_path, (*flags, *pch_flags), libs, log)
 
-    desc = f"{len(order)} nodes: " + ", ".join(
+    desc = ("profiling, " if profile else "") + f"{len(order)} nodes: " + ", ".join(
         dict.fromkeys(type(n.op).__name__ for n in order)
     )
     try:
@@ -117,6 +127,9 @@ class CLinker(Linker):
 
             openmp = config.openmp
         self.openmp = bool(openmp)
+        # after make_thunk: the compiled module and its C source, for inspection
+        self.module: Any = None
+        self.module_source: str | None = None
 
     def make_thunk(
         self,
@@ -132,9 +145,11 @@ class CLinker(Linker):
         keep_live: set[Variable] = set()
         if not self.allow_gc:
             keep_live = {v for node in order for v in node.outputs}
+        profiled = self.profile is not None
         module, msrc, origins = compile_graph_module(
-            fgraph, order, openmp=self.openmp, keep_live=keep_live
+            fgraph, order, openmp=self.openmp, keep_live=keep_live, profile=profiled
         )
+        self.module, self.module_source = module, msrc.source
         layout = msrc.layout
         compute_map = {v: [True] for v in storage_map}
         no_recycling = [v for v in self.no_recycling if v in storage_map]
@@ -167,6 +182,11 @@ class CLinker(Linker):
             if exc is not None and 0 <= k < len(order):
                 raise_with_op(exc, order[k], storage_map)
 
+        extra: tuple[Any, ...] = ()
+        if profiled:
+            # row 0 seconds, row 1 calls, per node; the C adds to it in place
+            timings = np.zeros((2, len(order)))
+            extra = (timings,)
         run = module.bind(
             tuple(input_storage),
             tuple(output_storage),
@@ -178,7 +198,10 @@ class CLinker(Linker):
             msrc.params,
             bytes(modes),
             pool_handler(module),
+            *extra,
         )
+        if profiled:
+            self.profile.add_node_timers(order, extra[0][0], extra[0][1])
         step_thunks = [t if t is not None else run for t in thunks]
         return LinkerResult(run, list(input_storage), list(output_storage), step_thunks, order)
 

@@ -27,7 +27,8 @@ from opgraph_c.codegen.runtime_c import (
     POOL_MIN_ELEMS,
     POOL_SLOTS,
     PRELUDE,
-    RUNTIME,
+    PROFILE_SUPPORT,
+    runtime_source,
 )
 from opgraph_c.codegen.scalar_table import SUPPORT_CODE
 from opgraph_c.codegen.vecmath import simd_declarations
@@ -76,12 +77,14 @@ def _check_call(var: Variable, slot: str, label: str) -> str | None:
 
 def build_module_source(
     fgraph: Any, order: Sequence[Any], node_code: Sequence[NodeC | None], ctx: EmitContext,
-    keep_live: set[Variable],
+    keep_live: set[Variable], profile: bool = False,
 ) -> ModuleSource:
     """The C source (with the module name placeholder) for ``order``.
 
     ``node_code[k]`` is the C of node k, or None to call its Python thunk.
-    ``keep_live`` are variables never freed during the call.
+    ``keep_live`` are variables never freed during the call.  ``profile``
+    builds the profiling variant: every node is timed on the monotonic clock
+    into the float64 array passed last to ``bind`` (row 0 seconds, row 1 calls).
     """
     inputs = list(fgraph.inputs)
     outputs = list(fgraph.outputs)
@@ -178,6 +181,8 @@ def build_module_source(
         R.append(f"og_node = {k};")
         ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
         R.append("{")
+        if profile:
+            R.append("double og_t0 = og_clock();")
         R.append(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};")
         R.append(f"PyObject *og_out[{len(node.outputs)}];")
         for j, v in enumerate(node.outputs):
@@ -186,6 +191,8 @@ def build_module_source(
         for j, v in enumerate(node.outputs):
             R.append(f"v[{index[v]}] = og_out[{j}];")
         R.append("if (og_rc) goto fail;")
+        if profile:
+            R.append(f"og_prof_add(og_st, {k}, og_t0);")
         R.append("}")
         # free what is dead after this node
         for i in dead_after(k, node):
@@ -224,10 +231,11 @@ def build_module_source(
             defines,
             SUPPORT_CODE,
             POOL,
-            RUNTIME,
+            runtime_source(profile),
+            PROFILE_SUPPORT if profile else "",
             _RELEASE,
             prog.tables(),
-            _RUN_PY,
+            _run_py_source(profile),
             *support,
             *funcs,
             "\n".join(R),
@@ -298,6 +306,18 @@ def typenum_id(dtype: str) -> int:
     import numpy as np
 
     return int(np.dtype(dtype).num)
+
+
+def _run_py_source(profile: bool) -> str:
+    """og_run_py, timing each Python node (its thunk and output checks) when profiling."""
+    if not profile:
+        return _RUN_PY
+    return _RUN_PY.replace(
+        "        *node = k;\n", "        *node = k;\n        double t0 = og_clock();\n"
+    ).replace(
+        "        int ndead = *prog++;\n",
+        "        og_prof_add(st, k, t0);\n        int ndead = *prog++;\n",
+    )
 
 
 _RUN_PY = r"""

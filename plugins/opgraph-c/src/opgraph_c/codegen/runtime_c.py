@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["POOL", "PRELUDE", "RUNTIME"]
+__all__ = ["POOL", "PRELUDE", "PROFILE_SUPPORT", "RUNTIME", "runtime_source"]
 
 #: Arrays of at least this many elements are allocated through the buffer pool.
 POOL_MIN_ELEMS = 1 << 17
@@ -144,6 +144,7 @@ typedef struct {
     unsigned char *keep_mode;   /* per variable: 0 none, 1 keep buffer, 2 reuse output cell */
     PyObject **keep;            /* per variable: buffer kept from the previous call */
     Py_ssize_t nvars;
+/*@PROFILE_FIELDS@*/
 } OGState;
 
 static const char *og_dtype_name(int typenum) {
@@ -317,6 +318,7 @@ static void og_state_free(PyObject *cap) {
     Py_XDECREF(st->in_cells); Py_XDECREF(st->out_cells); Py_XDECREF(st->consts);
     Py_XDECREF(st->thunks); Py_XDECREF(st->cells); Py_XDECREF(st->on_error);
     Py_XDECREF(st->labels); Py_XDECREF(st->params_obj);
+/*@PROFILE_FREE@*/
     if (st->keep) for (Py_ssize_t k = 0; k < st->nvars; k++) Py_XDECREF(st->keep[k]);
     PyMem_Free(st->keep); PyMem_Free(st->keep_mode); PyMem_Free(st);
 }
@@ -327,12 +329,13 @@ static PyMethodDef og_run_def = {"run", (PyCFunction)og_run, METH_NOARGS,
 
 static PyObject *og_bind(PyObject *self, PyObject *args) {
     PyObject *in_cells, *out_cells, *consts, *thunks, *cells, *on_error, *labels, *params, *modes;
-    PyObject *handler = Py_None;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO!SS|O", &PyTuple_Type, &in_cells, &PyTuple_Type,
+    PyObject *handler = Py_None, *prof = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!OO!SS|OO", &PyTuple_Type, &in_cells, &PyTuple_Type,
                           &out_cells, &PyTuple_Type, &consts, &PyTuple_Type, &thunks,
                           &PyTuple_Type, &cells, &on_error, &PyTuple_Type, &labels, &params,
-                          &modes, &handler))
+                          &modes, &handler, &prof))
         return NULL;
+/*@PROFILE_CHECK@*/
     if (handler != Py_None && og_mem_handler == NULL) {
         if (!PyCapsule_IsValid(handler, "mem_handler")) {
             PyErr_SetString(PyExc_TypeError, "bind: handler must be a 'mem_handler' capsule");
@@ -376,6 +379,7 @@ static PyObject *og_bind(PyObject *self, PyObject *args) {
     Py_INCREF(on_error); st->on_error = on_error;
     Py_INCREF(labels); st->labels = labels;
     Py_INCREF(params); st->params_obj = params; st->params = PyBytes_AS_STRING(params);
+/*@PROFILE_BIND@*/
     PyObject *cap = PyCapsule_New(st, NULL, og_state_free);
     if (!cap) { og_state_free(NULL); return NULL; }
     PyObject *fn = PyCFunction_New(&og_run_def, cap);
@@ -383,3 +387,64 @@ static PyObject *og_bind(PyObject *self, PyObject *args) {
     return fn;
 }
 """
+
+
+#: Only in modules built for profiling: the clock and the per-node accumulators.
+PROFILE_SUPPORT = r"""
+#include <time.h>
+#define OG_PROFILE 1
+/* Seconds on the monotonic clock (the one time.perf_counter reads on Linux). */
+static inline double og_clock(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+/* Node k ran since t0: add its time and one call (row 0 seconds, row 1 calls). */
+static inline void og_prof_add(OGState *st, int k, double t0) {
+    st->prof[k] += og_clock() - t0;
+    st->prof[OG_NNODES + k] += 1.0;
+}
+"""
+
+_PROFILE_PIECES = {
+    "/*@PROFILE_FIELDS@*/": (
+        "    PyObject *prof_obj;         /* float64 array (2, nodes): seconds, calls */\n"
+        "    double *prof;"
+    ),
+    "/*@PROFILE_FREE@*/": "    Py_XDECREF(st->prof_obj);",
+    "/*@PROFILE_CHECK@*/": r"""    if (!PyArray_Check(prof) ||
+        PyArray_TYPE((PyArrayObject *)prof) != NPY_DOUBLE ||
+        PyArray_SIZE((PyArrayObject *)prof) != 2 * OG_NNODES ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)prof) ||
+        !PyArray_ISWRITEABLE((PyArrayObject *)prof)) {
+        PyErr_SetString(PyExc_TypeError, "bind: this module was built for profiling and needs "
+                        "a writeable C-contiguous float64 array of shape (2, nodes) last");
+        return NULL;
+    }""",
+    "/*@PROFILE_BIND@*/": (
+        "    Py_INCREF(prof); st->prof_obj = prof;\n"
+        "    st->prof = (double *)PyArray_DATA((PyArrayObject *)prof);"
+    ),
+}
+
+_PLAIN_PIECES = {
+    "/*@PROFILE_FIELDS@*/": "",
+    "/*@PROFILE_FREE@*/": "",
+    "/*@PROFILE_CHECK@*/": r"""    if (prof != Py_None) {
+        PyErr_SetString(PyExc_TypeError, "bind: this module was built without profiling");
+        return NULL;
+    }""",
+    "/*@PROFILE_BIND@*/": "",
+}
+
+
+def runtime_source(profile: bool) -> str:
+    """RUNTIME for a normal module, or with the profiling state (``profile``).
+
+    A normal module's text holds no clock reads and no accumulators, so it pays
+    nothing; the profiling text differs, so it is a different cache entry.
+    """
+    text = RUNTIME
+    for marker, piece in (_PROFILE_PIECES if profile else _PLAIN_PIECES).items():
+        text = text.replace(marker + "\n", piece + "\n" if piece else "")
+    return text
