@@ -387,6 +387,22 @@ def test_check_integrity_catches_corruption():
         fg.check_integrity()
 
 
+def test_check_integrity_on_a_variable_with_thousands_of_clients():
+    """High fan-out takes the set-based path of the check: it must still catch a bad entry."""
+    x, y = var("x"), var("y")
+    outs = [add(x, y) for _ in range(5000)]
+    fg = FunctionGraph([x, y], outs, clone=False)
+    fg.check_integrity()
+    assert len(fg.clients[x]) == 5000
+    fg.clients[x].append(fg.clients[x][0])  # a duplicate entry among thousands
+    with pytest.raises(InconsistencyError):
+        fg.check_integrity()
+    fg.clients[x].pop()
+    fg.clients[x][1234] = (fg.clients[x][1234][0], 1)  # points at the wrong input slot
+    with pytest.raises(InconsistencyError):
+        fg.check_integrity()
+
+
 def test_clone_get_equiv_maps_everything_and_clones_features():
     x, y, a, b, z = small()
     fg = FunctionGraph([x, y], [z], clone=False)

@@ -187,4 +187,4 @@ def test_printed_text_evaluates_to_the_graph_value(tree):
     namespace = {**values, "exp": np.exp, "sum": np.sum, "mean": np.mean}
     got = eval(text, {"__builtins__": {}}, namespace)  # the text of our own printer
     want = evaluate(out, {x: values["x"], y: values["y"]})
-    np.testing.assert_allclose(got, want, rtol=1e-9, err_msg=text)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=text)

@@ -282,22 +282,46 @@ class Apply(Node):
     _tag: Scratchpad | None
 
     def __init__(self, op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-        if not isinstance(inputs, list | tuple):
-            raise TypeError(
-                f"Apply of {op}: inputs must be a list or tuple of Variables, "
-                f"got {type_name(inputs)}"
-            )
-        if not isinstance(outputs, list | tuple):
-            raise TypeError(
-                f"Apply of {op}: outputs must be a list or tuple of Variables, "
-                f"got {type_name(outputs)}"
-            )
+        # The hot path of graph building: one pass per list when everything is
+        # well formed; the detailed checks run only to explain a failure.
+        if not isinstance(inputs, list | tuple) or not isinstance(outputs, list | tuple):
+            self._reject(op, inputs, outputs)
+        inputs = list(inputs)
+        outputs = list(outputs)
+        for x in inputs:
+            if not isinstance(x, Variable):
+                self._reject(op, inputs, outputs)
+        for o in outputs:
+            if not isinstance(o, Variable) or o.owner is not None:
+                self._check_outputs(op, outputs)
+                break
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self._tag = None
+        i = 0
+        for o in outputs:
+            o.owner = self
+            o.index = i
+            i += 1
+
+    def _reject(self, op: Op, inputs: Any, outputs: Any) -> None:
+        """Raise the TypeError that names the malformed inputs or outputs."""
+        for what, seq in (("inputs", inputs), ("outputs", outputs)):
+            if not isinstance(seq, list | tuple):
+                raise TypeError(
+                    f"Apply of {op}: {what} must be a list or tuple of Variables, "
+                    f"got {type_name(seq)}"
+                )
         for i, x in enumerate(inputs):
             if not isinstance(x, Variable):
                 raise TypeError(
                     f"Apply of {op}: input {i} must be a Variable, "
                     f"got {type_name(x)} {x!r:.80}"
                 )
+
+    def _check_outputs(self, op: Op, outputs: list) -> None:
+        """Raise unless every output is a Variable free to be owned by this node."""
         for i, o in enumerate(outputs):
             if not isinstance(o, Variable):
                 raise TypeError(
@@ -309,13 +333,6 @@ class Apply(Node):
                     f"Apply of {op}: output {i} ({o}) already belongs to another Apply "
                     f"({o.owner.op}); outputs must be fresh Variables"
                 )
-        self.op = op
-        self.inputs = list(inputs)
-        self.outputs = list(outputs)
-        self._tag = None
-        for i, o in enumerate(self.outputs):
-            o.owner = self
-            o.index = i
 
     def default_output(self) -> Variable:
         """The output ``op(...)`` returns: ``op.default_output``, or the only one."""
@@ -543,45 +560,58 @@ def general_toposort(
     return order
 
 
-def _postorder_nodes(in_set: Any, outputs: Iterable[Variable]) -> list[Apply]:
+def _postorder_nodes(
+    in_set: Any, outputs: Iterable[Variable], orphans: list[Variable] | None = None
+) -> list[Apply]:
     """Apply nodes feeding ``outputs`` (not crossing ``in_set``), producers first.
 
     The hot path of toposort, clone and FunctionGraph construction: one
-    explicit-stack depth-first walk, each node visited once.
+    explicit-stack depth-first walk, each node and edge visited once. ``in_set``
+    should be a set (any other container is copied into one: a membership test
+    on a list would make the walk quadratic). When ``orphans`` is a list, it
+    receives the ownerless inputs of the walked nodes that are not in ``in_set``
+    (so FunctionGraph import finds missing inputs without a second pass).
     """
+    if not isinstance(in_set, set | frozenset | dict):
+        in_set = set(in_set)
     order: list[Apply] = []
-    seen: set = set()  # on the stack or done
-    done: set = set()
+    seen: set = set()  # every node pushed so far
+    active: set = set()  # the nodes on the stack: reaching one again is a cycle
     seen_add = seen.add
-    done_add = done.add
+    active_add = active.add
+    active_discard = active.discard
     append = order.append
+    want_orphans = orphans is not None
     for out in outputs:
         root = out.owner
         if root is None or root in seen or out in in_set:
             continue
         seen_add(root)
-        stack = [(root, root.inputs, 0)]
+        active_add(root)
+        stack = [(root, iter(root.inputs))]
         push = stack.append
+        pop = stack.pop
         while stack:
-            node, ins, i = stack[-1]
-            n = len(ins)
-            while i < n:
-                x = ins[i]
-                i += 1
+            node, it = stack[-1]
+            for x in it:
                 own = x.owner
-                if own is None or x in in_set:
+                if own is None:
+                    if want_orphans and x not in in_set:
+                        orphans.append(x)
                     continue
                 if own in seen:
-                    if own not in done:
+                    if own in active and x not in in_set:
                         raise ValueError(f"graph contains a cycle through {own}")
                     continue
-                stack[-1] = (node, ins, i)
+                if x in in_set:
+                    continue
                 seen_add(own)
-                push((own, own.inputs, 0))
+                active_add(own)
+                push((own, iter(own.inputs)))
                 break
             else:
-                stack.pop()
-                done_add(node)
+                pop()
+                active_discard(node)
                 append(node)
     return order
 
@@ -618,24 +648,55 @@ def io_toposort(
 # --------------------------------------------------------------------------- cloning
 
 
+def _plain_clone(cls: type) -> bool:
+    """True when ``cls.clone`` is ``Variable.clone`` (so cloning may skip the call)."""
+    plain = _PLAIN_CLONE.get(cls)
+    if plain is None:
+        plain = _PLAIN_CLONE[cls] = cls.clone is Variable.clone
+    return plain
+
+
+_PLAIN_CLONE: dict[type, bool] = {}
+
+
 def _clone_node_fast(node: Apply, new_inputs: list[Variable]) -> Apply:
-    """``node.clone_with_new_inputs`` when the input types are unchanged, minus the checks."""
-    new = _new_apply(Apply)
+    """``node.clone_with_new_inputs`` when the input types are unchanged, minus the checks.
+
+    Outputs whose class keeps ``Variable.clone`` are filled in directly (the same
+    fields ``Variable.clone`` sets, with owner and index already right): cloning
+    is the inner loop of ``FunctionGraph.clone``.
+    """
+    new = _new_object(Apply)
     new.op = node.op
     new.inputs = new_inputs
     tag = node._tag
     new._tag = tag.copy() if tag is not None else None
     outs = []
-    for i, o in enumerate(node.outputs):
-        c = o.clone()
-        c.owner = new
-        c.index = i
+    i = 0
+    for o in node.outputs:
+        cls = type(o)
+        if _PLAIN_CLONE.get(cls) or _plain_clone(cls):
+            c = _new_object(cls)
+            c.type = o.type
+            c.owner = new
+            c.index = i
+            c.name = o.name
+            otag = o._tag
+            c._tag = otag.copy() if otag is not None else None
+            c._uid = next(_ids)
+            c._fn_cache = None
+        else:
+            c = o.clone()
+            c.owner = new
+            c.index = i
         outs.append(c)
+        i += 1
     new.outputs = outs
     return new
 
 
-_new_apply = object.__new__
+_new_object = object.__new__
+_new_apply = _new_object  # the former name, kept for callers
 
 
 def clone_get_equiv(
@@ -660,6 +721,7 @@ def clone_get_equiv(
         if x not in memo:
             memo[x] = x.clone() if copy_inputs else x
     get = memo.get
+    fast = not clone_inner_graphs
     for node in _postorder_nodes(set(inputs), outputs):
         new_inputs = []
         same = True
@@ -670,15 +732,22 @@ def clone_get_equiv(
             elif nx.type is not x.type and nx.type != x.type:
                 same = False
             new_inputs.append(nx)
-        if same and type(node) is Apply and not clone_inner_graphs:
+        if same and fast and type(node) is Apply:
             new_node = _clone_node_fast(node, new_inputs)
         else:
             new_node = node.clone_with_new_inputs(
                 new_inputs, strict=False, clone_inner_graph=clone_inner_graphs
             )
         memo[node] = new_node
-        for old, new in zip(node.outputs, new_node.outputs):
-            memo.setdefault(old, new)
+        olds = node.outputs
+        if len(olds) == 1:
+            old = olds[0]
+            if old not in memo:
+                memo[old] = new_node.outputs[0]
+        else:
+            for old, new in zip(olds, new_node.outputs):
+                if old not in memo:
+                    memo[old] = new
     for o in outputs:
         if o not in memo:
             memo[o] = o.clone() if copy_orphans else o

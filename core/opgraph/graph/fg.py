@@ -15,6 +15,7 @@ Graph outputs are clients too: output ``i`` is the pair ``("output", i)`` in
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -254,31 +255,19 @@ class FunctionGraph:
         untouched.
         """
         variables = self.variables
-        new_nodes = _postorder_nodes(variables, outputs)
+        orphans: list[Variable] | None = [] if check else None
+        new_nodes = _postorder_nodes(variables, outputs, orphans)
         apply_nodes = self.apply_nodes
-        if apply_nodes and new_nodes:
+        if apply_nodes and new_nodes:  # only a corrupted graph walks into its own nodes
             new_nodes = [n for n in new_nodes if n not in apply_nodes]
-        missing: list[tuple[Variable, Apply | None]] = []
-        if check:
-            for node in new_nodes:
-                for x in node.inputs:
-                    if x.owner is None and x not in variables and not isinstance(x, Constant):
-                        missing.append((x, node))
-            for out in outputs:
-                if out.owner is None and out not in variables and not isinstance(out, Constant):
-                    missing.append((out, None))
-        if missing:
-            if not import_missing:
-                var, node = missing[0]
-                where = f"needed by {node}" if node is not None else "requested as an output"
-                raise MissingInputError(
-                    f"Input {var} (of type {var.type}) is not an input of this FunctionGraph, "
-                    f"{where}; add it to the inputs or pass import_missing=True",
-                    variable=var,
-                )
-            for var, _ in missing:
-                if var not in variables:
-                    self.add_input(var)
+        if check and (
+            any(not isinstance(x, Constant) for x in orphans)
+            or any(
+                o.owner is None and o not in variables and not isinstance(o, Constant)
+                for o in outputs
+            )
+        ):
+            self._import_missing(new_nodes, outputs, import_missing)
         if new_nodes:
             self._connect(new_nodes, reason)
         for out in outputs:
@@ -287,10 +276,33 @@ class FunctionGraph:
                 self.clients.setdefault(out, [])
         return new_nodes
 
-    def _connect(self, new_nodes: list[Apply], reason: str | None) -> None:
+    def _import_missing(
+        self, new_nodes: list[Apply], outputs: Sequence[Variable], import_missing: bool
+    ) -> None:
+        """Raise for the first undeclared input (in import order), or add them all as inputs."""
         variables = self.variables
-        clients = self.clients
-        apply_nodes = self.apply_nodes
+        missing: list[tuple[Variable, Apply | None]] = []
+        for node in new_nodes:
+            for x in node.inputs:
+                if x.owner is None and x not in variables and not isinstance(x, Constant):
+                    missing.append((x, node))
+        for out in outputs:
+            if out.owner is None and out not in variables and not isinstance(out, Constant):
+                missing.append((out, None))
+        if not import_missing:
+            var, node = missing[0]
+            where = f"needed by {node}" if node is not None else "requested as an output"
+            raise MissingInputError(
+                f"Input {var} (of type {var.type}) is not an input of this FunctionGraph, "
+                f"{where}; add it to the inputs or pass import_missing=True",
+                variable=var,
+            )
+        for var, _ in missing:
+            if var not in variables:
+                self.add_input(var)
+
+    def _connect(self, new_nodes: list[Apply], reason: str | None) -> None:
+        """Add already-checked nodes (in topological order): the bulk of construction."""
         self._topo_cache = None
         cls = type(self)
         custom_setup = (
@@ -298,7 +310,38 @@ class FunctionGraph:
             or cls.setup_node is not FunctionGraph.setup_node
         )
         on_import = self._callbacks_for("on_import")
-        add_node = apply_nodes.add
+        if custom_setup or on_import:
+            self._connect_each(new_nodes, reason, custom_setup, on_import)
+            return
+        clients = self.clients
+        get = clients.get
+        add_node = self.apply_nodes.add
+        add_var = self.variables.add
+        setup_node = self.setup_node
+        for node in new_nodes:
+            op = node.op
+            if op.view_map or op.destroy_map:
+                setup_node(node)
+            add_node(node)
+            for o in node.outputs:
+                add_var(o)
+                clients[o] = []
+            i = 0
+            for x in node.inputs:
+                cl = get(x)
+                if cl is None:  # an ownerless variable seen for the first time
+                    add_var(x)
+                    cl = clients[x] = []
+                cl.append((node, i))
+                i += 1
+
+    def _connect_each(
+        self, new_nodes: list[Apply], reason: str | None, custom_setup: bool, on_import: list
+    ) -> None:
+        """``_connect`` with subclass setup hooks and on_import callbacks, node by node."""
+        variables = self.variables
+        clients = self.clients
+        add_node = self.apply_nodes.add
         add_var = variables.add
         get = clients.get
         for node in new_nodes:
@@ -599,7 +642,7 @@ class FunctionGraph:
                 return self._toposort_with(ords)
         cache = self._topo_cache
         if cache is None:
-            cache = self._topo_cache = _postorder_nodes(self.inputs, self.outputs)
+            cache = self._topo_cache = _postorder_nodes(self._inputs_set(), self.outputs)
         return list(cache)
 
     def _toposort_with(self, ords: dict[Apply, list[Apply]]) -> list[Apply]:
@@ -616,10 +659,88 @@ class FunctionGraph:
 
     # ------------------------------------------------------------------ checking
     def check_integrity(self) -> None:
-        """Raise if clients, apply_nodes or variables disagree with the graph's edges."""
+        """Raise if clients, apply_nodes or variables disagree with the graph's edges.
+
+        One walk plus one pass over the edges, in linear time even when a
+        variable has thousands of clients; only when something disagrees does
+        ``_diagnose_integrity`` run the slower checks that name the culprit.
+        """
+        input_set = set(self.inputs)
+        nodes = _postorder_nodes(input_set, self.outputs)
+        if not self._integrity_holds(nodes, input_set):
+            self._diagnose_integrity(nodes)
+
+    def _integrity_holds(self, nodes: list[Apply], input_set: set[Variable]) -> bool:
+        """True when the bookkeeping matches the graph reachable from the outputs.
+
+        Each edge ``(node, i)`` must be found in ``clients[node.inputs[i]]``;
+        distinct edges find distinct entries, so with as many entries as edges
+        every entry is an edge. Likewise every expected variable must be in
+        ``variables`` and ``clients``, and the sizes must agree.
+        """
+        apply_nodes = self.apply_nodes
+        if len(nodes) != len(apply_nodes) or not apply_nodes.issuperset(nodes):
+            return False
+        if len(input_set) != len(self.inputs):
+            return False
+        variables = self.variables
+        clients = self.clients
+        get = clients.get
+        big: dict[Variable, set] = {}  # client sets of widely used variables
+        extra: set[Variable] = set()  # ownerless non-inputs: constants
+        n_vars = len(input_set)
+        n_edges = 0
+        for node in nodes:
+            k = 0
+            for o in node.outputs:
+                if o.owner is not node or o.index != k or o not in variables or o not in clients:
+                    return False
+                k += 1
+            n_vars += k
+            i = 0
+            for x in node.inputs:
+                cl = get(x)
+                if cl is None:
+                    return False
+                if len(cl) <= 8:
+                    if (node, i) not in cl:
+                        return False
+                else:
+                    s = big.get(x)
+                    if s is None:
+                        s = big[x] = set(cl)
+                    if (node, i) not in s:
+                        return False
+                if x.owner is None and x not in input_set:
+                    if not isinstance(x, Constant):
+                        return False
+                    extra.add(x)
+                i += 1
+            n_edges += i
+        outputs = self.outputs
+        for j, o in enumerate(outputs):
+            cl = get(o)
+            if cl is None or (OUTPUT, j) not in cl:
+                return False
+            if o.owner is None and o not in input_set:
+                if not isinstance(o, Constant):
+                    return False
+                extra.add(o)
+        n_edges += len(outputs)
+        n_vars += len(extra)
+        for v in itertools.chain(input_set, extra):
+            if v not in variables or v not in clients:
+                return False
+        return (
+            len(variables) == n_vars
+            and len(clients) == n_vars
+            and sum(map(len, clients.values())) == n_edges
+        )
+
+    def _diagnose_integrity(self, nodes: list[Apply]) -> None:
+        """Raise an InconsistencyError naming what disagrees (the slow, thorough check)."""
         from opgraph.graph.utils import InconsistencyError
 
-        nodes = _postorder_nodes(self.inputs, self.outputs)
         apply_nodes = self.apply_nodes
         if len(nodes) != len(apply_nodes) or not apply_nodes.issuperset(nodes):
             found = set(nodes)
@@ -695,6 +816,10 @@ class FunctionGraph:
                             f"Wrong clients for {var}: ({_node_label(c)}, {i}) does not use it"
                         )
             raise InconsistencyError("clients hold more entries than the graph has edges")
+        raise InconsistencyError(
+            "clients do not match the graph's edges (a variable of the graph has no clients "
+            "entry, or an entry belongs to a variable outside it)"
+        )
 
     # ------------------------------------------------------------------ cloning
     def clone(self, check_integrity: bool = True) -> FunctionGraph:
