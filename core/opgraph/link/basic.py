@@ -122,6 +122,21 @@ class Linker:
             )
         return self.fgraph
 
+    def schedule(
+        self,
+        input_storage: Sequence[StorageCell] | None,
+        output_storage: Sequence[StorageCell] | None,
+        storage_map: dict[Variable, StorageCell] | None,
+    ) -> tuple[FunctionGraph, list[Apply], list[StorageCell], list[StorageCell],
+               dict[Variable, StorageCell]]:
+        """The bound graph, its node order and storage cells: where every make_thunk starts."""
+        fgraph = self._require_fgraph()
+        order = list(fgraph.toposort())
+        input_storage, output_storage, storage_map = map_storage(
+            fgraph, order, input_storage, output_storage, storage_map
+        )
+        return fgraph, order, input_storage, output_storage, storage_map
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         gc = "" if self.allow_gc else "allow_gc=False"

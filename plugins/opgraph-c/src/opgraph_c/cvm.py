@@ -23,7 +23,6 @@ from opgraph.link.basic import (
     LinkerResult,
     StorageCell,
     compute_free_lists,
-    map_storage,
     raise_with_op,
 )
 from opgraph_c.codegen.module import constant_values
@@ -73,10 +72,8 @@ class CVMLinker(Linker):
         output_storage: Sequence[StorageCell] | None = None,
         storage_map: dict[Variable, StorageCell] | None = None,
     ) -> LinkerResult:
-        fgraph = self._require_fgraph()
-        order = list(fgraph.toposort())
-        input_storage, output_storage, storage_map = map_storage(
-            fgraph, order, input_storage, output_storage, storage_map
+        fgraph, order, input_storage, output_storage, storage_map = self.schedule(
+            input_storage, output_storage, storage_map
         )
         compute_map = {v: [True] for v in storage_map}
         thunks = [self._node_thunk(node, storage_map, compute_map) for node in order]

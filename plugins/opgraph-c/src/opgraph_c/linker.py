@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Constant, Variable
-from opgraph.link.basic import Linker, LinkerResult, StorageCell, map_storage, raise_with_op
+from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph_c import compiler
 from opgraph_c.cache import ModuleCache, default_cache
 from opgraph_c.codegen.module import build_module_source, constant_values
@@ -137,10 +137,8 @@ class CLinker(Linker):
         output_storage: Sequence[StorageCell] | None = None,
         storage_map: dict[Variable, StorageCell] | None = None,
     ) -> LinkerResult:
-        fgraph = self._require_fgraph()
-        order = list(fgraph.toposort())
-        input_storage, output_storage, storage_map = map_storage(
-            fgraph, order, input_storage, output_storage, storage_map
+        fgraph, order, input_storage, output_storage, storage_map = self.schedule(
+            input_storage, output_storage, storage_map
         )
         keep_live: set[Variable] = set()
         if not self.allow_gc:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.graph.basic import Constant, Variable
-from opgraph.link.basic import Linker, LinkerResult, StorageCell, map_storage, raise_with_op
+from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph_numpy.thunks import make_node_thunk
 
 __all__ = ["PerformLinker"]
@@ -29,10 +29,8 @@ class PerformLinker(Linker):
         output_storage: Sequence[StorageCell] | None = None,
         storage_map: dict[Variable, StorageCell] | None = None,
     ) -> LinkerResult:
-        fgraph = self._require_fgraph()
-        order = list(fgraph.toposort())
-        input_storage, output_storage, storage_map = map_storage(
-            fgraph, order, input_storage, output_storage, storage_map
+        fgraph, order, input_storage, output_storage, storage_map = self.schedule(
+            input_storage, output_storage, storage_map
         )
         compute_map = {v: [isinstance(v, Constant) or v.owner is None] for v in storage_map}
         for v in fgraph.inputs:

@@ -20,7 +20,6 @@ from opgraph.link.basic import (
     LinkerResult,
     StorageCell,
     compute_free_lists,
-    map_storage,
     raise_with_op,
 )
 from opgraph_numpy.thunks import make_node_thunk, uses_default_thunk
@@ -50,10 +49,8 @@ class VMLinker(Linker):
         output_storage: Sequence[StorageCell] | None = None,
         storage_map: dict[Variable, StorageCell] | None = None,
     ) -> LinkerResult:
-        fgraph = self._require_fgraph()
-        order = list(fgraph.toposort())
-        input_storage, output_storage, storage_map = map_storage(
-            fgraph, order, input_storage, output_storage, storage_map
+        fgraph, order, input_storage, output_storage, storage_map = self.schedule(
+            input_storage, output_storage, storage_map
         )
         given = set(fgraph.inputs)
         compute_map = {
