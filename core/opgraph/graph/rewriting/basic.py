@@ -8,10 +8,13 @@ rewrites run in which mode) lives in the rewrite database plugin, not here.
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import threading
 import time
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import Apply, Variable
@@ -32,6 +35,7 @@ __all__ = [
     "SequentialGraphRewriter",
     "SequentialNodeRewriter",
     "apply_node_rewrite",
+    "gc_paused",
     "graph_rewriter",
     "is_output_client",
     "node_rewriter",
@@ -142,6 +146,39 @@ class Rewriter:
         return rewriter_name(self)
 
     __repr__ = __str__
+
+
+_GC_LOCK = threading.Lock()
+_GC_PAUSES = 0
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic GC while a graph is rewritten (nesting and threads allowed).
+
+    Rewriting allocates many short-lived Variables and Apply nodes; with the
+    collector on, full (oldest-generation) collections triggered midway scan
+    the whole heap, and their number grows with the graph, which made compile
+    time grow faster than N log N. Refcounting still frees acyclic garbage; the
+    cyclic rest (owner <-> outputs links) is collected by the first automatic
+    collection after the outermost pause ends.
+    """
+    global _GC_PAUSES
+    with _GC_LOCK:
+        if _GC_PAUSES == 0 and not gc.isenabled():  # the caller manages the collector
+            owner = False
+        else:
+            owner = True
+            _GC_PAUSES += 1
+            gc.disable()
+    try:
+        yield
+    finally:
+        if owner:
+            with _GC_LOCK:
+                _GC_PAUSES -= 1
+                if _GC_PAUSES == 0:
+                    gc.enable()
 
 
 def _ensure_replace_validate(fgraph: FunctionGraph) -> None:
@@ -437,9 +474,13 @@ class GraphRewriter(Rewriter):
         raise NotImplementedError(f"{type(self).__name__} must implement apply")
 
     def rewrite(self, fgraph: FunctionGraph, *args: Any, **kwargs: Any) -> Any:
-        """Attach requirements, then apply (the entry point a compiler calls)."""
-        self.add_requirements(fgraph)
-        return self.apply(fgraph, *args, **kwargs)
+        """Attach requirements, then apply (the entry point a compiler calls).
+
+        The cyclic garbage collector is paused meanwhile (see :func:`gc_paused`).
+        """
+        with gc_paused():
+            self.add_requirements(fgraph)
+            return self.apply(fgraph, *args, **kwargs)
 
     def __call__(self, fgraph: FunctionGraph) -> Any:
         return self.rewrite(fgraph)

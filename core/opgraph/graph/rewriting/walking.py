@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import io_toposort
@@ -22,6 +22,7 @@ from opgraph.graph.rewriting.basic import (
     SequentialNodeRewriter,
     apply_node_rewrite,
     flatten_rewriters,
+    is_output_client,
     on_rewrite_error,
     rewriter_name,
 )
@@ -35,6 +36,8 @@ __all__ = [
     "WalkingGraphRewriter",
     "dfs_rewriter",
     "in2out",
+    "neighbourhood",
+    "order_subset",
     "out2in",
     "walking_rewriter",
 ]
@@ -52,6 +55,12 @@ class _QueueFeeder(_FeatureBase):  # type: ignore[misc,valid-type]
         self.push = push
         self.requeue_changed = requeue_changed
         self.events = 0
+        #: nodes imported or re-wired since the last :meth:`take_touched` (insertion ordered)
+        self.touched: dict[Any, None] = {}
+
+    def take_touched(self) -> dict[Any, None]:
+        touched, self.touched = self.touched, {}
+        return touched
 
     def on_attach(self, fgraph: Any) -> None:
         pass
@@ -61,6 +70,7 @@ class _QueueFeeder(_FeatureBase):  # type: ignore[misc,valid-type]
 
     def on_import(self, fgraph: Any, node: Any, reason: Any = None) -> None:
         self.events += 1
+        self.touched[node] = None
         if self.push is not None:
             self.push(node)
 
@@ -70,7 +80,10 @@ class _QueueFeeder(_FeatureBase):  # type: ignore[misc,valid-type]
     def on_change_input(self, fgraph: Any, node: Any, i: int, var: Any, new_var: Any,
                         reason: Any = None) -> None:
         self.events += 1
-        if self.requeue_changed and self.push is not None and not isinstance(node, str):
+        if isinstance(node, str):
+            return
+        self.touched[node] = None
+        if self.requeue_changed and self.push is not None:
             self.push(node)
 
     def clone(self) -> _QueueFeeder:
@@ -79,6 +92,78 @@ class _QueueFeeder(_FeatureBase):  # type: ignore[misc,valid-type]
 
 def _ordered_nodes(fgraph: FunctionGraph) -> list[Any]:
     return io_toposort(fgraph.inputs, fgraph.outputs)
+
+
+def neighbourhood(
+    fgraph: FunctionGraph, touched: Iterable[Any],
+    group_of: Callable[[Any], Any] | None = None,
+) -> dict[Any, None]:
+    """The nodes whose rewrites may have changed because ``touched`` nodes changed.
+
+    A node rewriter reads its node, the producers of its inputs and the users
+    of its outputs; rewriters that absorb whole single-client chains (the
+    add/mul canonizers) are rooted at the chain's last node. So the result is
+    each touched node, its input producers, its clients and theirs, and the
+    clients further down single-client links while ``group_of`` (e.g. the
+    rewriters an Op meets) stays the same along the link (no ``group_of``: to
+    the end of the chain). Linear: each node is walked down from at most once.
+    """
+    apply_nodes = fgraph.apply_nodes
+    clients = fgraph.clients
+    dirty: dict[Any, None] = {}
+    walked: set[Any] = set()
+    for node in touched:
+        if node not in apply_nodes:
+            continue
+        dirty[node] = None
+        for inp in node.inputs:
+            owner = inp.owner
+            if owner is not None and owner in apply_nodes:
+                dirty[owner] = None
+        stack = [(node, 0)]
+        while stack:
+            m, depth = stack.pop()
+            if m in walked:
+                continue
+            walked.add(m)
+            for out in m.outputs:
+                users = clients.get(out, ())
+                for c, _k in users:
+                    if is_output_client(c):
+                        continue
+                    dirty[c] = None
+                    if len(users) == 1 and (
+                        depth == 0 or group_of is None or group_of(c.op) == group_of(m.op)
+                    ):
+                        stack.append((c, depth + 1))
+    return dirty
+
+
+def order_subset(nodes: Iterable[Any]) -> list[Any]:
+    """``nodes`` in an order where each comes after the others it reads (iterative DFS,
+    linear in the subset; nodes outside it are not visited)."""
+    members = nodes if isinstance(nodes, dict | set) else dict.fromkeys(nodes)
+    order: list[Any] = []
+    state: set[Any] = set()
+    for start in members:
+        if start in state:
+            continue
+        state.add(start)
+        stack = [(start, 0)]
+        while stack:
+            node, k = stack.pop()
+            ins = node.inputs
+            while k < len(ins):
+                owner = ins[k].owner
+                k += 1
+                if owner is not None and owner in members and owner not in state:
+                    stack.append((node, k))
+                    state.add(owner)
+                    stack.append((owner, 0))
+                    break
+            else:
+                order.append(node)
+    return order
 
 
 def _node_rewriters_of(rewriter: NodeRewriter) -> list[NodeRewriter]:
@@ -271,10 +356,19 @@ class EquilibriumGraphRewriter(GraphRewriter):
         fail = self.failure_callback
         try:
             for _round in range(self.max_rounds):
+                # the first round visits every node; later rounds only the neighbourhood
+                # of what the previous round changed: elsewhere every rewrite already
+                # declined and would decline again
+                touched = feeder.take_touched()
                 changed = self._run_graph_rewriters(fgraph, self.global_rewriters, stats, feeder)
                 max_uses = max(self.max_use_ratio * len(apply_nodes), 16)
                 queue.clear()
-                queue.extend(_ordered_nodes(fgraph))
+                if _round == 0:
+                    feeder.take_touched()
+                    queue.extend(_ordered_nodes(fgraph))
+                else:
+                    touched.update(feeder.take_touched())
+                    queue.extend(order_subset(neighbourhood(fgraph, touched, get)))
                 while queue:
                     node = queue.popleft()
                     if node not in apply_nodes:

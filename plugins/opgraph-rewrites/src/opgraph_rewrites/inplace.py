@@ -48,8 +48,9 @@ class InplaceElemwiseOptimizer(GraphRewriter):
         t0 = time.perf_counter()
         if not hasattr(fgraph, "destroy_handler"):
             self.add_requirements(fgraph)
-        count = self._sole_reader_pass(fgraph)
-        count += self._validated_pass(fgraph)
+        candidates = self._candidates(fgraph)  # one topological order serves both passes
+        count = self._sole_reader_pass(fgraph, candidates)
+        count += self._validated_pass(fgraph, candidates)
         stats.applied[self.name] = count
         stats.total_time = stats.time[self.name] = time.perf_counter() - t0
         stats.calls[self.name] = 1
@@ -89,11 +90,11 @@ class InplaceElemwiseOptimizer(GraphRewriter):
                         return False
         return sum(1 for c, _k in clients.get(inp, ()) if c is node) == 1
 
-    def _sole_reader_pass(self, fgraph: Any) -> int:
+    def _sole_reader_pass(self, fgraph: Any, candidates: list[Apply]) -> int:
         chk = fgraph.checkpoint()
         changed = 0
         try:
-            for node in self._candidates(fgraph):
+            for node in candidates:
                 if node not in fgraph.apply_nodes:
                     continue
                 out = node.outputs[0]
@@ -113,12 +114,12 @@ class InplaceElemwiseOptimizer(GraphRewriter):
             return 0
         return changed
 
-    def _validated_pass(self, fgraph: Any) -> int:
+    def _validated_pass(self, fgraph: Any, candidates: list[Apply]) -> int:
         dh = fgraph.destroy_handler
         replace = fgraph.replace_all_validate
         budget = self.max_validated
         count = 0
-        for node in self._candidates(fgraph):
+        for node in candidates:  # nodes switched by the first pass left the graph
             if budget <= 0:
                 break
             if node not in fgraph.apply_nodes:

@@ -6,6 +6,7 @@ from typing import Any
 
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
+from opgraph_rewrites.fill import fill_rewriters
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.shape_feature import shape_rewriters
@@ -25,6 +26,11 @@ def register_standard_rewrites(db: Any) -> None:
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
+    fills = fill_rewriters()
+    for name, rw, tags in fills["canonicalize"]:
+        canon.register(name, rw, "fast_run", *tags)
+    for name, rw, tags in fills["specialize"]:
+        spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in stabilize_rewriters():
         stab.register(name, rw, "fast_run", *tags)
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
