@@ -578,7 +578,8 @@ class FunctionGraph:
             if callable(getattr(f, "orderings", None))
             and not (isinstance(f, Feature) and type(f).orderings is Feature.orderings)
         ]
-        self._topo_cache = None
+        # _topo_cache holds the order without Feature orderings (those take the
+        # _toposort_with path), so attaching or removing a Feature keeps it valid.
 
     def _callbacks_for(self, name: str) -> list:
         """Bound callbacks of Features that really implement ``name`` (cached)."""
