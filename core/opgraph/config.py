@@ -18,6 +18,7 @@ import contextlib
 import os
 import sys
 import types
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,10 @@ STRICT_PLUGINS_ENV = "OPGRAPH_STRICT_PLUGINS"
 
 _TRUE = frozenset({"1", "true", "yes", "on", "y", "t"})
 _FALSE = frozenset({"0", "false", "no", "off", "n", "f", ""})
+
+
+UNKNOWN_FLAGS: dict[str, str] = {}
+"""Flags from the environment that opgraph does not define, by name (raw values)."""
 
 
 class ConfigError(ValueError):
@@ -314,7 +319,13 @@ def parse_flags(text: str, *, source: str = FLAGS_ENV) -> dict[str, Any]:
         if not sep:
             raise ConfigError(f"{source}: expected 'name=value', got {item.strip()!r}")
         if key not in fields:
-            raise ConfigError(f"{source}: {_unknown_flag_message(name.strip())}")
+            # PyTensor-style settings must not crash at import: warn and keep the raw value.
+            warnings.warn(
+                f"{source}: config flag {name.strip()!r} is not known to opgraph; ignored",
+                stacklevel=2,
+            )
+            UNKNOWN_FLAGS[key] = raw.strip()
+            continue
         attr = fields[key]
         try:
             value = attr.metadata["parse"](key, raw)
