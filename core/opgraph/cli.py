@@ -71,6 +71,7 @@ def _run_plugins(args: argparse.Namespace) -> int:
                 ("linkers", row.linkers),
                 ("modes", row.modes),
                 ("backends", row.backends),
+                ("modules", row.modules),
             )
             if names
         )

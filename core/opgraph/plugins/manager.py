@@ -28,7 +28,7 @@ import pluggy
 
 from opgraph.plugins import hookspecs
 from opgraph.plugins.hookspecs import ENTRY_POINT_GROUP, HOOK_NAMES, PROJECT_NAME
-from opgraph.plugins.records import LinkerRecord, ModeRecord
+from opgraph.plugins.records import LinkerRecord, ModeRecord, PublicModule
 
 __all__ = [
     "KNOWN_PROVIDERS",
@@ -49,6 +49,7 @@ __all__ = [
     "mode_records",
     "plugin_report",
     "provider_hint",
+    "public_module_records",
     "reset_plugin_manager",
 ]
 
@@ -120,6 +121,7 @@ class PluginInfo:
     status: str
     error: str = ""
     traceback: str = ""
+    modules: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -371,10 +373,11 @@ def call_hook_safely(pm: pluggy.PluginManager | None, hookname: str, /, **kwargs
 
 @attrs.define
 class PluginRegistry:
-    """Linker and mode records of a manager, flattened, with their providers."""
+    """Linker, mode and public-module records of a manager, flattened, with their providers."""
 
     linkers: dict[str, LinkerRecord] = attrs.field(factory=dict)
     modes: dict[str, ModeRecord] = attrs.field(factory=dict)
+    modules: dict[str, PublicModule] = attrs.field(factory=dict)
     owners: dict[tuple[str, str], str] = attrs.field(factory=dict)
 
     @classmethod
@@ -383,6 +386,7 @@ class PluginRegistry:
         reg = cls()
         reg._collect(pm, "linker", "opgraph_linkers", LinkerRecord, reg.linkers)
         reg._collect(pm, "mode", "opgraph_modes", ModeRecord, reg.modes)
+        reg._collect(pm, "module", "opgraph_public_modules", PublicModule, reg.modules)
         return reg
 
     def _collect(
@@ -396,18 +400,19 @@ class PluginRegistry:
         for plugin, result in iter_hook_results(pm, hookname, {}):
             items = _as_records(pm, plugin, hookname, result, record_type)
             for rec in items:
-                previous = self.owners.get((kind, rec.name))
+                key = rec.module if isinstance(rec, PublicModule) else rec.name
+                previous = self.owners.get((kind, key))
                 if previous is not None:
                     raise PluginConflictError(
-                        f"{kind} {rec.name!r} is provided by two plugins: "
+                        f"{kind} {key!r} is provided by two plugins: "
                         f"{_describe(pm, previous)} and {_describe(pm, plugin)}; "
                         "uninstall one, or disable one with OPGRAPH_DISABLE_PLUGINS"
                     )
-                self.owners[(kind, rec.name)] = plugin
-                out[rec.name] = rec
+                self.owners[(kind, key)] = plugin
+                out[key] = rec
 
     def provider_of(self, kind: str, name: str) -> str | None:
-        """The plugin name that provides the ``kind`` ("linker"/"mode") ``name``."""
+        """The plugin name that provides the ``kind`` ("linker"/"mode"/"module") ``name``."""
         return self.owners.get((kind, name))
 
 
@@ -456,6 +461,11 @@ def mode_records(pm: pluggy.PluginManager | None = None) -> dict[str, ModeRecord
     return dict(plugin_registry(pm).modes)
 
 
+def public_module_records(pm: pluggy.PluginManager | None = None) -> dict[str, PublicModule]:
+    """All plugin-served module paths, from every plugin (conflicting paths raise)."""
+    return dict(plugin_registry(pm).modules)
+
+
 # --- listing ------------------------------------------------------------------------
 
 
@@ -465,7 +475,11 @@ def _plugin_contributions(
     hooks = tuple(sorted(hc.name for hc in (pm.get_hookcallers(plugin) or ())))
     errors: list[str] = []
     found: dict[str, list[Any]] = {}
-    for hookname, record_type in (("opgraph_linkers", LinkerRecord), ("opgraph_modes", ModeRecord)):
+    for hookname, record_type in (
+        ("opgraph_linkers", LinkerRecord),
+        ("opgraph_modes", ModeRecord),
+        ("opgraph_public_modules", PublicModule),
+    ):
         caller = getattr(pm.hook, hookname)
         found[hookname] = []
         for impl in caller.get_hookimpls():
@@ -481,10 +495,11 @@ def _plugin_contributions(
     linkers = tuple(r.name for r in found["opgraph_linkers"])
     modes = tuple(r.name for r in found["opgraph_modes"])
     backends = tuple(dict.fromkeys(r.backend for r in found["opgraph_linkers"] if r.backend))
+    modules = tuple(r.module for r in found["opgraph_public_modules"])
     for (plugin_name, hook), failure in pm.hook_failures.items():
         if plugin_name == name:
             errors.append(f"{hook} raised {failure.error} ({failure.count}x)")
-    return hooks, linkers, modes, backends, errors
+    return hooks, linkers, modes, backends, modules, errors
 
 
 def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
@@ -494,11 +509,13 @@ def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
     for key, status in pm.plugin_status.items():
         plugin = pm.get_plugin(key) if status.status == "ok" else None
         hooks: tuple[str, ...] = ()
-        linkers = modes = backends = hooks
+        linkers = modes = backends = modules = hooks
         error = status.error
         state = status.status
         if plugin is not None:
-            hooks, linkers, modes, backends, errors = _plugin_contributions(pm, plugin, key)
+            hooks, linkers, modes, backends, modules, errors = _plugin_contributions(
+                pm, plugin, key
+            )
             if errors:
                 state, error = "failed", "; ".join(errors)
         rows.append(
@@ -510,6 +527,7 @@ def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
                 linkers=linkers,
                 modes=modes,
                 backends=backends,
+                modules=modules,
                 status=state,
                 error=error,
                 traceback=status.traceback,
@@ -537,12 +555,15 @@ def _normalize_dist(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def provider_hint(name: str, pm: OpgraphPluginManager | None = None) -> str | None:
+def provider_hint(
+    name: str, pm: OpgraphPluginManager | None = None, *, dist: str | None = None
+) -> str | None:
     """A sentence telling which plugin provides ``name`` and its state here, or None.
 
+    ``dist`` names the distribution (default: looked up in :data:`KNOWN_PROVIDERS`).
     Uses ``pm`` if given, else the global manager only if it is already loaded.
     """
-    dist = KNOWN_PROVIDERS.get(name)
+    dist = KNOWN_PROVIDERS.get(name) if dist is None else dist
     if dist is None:
         return None
     pm = _MANAGER if pm is None else pm
