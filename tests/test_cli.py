@@ -13,7 +13,7 @@ import pytest
 import opgraph
 from opgraph import cli
 from opgraph.plugins import LinkerRecord, ModeRecord, hookimpl, make_plugin_manager
-from opgraph.plugins import manager as manager_module
+from opgraph.plugins import loading as manager_module
 
 
 @pytest.fixture
