@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         reset_plugin_manager,
     )
     from opgraph.plugins.records import (
+        CommandRecord,
         LinkerRecord,
         ModeRecord,
         PublicModule,
@@ -80,7 +81,14 @@ _LAZY = {
         "opgraph.plugins.manager",
     ),
     **dict.fromkeys(
-        ("LinkerRecord", "ModeRecord", "PublicModule", "TargetLoadError", "load_target"),
+        (
+            "CommandRecord",
+            "LinkerRecord",
+            "ModeRecord",
+            "PublicModule",
+            "TargetLoadError",
+            "load_target",
+        ),
         "opgraph.plugins.records",
     ),
 }
@@ -90,6 +98,7 @@ __all__ = [
     "HOOK_NAMES",
     "KNOWN_PROVIDERS",
     "PROJECT_NAME",
+    "CommandRecord",
     "HookFailure",
     "LinkerRecord",
     "ModeRecord",

@@ -19,7 +19,7 @@ import pluggy
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from opgraph.plugins.records import LinkerRecord, ModeRecord, PublicModule
+    from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 
 PROJECT_NAME = "opgraph"
 ENTRY_POINT_GROUP = "opgraph.plugins"
@@ -170,6 +170,24 @@ def opgraph_public_modules() -> list[PublicModule]:
     """
 
 
+@hookspec
+def opgraph_cli_commands() -> list[CommandRecord]:
+    """Add ``opgraph <name>`` subcommands (collect-all).
+
+    Called when the ``opgraph`` command line is parsed.  Return a list of
+    :class:`~opgraph.plugins.records.CommandRecord`; ``setup`` is imported to
+    build the parser, ``run`` only when the subcommand is used.  A name that is
+    already taken (by the core or another plugin) is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def opgraph_cli_commands():
+            return [CommandRecord("cache", "manage the C cache",
+                                  "opgraph_c.cache_cli:setup", "opgraph_c.cache_cli:run")]
+    """
+
+
 HOOK_NAMES: tuple[str, ...] = (
     "opgraph_linkers",
     "opgraph_modes",
@@ -179,4 +197,5 @@ HOOK_NAMES: tuple[str, ...] = (
     "opgraph_pushforward",
     "opgraph_op_impl",
     "opgraph_public_modules",
+    "opgraph_cli_commands",
 )

@@ -34,6 +34,7 @@ from opgraph.plugins.loading import (
 from opgraph.plugins.registry import (
     Conflict,
     PluginRegistry,
+    command_records,
     linker_records,
     mode_records,
     plugin_registry,
@@ -57,6 +58,7 @@ __all__ = [
     "PluginRegistry",
     "PluginStatus",
     "call_hook_safely",
+    "command_records",
     "get_plugin_manager",
     "iter_hook_results",
     "linker_records",

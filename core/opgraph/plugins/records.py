@@ -156,3 +156,19 @@ class PublicModule:
     module: str = attrs.field(validator=_check_module_path)
     target: str = attrs.field(validator=_check_module_path)
     description: str = ""
+
+
+@attrs.frozen
+class CommandRecord:
+    """An ``opgraph <name>`` subcommand a plugin provides.
+
+    ``setup`` (an import string or callable) adds the subcommand's arguments
+    to an ``argparse`` parser: keep its module light, it is imported whenever
+    the command line is parsed.  ``run`` takes the parsed arguments and returns
+    the exit code; it is imported only when the subcommand runs.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    help: str
+    setup: Target = attrs.field(validator=_check_target)
+    run: Target = attrs.field(validator=_check_target)

@@ -22,11 +22,12 @@ from opgraph.plugins.loading import (
     get_plugin_manager,
     normalize_dist,
 )
-from opgraph.plugins.records import LinkerRecord, ModeRecord, PublicModule
+from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 
 __all__ = [
     "Conflict",
     "PluginRegistry",
+    "command_records",
     "linker_records",
     "mode_records",
     "plugin_registry",
@@ -52,6 +53,7 @@ class PluginRegistry:
     linkers: dict[str, LinkerRecord] = attrs.field(factory=dict)
     modes: dict[str, ModeRecord] = attrs.field(factory=dict)
     modules: dict[str, PublicModule] = attrs.field(factory=dict)
+    commands: dict[str, CommandRecord] = attrs.field(factory=dict)
     owners: dict[tuple[str, str], str] = attrs.field(factory=dict)
     conflicts: dict[tuple[str, str], Conflict] = attrs.field(factory=dict)
 
@@ -62,6 +64,7 @@ class PluginRegistry:
         reg._collect(pm, "linker", "opgraph_linkers", LinkerRecord, reg.linkers)
         reg._collect(pm, "mode", "opgraph_modes", ModeRecord, reg.modes)
         reg._collect(pm, "module", "opgraph_public_modules", PublicModule, reg.modules)
+        reg._collect(pm, "command", "opgraph_cli_commands", CommandRecord, reg.commands)
         return reg
 
     def _collect(
@@ -165,6 +168,11 @@ def linker_records(pm: pluggy.PluginManager | None = None) -> dict[str, LinkerRe
 def mode_records(pm: pluggy.PluginManager | None = None) -> dict[str, ModeRecord]:
     """All modes by name, from every plugin (a name claimed twice: see the module doc)."""
     return dict(plugin_registry(pm).modes)
+
+
+def command_records(pm: pluggy.PluginManager | None = None) -> dict[str, CommandRecord]:
+    """All plugin-provided ``opgraph`` subcommands by name."""
+    return dict(plugin_registry(pm).commands)
 
 
 def public_module_records(pm: pluggy.PluginManager | None = None) -> dict[str, PublicModule]:

@@ -9,7 +9,7 @@ import attrs
 from opgraph.plugins import loading
 from opgraph.plugins.errors import short_error
 from opgraph.plugins.loading import OpgraphPluginManager, get_plugin_manager, normalize_dist
-from opgraph.plugins.records import LinkerRecord, ModeRecord, PublicModule
+from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 from opgraph.plugins.registry import Conflict, plugin_registry
 
 __all__ = ["KNOWN_PROVIDERS", "PluginInfo", "plugin_report", "provider_hint"]
@@ -22,14 +22,15 @@ class PluginInfo:
     name: str
     distribution: str
     version: str
-    hooks: tuple[str, ...]
-    linkers: tuple[str, ...]
-    modes: tuple[str, ...]
-    backends: tuple[str, ...]
     status: str
     error: str = ""
     traceback: str = ""
+    hooks: tuple[str, ...] = ()
+    linkers: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
@@ -40,7 +41,8 @@ class PluginInfo:
 
 def _plugin_contributions(
     pm: OpgraphPluginManager, plugin: Any, name: str
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], list[str]]:
+) -> tuple[dict[str, tuple[str, ...]], list[str]]:
+    """What ``plugin`` declares, by kind (hooks, linkers, modes, ...), and its hook errors."""
     hooks = tuple(sorted(hc.name for hc in (pm.get_hookcallers(plugin) or ())))
     errors: list[str] = []
     found: dict[str, list[Any]] = {}
@@ -48,6 +50,7 @@ def _plugin_contributions(
         ("opgraph_linkers", LinkerRecord),
         ("opgraph_modes", ModeRecord),
         ("opgraph_public_modules", PublicModule),
+        ("opgraph_cli_commands", CommandRecord),
     ):
         caller = getattr(pm.hook, hookname)
         found[hookname] = []
@@ -61,14 +64,19 @@ def _plugin_contributions(
                 continue
             items = result if isinstance(result, list | tuple) else [result]
             found[hookname].extend(r for r in items if isinstance(r, record_type))
-    linkers = tuple(r.name for r in found["opgraph_linkers"])
-    modes = tuple(r.name for r in found["opgraph_modes"])
-    backends = tuple(dict.fromkeys(r.backend for r in found["opgraph_linkers"] if r.backend))
-    modules = tuple(r.module for r in found["opgraph_public_modules"])
+    linkers = found["opgraph_linkers"]
+    provides = {
+        "hooks": hooks,
+        "linkers": tuple(r.name for r in linkers),
+        "modes": tuple(r.name for r in found["opgraph_modes"]),
+        "backends": tuple(dict.fromkeys(r.backend for r in linkers if r.backend)),
+        "modules": tuple(r.module for r in found["opgraph_public_modules"]),
+        "commands": tuple(r.name for r in found["opgraph_cli_commands"]),
+    }
     for (plugin_name, hook), failure in pm.hook_failures.items():
         if plugin_name == name:
             errors.append(f"{hook} raised {failure.error} ({failure.count}x)")
-    return hooks, linkers, modes, backends, modules, errors
+    return provides, errors
 
 
 def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
@@ -78,14 +86,11 @@ def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
     rows: list[PluginInfo] = []
     for key, status in pm.plugin_status.items():
         plugin = pm.get_plugin(key) if status.status == "ok" else None
-        hooks: tuple[str, ...] = ()
-        linkers = modes = backends = modules = hooks
+        provides: dict[str, tuple[str, ...]] = {}
         error = status.error
         state = status.status
         if plugin is not None:
-            hooks, linkers, modes, backends, modules, errors = _plugin_contributions(
-                pm, plugin, key
-            )
+            provides, errors = _plugin_contributions(pm, plugin, key)
             if errors:
                 state, error = "failed", "; ".join(errors)
         rows.append(
@@ -93,15 +98,11 @@ def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:
                 name=status.name,
                 distribution=status.distribution,
                 version=status.version,
-                hooks=hooks,
-                linkers=linkers,
-                modes=modes,
-                backends=backends,
-                modules=modules,
                 status=state,
                 error=error,
                 traceback=status.traceback,
                 conflicts=tuple(c.message for c in conflicts if key in c.plugins),
+                **provides,
             )
         )
     return rows
@@ -130,6 +131,8 @@ KNOWN_PROVIDERS: dict[str, str] = {
     "OpFromGraph": "opgraph-ofg",
     "C": "opgraph-c",
     "CVM": "opgraph-c",
+    "cache": "opgraph-c",
+    "demo": "opgraph-demo",
 }
 """Well-known linker/mode/feature names and the distribution that provides them."""
 
