@@ -36,7 +36,19 @@ def _reexport(module_name: str) -> None:
         globals()[name] = getattr(module, name)
 
 
-for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ifelse", "inplace"):
+for _name in (
+    "elemwise",
+    "math",
+    "shape",
+    "basic",
+    "subtensor",
+    "special",
+    "ifelse",
+    "inplace",
+    "extra_ops",
+    "sort",
+    "indexing_along",
+):
     _reexport(_name)
 del _name
 
