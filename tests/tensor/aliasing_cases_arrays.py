@@ -14,6 +14,7 @@ import numpy as np
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply
 from opgraph.tensor import extra_ops as xo
+from opgraph.tensor.arrays import Nonzero
 from opgraph.tensor.indexing_along import AddAlongAxis, TakeAlongAxis
 from opgraph.tensor.sort import ArgSortOp, SortOp
 
@@ -126,6 +127,10 @@ def add_along_cases() -> Iterator[Case]:
     yield "add_along", AddAlongAxis(1)(x, i, v).owner, {x: xv, i: iv, v: vv}
 
 
+def nonzero_nd_cases() -> Iterator[Case]:
+    yield from _unary(lambda x: Nonzero()(x), "nonzero", [(3, 4), (0, 2)], "int64")
+
+
 ARRAY_CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.extra_ops.CumOp": cum_cases,
     "opgraph.tensor.extra_ops.Repeat": repeat_cases,
@@ -143,4 +148,5 @@ ARRAY_CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.sort.ArgSortOp": argsort_cases,
     "opgraph.tensor.indexing_along.TakeAlongAxis": take_along_cases,
     "opgraph.tensor.indexing_along.AddAlongAxis": add_along_cases,
+    "opgraph.tensor.arrays.Nonzero": nonzero_nd_cases,
 }

@@ -48,6 +48,8 @@ for _name in (
     "extra_ops",
     "sort",
     "indexing_along",
+    "arrays",
+    "contractions",
 ):
     _reexport(_name)
 del _name
