@@ -46,7 +46,9 @@ def _normalize_axes(axes: Any, a: Variable, b: Variable) -> tuple[list[int], lis
     try:
         ax_a, ax_b = axes
     except (TypeError, ValueError):
-        raise TypeError(f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}")
+        raise TypeError(
+            f"tensordot: axes must be an int or a pair of axis lists, got {axes!r}"
+        ) from None
     ax_a = [ax_a] if isinstance(ax_a, int | np.integer) else list(ax_a)
     ax_b = [ax_b] if isinstance(ax_b, int | np.integer) else list(ax_b)
     if len(ax_a) != len(ax_b):
