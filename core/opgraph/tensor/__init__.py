@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib as _importlib
 import warnings as _warnings
+from typing import Any as _Any
 
+from opgraph import faces as _faces
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401
@@ -57,4 +59,12 @@ del _name
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
-__all__ = [n for n in globals() if not n.startswith("_")]
+__all__ = [n for n in globals() if not n.startswith("_")] + sorted(_faces.NAME_FACES[__name__])
+
+
+def __getattr__(name: str) -> _Any:
+    """Names a plugin provides (``pt.erf`` from opgraph-special), resolved on first use."""
+    value = _faces.provided_name(__name__, name)
+    if not isinstance(value, _faces.MissingPluginName):
+        globals()[name] = value
+    return value

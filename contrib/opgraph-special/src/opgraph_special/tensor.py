@@ -26,3 +26,5 @@ xlog1py = Elemwise(_s.xlog1py)
 i0 = Elemwise(_s.i0)
 i1 = Elemwise(_s.i1)
 log_ndtr = Elemwise(_s.log_ndtr)
+
+psi = digamma  # PyTensor's other name for digamma
