@@ -52,6 +52,7 @@ for _name in (
     "indexing_along",
     "arrays",
     "contractions",
+    "math_names",
 ):
     _reexport(_name)
 del _name
