@@ -275,15 +275,14 @@ def _at_least_minus_one(value: int) -> bool:
 
 def _basic_flags(cfg: OpgraphConfigParser) -> None:
     add = cfg.add
-    add("floatX", "Default float dtype: of float constants, of `tensor.matrix()` with no "
-        "dtype, and of int/float arithmetic under cast_policy='numpy+floatX'.",
+    add("floatX", "Default float dtype: of Python float constants and of constructors "
+        "given dtype 'floatX' or none (`tensor.matrix()`).",
         EnumStr("float64", ["float32", "float16"]), in_c_key=True)
     add("warn_float64", "What to do when a float64 tensor variable is created: ignore, "
         "warn, raise or pdb (useful to hunt float64 in float32 code).",
         EnumStr("ignore", ["warn", "raise", "pdb"]), in_c_key=False)
-    add("cast_policy", "How Python numbers get a dtype: 'custom' (smallest dtype that "
-        "holds the value; floats follow floatX) or 'numpy+floatX' (NumPy's rules, but "
-        "float64 results become floatX).",
+    add("cast_policy", "PyTensor's rule for the dtype of Python numbers: 'custom' or "
+        "'numpy+floatX' (accepted; opgraph's own rule is in docs/migrating.md).",
         EnumStr("custom", ["numpy+floatX"]), in_c_key=False)
     add("print_global_stats", "Print compile-time totals when the process exits.",
         BoolParam(False), in_c_key=False)

@@ -184,6 +184,13 @@ class ConfigParam:
                 f"(it is read once, at start-up)"
             )
         self.val = self.filter(value)
+        self._mirror(parser)
+
+    def _mirror(self, parser: Any) -> None:
+        # The parser keeps a copy of each loaded value in its __dict__, so that reading
+        # a flag is a plain attribute lookup (config.floatX is read on hot paths).
+        if isinstance(parser, OpgraphConfigParser) and self.name:
+            parser.__dict__[self.name] = self.val
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind()}) "
@@ -434,6 +441,8 @@ class OpgraphConfigParser:
         )
 
     def __getattr__(self, name: str) -> Any:
+        # Reached only for a flag not loaded yet (or a dotted alias): loaded values
+        # are mirrored in __dict__ by ConfigParam.__set__.
         if name.startswith("_"):  # pickling and copy probe dunders before __dict__ exists
             raise AttributeError(name)
         return self._param(name)._load(self)
@@ -598,11 +607,14 @@ class _ChangeFlagsDecorator:
         self._saved.append(old)
         for key, param in self.confs.items():
             param.val = new[key]
+            param._mirror(root)
         return root
 
     def __exit__(self, *exc: object) -> None:
         for key, value in self._saved.pop().items():
-            self.confs[key].val = value
+            param = self.confs[key]
+            param.val = value
+            param._mirror(self._root)
 
 
 def change_flags(*args: Mapping[str, Any], _root: OpgraphConfigParser, **kwargs: Any
