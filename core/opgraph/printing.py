@@ -21,8 +21,9 @@ import attrs
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
-from opgraph.printing_dot import pydotprint
+from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
+from opgraph.printing_util import PatternPrinter, min_informative_str
 
 __all__ = [
     "DefaultPrinter",
@@ -30,11 +31,15 @@ __all__ = [
     "IgnorePrinter",
     "OperatorPrinter",
     "PPrinter",
+    "PatternPrinter",
     "Print",
     "PrinterState",
     "char_from_number",
     "debugprint",
+    "default_printer",
     "dprint",
+    "get_node_by_id",
+    "min_informative_str",
     "pp",
     "pprint",
     "pydotprint",
@@ -599,3 +604,22 @@ class _LazyPPrinter:
 
 pprint: PPrinter = _LazyPPrinter()  # type: ignore[assignment]
 pp = pprint
+
+default_printer = DefaultPrinter()
+"""PyTensor's name for the printer that writes ``op(args)``."""
+
+_try_pydot_import = _require_pydot
+"""PyTensor's name: import pydot (and check Graphviz) or raise ImportError saying what is missing."""
+
+
+def get_node_by_id(graphs: Any, target_var_id: str, id_types: str = "CHAR") -> Any:
+    """The Apply node or input variable that debugprint labels ``[id target_var_id]``.
+
+    Searches the graphs and their inner graphs; None when no object has that id.
+    """
+    used: dict = {}
+    debugprint(graphs, file="str", ids=id_types, used_ids=used)
+    for obj, found in used.items():
+        if found == target_var_id:
+            return obj
+    return None

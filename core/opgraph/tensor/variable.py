@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import functools
 import numbers
-from collections.abc import Sequence
-from typing import Any
-
 import os
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
