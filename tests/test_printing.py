@@ -294,3 +294,67 @@ def test_tensor_elemwise_prints_its_scalar_op_and_inner_graph():
     fused = Elemwise(ps.Composite([a, b], [ps.add(ps.exp(a), b)]))(x, y)
     text = dprint(fused, file="str")
     assert "Inner graphs:" in text and " ← add [id" in text
+
+
+# -- PyTensor's small helpers: PatternPrinter, min_informative_str, get_node_by_id --------
+
+
+def test_pattern_printer_beats_a_catch_all_predicate() -> None:
+    from opgraph.printing import PatternPrinter, PPrinter, default_printer
+
+    x, y = ps.float64("x"), ps.float64("y")
+    out = x - y
+    printer = PPrinter()
+    printer.assign(out.owner.op, PatternPrinter(("|%(0)s - %(1)s|", -1000)))
+    printer.assign(lambda pstate, r: True, default_printer)
+    assert printer(out) == "|x - y|"
+    # an input given no precedence is printed at 1000: an operator in it gets parentheses
+    from opgraph.printing import OperatorPrinter
+
+    nested = PPrinter()
+    nested.assign(ps.Sub, PatternPrinter("%(0)s minus %(1)s"))
+    nested.assign(ps.Add, OperatorPrinter("+", -2, "either"))
+    assert nested((x + y) - x) == "(x + y) minus x"
+    loose = PPrinter()
+    loose.assign(ps.Sub, PatternPrinter(("%(0)s minus %(1)s", -1000)))
+    loose.assign(ps.Add, OperatorPrinter("+", -2, "either"))
+    assert loose((x + y) - x) == "x + y minus x"
+
+
+def test_pattern_printer_rejects_bad_patterns() -> None:
+    from opgraph.printing import PatternPrinter
+
+    with pytest.raises(TypeError, match="pattern"):
+        PatternPrinter(3)
+    with pytest.raises(TypeError, match="at least one"):
+        PatternPrinter()
+
+
+def test_min_informative_str_stops_at_names_and_tags_repeats() -> None:
+    from opgraph.printing import min_informative_str
+
+    a, b, d = ps.float64("a"), ps.float64("b"), ps.float64("d")
+    c = a + b
+    c.name = "c"
+    g = (c * d) + c
+    text = min_informative_str(g)
+    lines = text.splitlines()
+    assert lines[0] == "A. " + str(g.owner.op)
+    assert lines[1] == " B. " + str((c * d).owner.op)
+    assert lines[2] == "  C. c"  # named: not expanded
+    assert lines[3] == "  D. d"
+    assert lines[4] == " C"  # seen before: its tag only
+    assert len(lines) == 5
+
+
+def test_get_node_by_id_matches_debugprint_ids() -> None:
+    from opgraph.printing import debugprint, get_node_by_id
+
+    x, y = ps.float64("x"), ps.float64("y")
+    out = (x + y) * x
+    text = debugprint(out, file="str")
+    assert "[id A]" in text and "[id C]" in text
+    assert get_node_by_id(out, "A") is out.owner
+    assert get_node_by_id([out], "C") is x
+    assert get_node_by_id(out, "nope") is None
+    assert debugprint(out, file="str", id_type="int") == debugprint(out, file="str", ids="int")

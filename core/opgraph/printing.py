@@ -265,6 +265,7 @@ def debugprint(
     file: TextIO | str | None = None,
     ids: str = "CHAR",
     stop_on_name: bool = False,
+    id_type: str | None = None,
     done: dict | None = None,
     print_storage: bool = False,
     used_ids: dict | None = None,
@@ -285,7 +286,7 @@ def debugprint(
         raise TypeError(f"debugprint: depth must be an int (-1: no limit), got {depth!r}")
     roots, fgraph = _roots(obj)
     printer = _DebugPrinter(
-        ids=ids,
+        ids=ids if id_type is None else id_type,  # id_type: PyTensor 3's name for ids
         depth=depth,
         print_type=print_type,
         stop_on_name=stop_on_name,
@@ -475,11 +476,12 @@ class PPrinter:
             self.printers.insert(0, (condition, printer))
 
     def _find(self, op: Any, var: Variable, pstate: PrinterState) -> Any:
+        # As in PyTensor, a printer assigned to this very op wins over predicates.
         for cond, printer in self.printers:
-            if isinstance(cond, Op) or not callable(cond):
-                if cond == op:
-                    return printer
-            elif cond(pstate, var):
+            if (isinstance(cond, Op) or not callable(cond)) and cond == op:
+                return printer
+        for cond, printer in self.printers:
+            if callable(cond) and not isinstance(cond, Op) and cond(pstate, var):
                 return printer
         for klass in type(op).__mro__:
             if klass in self._by_class:
@@ -609,7 +611,7 @@ default_printer = DefaultPrinter()
 """PyTensor's name for the printer that writes ``op(args)``."""
 
 _try_pydot_import = _require_pydot
-"""PyTensor's name: import pydot (and check Graphviz) or raise ImportError saying what is missing."""
+"""PyTensor's name: import pydot (and check Graphviz), or raise ImportError naming what lacks."""
 
 
 def get_node_by_id(graphs: Any, target_var_id: str, id_types: str = "CHAR") -> Any:
