@@ -23,6 +23,7 @@ from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
 from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
+from opgraph.printing_rich import build_rich_tree
 from opgraph.printing_util import PatternPrinter, min_informative_str
 
 __all__ = [
@@ -118,9 +119,11 @@ class _DebugPrinter:
                 found = str(len(self.used_ids))
             elif self.ids == "id":
                 found = hex(id(key))
+            elif self.ids == "auto":  # the variable's auto_name (a node: its first output's)
+                found = (key if isinstance(key, Variable) else key.outputs[0]).auto_name
             else:
                 raise ValueError(
-                    f"debugprint: ids must be 'CHAR', 'int', 'id' or '', got {self.ids!r}"
+                    f"debugprint: ids must be 'CHAR', 'int', 'id', 'auto' or '', got {self.ids!r}"
                 )
             self.used_ids[key] = found
         return f" [id {found}]"
@@ -158,7 +161,7 @@ class _DebugPrinter:
             return ""
         cell = self.storage[var]
         value = cell[0] if isinstance(cell, list) else cell
-        return f" -> {value!r:.60}"
+        return f" [{value!r}]"  # PyTensor's form: the storage cell, e.g. "[None]"
 
     def tree(self, root: Variable, first_prefix: str = "", child_prefix: str = "") -> None:
         """Print ``root`` and everything above it, depth first, with an explicit stack."""
@@ -181,6 +184,8 @@ class _DebugPrinter:
             if 0 <= self.depth <= level + 1:
                 continue
             if self.stop_on_name and var.name is not None and level > 0:
+                if node.inputs:  # inputs hidden behind the name
+                    self.lines.append(cont + _LAST + _SEEN_MARK.strip())
                 continue
             inputs = node.inputs
             if len(cont) > _MAX_INDENT:  # very deep graphs: fold the indentation, keep memory flat
@@ -276,6 +281,8 @@ def debugprint(
 ) -> Any:
     """Print a graph as an indented tree; ``file="str"`` returns the text instead.
 
+    ``file="rich"`` returns the tree as a ``rich.tree.Tree`` (needs ``rich``).
+
     Each line shows an op (or input) with an id like ``[id A]`` and the
     variable's name in quotes; a node printed before shows ``···`` instead of
     its inputs again.  Inner graphs (Composite, OpFromGraph...) follow under
@@ -303,6 +310,8 @@ def debugprint(
         if print_fgraph_inputs:
             for inp in fgraph.inputs:
                 printer.lines.append(" → " + printer.label(inp))
+    if file == "rich":
+        return build_rich_tree(printer, roots, _inner_graph_op)
     for root in roots:
         printer.tree(root)
     printer.inner_graphs()
