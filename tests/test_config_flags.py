@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -99,3 +100,35 @@ def test_warn_float64_ignore_warn_raise() -> None:
         pt.dmatrix("d")
     with change_flags(warn_float64="raise", floatX="float32"):
         assert pt.matrix("e").dtype == "float32"
+
+
+def test_optimizer_verbose_prints_replacements_except_ignored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import opgraph.scalar as ps
+    from opgraph.graph.fg import FunctionGraph
+
+    x, y, z = ps.float64("x"), ps.float64("y"), ps.float64("z")
+    fg = FunctionGraph([x, y, z], [x + y], clone=False)
+    fg.replace(y, z, reason="y->z")
+    assert capsys.readouterr().out == ""
+    with change_flags(optimizer_verbose=True):
+        fg.replace(z, y, reason="z->y")
+        assert "z->y" in capsys.readouterr().out
+        with change_flags(optimizer_verbose_ignore="y->z,other"):
+            fg.replace(y, z, reason="y->z")
+            fg.replace(z, y, reason="z->y")
+    out = capsys.readouterr().out
+    assert "y->z" not in out and "z->y" in out
+    fg.replace(y, z, reason="quiet", verbose=False)
+    assert capsys.readouterr().out == ""
+
+
+def test_on_opt_error_pdb_breaks_then_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opgraph.graph.rewriting.basic import on_rewrite_error
+
+    calls: list[int] = []
+    monkeypatch.setattr(sys, "breakpointhook", lambda *a, **k: calls.append(1))
+    with change_flags(on_opt_error="pdb"):
+        on_rewrite_error(ValueError("boom"), "a_rewriter")
+    assert calls == [1]
