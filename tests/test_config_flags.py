@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import warnings
 
@@ -132,3 +133,31 @@ def test_on_opt_error_pdb_breaks_then_skips(monkeypatch: pytest.MonkeyPatch) -> 
     with change_flags(on_opt_error="pdb"):
         on_rewrite_error(ValueError("boom"), "a_rewriter")
     assert calls == [1]
+
+
+def test_profile_optimizer_adds_a_rewriter_section() -> None:
+    from opgraph.compile.profiling import ProfileStats
+    from opgraph.graph.rewriting.basic import RewriterStats
+
+    prof = ProfileStats("f")
+    assert "Rewriter Profile" not in prof.summary(file=io.StringIO())
+    prof.record_rewrites(None)  # no rewriter installed
+    assert "(no rewrite ran)" in prof.summary(file=io.StringIO())
+    stats = RewriterStats()
+    stats.time["merge"] += 0.5
+    stats.calls["merge"] += 3
+    stats.applied["merge"] += 2
+    prof.record_rewrites(stats)
+    prof.record_rewrites(stats)
+    text = prof.summary(file=io.StringIO())
+    row = next(line for line in text.splitlines() if line.endswith("merge"))
+    assert row.split()[:3] == ["1.000000", "6", "4"]
+
+
+def test_profile_optimizer_flag_reaches_compiled_functions() -> None:
+    pytest.importorskip("opgraph_numpy")
+    x = pt.dvector("x")
+    with change_flags(profile_optimizer=True):
+        fn = function([x], x + 1, mode="FAST_COMPILE", profile=True)
+    assert fn.profile.rewriter_profile is not None
+    assert function([x], x + 1, mode="FAST_COMPILE", profile=True).profile.rewriter_profile is None

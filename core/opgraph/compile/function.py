@@ -149,14 +149,17 @@ class FunctionMaker:
         t0 = time.perf_counter()
         rewriter = get_rewriter(mode)
         self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
+        stats = None
         if rewriter is not None:
             if hasattr(rewriter, "rewrite"):
-                rewriter.rewrite(fgraph)
+                stats = rewriter.rewrite(fgraph)
             else:
-                rewriter(fgraph)
+                stats = rewriter(fgraph)
         self.rewriter = rewriter
         if profile is not None:
             profile.rewrite_time += time.perf_counter() - t0
+            if config.profile_optimizer:
+                profile.record_rewrites(stats)
         self.linker = mode.linker
         self.copy_outputs = self._outputs_needing_copy()
 
