@@ -161,3 +161,12 @@ def test_profile_optimizer_flag_reaches_compiled_functions() -> None:
         fn = function([x], x + 1, mode="FAST_COMPILE", profile=True)
     assert fn.profile.rewriter_profile is not None
     assert function([x], x + 1, mode="FAST_COMPILE", profile=True).profile.rewriter_profile is None
+
+
+def test_cycle_detection_is_the_destroy_handlers_default_algo() -> None:
+    from opgraph.graph.destroyhandler import DestroyHandler
+
+    assert DestroyHandler().algo == "regular"
+    with change_flags(cycle_detection="fast"):
+        assert DestroyHandler().algo == "fast"
+        assert DestroyHandler(algo="regular").algo == "regular"
