@@ -15,6 +15,7 @@ tests, or to inspect another environment) without touching the global one.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import platform
 import re
@@ -22,11 +23,11 @@ import shutil
 import struct
 import subprocess
 import sys
-from collections.abc import Mapping
-from importlib import metadata
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from opgraph import __version__ as _opgraph_version
 from opgraph.configparser import (
     FLAGS_ENV,
     BoolParam,
@@ -159,7 +160,7 @@ _DEFAULT_COMPILEDIR_FORMAT = (
 
 
 def _check_compiledir_format(fmt: str) -> bool:
-    """The format may only name the keys :func:`_compiledir_values` provides."""
+    """The format may only name the keys :class:`_CompiledirValues` provides."""
     try:
         fmt % dict.fromkeys(_COMPILEDIR_KEYS, "")
     except (KeyError, TypeError, ValueError) as exc:
@@ -192,32 +193,43 @@ def short_platform(r: str | None = None, p: str | None = None) -> str:
     return plat.replace(release, short)
 
 
-def _package_version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "none"
+def _numpy_version() -> str:
+    # Only when a compiledir_format names it: loading NumPy is not a cost of `import config`.
+    return str(importlib.import_module("numpy").__version__)
 
 
-def _compiledir_values(cfg: OpgraphConfigParser) -> dict[str, str]:
-    bits = str(struct.calcsize("P") * 8)
-    return {
-        "platform": platform.platform(),
-        "short_platform": short_platform(),
-        "processor": platform.processor(),
-        "python_version": platform.python_version(),
-        "python_bitwidth": bits,
-        "python_int_bitwidth": str(sys.maxsize.bit_length() + 1),
-        "opgraph_version": _package_version("opgraph"),
-        "pytensor_version": _package_version("opgraph"),
-        "numpy_version": _package_version("numpy"),
-        "gxx_version": str(cfg.gcc_version_str).replace(" ", "_"),
-        "hostname": platform.node(),
-    }
+class _CompiledirValues(Mapping[str, str]):
+    """The ``%(key)s`` values of ``compiledir_format``, each computed only if used."""
+
+    def __init__(self, cfg: OpgraphConfigParser) -> None:
+        self._cfg = cfg
+
+    def __getitem__(self, key: str) -> str:
+        cfg = self._cfg
+        getters = {
+            "platform": platform.platform,
+            "short_platform": short_platform,
+            "processor": platform.processor,
+            "python_version": platform.python_version,
+            "python_bitwidth": lambda: str(struct.calcsize("P") * 8),
+            "python_int_bitwidth": lambda: str(sys.maxsize.bit_length() + 1),
+            "opgraph_version": lambda: _opgraph_version,
+            "pytensor_version": lambda: _opgraph_version,
+            "numpy_version": _numpy_version,
+            "gxx_version": lambda: str(cfg.gcc_version_str).replace(" ", "_"),
+            "hostname": platform.node,
+        }
+        return str(getters[key]())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_COMPILEDIR_KEYS)
+
+    def __len__(self) -> int:
+        return len(_COMPILEDIR_KEYS)
 
 
 def _default_compiledir(cfg: OpgraphConfigParser) -> Path:
-    name = cfg.compiledir_format % _compiledir_values(cfg)
+    name = cfg.compiledir_format % _CompiledirValues(cfg)
     return Path(cfg.base_compiledir) / re.sub(r"[()\s,]+", "_", name)
 
 
