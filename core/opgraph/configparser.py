@@ -48,9 +48,9 @@ __all__ = [
     "OpgraphConfigParser",
     "OpgraphConfigWarning",
     "PyTensorConfigParser",
+    "PyTensorConfigWarning",
     "StrParam",
     "TypedParam",
-    "change_flags",
     "config_files_from_opgraphrc",
     "normalize_flag_name",
     "parse_config_string",
@@ -77,6 +77,9 @@ class ConfigAccessViolation(AttributeError):
 
 class OpgraphConfigWarning(UserWarning):
     """Something in the user's configuration was ignored (an unknown flag, an empty item)."""
+
+
+PyTensorConfigWarning = OpgraphConfigWarning
 
 
 def normalize_flag_name(name: str) -> str:
@@ -615,12 +618,6 @@ class _ChangeFlagsDecorator:
             param = self.confs[key]
             param.val = value
             param._mirror(self._root)
-
-
-def change_flags(*args: Mapping[str, Any], _root: OpgraphConfigParser, **kwargs: Any
-                 ) -> _ChangeFlagsDecorator:
-    """``change_flags`` on a given parser (the global one is in :mod:`opgraph.configdefaults`)."""
-    return _ChangeFlagsDecorator(*args, _root=_root, **kwargs)
 
 
 # --- reading the user's settings ------------------------------------------------------------
