@@ -99,6 +99,9 @@ def test_warn_float64_ignore_warn_raise() -> None:
             pt.fvector("c")  # float32: nothing
     with change_flags(warn_float64="raise"), pytest.raises(TypeError, match="float64"):
         pt.dmatrix("d")
+    f = pt.fvector("f")
+    with change_flags(warn_float64="raise"), pytest.raises(TypeError, match="float64"):
+        pt.cast(f, "float64")  # an op's output counts too
     with change_flags(warn_float64="raise", floatX="float32"):
         assert pt.matrix("e").dtype == "float32"
 

@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import functools
 import numbers
-import os
-import sys
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.utils import type_name
 from opgraph.tensor.type import TensorType, get_floatX
@@ -309,32 +305,6 @@ class TensorVariable(_TensorOperators, Variable):
     """A symbolic NumPy array; Python operators and methods build graph nodes."""
 
     __slots__ = ()
-
-    def __init__(self, type: Any, owner: Apply | None = None, index: int | None = None,
-                 name: str | None = None) -> None:
-        super().__init__(type, owner, index, name)
-        if type.dtype == "float64" and config.warn_float64 != "ignore":
-            _on_float64_variable(self)
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _on_float64_variable(var: Variable) -> None:
-    """``config.warn_float64``: warn, raise or break when a float64 variable is created."""
-    msg = (
-        f"a float64 tensor variable was created ({var}); config.warn_float64="
-        f"{config.warn_float64!r} asks to report it (set it to 'ignore' to allow float64)"
-    )
-    if config.warn_float64 == "warn":
-        level, frame = 1, sys._getframe(0)
-        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            frame, level = frame.f_back, level + 1  # point the warning at the user's line
-        warnings.warn(msg, UserWarning, stacklevel=level)
-    elif config.warn_float64 == "raise":
-        raise TypeError(msg)
-    elif config.warn_float64 == "pdb":
-        breakpoint()
 
 
 class TensorConstant(_TensorOperators, Constant):
