@@ -7,6 +7,8 @@ what PyTensor calls *broadcastable*.  Also the named constructors users know
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
@@ -141,6 +144,26 @@ def _format_shape(shape: tuple[int | None, ...], unknown: str) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _on_float64_variable(var: Variable) -> None:
+    """``config.warn_float64``: warn, raise or break when a float64 variable is created."""
+    msg = (
+        f"a float64 tensor variable was created ({var}); config.warn_float64="
+        f"{config.warn_float64!r} asks to report it (set it to 'ignore' to allow float64)"
+    )
+    if config.warn_float64 == "warn":
+        level, frame = 1, sys._getframe(0)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame, level = frame.f_back, level + 1  # point the warning at the user's line
+        warnings.warn(msg, UserWarning, stacklevel=level)
+    elif config.warn_float64 == "raise":
+        raise TypeError(msg)
+    elif config.warn_float64 == "pdb":
+        breakpoint()
+
+
 @attrs.frozen(init=False, repr=False)
 class TensorType(Type):
     """NumPy arrays of ``dtype`` whose shape matches ``shape`` (None: any length)."""
@@ -184,6 +207,12 @@ class TensorType(Type):
             self.dtype if dtype is None else dtype,
             self.shape if shape is None else shape,
         )
+
+    def make_variable(self, name: str | None = None) -> Variable:
+        var = self.variable_type(self, None, None, name)
+        if self.dtype == "float64" and config.warn_float64 != "ignore":
+            _on_float64_variable(var)
+        return var
 
     # -- values --------------------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
