@@ -117,14 +117,14 @@ def argsort_cases() -> Iterator[Case]:
 def take_along_cases() -> Iterator[Case]:
     x, xv = _m((3, 4))
     i, iv = _m((3, 2), "int64")
-    yield "take_along", TakeAlongAxis(1)(x, i).owner, {x: xv, i: iv}
+    yield "take_along", TakeAlongAxis()(x, i, 1).owner, {x: xv, i: iv}
 
 
 def add_along_cases() -> Iterator[Case]:
     x, xv = _m((3, 4))
     i, iv = _m((3, 2), "int64")
     v, vv = _m((3, 2))
-    yield "add_along", AddAlongAxis(1)(x, i, v).owner, {x: xv, i: iv, v: vv}
+    yield "add_along", AddAlongAxis()(x, i, v, 1).owner, {x: xv, i: iv, v: vv}
 
 
 def nonzero_nd_cases() -> Iterator[Case]:

@@ -627,7 +627,8 @@ class _NonNegative(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         (x,) = inputs
         if x.size and x.min() < 0:
-            raise ValueError(f"bincount: {_name(node.inputs[0])} has negative entries")
+            # AssertionError, as PyTensor's Assert-based check raises.
+            raise AssertionError(f"bincount: {_name(node.inputs[0])} has negative entries")
         output_storage[0][0] = x
 
 

@@ -2,7 +2,8 @@
 
 ``take_along_axis(x, idx, axis)`` is NumPy's; ``add_along_axis(x, idx, v, axis)``
 returns ``x`` with ``v`` added at those positions (repeated positions add up),
-which is what the gradient of a take (and of ``sort``) needs.
+which is what the gradient of a take (and of ``sort``) needs.  The axis is an
+input (an integer scalar), so it may be symbolic, as ``sort``'s may.
 """
 
 from __future__ import annotations
@@ -18,28 +19,38 @@ from opgraph.graph.op import Op
 from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.shape import is_int_dtype
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable
+from opgraph.tensor.variable import as_tensor_variable, constant
 
-__all__ = ["AddAlongAxis", "TakeAlongAxis", "add_along_axis", "take_along_axis"]
+__all__ = ["AddAlongAxis", "TakeAlongAxis", "add_along_axis", "axis_input", "take_along_axis"]
 
 
 def _name(var: Any) -> str:
     return var.name if getattr(var, "name", None) else str(var)
 
 
-def _axis(x: Variable, axis: Any, who: str) -> int:
-    if isinstance(axis, Variable):
-        data = getattr(axis, "data", None)
-        if data is None:
-            raise TypeError(f"{who} of {_name(x)}: the axis must be known when the graph is built")
-        axis = int(data)
-    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
-        raise TypeError(f"{who} of {_name(x)}: axis must be an int, got {axis!r}")
-    if not -x.type.ndim <= int(axis) < x.type.ndim:
+def axis_input(x: Variable, axis: Any, who: str) -> Variable:
+    """``axis`` as an int64 scalar input; a known axis is checked and made non-negative."""
+    if isinstance(axis, bool | np.bool_):
+        raise TypeError(f"{who} of {_name(x)}: axis must be an integer, got {axis!r}")
+    if isinstance(axis, int | np.integer):
+        if not -x.type.ndim <= int(axis) < x.type.ndim:
+            raise ValueError(
+                f"{who} of {_name(x)}: axis {axis} is out of range for a {x.type.ndim}-d tensor"
+            )
+        return constant(np.int64(int(axis) % x.type.ndim))
+    axis = as_tensor_variable(axis)
+    if axis.type.ndim != 0 or not is_int_dtype(axis.type.dtype):
         raise ValueError(
-            f"{who} of {_name(x)}: axis {axis} is out of range for a {x.type.ndim}-d tensor"
+            f"{who} of {_name(x)}: axis must have an integer dtype and be a scalar, got "
+            f"{axis.type.dtype} (ndim {axis.type.ndim})"
         )
-    return int(axis) % x.type.ndim
+    data = getattr(axis, "data", None)
+    return axis if data is None else axis_input(x, int(data), who)
+
+
+def _static_axis(axis: Variable) -> int | None:
+    data = getattr(axis, "data", None)
+    return None if data is None else int(data)
 
 
 def _check_indices(x: Variable, idx: Variable, who: str) -> None:
@@ -71,41 +82,42 @@ def _full_index(idx: np.ndarray, shape: Sequence[int], axis: int) -> tuple:
 class TakeAlongAxis(Op):
     """``np.take_along_axis(x, idx, axis)``."""
 
-    __props__ = ("axis",)
+    __props__ = ()
 
-    def __init__(self, axis: int) -> None:
-        self.axis = int(axis)
-
-    def make_node(self, x: Any, idx: Any) -> Apply:
+    def make_node(self, x: Any, idx: Any, axis: Any) -> Apply:
         x, idx = as_tensor_variable(x), as_tensor_variable(idx)
         _check_indices(x, idx, "take_along_axis")
-        shape = [
-            i if d == self.axis else (s if s is not None and s != 1 else i if i != 1 else s)
-            for d, (s, i) in enumerate(zip(x.type.shape, idx.type.shape))
-        ]
-        return Apply(self, [x, idx], [TensorType(x.type.dtype, shape)()])
+        axis = axis_input(x, axis, "take_along_axis")
+        ax = _static_axis(axis)
+        shape: list[int | None] = []
+        for d, (s, i) in enumerate(zip(x.type.shape, idx.type.shape)):
+            if ax is None:
+                shape.append(None)
+            elif d == ax:
+                shape.append(i)
+            else:
+                shape.append(s if s not in (None, 1) else i if i != 1 else s)
+        return Apply(self, [x, idx, axis], [TensorType(x.type.dtype, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        x, idx = inputs
-        output_storage[0][0] = np.take_along_axis(x, idx, axis=self.axis)
+        x, idx, axis = inputs
+        output_storage[0][0] = np.take_along_axis(x, idx, axis=int(axis))
 
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        x, idx = inputs
-        return [AddAlongAxis(self.axis)(zeros_like(x), idx, cotangents[0]), disconnected_type()]
+        x, idx, axis = inputs
+        gx = AddAlongAxis()(zeros_like(x), idx, cotangents[0], axis)
+        return [gx, disconnected_type(), disconnected_type()]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [False]]
+        return [[True], [False], [False]]
 
 
 class AddAlongAxis(Op):
     """``x`` with ``values`` added at ``idx`` along ``axis`` (repeated indices accumulate)."""
 
-    __props__ = ("axis",)
+    __props__ = ()
 
-    def __init__(self, axis: int) -> None:
-        self.axis = int(axis)
-
-    def make_node(self, x: Any, idx: Any, values: Any) -> Apply:
+    def make_node(self, x: Any, idx: Any, values: Any, axis: Any) -> Apply:
         x, idx, values = (as_tensor_variable(v) for v in (x, idx, values))
         _check_indices(x, idx, "add_along_axis")
         if values.type.ndim > x.type.ndim:
@@ -113,12 +125,13 @@ class AddAlongAxis(Op):
                 f"add_along_axis of {_name(x)}: values {_name(values)} have more dimensions "
                 f"({values.type.ndim}) than the tensor ({x.type.ndim})"
             )
-        return Apply(self, [x, idx, values], [x.type()])
+        axis = axis_input(x, axis, "add_along_axis")
+        return Apply(self, [x, idx, values, axis], [x.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        x, idx, values = inputs
+        x, idx, values, axis = inputs
         out = np.array(x, copy=True)
-        index = _full_index(idx, out.shape, self.axis)
+        index = _full_index(idx, out.shape, int(axis) % max(out.ndim, 1))
         target = np.broadcast_shapes(*(np.shape(p) for p in index))
         np.add.at(out, index, np.broadcast_to(values, target).astype(out.dtype, copy=False))
         output_storage[0][0] = out
@@ -127,13 +140,13 @@ class AddAlongAxis(Op):
         return [input_shapes[0]]
 
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        _x, idx, values = inputs
+        _x, idx, values, axis = inputs
         (g,) = cotangents
-        g_values = TakeAlongAxis(self.axis)(g, idx)
-        return [g, disconnected_type(), _summed_like(g_values, values)]
+        g_values = TakeAlongAxis()(g, idx, axis)
+        return [g, disconnected_type(), _summed_like(g_values, values), disconnected_type()]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [False], [True]]
+        return [[True], [False], [True], [False]]
 
 
 def _summed_like(g: Variable, like: Variable) -> Variable:
@@ -147,15 +160,14 @@ def _summed_like(g: Variable, like: Variable) -> Variable:
     return g.astype(like.type.dtype) if g.type.dtype != like.type.dtype else g
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Variable:
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Variable:
     """Values of ``arr`` at ``indices`` along ``axis``, as ``np.take_along_axis``."""
     x, idx = as_tensor_variable(arr), as_tensor_variable(indices)
     if axis is None:
-        x, axis = x.flatten(), 0
-    return TakeAlongAxis(_axis(x, axis, "take_along_axis"))(x, idx)
+        x, idx, axis = x.flatten(), idx.flatten(), 0
+    return TakeAlongAxis()(x, idx, axis)
 
 
-def add_along_axis(arr: Any, indices: Any, values: Any, axis: int = -1) -> Variable:
+def add_along_axis(arr: Any, indices: Any, values: Any, axis: Any = -1) -> Variable:
     """``arr`` with ``values`` added at ``indices`` along ``axis`` (repeats accumulate)."""
-    x = as_tensor_variable(arr)
-    return AddAlongAxis(_axis(x, axis, "add_along_axis"))(x, indices, values)
+    return AddAlongAxis()(arr, indices, values, axis)

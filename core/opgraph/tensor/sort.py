@@ -16,10 +16,10 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.tensor.creation import zeros_like
-from opgraph.tensor.indexing_along import add_along_axis
+from opgraph.tensor.indexing_along import add_along_axis, axis_input
 from opgraph.tensor.shape import flatten
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["ArgSortOp", "SortOp", "argsort", "sort"]
 
@@ -35,16 +35,6 @@ def _check_kind(kind: str, order: Any, who: str) -> None:
         raise ValueError(f"{who}: kind must be one of {_KINDS}, got {kind!r}")
     if order is not None:
         raise ValueError(f"{who}: 'order' (structured arrays) is not supported, got {order!r}")
-
-
-def _axis_input(x: Variable, axis: Any, who: str) -> Variable:
-    if isinstance(axis, bool | np.bool_) or not isinstance(axis, int | np.integer):
-        raise TypeError(f"{who} of {_name(x)}: axis must be an int or None, got {axis!r}")
-    if not -x.type.ndim <= int(axis) < x.type.ndim:
-        raise ValueError(
-            f"{who} of {_name(x)}: axis {axis} is out of range for a {x.type.ndim}-d tensor"
-        )
-    return constant(np.int64(int(axis) % x.type.ndim))
 
 
 class SortOp(Op):
@@ -117,16 +107,29 @@ def _prepared(a: Any, axis: Any, who: str) -> tuple[Variable, Variable]:
         axis = 0
     if x.type.ndim == 0:
         raise ValueError(f"{who} of {_name(x)}: a 0-d tensor has no axis to sort along")
-    return x, _axis_input(x, axis, who)
+    return x, axis_input(x, axis, who)
 
 
-def sort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any = None) -> Variable:
-    """A sorted copy of ``a`` along ``axis`` (``None``: the flattened tensor), as ``np.sort``."""
+def _kind(kind: str | None, stable: bool | None) -> str:
+    if stable:
+        if kind not in (None, "stable", "mergesort"):
+            raise ValueError(f"sort: stable=True conflicts with kind={kind!r}")
+        return "stable"
+    return "quicksort" if kind is None else kind
+
+
+def sort(a: Any, axis: Any = -1, kind: str | None = None, order: Any = None, *,
+         stable: bool | None = None) -> Variable:
+    """A sorted copy of ``a`` along ``axis`` (``None``: the flattened tensor), as ``np.sort``.
+
+    ``axis`` may be a symbolic integer scalar.
+    """
     x, ax = _prepared(a, axis, "sort")
-    return SortOp(kind, order)(x, ax)
+    return SortOp(_kind(kind, stable), order)(x, ax)
 
 
-def argsort(a: Any, axis: int | None = -1, kind: str = "quicksort", order: Any = None) -> Variable:
+def argsort(a: Any, axis: Any = -1, kind: str | None = None, order: Any = None,
+            stable: bool | None = None) -> Variable:
     """The indices that sort ``a`` along ``axis`` (``None``: flattened), as ``np.argsort``."""
     x, ax = _prepared(a, axis, "argsort")
-    return ArgSortOp(kind, order)(x, ax)
+    return ArgSortOp(_kind(kind, stable), order)(x, ax)
