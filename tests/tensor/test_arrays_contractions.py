@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import opgraph.tensor as pt
 from opgraph.tensor import arrays as ar
-from opgraph.tensor.contractions import batched_dot, batched_tensordot, einsum, tensordot
+from opgraph.tensor.contractions import batched_dot, batched_tensordot, tensordot
+from opgraph.tensor.einsum import einsum
 
 from .helpers import check_derivatives, evaluate
 

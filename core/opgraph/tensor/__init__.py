@@ -52,6 +52,7 @@ for _name in (
     "indexing_along",
     "arrays",
     "contractions",
+    "einsum",
     "math_names",
 ):
     _reexport(_name)
