@@ -61,7 +61,9 @@ del _name
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
-__all__ = [n for n in globals() if not n.startswith("_")] + sorted(_faces.NAME_FACES[__name__])
+__all__ = [n for n in globals() if not n.startswith("_") and n != "annotations"] + sorted(
+    _faces.NAME_FACES[__name__]
+)
 
 
 def __getattr__(name: str) -> _Any:
