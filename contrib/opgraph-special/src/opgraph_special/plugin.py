@@ -11,6 +11,8 @@ from typing import Any
 from opgraph.plugins import PublicModule, hookimpl
 from opgraph_special import __all__ as _function_names
 
+_EXTRA_NAMES = ("psi", "tri_gamma", "gammau", "gammal", "chi2sf", "kn")
+
 _OWN_MODULE = "opgraph_special."
 
 
@@ -36,4 +38,4 @@ def opgraph_op_impl(op: Any, backend: str) -> object | None:
 def opgraph_public_modules() -> list[PublicModule]:
     """``pt.erf``, ``pt.gammaln``...: this package's functions under PyTensor's names."""
     return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
-                         names=(*_function_names, "psi"))]
+                         names=(*_function_names, *_EXTRA_NAMES))]
