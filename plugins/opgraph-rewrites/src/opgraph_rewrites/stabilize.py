@@ -10,6 +10,7 @@ from typing import Any
 
 from opgraph.graph.rewriting.basic import NodeRewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
+from opgraph_rewrites.stable_products import ExpSigmoidProduct
 from opgraph_rewrites.utils import const_value, ew, keep_type, tensor_constant
 
 __all__ = ["stabilize_rewriters"]
@@ -40,6 +41,9 @@ def _rules() -> list[tuple[str, Any, Any]]:
         # log1p(-sigmoid(x)) = -softplus(x)
         ("log1p_neg_sigmoid", (E(ps.log1p), (E(ps.neg), (E(ps.sigmoid), "x"))),
          (E(ps.neg), (E(ps.softplus), "x"))),
+        # 1 - sigmoid(x) = sigmoid(-x), no cancellation for large x
+        ("one_minus_sigmoid", (E(ps.sub), 1, (E(ps.sigmoid), "x")),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
     ]
 
 
@@ -152,4 +156,5 @@ def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
     if lsm is not None:
         out.append(("log_softmax", lsm, ()))
     out.append(("local_logsumexp", _logsumexp_rewriter(), ()))
+    out.append(("local_exp_sigmoid_product", ExpSigmoidProduct(), ()))
     return out

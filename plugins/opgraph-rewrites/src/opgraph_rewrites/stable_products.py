@@ -1,0 +1,337 @@
+"""Products of exponentials and sigmoids, rewritten so that no factor over- or underflows alone.
+
+Gradients multiply what the forward pass divided: the gradient of
+``log(1/(1+exp(-x)))`` is ``(1/p) * (1+exp(-x))**-2 * exp(-x)``, which is
+``inf * 0`` for large ``|x|`` although its value is ``sigmoid(-x)``. One rule
+covers the written-out sigmoids and these gradient products: a product
+(mul, true_div, reciprocal, neg, sqr, integer powers) is read as factors with
+integer exponents, and the factors ``exp(a)``, ``sigmoid(a)`` and
+``1 + exp(a)`` (also of ``-a``) are collected per argument ``a`` as the log of
+their product, ``c1*a - n*softplus(-a)``.  That log is rebuilt as bounded
+factors: ``sigmoid(-a)**k * sigmoid(a)**(n-k)`` when ``0 <= k = -c1 <= n``
+(an extra ``exp(+-a)`` otherwise, going to 0 or inf together with the
+sigmoids, never against them), or ``exp(c1*a - n*softplus(-a))``.
+
+The same reader turns ``exp(x) / sum(exp(x), axes)`` (the gradient of
+``log(sum(exp(x)))``) into ``softmax(x)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import opgraph.scalar as ps
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.rewriting.basic import NodeRewriter
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.reduction import Sum
+from opgraph.tensor.special import Softmax
+from opgraph_rewrites.utils import (
+    const_value,
+    elemwise_of,
+    ew,
+    keep_type,
+    scalar_op_of,
+    tensor_constant,
+)
+
+__all__ = ["ExpSigmoidProduct", "linear_key", "negate"]
+
+#: Factors read from one product at most (the rest of a larger product stays as it is).
+MAX_FACTORS = 64
+#: Integer powers read as repeated factors.
+MAX_POWER = 4
+#: Terms read from a sum when comparing two arguments up to sign.
+MAX_TERMS = 16
+
+_GROUP_OPS = (ps.Mul, ps.TrueDiv, ps.Reciprocal, ps.Neg, ps.Sqr, ps.Pow)
+
+
+def linear_key(var: Variable) -> tuple[tuple, int]:
+    """``(key, sign)`` with ``var == sign * f(key)``: ``a``, ``-a``, ``b - a`` and ``-a - b``
+    get one key up to sign, so ``exp(-a)`` and ``sigmoid(a)`` are seen to share ``a``."""
+    terms: dict[Any, float] = {}
+    stack = [(var, 1)]
+    while stack:
+        v, s = stack.pop()
+        node = v.owner
+        sop = scalar_op_of(node)
+        if sop is not None and len(terms) + len(stack) < MAX_TERMS:
+            if isinstance(sop, ps.Neg):
+                stack.append((node.inputs[0], -s))
+                continue
+            if isinstance(sop, ps.Add):
+                stack.extend((i, s) for i in node.inputs)
+                continue
+            if isinstance(sop, ps.Sub):
+                stack.append((node.inputs[0], s))
+                stack.append((node.inputs[1], -s))
+                continue
+        c = const_value(v)
+        k = ("c", float(c)) if c is not None and np.ndim(c) == 0 else id(v)
+        if isinstance(k, tuple):
+            terms[("c", 1.0)] = terms.get(("c", 1.0), 0) + s * k[1]
+        else:
+            terms[k] = terms.get(k, 0) + s
+    items = sorted(((k, c) for k, c in terms.items() if c != 0), key=repr)
+    if not items:
+        return (), 1
+    sign = 1 if items[0][1] > 0 else -1
+    return tuple((k, c * sign) for k, c in items), sign
+
+
+def _is_one(var: Variable) -> bool:
+    c = const_value(var)
+    return c is not None and np.ndim(c) == 0 and c == 1
+
+
+def _classify(var: Variable) -> tuple[str, Variable] | None:
+    """("exp" | "sig" | "onepexp", argument) for the factors this rewrite collects."""
+    node = var.owner
+    sop = scalar_op_of(node)
+    if sop is None or node.outputs[0].type.dtype != node.inputs[0].type.dtype:
+        return None
+    if isinstance(sop, ps.Exp):
+        return "exp", node.inputs[0]
+    if isinstance(sop, ps.Sigmoid):
+        return "sig", node.inputs[0]
+    if isinstance(sop, ps.Add) and len(node.inputs) == 2:
+        a, b = node.inputs
+        for one, e in ((a, b), (b, a)):
+            if _is_one(one) and elemwise_of(e, ps.Exp) is not None and e.type == var.type:
+                return "onepexp", e.owner.inputs[0]
+    return None
+
+
+def _read_product(out: Variable) -> tuple[int, list[tuple[Variable, int]]] | None:
+    """(sign, [(factor, exponent)]) of the product tree under ``out`` (inner nodes of any
+    client count are read: duplicated work is cheap next to a NaN gradient)."""
+    dtype = out.type.dtype
+    sign = 1
+    factors: list[tuple[Variable, int]] = []
+    stack = [(out, 1)]
+    while stack:
+        v, e = stack.pop()
+        node = v.owner
+        sop = scalar_op_of(node)
+        if (
+            sop is None
+            or not isinstance(sop, _GROUP_OPS)
+            or v.type.dtype != dtype
+            or getattr(node.op, "inplace_pattern", None)
+            or len(factors) + len(stack) >= MAX_FACTORS
+        ):
+            factors.append((v, e))
+            continue
+        ins = node.inputs
+        if isinstance(sop, ps.Mul):
+            stack.extend((i, e) for i in ins)
+        elif isinstance(sop, ps.TrueDiv):
+            stack.extend([(ins[0], e), (ins[1], -e)])
+        elif isinstance(sop, ps.Reciprocal):
+            stack.append((ins[0], -e))
+        elif isinstance(sop, ps.Neg):
+            sign = sign * (-1) ** (abs(e) % 2)
+            stack.append((ins[0], e))
+        elif isinstance(sop, ps.Sqr):
+            stack.append((ins[0], 2 * e))
+        else:  # Pow
+            p = const_value(ins[1])
+            if p is None or np.ndim(p) != 0 or p != int(p) or not 0 < abs(p) <= MAX_POWER:
+                factors.append((v, e))
+                continue
+            stack.append((ins[0], int(p) * e))
+    return sign, factors
+
+
+class _Group:
+    """The collected factors of one argument ``a`` (up to sign)."""
+
+    def __init__(self, arg: Variable, sign: int) -> None:
+        self.arg, self.arg_sign = arg, sign  # arg == arg_sign * a
+        self.c1 = 0  # coefficient of a in the log of the product
+        self.c3 = 0  # coefficient of softplus(-a)
+        self.seen: dict[tuple[str, int], int] = {}
+        self.originals: list[tuple[Variable, int]] = []
+
+    def add(self, kind: str, s: int, e: int) -> None:
+        self.seen[(kind, s)] = self.seen.get((kind, s), 0) + e
+        if kind == "exp":
+            self.c1 += s * e
+        elif kind == "sig":  # log sigmoid(a) = -softplus(-a); log sigmoid(-a) = -a - softplus(-a)
+            self.c3 -= e
+            if s < 0:
+                self.c1 -= e
+        else:  # log(1 + exp(-a)) = softplus(-a); log(1 + exp(a)) = a + softplus(-a)
+            self.c3 += e
+            if s > 0:
+                self.c1 += e
+
+    def target(self) -> dict[tuple[str, int], int] | None:
+        """The bounded factors of the same product, or None when only the log form fits."""
+        n, k = -self.c3, -self.c1
+        if n < 0:
+            return None
+        if 0 <= k <= n:
+            t = {("sig", -1): k, ("sig", 1): n - k}
+        elif k > n:
+            t = {("sig", -1): n, ("exp", -1): k - n}
+        else:
+            t = {("sig", 1): n, ("exp", 1): -k}
+        return {key: e for key, e in t.items() if e}
+
+    def unchanged(self) -> bool:
+        seen = {key: e for key, e in self.seen.items() if e}
+        target = self.target()
+        if target is None:
+            return sum(abs(e) for e in seen.values()) <= 1
+        return seen == target
+
+    def signed_arg(self, s: int) -> Variable:
+        return self.arg if s == self.arg_sign else negate(self.arg)
+
+    def build(self) -> tuple[list[Variable], list[Variable]]:
+        """(numerator, denominator) factors of this group's product."""
+        target = self.target()
+        if target is None:
+            a = self.signed_arg(1)
+            log = ew(ps.sub)(
+                ew(ps.mul)(_like(self.c1, a), a),
+                ew(ps.mul)(_like(-self.c3, a), ew(ps.softplus)(negate(a))),
+            )
+            return [ew(ps.exp)(log)], []
+        num: list[Variable] = []
+        for (kind, s), e in target.items():
+            op = ps.exp if kind == "exp" else ps.sigmoid
+            num.extend([ew(op)(self.signed_arg(s))] * e)
+        return num, []
+
+
+def negate(var: Variable) -> Variable:
+    """``-var``, without stacking negations: ``-(-x)`` is ``x``."""
+    node = elemwise_of(var, ps.Neg)
+    return node.inputs[0] if node is not None else ew(ps.neg)(var)
+
+
+def _like(value: float, var: Variable) -> Variable:
+    return tensor_constant(value, var.type.dtype, var.type.ndim)
+
+
+def _softmax_axis(den: Variable, power: int, num_exp: Variable) -> tuple[bool, Any]:
+    """Whether ``den**power`` is ``1/sum(num_exp, axes)`` broadcast back (keepdims, the
+    reciprocal possibly inside the broadcast); the softmax axis."""
+    var, order = den, None
+    if var.owner is not None and isinstance(var.owner.op, DimShuffle):
+        order = var.owner.op.new_order
+        var = var.owner.inputs[0]
+    inv = elemwise_of(var, ps.Reciprocal, ps.TrueDiv)
+    if inv is not None and (len(inv.inputs) == 1 or _is_one(inv.inputs[0])):
+        var, power = inv.inputs[-1], -power
+    if power != -1:
+        return False, None
+    node = var.owner
+    if node is None or not isinstance(node.op, Sum) or node.inputs[0] is not num_exp:
+        return False, None
+    ndim = num_exp.type.ndim
+    axes = tuple(node.op.axis) if node.op.axis is not None else tuple(range(ndim))
+    kept = iter(range(ndim - len(axes)))
+    keep_order = tuple("x" if i in axes else next(kept) for i in range(ndim))
+    if order is None and len(axes) != ndim or order is not None and order != keep_order:
+        return False, None
+    if len(axes) == ndim:
+        return True, None
+    if len(axes) == 1:
+        return True, axes[0]
+    return False, None
+
+
+def _find_softmax(factors: list[tuple[Variable, int]]) -> bool:
+    """Replace ``exp(x) * sum(exp(x))**-1`` pairs in ``factors`` by ``softmax(x)``."""
+    changed = False
+    for i, (v, e) in enumerate(factors):
+        if e != 1 or elemwise_of(v, ps.Exp) is None:
+            continue
+        for j, (d, f) in enumerate(factors):
+            ok, axis = _softmax_axis(d, f, v)
+            if not ok or v.type.dtype not in ("float32", "float64"):
+                continue
+            factors[i] = (Softmax(axis=axis)(v.owner.inputs[0]), 1)
+            factors[j] = (d, 0)
+            changed = True
+            break
+    return changed
+
+
+class ExpSigmoidProduct(NodeRewriter):
+    """The product rewrite described in the module docstring."""
+
+    name = "local_exp_sigmoid_product"
+
+    def tracks(self) -> list[Any]:
+        return [ew(ps.mul), ew(ps.true_div), ew(ps.reciprocal), ew(ps.pow), ew(ps.neg)]
+
+    def _absorbed(self, fgraph: Any, out: Variable) -> bool:
+        """The only client is a product too: it reads this node's factors itself."""
+        clients = fgraph.clients.get(out, ())
+        if len(clients) != 1 or isinstance(clients[0][0], str):
+            return False
+        parent = clients[0][0]
+        sop = scalar_op_of(parent)
+        return (sop is not None and isinstance(sop, _GROUP_OPS)
+                and parent.outputs[0].type.dtype == out.type.dtype)
+
+    def transform(self, fgraph: Any, node: Apply) -> Any:
+        out = node.outputs[0]
+        if not out.type.dtype.startswith("float") or len(node.outputs) != 1:
+            return False
+        if self._absorbed(fgraph, out):
+            return False
+        if isinstance(scalar_op_of(node), ps.Neg) and scalar_op_of(node.inputs[0].owner) is None:
+            return False
+        sign, factors = _read_product(out)
+        changed = _find_softmax(factors)
+        groups: dict[tuple, _Group] = {}
+        rest: list[tuple[Variable, int]] = []
+        for v, e in factors:
+            if e == 0:
+                continue
+            cls = _classify(v)
+            if cls is None:
+                rest.append((v, e))
+                continue
+            kind, arg = cls
+            key, s = linear_key(arg)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = _Group(arg, s)
+            group.add(kind, s, e)
+            group.originals.append((v, e))
+        todo = [g for g in groups.values() if not g.unchanged()]
+        if not todo and not changed:
+            return False
+        num: list[Variable] = []
+        den: list[Variable] = []
+        for group in groups.values():
+            if group in todo:
+                n, d = group.build()
+                num += n
+                den += d
+            else:
+                rest.extend(group.originals)
+        for v, e in rest:
+            (num if e > 0 else den).extend([v] * abs(e))
+        new = _product(num, den, out)
+        if sign < 0:
+            new = ew(ps.neg)(new)
+        fixed = keep_type(out, new, refs=node.inputs)
+        return [fixed] if fixed is not None else False
+
+
+def _product(num: list[Variable], den: list[Variable], like: Variable) -> Variable:
+    top = num[0] if len(num) == 1 else ew(ps.mul)(*num) if num else _like(1, like)
+    if not den:
+        return top
+    bottom = den[0] if len(den) == 1 else ew(ps.mul)(*den)
+    return ew(ps.true_div)(top, bottom)
