@@ -38,6 +38,11 @@ def _rules() -> list[tuple[str, Any, Any]]:
          (E(ps.neg), (E(ps.softplus), "x"))),
         # log1p(exp(x)) = softplus(x), no overflow for large x
         ("softplus_from_log1p_exp", (E(ps.log1p), (E(ps.exp), "x")), (E(ps.softplus), "x")),
+        # log(1 + exp(x)) = softplus(x) (directly: FAST_COMPILE has no log1p rule)
+        ("softplus_from_log_add_exp", (E(ps.log), (E(ps.add), 1, (E(ps.exp), "x"))),
+         (E(ps.softplus), "x")),
+        ("softplus_from_log_add_exp_r", (E(ps.log), (E(ps.add), (E(ps.exp), "x"), 1)),
+         (E(ps.softplus), "x")),
         # log1p(-sigmoid(x)) = -softplus(x)
         ("log1p_neg_sigmoid", (E(ps.log1p), (E(ps.neg), (E(ps.sigmoid), "x"))),
          (E(ps.neg), (E(ps.softplus), "x"))),
@@ -146,15 +151,21 @@ def _logsumexp_rewriter() -> NodeRewriter:
     return logsumexp
 
 
+#: Rules that turn an inf/NaN into a finite value (the others only gain precision):
+#: tagged "finite", FAST_COMPILE runs them too.
+_PRECISION_ONLY = ("log1p_from", "expm1_from")
+
+
 def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
+    """(name, rewriter, extra tags); the tag "finite" marks the rules FAST_COMPILE runs too."""
     out: list[tuple[str, NodeRewriter, tuple[str, ...]]] = []
     for name, i, o in _rules():
         rw = PatternNodeRewriter(i, o, allow_multiple_clients=True, name=name,
                                  get_constant=const_value, fix_type=keep_type)
-        out.append((name, rw, ()))
+        out.append((name, rw, () if name.startswith(_PRECISION_ONLY) else ("finite",)))
     lsm = _log_softmax_rewriter()
     if lsm is not None:
-        out.append(("log_softmax", lsm, ()))
-    out.append(("local_logsumexp", _logsumexp_rewriter(), ()))
-    out.append(("local_exp_sigmoid_product", ExpSigmoidProduct(), ()))
+        out.append(("log_softmax", lsm, ("finite",)))
+    out.append(("local_logsumexp", _logsumexp_rewriter(), ("finite",)))
+    out.append(("local_exp_sigmoid_product", ExpSigmoidProduct(), ("finite",)))
     return out

@@ -33,6 +33,12 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in stabilize_rewriters():
         stab.register(name, rw, "fast_run", *tags)
+    # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
+    # written-out sigmoids and their gradients stay finite there too (PyTensor's
+    # FAST_COMPILE trains the logistic-regression tutorial; NaN would be a wrong result).
+    for name, rw, tags in stabilize_rewriters():
+        if "finite" in tags:
+            canon.register(name, rw, "fast_compile", "stabilize", *tags)
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in specialize_rewriters():
         spec.register(name, rw, "fast_run", *tags)
