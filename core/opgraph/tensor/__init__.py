@@ -9,6 +9,9 @@ from __future__ import annotations
 import importlib as _importlib
 import warnings as _warnings
 
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401  (pt.grad, as PyTensor)
+from opgraph.autodiff.reverse import grad  # noqa: F401
+
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401

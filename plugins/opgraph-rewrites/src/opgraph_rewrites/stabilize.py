@@ -46,6 +46,13 @@ def _rules() -> list[tuple[str, Any, Any]]:
         # log1p(-sigmoid(x)) = -softplus(x)
         ("log1p_neg_sigmoid", (E(ps.log1p), (E(ps.neg), (E(ps.sigmoid), "x"))),
          (E(ps.neg), (E(ps.softplus), "x"))),
+        # log(1 - exp(x)) = log1mexp(x): no log(0) near 0, no 1 - 1 for x << 0
+        ("log1mexp_from_log_sub", (E(ps.log), (E(ps.sub), 1, (E(ps.exp), "x"))),
+         (E(ps.log1mexp), "x")),
+        ("log1mexp_from_log1p", (E(ps.log1p), (E(ps.neg), (E(ps.exp), "x"))),
+         (E(ps.log1mexp), "x")),
+        ("log1mexp_from_expm1", (E(ps.log), (E(ps.neg), (E(ps.expm1), "x"))),
+         (E(ps.log1mexp), "x")),
         # 1 - sigmoid(x) = sigmoid(-x), no cancellation for large x
         ("one_minus_sigmoid", (E(ps.sub), 1, (E(ps.sigmoid), "x")),
          (E(ps.sigmoid), (E(ps.neg), "x"))),

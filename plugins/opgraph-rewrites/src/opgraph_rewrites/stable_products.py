@@ -13,7 +13,8 @@ factors: ``sigmoid(-a)**k * sigmoid(a)**(n-k)`` when ``0 <= k = -c1 <= n``
 sigmoids, never against them), or ``exp(c1*a - n*softplus(-a))``.
 
 The same reader turns ``exp(x) / sum(exp(x), axes)`` (the gradient of
-``log(sum(exp(x)))``) into ``softmax(x)``.
+``log(sum(exp(x)))``) into ``softmax(x)`` and ``exp(a) / (1 - exp(a))`` (the
+gradient of ``log(1 - exp(a))``) into ``1 / expm1(-a)``.
 """
 
 from __future__ import annotations
@@ -264,6 +265,39 @@ def _find_softmax(factors: list[tuple[Variable, int]]) -> bool:
     return changed
 
 
+def _one_minus_exp(var: Variable) -> Variable | None:
+    """The ``exp(a)`` node's output when ``var`` is ``1 - exp(a)`` or ``1 + -exp(a)``."""
+    node = elemwise_of(var, ps.Sub, ps.Add)
+    if node is None or len(node.inputs) != 2:
+        return None
+    if isinstance(node.op.scalar_op, ps.Sub):
+        one, e = node.inputs
+    else:
+        one, e = node.inputs if _is_one(node.inputs[0]) else node.inputs[::-1]
+        n = elemwise_of(e, ps.Neg)
+        e = n.inputs[0] if n is not None else None
+    if e is None or not _is_one(one):
+        return None
+    return e if elemwise_of(e, ps.Exp) is not None and e.type == var.type else None
+
+
+def _find_log1mexp_grad(factors: list[tuple[Variable, int]]) -> bool:
+    """Replace ``exp(a) / (1 - exp(a))`` pairs by ``1 / expm1(-a)`` (the gradient of
+    ``log(1 - exp(a))``; the plain form divides by a rounded 0 near ``a = 0``)."""
+    changed = False
+    for j, (d, f) in enumerate(factors):
+        e = _one_minus_exp(d) if f == -1 else None
+        if e is None:
+            continue
+        for i, (v, g) in enumerate(factors):
+            if v is e and g == 1:
+                factors[i] = (v, 0)
+                factors[j] = (ew(ps.expm1)(negate(e.owner.inputs[0])), -1)
+                changed = True
+                break
+    return changed
+
+
 class ExpSigmoidProduct(NodeRewriter):
     """The product rewrite described in the module docstring."""
 
@@ -292,6 +326,7 @@ class ExpSigmoidProduct(NodeRewriter):
             return False
         sign, factors = _read_product(out)
         changed = _find_softmax(factors)
+        changed = _find_log1mexp_grad(factors) or changed
         groups: dict[tuple, _Group] = {}
         rest: list[tuple[Variable, int]] = []
         for v, e in factors:
