@@ -25,7 +25,7 @@ import numpy as np
 
 import opgraph.scalar as ps
 from opgraph.graph.basic import Apply, Variable
-from opgraph.graph.rewriting.basic import NodeRewriter
+from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.reduction import Sum
 from opgraph.tensor.special import Softmax
@@ -38,7 +38,7 @@ from opgraph_rewrites.utils import (
     tensor_constant,
 )
 
-__all__ = ["ExpSigmoidProduct", "linear_key", "negate"]
+__all__ = ["ExpSigmoidProduct", "linear_key", "local_x_minus_x_sigmoid", "negate"]
 
 #: Factors read from one product at most (the rest of a larger product stays as it is).
 MAX_FACTORS = 64
@@ -184,11 +184,13 @@ class _Group:
         return {key: e for key, e in t.items() if e}
 
     def unchanged(self) -> bool:
+        """Nothing to gain: already the target form, and no factors cancel."""
         seen = {key: e for key, e in self.seen.items() if e}
+        count = sum(abs(e) for _, e in self.originals)
         target = self.target()
         if target is None:
-            return sum(abs(e) for e in seen.values()) <= 1
-        return seen == target
+            return count <= 1
+        return seen == target and count == sum(target.values())
 
     def signed_arg(self, s: int) -> Variable:
         return self.arg if s == self.arg_sign else negate(self.arg)
@@ -370,3 +372,42 @@ def _product(num: list[Variable], den: list[Variable], like: Variable) -> Variab
         return top
     bottom = den[0] if len(den) == 1 else ew(ps.mul)(*den)
     return ew(ps.true_div)(top, bottom)
+
+
+def _node_key(v: Variable) -> Any:
+    """Equal for equal variables and for equal nodes not merged yet (same op, same inputs)."""
+    node = v.owner
+    if node is None:
+        return id(v)
+    return (node.op, tuple(id(i) for i in node.inputs), node.outputs.index(v))
+
+
+def _multiset(factors: list[tuple[Variable, int]]) -> dict[tuple[Any, int], int]:
+    out: dict[tuple[Any, int], int] = {}
+    for v, e in factors:
+        key = (_node_key(v), e)
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+@node_rewriter([ew(ps.sub)], name="local_x_minus_x_sigmoid")
+def local_x_minus_x_sigmoid(fgraph: Any, node: Apply) -> Any:
+    """x - x*sigmoid(a) = x*sigmoid(-a), ``x`` any product: no cancellation (the gradient
+    of exp(a)/(1+exp(a)) is sigmoid(a) - sigmoid(a)**2, which rounds to 0 for a > ~37)."""
+    x, prod = node.inputs
+    if not node.outputs[0].type.dtype.startswith("float"):
+        return False
+    sign_x, fx = _read_product(x)
+    sign_p, fp = _read_product(prod)
+    if sign_x != sign_p or len(fp) != len(fx) + 1:
+        return False
+    want = _multiset(fx)
+    for k, (v, e) in enumerate(fp):
+        sig = elemwise_of(v, ps.Sigmoid) if e == 1 else None
+        if sig is not None and _multiset(fp[:k] + fp[k + 1:]) == want:
+            break
+    else:
+        return False
+    new = ew(ps.mul)(x, ew(ps.sigmoid)(negate(sig.inputs[0])))
+    fixed = keep_type(node.outputs[0], new, refs=node.inputs)
+    return [fixed] if fixed is not None else False
