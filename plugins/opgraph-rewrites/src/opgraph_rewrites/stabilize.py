@@ -56,6 +56,10 @@ def _rules() -> list[tuple[str, Any, Any]]:
         # 1 - sigmoid(x) = sigmoid(-x), no cancellation for large x
         ("one_minus_sigmoid", (E(ps.sub), 1, (E(ps.sigmoid), "x")),
          (E(ps.sigmoid), (E(ps.neg), "x"))),
+        ("one_plus_neg_sigmoid", (E(ps.add), 1, (E(ps.neg), (E(ps.sigmoid), "x"))),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
+        ("one_plus_neg_sigmoid_r", (E(ps.add), (E(ps.neg), (E(ps.sigmoid), "x")), 1),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
     ]
 
 

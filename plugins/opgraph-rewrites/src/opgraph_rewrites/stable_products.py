@@ -47,7 +47,7 @@ MAX_POWER = 4
 #: Terms read from a sum when comparing two arguments up to sign.
 MAX_TERMS = 16
 
-_GROUP_OPS = (ps.Mul, ps.TrueDiv, ps.Reciprocal, ps.Neg, ps.Sqr, ps.Pow)
+_GROUP_OPS = (ps.Mul, ps.TrueDiv, ps.Reciprocal, ps.Neg, ps.Sqr, ps.Pow, ps.Second)
 
 
 def linear_key(var: Variable) -> tuple[tuple, int]:
@@ -84,25 +84,52 @@ def linear_key(var: Variable) -> tuple[tuple, int]:
 
 
 def _is_one(var: Variable) -> bool:
+    """``var`` holds 1 everywhere (a constant, or a fill of one: ``second(x, 1)``)."""
+    fill = elemwise_of(var, ps.Second)
+    if fill is not None:
+        var = fill.inputs[1]
     c = const_value(var)
     return c is not None and np.ndim(c) == 0 and c == 1
 
 
-def _classify(var: Variable) -> tuple[str, Variable] | None:
-    """("exp" | "sig" | "onepexp", argument) for the factors this rewrite collects."""
+def _one_minus_sigmoid_arg(var: Variable) -> Variable | None:
+    """``a`` when ``var`` is ``1 - sigmoid(a)`` or ``1 + -sigmoid(a)`` (that is, sigmoid(-a))."""
+    node = elemwise_of(var, ps.Sub, ps.Add)
+    if node is None or len(node.inputs) != 2:
+        return None
+    if isinstance(node.op.scalar_op, ps.Sub):
+        one, sig = node.inputs
+    else:
+        one, sig = node.inputs if _is_one(node.inputs[0]) else node.inputs[::-1]
+        neg = elemwise_of(sig, ps.Neg)
+        sig = neg.inputs[0] if neg is not None else None
+    if sig is None or not _is_one(one) or sig.type != var.type:
+        return None
+    s = elemwise_of(sig, ps.Sigmoid)
+    return s.inputs[0] if s is not None else None
+
+
+def _classify(var: Variable) -> tuple[str, Variable, int] | None:
+    """(kind, argument, sign) for the factors this rewrite collects: kind "exp", "sig" or
+    "onepexp" (1 + exp) of ``sign * argument``; "1 - sigmoid(a)" is "sig" of -a."""
     node = var.owner
     sop = scalar_op_of(node)
     if sop is None or node.outputs[0].type.dtype != node.inputs[0].type.dtype:
         return None
     if isinstance(sop, ps.Exp):
-        return "exp", node.inputs[0]
+        return "exp", node.inputs[0], 1
     if isinstance(sop, ps.Sigmoid):
-        return "sig", node.inputs[0]
-    if isinstance(sop, ps.Add) and len(node.inputs) == 2:
+        return "sig", node.inputs[0], 1
+    if isinstance(sop, ps.Add | ps.Sub) and len(node.inputs) == 2:
+        a = _one_minus_sigmoid_arg(var)
+        if a is not None:
+            return "sig", a, -1
+        if isinstance(sop, ps.Sub):
+            return None
         a, b = node.inputs
         for one, e in ((a, b), (b, a)):
             if _is_one(one) and elemwise_of(e, ps.Exp) is not None and e.type == var.type:
-                return "onepexp", e.owner.inputs[0]
+                return "onepexp", e.owner.inputs[0], 1
     return None
 
 
@@ -138,6 +165,8 @@ def _read_product(out: Variable) -> tuple[int, list[tuple[Variable, int]]] | Non
             stack.append((ins[0], e))
         elif isinstance(sop, ps.Sqr):
             stack.append((ins[0], 2 * e))
+        elif isinstance(sop, ps.Second):  # only a shape: keep_type's refs restore it
+            stack.append((ins[1], e))
         else:  # Pow
             p = const_value(ins[1])
             if p is None or np.ndim(p) != 0 or p != int(p) or not 0 < abs(p) <= MAX_POWER:
@@ -156,6 +185,7 @@ class _Group:
         self.c3 = 0  # coefficient of softplus(-a)
         self.seen: dict[tuple[str, int], int] = {}
         self.originals: list[tuple[Variable, int]] = []
+        self.dirty = False  # holds a factor that must go (1 - sigmoid)
 
     def add(self, kind: str, s: int, e: int) -> None:
         self.seen[(kind, s)] = self.seen.get((kind, s), 0) + e
@@ -170,12 +200,14 @@ class _Group:
             if s > 0:
                 self.c1 += e
 
-    def target(self) -> dict[tuple[str, int], int] | None:
-        """The bounded factors of the same product, or None when only the log form fits."""
+    def target(self) -> dict[tuple[str, int], int]:
+        """The same product as bounded factors (sigmoids, and an exp going the same way);
+        with more softplus terms in the numerator than in the denominator (n < 0), the
+        reciprocal sigmoid ``1/sigmoid(a)**-n``, which a product read later can cancel."""
         n, k = -self.c3, -self.c1
         if n < 0:
-            return None
-        if 0 <= k <= n:
+            t = {("sig", 1): n, ("exp", -1): k} if k >= 0 else {("sig", 1): n, ("exp", 1): -k}
+        elif 0 <= k <= n:
             t = {("sig", -1): k, ("sig", 1): n - k}
         elif k > n:
             t = {("sig", -1): n, ("exp", -1): k - n}
@@ -185,31 +217,26 @@ class _Group:
 
     def unchanged(self) -> bool:
         """Nothing to gain: already the target form, and no factors cancel."""
+        if self.dirty:
+            return False
         seen = {key: e for key, e in self.seen.items() if e}
         count = sum(abs(e) for _, e in self.originals)
         target = self.target()
-        if target is None:
-            return count <= 1
-        return seen == target and count == sum(target.values())
+        if self.c3 > 0 and count <= 1:
+            return True
+        return seen == target and count == sum(abs(e) for e in target.values())
 
     def signed_arg(self, s: int) -> Variable:
         return self.arg if s == self.arg_sign else negate(self.arg)
 
     def build(self) -> tuple[list[Variable], list[Variable]]:
         """(numerator, denominator) factors of this group's product."""
-        target = self.target()
-        if target is None:
-            a = self.signed_arg(1)
-            log = ew(ps.sub)(
-                ew(ps.mul)(_like(self.c1, a), a),
-                ew(ps.mul)(_like(-self.c3, a), ew(ps.softplus)(negate(a))),
-            )
-            return [ew(ps.exp)(log)], []
         num: list[Variable] = []
-        for (kind, s), e in target.items():
+        den: list[Variable] = []
+        for (kind, s), e in self.target().items():
             op = ps.exp if kind == "exp" else ps.sigmoid
-            num.extend([ew(op)(self.signed_arg(s))] * e)
-        return num, []
+            (num if e > 0 else den).extend([ew(op)(self.signed_arg(s))] * abs(e))
+        return num, den
 
 
 def negate(var: Variable) -> Variable:
@@ -306,7 +333,8 @@ class ExpSigmoidProduct(NodeRewriter):
     name = "local_exp_sigmoid_product"
 
     def tracks(self) -> list[Any]:
-        return [ew(ps.mul), ew(ps.true_div), ew(ps.reciprocal), ew(ps.pow), ew(ps.neg)]
+        return [ew(ps.mul), ew(ps.true_div), ew(ps.reciprocal), ew(ps.pow), ew(ps.neg),
+                ew(ps.second)]
 
     def _absorbed(self, fgraph: Any, out: Variable) -> bool:
         """The only client is a product too: it reads this node's factors itself."""
@@ -315,6 +343,9 @@ class ExpSigmoidProduct(NodeRewriter):
             return False
         parent = clients[0][0]
         sop = scalar_op_of(parent)
+        if isinstance(sop, ps.Second | ps.Pow) and parent.inputs[1 if isinstance(
+                sop, ps.Second) else 0] is not out:
+            return False
         return (sop is not None and isinstance(sop, _GROUP_OPS)
                 and parent.outputs[0].type.dtype == out.type.dtype)
 
@@ -324,7 +355,8 @@ class ExpSigmoidProduct(NodeRewriter):
             return False
         if self._absorbed(fgraph, out):
             return False
-        if isinstance(scalar_op_of(node), ps.Neg) and scalar_op_of(node.inputs[0].owner) is None:
+        if isinstance(scalar_op_of(node), ps.Neg | ps.Second) and scalar_op_of(
+                node.inputs[-1].owner) is None:
             return False
         sign, factors = _read_product(out)
         changed = _find_softmax(factors)
@@ -338,12 +370,13 @@ class ExpSigmoidProduct(NodeRewriter):
             if cls is None:
                 rest.append((v, e))
                 continue
-            kind, arg = cls
+            kind, arg, flip = cls
             key, s = linear_key(arg)
             group = groups.get(key)
             if group is None:
                 group = groups[key] = _Group(arg, s)
-            group.add(kind, s, e)
+            group.add(kind, s * flip, e)
+            group.dirty = group.dirty or flip < 0
             group.originals.append((v, e))
         todo = [g for g in groups.values() if not g.unchanged()]
         if not todo and not changed:
@@ -399,6 +432,8 @@ def local_x_minus_x_sigmoid(fgraph: Any, node: Apply) -> Any:
         return False
     sign_x, fx = _read_product(x)
     sign_p, fp = _read_product(prod)
+    fx = [(v, e) for v, e in fx if not _is_one(v)]
+    fp = [(v, e) for v, e in fp if not _is_one(v)]
     if sign_x != sign_p or len(fp) != len(fx) + 1:
         return False
     want = _multiset(fx)
