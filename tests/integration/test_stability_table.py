@@ -87,8 +87,8 @@ def _lse(v: list) -> Any:
 Elementwise = tuple[str, Callable[[Any], Any], Callable[[Any], Any], Callable[[Any], Any],
                     Callable[[float], bool]]
 
-_ALL: Callable[[float], bool] = lambda v: True  # noqa: E731
-_NEGATIVE: Callable[[float], bool] = lambda v: v < 0  # noqa: E731
+_ALL: Callable[[float], bool] = lambda v: True
+_NEGATIVE: Callable[[float], bool] = lambda v: v < 0
 
 ELEMENTWISE: list[Elementwise] = [
     ("sigmoid(z)", pt.sigmoid, _sig, lambda x: _sig(x) * _sig(-x), _ALL),

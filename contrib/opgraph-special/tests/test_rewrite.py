@@ -9,10 +9,14 @@ import opgraph_special as special
 import pytest
 import scipy.special as sc
 from conftest import compile_py
-from opgraph_special.rewrites import local_grad_log_erfc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from opgraph_special.rewrites import local_log_erfc, register_rewrites, stable_log_erfc
+from opgraph_special.rewrites import (
+    local_grad_log_erfc,
+    local_log_erfc,
+    register_rewrites,
+    stable_log_erfc,
+)
 
 import opgraph.tensor as pt
 from opgraph.autodiff.reverse import grad

@@ -268,7 +268,7 @@ def _softmax_axis(den: Variable, power: int, num_exp: Variable) -> tuple[bool, A
     axes = tuple(node.op.axis) if node.op.axis is not None else tuple(range(ndim))
     kept = iter(range(ndim - len(axes)))
     keep_order = tuple("x" if i in axes else next(kept) for i in range(ndim))
-    if order is None and len(axes) != ndim or order is not None and order != keep_order:
+    if (order is None and len(axes) != ndim) or (order is not None and order != keep_order):
         return False, None
     if len(axes) == ndim:
         return True, None
