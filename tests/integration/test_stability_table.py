@@ -219,3 +219,25 @@ def test_table_covers_every_mode_and_the_naive_forms_really_fail() -> None:
         value, gradient = plain(np.array([-1e3]))
     assert not np.isfinite(value).all() and not np.isfinite(gradient).all()
     assert math.isfinite(_exact(lambda x: -_softplus(-x), -1e3))
+
+
+@pytest.mark.parametrize("mode_name, mode", MODES, ids=[m[0] for m in MODES])
+def test_cross_entropy_of_a_written_out_sigmoid(mode_name: str, mode: Any) -> None:
+    # -y log p - (1-y) log(1-p), p = 1/(1+exp(-t)): value y*softplus(-t) + (1-y)*softplus(t),
+    # gradient sigmoid(t) - y; the plain gradient is 0/0 once sigmoid(-|t|) underflows
+    t = pt.dvector("t")
+    y = pt.dvector("y")
+    p = 1 / (1 + pt.exp(-t))
+    xent = -y * pt.log(p) - (1 - y) * pt.log(1 - p)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = function([t, y], [xent, grad(pt.sum(xent), t)], mode=mode)
+    ts = np.repeat(POINTS, 2)
+    ys = np.tile([0.0, 1.0], len(POINTS))
+    with np.errstate(all="ignore"):
+        value, gradient = fn(ts, ys)
+    exact_value = [_exact(lambda a, b=b: b * _softplus(-a) + (1 - b) * _softplus(a), a)
+                   for a, b in zip(ts, ys)]
+    exact_grad = [_exact(lambda a, b=b: _sig(a) - b, a) for a, b in zip(ts, ys)]
+    _check(value, exact_value, f"cross-entropy ({mode_name})")
+    _check(gradient, exact_grad, f"d cross-entropy ({mode_name})", atol=1e-300)

@@ -186,3 +186,21 @@ def test_random_products_keep_their_value(picks, value):
     fast, ref = compile_pair([a], out, NOFUSE)
     v = np.array([value, -value, 0.5])
     np.testing.assert_allclose(fast(v), ref(v), rtol=1e-9)
+
+
+def test_product_distributes_over_a_sum_that_divides_by_its_sigmoids():
+    # sigmoid(t)*sigmoid(-t)*((1-y)/sigmoid(-t) - y/sigmoid(t)) = (1-y)*sigmoid(t) - y*sigmoid(-t)
+    t = pt.dvector("t")
+    y = pt.dvector("y")
+    s, sn = pt.sigmoid(t), pt.sigmoid(-t)
+    out = s * sn * ((1 - y) / sn - y / s)
+    fast, ref = compile_pair([t, y], out, NOFUSE)
+    yv = np.tile([0.0, 1.0], 3)
+    tv = np.repeat([-3.0, 0.5, 4.0], 2)
+    np.testing.assert_allclose(fast(tv, yv), ref(tv, yv), rtol=1e-12)
+    tv = np.repeat([-1e3, 800.0, 1e3], 2)
+    np.testing.assert_allclose(fast(tv, yv), (1 - yv) * _sig(tv) - yv * _sig(-tv), rtol=1e-12)
+    # a sum that does not divide by the product's sigmoids is left alone
+    plain = s * (y + t)
+    fast2, _ = compile_pair([t, y], plain, NOFUSE)
+    assert _ops(fast2).get("Add") == 1 and _ops(fast2).get("Mul") == 1

@@ -10,7 +10,11 @@ from typing import Any
 
 from opgraph.graph.rewriting.basic import NodeRewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
-from opgraph_rewrites.stable_products import ExpSigmoidProduct, local_x_minus_x_sigmoid
+from opgraph_rewrites.stable_products import (
+    ExpSigmoidProduct,
+    local_distribute_stable_product,
+    local_x_minus_x_sigmoid,
+)
 from opgraph_rewrites.utils import const_value, ew, keep_type, tensor_constant
 
 __all__ = ["stabilize_rewriters"]
@@ -180,4 +184,6 @@ def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
     out.append(("local_logsumexp", _logsumexp_rewriter(), ("finite",)))
     out.append(("local_exp_sigmoid_product", ExpSigmoidProduct(), ("finite",)))
     out.append(("local_x_minus_x_sigmoid", local_x_minus_x_sigmoid, ("finite",)))
+    out.append(("local_distribute_stable_product", local_distribute_stable_product,
+                ("finite",)))
     return out

@@ -38,7 +38,13 @@ from opgraph_rewrites.utils import (
     tensor_constant,
 )
 
-__all__ = ["ExpSigmoidProduct", "linear_key", "local_x_minus_x_sigmoid", "negate"]
+__all__ = [
+    "ExpSigmoidProduct",
+    "linear_key",
+    "local_distribute_stable_product",
+    "local_x_minus_x_sigmoid",
+    "negate",
+]
 
 #: Factors read from one product at most (the rest of a larger product stays as it is).
 MAX_FACTORS = 64
@@ -446,3 +452,60 @@ def local_x_minus_x_sigmoid(fgraph: Any, node: Apply) -> Any:
     new = ew(ps.mul)(x, ew(ps.sigmoid)(negate(sig.inputs[0])))
     fixed = keep_type(node.outputs[0], new, refs=node.inputs)
     return [fixed] if fixed is not None else False
+
+
+def _family_keys(factors: list[tuple[Variable, int]], negative: bool) -> set[tuple]:
+    """linear_keys of the exp/sigmoid factors (only those with exponent < 0 if ``negative``)."""
+    keys = set()
+    for v, e in factors:
+        cls = _classify(v)
+        if cls is not None and (e < 0 or not negative):
+            keys.add(linear_key(cls[1])[0])
+    return keys
+
+
+def _signed_terms(var: Variable) -> list[tuple[Variable, int]] | None:
+    """``var``'s terms with signs when it is an add or sub of at most MAX_TERMS terms."""
+    node = var.owner
+    sop = scalar_op_of(node)
+    if isinstance(sop, ps.Sub):
+        return [(node.inputs[0], 1), (node.inputs[1], -1)]
+    if isinstance(sop, ps.Add) and len(node.inputs) <= MAX_TERMS:
+        return [(i, 1) for i in node.inputs]
+    return None
+
+
+@node_rewriter([ew(ps.mul)], name="local_distribute_stable_product")
+def local_distribute_stable_product(fgraph: Any, node: Apply) -> Any:
+    """F * (a - b) = F*a - F*b when a term divides by an exp/sigmoid factor of F, so
+    the product rewrite can cancel it: the gradient of a cross-entropy
+    ``-y log p - (1-y) log(1-p)`` is ``s(t) s(-t) * ((1-y)/s(-t) - y/s(t))``, which is
+    ``0/0`` once ``s(-t)`` underflows (|t| > 745)."""
+    out = node.outputs[0]
+    if not out.type.dtype.startswith("float"):
+        return False
+    sign, factors = _read_product(out)
+    outer = _family_keys(factors, negative=False)
+    if not outer:
+        return False
+    for k, (v, e) in enumerate(factors):
+        terms = _signed_terms(v) if e == 1 and v.type.dtype == out.type.dtype else None
+        if terms is None:
+            continue
+        if not any(_family_keys(_read_product(t)[1], negative=True) & outer for t, _ in terms):
+            continue
+        rest = factors[:k] + factors[k + 1:]
+        num = [f for f, x in rest for _ in range(x) if x > 0]
+        den = [f for f, x in rest for _ in range(-x) if x < 0]
+        new = None
+        for t, s in terms:
+            part = _product([*num, t], den, out)
+            if new is None:
+                new = part if s > 0 else negate(part)
+            else:
+                new = ew(ps.add if s > 0 else ps.sub)(new, part)
+        if sign < 0:
+            new = negate(new)
+        fixed = keep_type(out, new, refs=node.inputs)
+        return [fixed] if fixed is not None else False
+    return False
