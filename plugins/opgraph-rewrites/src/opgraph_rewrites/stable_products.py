@@ -4,17 +4,20 @@ Gradients multiply what the forward pass divided: the gradient of
 ``log(1/(1+exp(-x)))`` is ``(1/p) * (1+exp(-x))**-2 * exp(-x)``, which is
 ``inf * 0`` for large ``|x|`` although its value is ``sigmoid(-x)``. One rule
 covers the written-out sigmoids and these gradient products: a product
-(mul, true_div, reciprocal, neg, sqr, integer powers) is read as factors with
-integer exponents, and the factors ``exp(a)``, ``sigmoid(a)`` and
-``1 + exp(a)`` (also of ``-a``) are collected per argument ``a`` as the log of
-their product, ``c1*a - n*softplus(-a)``.  That log is rebuilt as bounded
-factors: ``sigmoid(-a)**k * sigmoid(a)**(n-k)`` when ``0 <= k = -c1 <= n``
-(an extra ``exp(+-a)`` otherwise, going to 0 or inf together with the
-sigmoids, never against them), or ``exp(c1*a - n*softplus(-a))``.
+(mul, true_div, reciprocal, neg, sqr, integer powers, fills) is read as
+factors with integer exponents, and the factors ``exp(a)``, ``sigmoid(a)``,
+``1 + exp(a)`` and ``1 - sigmoid(a)`` (also of ``-a``) are collected per
+argument ``a`` as the log of their product, ``c1*a - n*softplus(-a)``.  That
+log is rebuilt as bounded factors: ``sigmoid(-a)**k * sigmoid(a)**(n-k)`` when
+``0 <= k = -c1 <= n`` (an extra ``exp(+-a)`` otherwise, going to 0 or inf
+together with the sigmoids, never against them); for ``n < 0`` as reciprocal
+sigmoids, which a product read later (after a distribution) can cancel.
 
 The same reader turns ``exp(x) / sum(exp(x), axes)`` (the gradient of
 ``log(sum(exp(x)))``) into ``softmax(x)`` and ``exp(a) / (1 - exp(a))`` (the
-gradient of ``log(1 - exp(a))``) into ``1 / expm1(-a)``.
+gradient of ``log(1 - exp(a))``) into ``1 / expm1(-a)``.  Two small rules
+finish the gradients of sums: ``x - x*sigmoid(a) -> x*sigmoid(-a)`` and
+``F * (u - v) -> F*u - F*v`` when ``u`` or ``v`` divides by a sigmoid of ``F``.
 """
 
 from __future__ import annotations
