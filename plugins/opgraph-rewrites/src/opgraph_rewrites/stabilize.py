@@ -1,7 +1,10 @@
 """Numerically stable forms: the same function, computed without cancellation or overflow.
 
 Pattern rules are data (``_rules``); the two structural ones (log of a softmax,
-log of a sum of exponentials) are node rewriters below.
+log of a sum of exponentials) are node rewriters below; products of
+exponentials and sigmoids (written-out sigmoids, and the gradients ``grad``
+builds from them) are in ``stable_products``.  Rules tagged "finite" turn an
+inf or NaN into the finite result and run in FAST_COMPILE too.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ def _rules() -> list[tuple[str, Any, Any]]:
          (E(ps.log1mexp), "x")),
         ("log1mexp_from_expm1", (E(ps.log), (E(ps.neg), (E(ps.expm1), "x"))),
          (E(ps.log1mexp), "x")),
+        # -(-x) = x: the rules above wrap their argument in a neg (canonicalize ran before)
+        ("stabilize_neg_neg", (E(ps.neg), (E(ps.neg), "x")), "x"),
         # 1 - sigmoid(x) = sigmoid(-x), no cancellation for large x
         ("one_minus_sigmoid", (E(ps.sub), 1, (E(ps.sigmoid), "x")),
          (E(ps.sigmoid), (E(ps.neg), "x"))),
