@@ -16,6 +16,7 @@ from typing import Any
 
 import mpmath as mp
 import numpy as np
+import opgraph_special as special
 import pytest
 
 import opgraph.tensor as pt
@@ -118,6 +119,8 @@ ELEMENTWISE: list[Elementwise] = [
     ("log(1-exp(z))", lambda z: pt.log(1 - pt.exp(z)), _log1mexp, _d_log1mexp, _NEGATIVE),
     ("log1p(-exp(z))", lambda z: pt.log1p(-pt.exp(z)), _log1mexp, _d_log1mexp, _NEGATIVE),
     ("log(-expm1(z))", lambda z: pt.log(-pt.expm1(z)), _log1mexp, _d_log1mexp, _NEGATIVE),
+    ("log(erfc(z))", lambda z: pt.log(special.erfc(z)), lambda x: mp.log(mp.erfc(x)),
+     lambda x: -2 / mp.sqrt(mp.pi) * mp.exp(-x * x) / mp.erfc(x), _ALL),
 ]
 
 # (name, build(z) -> scalar, exact value(list), exact gradient(list) -> list)
