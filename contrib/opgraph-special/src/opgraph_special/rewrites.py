@@ -119,13 +119,23 @@ def _exp_minus_square_of(var: Any) -> Any:
     return None
 
 
+def _absorbed(fgraph: Any, out: Any) -> bool:
+    """The only client is a product of the same dtype: it reads these factors itself."""
+    clients = fgraph.clients.get(out, ())
+    if len(clients) != 1 or isinstance(clients[0][0], str):
+        return False
+    parent = clients[0][0]
+    return (isinstance(parent.op, Elemwise) and parent.op.scalar_op in (ps.mul, ps.true_div)
+            and parent.outputs[0].type.dtype == out.type.dtype)
+
+
 @node_rewriter([Elemwise])
 def local_grad_log_erfc(fgraph: Any, node: Any) -> Any:
     """exp(-x^2) / erfc(x) -> 1 / erfcx(x) inside a product (the gradient of log(erfc))."""
     if node.op.scalar_op not in (ps.mul, ps.true_div) or node.op.inplace_pattern:
         return False
     out = node.outputs[0]
-    if out.type.dtype not in ("float32", "float64"):
+    if out.type.dtype not in ("float32", "float64") or _absorbed(fgraph, out):
         return False
     read = _factors(out)
     if read is None:
