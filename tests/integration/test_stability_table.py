@@ -213,6 +213,21 @@ def test_rewritten_graph_matches_the_plain_one_at_ordinary_inputs(row: Elementwi
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-15, err_msg=f"{name} ({mode_name})")
 
 
+@pytest.mark.parametrize("mode_name, mode", MODES, ids=[m[0] for m in MODES])
+@pytest.mark.parametrize("row", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
+def test_rewritten_reductions_match_the_plain_graph_at_ordinary_inputs(row: tuple,
+                                                                       mode_name: str,
+                                                                       mode: Any) -> None:
+    name, build = row[:2]
+    z = pt.dvector("z")
+    out = build(z)
+    fn = _compile(z, out, mode)
+    plain = _compile(z, out, Mode(linker="py", optimizer=None))
+    v = np.random.default_rng(3).uniform(-6.0, 6.0, 7)
+    for a, b in zip(fn(v), plain(v)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-14, err_msg=f"{name} ({mode_name})")
+
+
 def test_table_covers_every_mode_and_the_naive_forms_really_fail() -> None:
     # the table is only worth something if the plain graphs go wrong at these inputs
     assert {"FAST_RUN", "FAST_COMPILE"} <= {m[0] for m in MODES}
