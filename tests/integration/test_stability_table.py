@@ -23,6 +23,7 @@ import opgraph.tensor as pt
 from opgraph.autodiff.reverse import grad
 from opgraph.compile.function import function
 from opgraph.compile.mode import LinkerUnavailableError, Mode, available_modes, get_mode
+from opgraph.gradient import verify_grad
 from opgraph.tensor.special import log_softmax, logsumexp, softmax
 
 mp.mp.dps = 60
@@ -259,3 +260,28 @@ def test_cross_entropy_of_a_written_out_sigmoid(mode_name: str, mode: Any) -> No
     exact_grad = [_exact(lambda a, b=b: _sig(a) - b, a) for a, b in zip(ts, ys)]
     _check(value, exact_value, f"cross-entropy ({mode_name})")
     _check(gradient, exact_grad, f"d cross-entropy ({mode_name})", atol=1e-300)
+
+
+# the rewritten gradients against finite differences too (verify_grad), at ordinary inputs
+VERIFY = [
+    ("log1mexp", lambda z: pt.log1mexp(z), lambda rng: -rng.uniform(0.1, 4.0, 5)),
+    ("sigmoid", pt.sigmoid, lambda rng: rng.uniform(-4.0, 4.0, 5)),
+    ("softplus", pt.softplus, lambda rng: rng.uniform(-4.0, 4.0, 5)),
+    ("log(1-1/(1+exp(-z)))", lambda z: pt.log(1 - 1 / (1 + pt.exp(-z))),
+     lambda rng: rng.uniform(-4.0, 4.0, 5)),
+    ("softmax", lambda z: softmax(z) * np.arange(1.0, 6.0), lambda rng: rng.uniform(-3, 3, 5)),
+    ("log(sum(exp(z)))", lambda z: pt.log(pt.sum(pt.exp(z))), lambda rng: rng.uniform(-3, 3, 5)),
+]
+
+
+VERIFY_MODES = [m for m in MODES if m[0] in ("FAST_COMPILE", "FAST_RUN")]
+
+
+@pytest.mark.parametrize("mode_name, mode", VERIFY_MODES, ids=[m[0] for m in VERIFY_MODES])
+@pytest.mark.parametrize("row", VERIFY, ids=[r[0] for r in VERIFY])
+def test_gradients_match_finite_differences(row: tuple, mode_name: str, mode: Any) -> None:
+    _name, build, draw = row
+    rng = np.random.default_rng(11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        verify_grad(build, [draw(rng)], mode=mode, rng=rng)
