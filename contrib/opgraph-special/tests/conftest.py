@@ -59,4 +59,5 @@ def compile_py(inputs, outputs, **kwargs):
     isolated test session installs)."""
     from opgraph.compile.function import function
 
-    return function(inputs, outputs, mode="FAST_COMPILE", **kwargs)
+    kwargs.setdefault("mode", "FAST_COMPILE")
+    return function(inputs, outputs, **kwargs)

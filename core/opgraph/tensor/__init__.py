@@ -11,6 +11,8 @@ import warnings as _warnings
 from typing import Any as _Any
 
 from opgraph import faces as _faces
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401  (pt.grad, as PyTensor)
+from opgraph.autodiff.reverse import grad  # noqa: F401
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401

@@ -38,7 +38,6 @@ __all__ = [
     "largest",
     "less",
     "less_equal",
-    "log1mexp",
     "log1pexp",
     "logaddexp",
     "matvec",
@@ -140,17 +139,6 @@ def _logaddexp2(a: Variable, b: Variable) -> Variable:
     infinite = ptm.or_(ptm.isinf(a), ptm.isinf(b))
     a0, b0 = ptm.switch(infinite, 0.0, a), ptm.switch(infinite, 0.0, b)
     return ptm.switch(infinite, ptm.maximum(a, b), a0 + ptm.softplus(b0 - a0))
-
-
-def log1mexp(x: Any) -> Variable:
-    """``log(1 - exp(x))`` for ``x <= 0``, accurate near 0 and for large ``-x``."""
-    x = as_tensor_variable(x)
-    small = ptm.lt(x, -np.log(2.0))
-    # Each branch sees only inputs where it is accurate, so neither feeds an inf or
-    # nan into the other's gradient (0 * inf would make the gradient nan).
-    far = ptm.switch(small, x, -1.0)
-    near = ptm.switch(small, -1.0, x)
-    return ptm.switch(small, ptm.log1p(-ptm.exp(far)), ptm.log(-ptm.expm1(near)))
 
 
 def vecdot(x1: Any, x2: Any, dtype: Any = None) -> Variable:
