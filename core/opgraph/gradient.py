@@ -6,21 +6,25 @@ implementation lives in the small modules of :mod:`opgraph.autodiff`.
 
 from __future__ import annotations
 
-from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian
-from opgraph.autodiff.forward import Rop, pushforward
+from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian, subgraph_grad
+from opgraph.autodiff.forward import Rop, pushforward, pushforward_through_pullback
 from opgraph.autodiff.ops import (
     ConsiderConstant,
     DisconnectedGrad,
     GradClip,
+    GradientIdentity,
     GradScale,
     UndefinedGrad,
     ZeroGrad,
     consider_constant,
     disconnected_grad,
+    disconnected_grad_,
     grad_clip,
     grad_scale,
     undefined_grad,
+    undefined_grad_,
     zero_grad,
+    zero_grad_,
 )
 from opgraph.autodiff.reverse import Lop, grad, pullback
 from opgraph.autodiff.undefined import (
@@ -35,7 +39,7 @@ from opgraph.autodiff.undefined import (
     is_disconnected,
     is_null,
 )
-from opgraph.autodiff.verify import numeric_jacobian, verify_grad
+from opgraph.autodiff.verify import numeric_grad, numeric_jacobian, verify_grad
 
 __all__ = [
     "ConsiderConstant",
@@ -45,6 +49,7 @@ __all__ = [
     "GradClip",
     "GradScale",
     "GradientError",
+    "GradientIdentity",
     "Lop",
     "NullType",
     "NullTypeGradError",
@@ -53,6 +58,7 @@ __all__ = [
     "ZeroGrad",
     "consider_constant",
     "disconnected_grad",
+    "disconnected_grad_",
     "disconnected_type",
     "grad",
     "grad_clip",
@@ -64,10 +70,15 @@ __all__ = [
     "is_disconnected",
     "is_null",
     "jacobian",
+    "numeric_grad",
     "numeric_jacobian",
     "pullback",
     "pushforward",
+    "pushforward_through_pullback",
+    "subgraph_grad",
     "undefined_grad",
+    "undefined_grad_",
     "verify_grad",
     "zero_grad",
+    "zero_grad_",
 ]

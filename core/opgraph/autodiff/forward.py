@@ -31,7 +31,7 @@ from opgraph.autodiff.undefined import (
 from opgraph.graph.basic import Apply, Variable, clone_replace
 from opgraph.graph.op import Op
 
-__all__ = ["Rop", "pushforward"]
+__all__ = ["Rop", "pushforward", "pushforward_through_pullback"]
 
 
 def _input_tangent(inp: Variable, t: Variable | None) -> Variable:
@@ -96,7 +96,6 @@ def Rop(
     """
     _check_choice("disconnected_outputs", disconnected_outputs, _DISCONNECTED_INPUTS)
     _check_choice("return_disconnected", return_disconnected, _RETURN_DISCONNECTED)
-    f_list, f_is_list = _as_var_list("f", f)
     wrt_list, _ = _as_var_list("wrt", wrt)
     points = list(eval_points) if isinstance(eval_points, (list, tuple)) else [eval_points]
     if len(points) != len(wrt_list):
@@ -112,6 +111,7 @@ def Rop(
                 f"eval_points[{i}] must have the dimensions of wrt[{i}] ({w}: {wn}); got {pn}"
             )
 
+    f_list, f_is_list = _as_var_list("f", f)
     if use_op_rop_implementation:
         tangents = _forward(f_list, wrt_list, points)
     else:
@@ -197,4 +197,33 @@ def _rop_by_double_lop(
     return [None if j is None else next(replaced) for j in jvps]
 
 
-pushforward = Rop
+def pushforward(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+    use_op_pushforward: bool = False,
+) -> Any:
+    """Jacobian-vector product ``d f / d wrt . tangents``; ``Rop`` under its current name.
+
+    With ``use_op_pushforward`` every Op's own pushforward is used; otherwise
+    (the default, as in PyTensor) it is computed as two reverse passes.  The
+    result has the structure of ``f``: a tuple for a tuple, a list for a list.
+    """
+    result = Rop(f, wrt, tangents, disconnected_outputs=disconnected_outputs,
+                 return_disconnected=return_disconnected,
+                 use_op_rop_implementation=use_op_pushforward)
+    return tuple(result) if isinstance(f, tuple) else result
+
+
+def pushforward_through_pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """``pushforward`` computed as the pullback of a pullback (no Op pushforward needed)."""
+    return pushforward(f, wrt, tangents, disconnected_outputs=disconnected_outputs,
+                       return_disconnected=return_disconnected, use_op_pushforward=False)

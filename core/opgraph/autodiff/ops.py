@@ -23,18 +23,22 @@ __all__ = [
     "DisconnectedGrad",
     "GradClip",
     "GradScale",
+    "GradientIdentity",
     "UndefinedGrad",
     "ZeroGrad",
     "consider_constant",
     "disconnected_grad",
+    "disconnected_grad_",
     "grad_clip",
     "grad_scale",
     "undefined_grad",
+    "undefined_grad_",
     "zero_grad",
+    "zero_grad_",
 ]
 
 
-class _GradientIdentity(Op):
+class GradientIdentity(Op):
     """Returns its first input as a view; subclasses choose the pullback."""
 
     view_map = {0: [0]}
@@ -57,7 +61,7 @@ class _GradientIdentity(Op):
 
 
 @attrs.frozen
-class ZeroGrad(_GradientIdentity):
+class ZeroGrad(GradientIdentity):
     """Identity whose gradient is zero (the path stays connected)."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -73,7 +77,7 @@ class ConsiderConstant(ZeroGrad):
 
 
 @attrs.frozen
-class DisconnectedGrad(_GradientIdentity):
+class DisconnectedGrad(GradientIdentity):
     """Identity that cuts the gradient path: the output does not depend on the input."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -87,7 +91,7 @@ class DisconnectedGrad(_GradientIdentity):
 
 
 @attrs.frozen
-class UndefinedGrad(_GradientIdentity):
+class UndefinedGrad(GradientIdentity):
     """Identity whose gradient is undefined: an error if it is ever needed."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -98,7 +102,7 @@ class UndefinedGrad(_GradientIdentity):
 
 
 @attrs.frozen
-class GradClip(_GradientIdentity):
+class GradClip(GradientIdentity):
     """Identity whose cotangent is clipped to [clip_lower_bound, clip_upper_bound]."""
 
     clip_lower_bound: float
@@ -121,7 +125,7 @@ class GradClip(_GradientIdentity):
 
 
 @attrs.frozen
-class GradScale(_GradientIdentity):
+class GradScale(GradientIdentity):
     """Identity ``x`` (first input) whose cotangent is multiplied by the second input."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -135,9 +139,15 @@ class GradScale(_GradientIdentity):
         return [[True], [False]]
 
 
+#: The Op instances behind the functions (PyTensor's ``zero_grad_`` and friends).
+zero_grad_ = ZeroGrad()
+disconnected_grad_ = DisconnectedGrad()
+undefined_grad_ = UndefinedGrad()
+
+
 def zero_grad(x: Any) -> Variable:
     """``x``, but its gradient is zero (forward value unchanged)."""
-    return ZeroGrad()(x)
+    return zero_grad_(x)
 
 
 def consider_constant(x: Any) -> Variable:
@@ -147,12 +157,12 @@ def consider_constant(x: Any) -> Variable:
 
 def disconnected_grad(x: Any) -> Variable:
     """``x``, but ``grad`` sees no path through it (DisconnectedType, not zeros)."""
-    return DisconnectedGrad()(x)
+    return disconnected_grad_(x)
 
 
 def undefined_grad(x: Any) -> Variable:
     """``x``, but its gradient is undefined: ``grad`` raises if it is needed."""
-    return UndefinedGrad()(x)
+    return undefined_grad_(x)
 
 
 def grad_clip(x: Any, lower_bound: float, upper_bound: float) -> Variable:

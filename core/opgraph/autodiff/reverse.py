@@ -398,4 +398,15 @@ def Lop(
     )
 
 
-pullback = Lop
+def pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    cotangents: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """Vector-Jacobian product ``cotangents^T d f / d wrt``; ``Lop`` under its current name."""
+    result = Lop(f, wrt, cotangents, consider_constant=consider_constant,
+                 disconnected_inputs=disconnected_inputs, return_disconnected=return_disconnected)
+    return tuple(result) if isinstance(wrt, tuple) else result

@@ -40,6 +40,10 @@ for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ife
     _reexport(_name)
 del _name
 
+# PyTensor also exposes the differentiation entry points on the tensor namespace.
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: E402, F401
+from opgraph.autodiff.reverse import grad  # noqa: E402, F401
+
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 

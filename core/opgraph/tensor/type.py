@@ -453,18 +453,33 @@ for _fn, _doc in [
 
 
 def tensor(
+    *args: Any,
     dtype: Any = None,
     shape: Sequence[int | None] | None = None,
     name: str | None = None,
     broadcastable: Sequence[bool] | None = None,
-    *,
     ndim: int | None = None,
 ) -> Variable:
-    """A tensor variable of any rank: ``tensor("float32", shape=(None, 3), name="x")``.
+    """A tensor variable of any rank.
 
-    Like PyTensor, a first argument that is not a dtype is taken as the name
-    (``tensor("x", shape=(2,))``).
+    Both spellings work: PyTensor's ``tensor("x", dtype="float32", shape=(None, 3))``
+    (the one positional argument is the name when ``dtype=`` is given or it is
+    not a dtype) and ``tensor("float32", (None, 3), "x")`` (dtype, shape, name).
     """
+    if len(args) > 4:
+        raise TypeError(f"tensor() takes at most 4 positional arguments; got {len(args)}")
+    if len(args) == 1 and dtype is not None:
+        if name is not None:
+            raise TypeError(f"tensor(): name given twice ({args[0]!r} and name={name!r})")
+        args, name = (), args[0]
+    positional = dict(zip(("dtype", "shape", "name", "broadcastable"), args))
+    for key, value in positional.items():
+        if locals()[key] is not None:
+            raise TypeError(f"tensor(): {key} given both by position and by keyword")
+    dtype = positional.get("dtype", dtype)
+    shape = positional.get("shape", shape)
+    name = positional.get("name", name)
+    broadcastable = positional.get("broadcastable", broadcastable)
     if isinstance(dtype, str) and dtype not in _VALID_DTYPE_NAMES:
         try:
             np.dtype(dtype)
