@@ -9,6 +9,9 @@ from __future__ import annotations
 import importlib as _importlib
 import warnings as _warnings
 
+# PyTensor also exposes the differentiation entry points on the tensor namespace.
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
+from opgraph.autodiff.reverse import grad  # noqa: F401
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401
@@ -39,10 +42,6 @@ def _reexport(module_name: str) -> None:
 for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ifelse", "inplace"):
     _reexport(_name)
 del _name
-
-# PyTensor also exposes the differentiation entry points on the tensor namespace.
-from opgraph.autodiff.derived import hessian, jacobian  # noqa: E402, F401
-from opgraph.autodiff.reverse import grad  # noqa: E402, F401
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401

@@ -472,9 +472,10 @@ def tensor(
         if name is not None:
             raise TypeError(f"tensor(): name given twice ({args[0]!r} and name={name!r})")
         args, name = (), args[0]
-    positional = dict(zip(("dtype", "shape", "name", "broadcastable"), args))
-    for key, value in positional.items():
-        if locals()[key] is not None:
+    keywords = {"dtype": dtype, "shape": shape, "name": name, "broadcastable": broadcastable}
+    positional = dict(zip(keywords, args))
+    for key in positional:
+        if keywords[key] is not None:
             raise TypeError(f"tensor(): {key} given both by position and by keyword")
     dtype = positional.get("dtype", dtype)
     shape = positional.get("shape", shape)
