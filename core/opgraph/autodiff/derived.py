@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.autodiff import arith
+from opgraph.autodiff.batched import batched_jacobian
 from opgraph.autodiff.forward import Rop
 from opgraph.autodiff.reverse import _as_var_list, grad
 from opgraph.graph.basic import Variable
@@ -34,9 +35,9 @@ def jacobian(
 
     A scalar expression is one ``grad``.  Otherwise the rows are the gradients
     of each element: with ``vectorize`` (or when the expression's size is not
-    known statically) one reverse pass with a batch of unit cotangents (when
-    every Op in it has a batching rule), else one ``grad`` per element of the
-    (statically sized) expression.
+    known statically) one reverse pass with a batch of unit cotangents (Ops
+    without a batching rule loop over the rows, see ``Batched``), else one
+    ``grad`` per element of the (statically sized) expression.
     """
     if not isinstance(expression, Variable):
         raise TypeError(
@@ -52,16 +53,7 @@ def jacobian(
     size = _static_size(expression)
     rows = None
     if vectorize or size is None:
-        from opgraph.autodiff.vectorize import NoBatchingRule, batched_jacobian
-
-        try:
-            rows = batched_jacobian(expression, wrt_list, **kw)
-        except NoBatchingRule as exc:
-            if size is None:
-                raise NotImplementedError(
-                    f"jacobian: cannot vectorise ({exc}) and the size of {expression} is not "
-                    "known statically, so there is no element loop to fall back to"
-                ) from exc
+        rows = batched_jacobian(expression, wrt_list, **kw)
     if rows is None:
         flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
         per_elem = [grad(flat[k], wrt_list, **kw) for k in range(size)]

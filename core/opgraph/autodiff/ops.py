@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class GradientIdentity(Op):
+class _GradientIdentity(Op):
     """Returns its first input as a view; subclasses choose the pullback."""
 
     view_map = {0: [0]}
@@ -60,8 +60,12 @@ class GradientIdentity(Op):
         return type(self).__name__
 
 
+#: The public name of the base class (rewrites remove these identities after grad).
+GradientIdentity = _GradientIdentity
+
+
 @attrs.frozen
-class ZeroGrad(GradientIdentity):
+class ZeroGrad(_GradientIdentity):
     """Identity whose gradient is zero (the path stays connected)."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -77,7 +81,7 @@ class ConsiderConstant(ZeroGrad):
 
 
 @attrs.frozen
-class DisconnectedGrad(GradientIdentity):
+class DisconnectedGrad(_GradientIdentity):
     """Identity that cuts the gradient path: the output does not depend on the input."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -91,7 +95,7 @@ class DisconnectedGrad(GradientIdentity):
 
 
 @attrs.frozen
-class UndefinedGrad(GradientIdentity):
+class UndefinedGrad(_GradientIdentity):
     """Identity whose gradient is undefined: an error if it is ever needed."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]
@@ -102,7 +106,7 @@ class UndefinedGrad(GradientIdentity):
 
 
 @attrs.frozen
-class GradClip(GradientIdentity):
+class GradClip(_GradientIdentity):
     """Identity whose cotangent is clipped to [clip_lower_bound, clip_upper_bound]."""
 
     clip_lower_bound: float
@@ -125,7 +129,7 @@ class GradClip(GradientIdentity):
 
 
 @attrs.frozen
-class GradScale(GradientIdentity):
+class GradScale(_GradientIdentity):
     """Identity ``x`` (first input) whose cotangent is multiplied by the second input."""
 
     def pullback(self, inputs, outputs, cotangents):  # type: ignore[no-untyped-def]

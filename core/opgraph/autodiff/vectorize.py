@@ -14,10 +14,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from opgraph.autodiff import arith
-from opgraph.autodiff.reverse import apply_nodes_above, grad
+from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.graph.basic import Apply, Variable
 
-__all__ = ["BATCHING_RULES", "NoBatchingRule", "batched_jacobian", "vectorize_outputs"]
+__all__ = [
+    "BATCHING_RULES",
+    "NoBatchingRule",
+    "batch_node",
+    "dims_of",
+    "register_batching_rule",
+    "register_fallback",
+    "vectorize_graph",
+    "vectorize_outputs",
+]
 
 
 class NoBatchingRule(NotImplementedError):
@@ -103,26 +112,62 @@ def _rules() -> dict[type, Rule]:
             MatMul: _matmul, Shape_i: _shape_i, Reshape: _reshape}
 
 
-#: Filled on first use (the tensor library is imported lazily).
+#: Batching rules by Op class; tensor modules add theirs with ``register_batching_rule``.
 BATCHING_RULES: dict[type, Rule] = {}
+_DEFAULTS_LOADED = False
 
 
-def _rule_for(op: Any) -> Rule:
-    if not BATCHING_RULES:
-        BATCHING_RULES.update(_rules())
+def _load_defaults() -> None:
+    global _DEFAULTS_LOADED
+    _DEFAULTS_LOADED = True
+    for cls, rule in _rules().items():
+        BATCHING_RULES.setdefault(cls, rule)
+
+
+#: The rule used for Ops without one (set by :mod:`opgraph.autodiff.batched`).
+_FALLBACK: list[Rule] = []
+
+
+def register_batching_rule(op_class: type, rule: Rule) -> None:
+    """Give ``op_class`` (and its subclasses) a batching rule; called next to the Op."""
+    BATCHING_RULES[op_class] = rule
+
+
+def register_fallback(rule: Rule) -> None:
+    """The rule for Ops that have none (or whose rule raises :class:`NoBatchingRule`)."""
+    _FALLBACK[:] = [rule]
+
+
+def _rule_for(op: Any) -> Rule | None:
+    if not _DEFAULTS_LOADED:
+        _load_defaults()
     for cls in type(op).__mro__:
         rule = BATCHING_RULES.get(cls)
         if rule is not None:
             return rule
-    raise NoBatchingRule(f"no batching rule for {op}")
+    return None
 
 
-def vectorize_outputs(
-    outputs: Sequence[Variable], replace: dict[Variable, Variable], batch: Variable
+def batch_node(node: Apply, ins: list[Variable], flags: list[bool]) -> tuple[list[Any], list[bool]]:
+    """``node`` rebuilt over inputs ``ins`` that carry a batch axis where ``flags`` say."""
+    rule = _rule_for(node.op)
+    if rule is not None:
+        try:
+            return rule(node, ins, flags)
+        except NoBatchingRule:
+            pass
+    if not _FALLBACK:
+        raise NoBatchingRule(f"no batching rule for {node.op}")
+    return _FALLBACK[0](node, ins, flags)
+
+
+def vectorize_graph(
+    outputs: Sequence[Variable], replace: dict[Variable, Variable], batch: Any
 ) -> list[Variable]:
     """``outputs`` rebuilt with each ``replace`` key swapped for its batched value.
 
-    Every result has a leading batch axis of length ``batch``.
+    Every result has a leading batch axis of length ``batch``; an output that
+    does not depend on any replaced variable is repeated.
     """
     new: dict[Variable, Variable] = dict(replace)
     is_batched: dict[Variable, bool] = {k: True for k in replace}
@@ -131,7 +176,7 @@ def vectorize_outputs(
         if not any(flags):
             continue
         ins = [new.get(i, i) for i in node.inputs]
-        outs, out_flags = _rule_for(node.op)(node, ins, flags)
+        outs, out_flags = batch_node(node, ins, flags)
         for old, o, f in zip(node.outputs, outs, out_flags):
             new[old] = o
             is_batched[old] = f
@@ -141,25 +186,13 @@ def vectorize_outputs(
         if is_batched.get(out, False):
             result.append(new[out])
         else:  # does not depend on the batched input: the same for every row
-            result.append(pt.alloc(new.get(out, out), batch, *_dims(out)))
+            result.append(pt.alloc(new.get(out, out), batch, *dims_of(out)))
     return result
 
 
-def _dims(var: Variable) -> list[Any]:
+vectorize_outputs = vectorize_graph
+
+
+def dims_of(var: Variable) -> list[Any]:
     static = var.type.shape
     return [s if s is not None else var.shape[i] for i, s in enumerate(static)]
-
-
-def batched_jacobian(
-    expression: Variable, wrt: Sequence[Variable], consider_constant: Any = None,
-    disconnected_inputs: str = "raise",
-) -> list[Variable]:
-    """Rows ``d expression.flatten()[k] / d wrt`` stacked on a leading axis."""
-    pt = arith._pt()
-    u = expression.type()
-    vjps = grad(None, list(wrt), consider_constant=consider_constant,
-                disconnected_inputs=disconnected_inputs, known_grads={expression: u})
-    n = expression.size if expression.type.ndim != 1 else expression.shape[0]
-    units = pt.reshape(pt.eye(n, dtype=u.type.dtype), (n, *_dims(expression)),
-                       ndim=expression.type.ndim + 1)
-    return vectorize_outputs(vjps, {u: units}, n)
