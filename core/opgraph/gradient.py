@@ -6,6 +6,7 @@ implementation lives in the small modules of :mod:`opgraph.autodiff`.
 
 from __future__ import annotations
 
+from opgraph.autodiff.batched import Batched, batched_jacobian
 from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian, subgraph_grad
 from opgraph.autodiff.forward import Rop, pushforward, pushforward_through_pullback
 from opgraph.autodiff.ops import (
@@ -39,9 +40,15 @@ from opgraph.autodiff.undefined import (
     is_disconnected,
     is_null,
 )
+from opgraph.autodiff.vectorize import (
+    NoBatchingRule,
+    register_batching_rule,
+    vectorize_graph,
+)
 from opgraph.autodiff.verify import numeric_grad, numeric_jacobian, verify_grad
 
 __all__ = [
+    "Batched",
     "ConsiderConstant",
     "DisconnectedGrad",
     "DisconnectedInputError",
@@ -51,11 +58,13 @@ __all__ = [
     "GradientError",
     "GradientIdentity",
     "Lop",
+    "NoBatchingRule",
     "NullType",
     "NullTypeGradError",
     "Rop",
     "UndefinedGrad",
     "ZeroGrad",
+    "batched_jacobian",
     "consider_constant",
     "disconnected_grad",
     "disconnected_grad_",
@@ -75,9 +84,11 @@ __all__ = [
     "pullback",
     "pushforward",
     "pushforward_through_pullback",
+    "register_batching_rule",
     "subgraph_grad",
     "undefined_grad",
     "undefined_grad_",
+    "vectorize_graph",
     "verify_grad",
     "zero_grad",
     "zero_grad_",

@@ -41,7 +41,7 @@ def test_pushforward_alias_and_structure():
     single = pushforward(y, x, v)
     listed = Rop([y], [x], [v])
     assert not isinstance(single, list) and isinstance(listed, list)
-    assert float(ev(single, {v: 2.0})) == 6.0
+    assert float(ev(single, {x: 1.0, v: 2.0})) == 6.0
 
 
 def test_rop_disconnected_outputs():
