@@ -1,11 +1,11 @@
-"""Vectorised Jacobians: one reverse pass whose cotangent is a batch of unit vectors.
+"""Vectorising a graph: every node that depends on some variables rebuilt with a batch axis.
 
-The vector-Jacobian product graph is built once for a symbolic cotangent
-``u``; then every node that depends on ``u`` is rebuilt with a leading batch
-axis, by a rule per Op class (a table, below).  ``u`` becomes the identity
-matrix, so row k of the result is the gradient of element k.  A graph with an
-Op that has no rule raises :class:`NoBatchingRule`; ``jacobian`` then falls
-back to one ``grad`` per element.
+Used by jacobian/hessian: the vector-Jacobian product graph is built once for
+a symbolic cotangent ``u``, then rebuilt over a batch of unit cotangents, so
+row k of the result is the gradient of element k.  Each Op class has a rule
+in a table that the module defining the Op fills (``register_batching_rule``);
+an Op without one (or whose rule declines) goes to the fallback registered by
+:mod:`opgraph.autodiff.batched`, a loop over the rows.
 """
 
 from __future__ import annotations
@@ -38,90 +38,9 @@ class NoBatchingRule(NotImplementedError):
 Rule = Callable[[Apply, list[Variable], list[bool]], tuple[list[Variable], list[bool]]]
 
 
-def _elemwise(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    # Elemwise pads lower-rank inputs on the left, so unbatched inputs broadcast.
-    outs = type(node.op)(node.op.scalar_op)(*ins, return_list=True)
-    return outs, [True] * len(outs)
-
-
-def _dimshuffle(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    op = node.op
-    order = (0, *(o if o == "x" else int(o) + 1 for o in op.new_order))
-    return [type(op)(input_ndim=op.input_ndim + 1, new_order=order)(ins[0])], [True]
-
-
-def _sum(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    op = node.op
-    ndim = node.inputs[0].type.ndim
-    axis = tuple(range(ndim)) if op.axis is None else tuple(op.axis)
-    new = type(op)(axis=tuple(a + 1 for a in axis), dtype=op.dtype, acc_dtype=op.acc_dtype)
-    return [new(ins[0])], [True]
-
-
-def _dot(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    pt = arith._pt()
-    a, b = ins
-    a_nd, b_nd = (v.type.ndim for v in node.inputs)
-    if batched[0] and batched[1]:
-        if a_nd == 2 and b_nd == 2:
-            return [pt.matmul(a, b)], [True]
-        raise NoBatchingRule(f"no batching rule for {node.op} with both inputs batched")
-    if batched[0]:
-        return [pt.matmul(a, b) if a_nd == 2 else pt.dot(a, b)], [True]
-    # only b batched
-    if b_nd == 2:
-        return [pt.matmul(a, b)], [True]
-    if a_nd == 1:
-        return [pt.dot(b, a)], [True]
-    return [pt.dot(b, a.T)], [True]
-
-
-def _matmul(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    if any(v.type.ndim < 2 for v in node.inputs):
-        raise NoBatchingRule(f"no batching rule for {node.op} on 1-d inputs")
-    pt = arith._pt()
-    a, b = ins
-    if not batched[0] and a.type.ndim > 2:
-        a = pt.expand_dims(a, 0)
-    if not batched[1] and b.type.ndim > 2:
-        b = pt.expand_dims(b, 0)
-    return [pt.matmul(a, b)], [True]
-
-
-def _reshape(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    if batched[1]:
-        raise NoBatchingRule(f"no batching rule for {node.op} with a batched shape")
-    pt = arith._pt()
-    x, shape = ins
-    ndim = node.outputs[0].type.ndim
-    dims = [x.shape[0], *(shape[i] for i in range(ndim))]
-    return [pt.reshape(x, dims, ndim=ndim + 1)], [True]
-
-
-def _shape_i(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    return [type(node.op)(node.op.i + 1)(ins[0])], [False]
-
-
-def _rules() -> dict[type, Rule]:
-    from opgraph.tensor.elemwise import DimShuffle, Elemwise
-    from opgraph.tensor.products import Dot, MatMul
-    from opgraph.tensor.reduction import Sum
-    from opgraph.tensor.shape import Reshape, Shape_i
-
-    return {Elemwise: _elemwise, DimShuffle: _dimshuffle, Sum: _sum, Dot: _dot,
-            MatMul: _matmul, Shape_i: _shape_i, Reshape: _reshape}
-
-
-#: Batching rules by Op class; tensor modules add theirs with ``register_batching_rule``.
+#: Batching rules by Op class; the module defining an Op adds its rule with
+#: ``register_batching_rule`` (the tensor library's are in ``opgraph.tensor.batching``).
 BATCHING_RULES: dict[type, Rule] = {}
-_DEFAULTS_LOADED = False
-
-
-def _load_defaults() -> None:
-    global _DEFAULTS_LOADED
-    _DEFAULTS_LOADED = True
-    for cls, rule in _rules().items():
-        BATCHING_RULES.setdefault(cls, rule)
 
 
 #: The rule used for Ops without one (set by :mod:`opgraph.autodiff.batched`).
@@ -139,8 +58,6 @@ def register_fallback(rule: Rule) -> None:
 
 
 def _rule_for(op: Any) -> Rule | None:
-    if not _DEFAULTS_LOADED:
-        _load_defaults()
     for cls in type(op).__mro__:
         rule = BATCHING_RULES.get(cls)
         if rule is not None:

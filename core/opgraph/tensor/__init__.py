@@ -43,6 +43,9 @@ for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ife
     _reexport(_name)
 del _name
 
+# The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
+import opgraph.tensor.batching as _batching  # noqa: E402, F401
+
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
