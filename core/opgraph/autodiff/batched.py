@@ -70,11 +70,11 @@ class Batched(Op):
             )
         if not any(self.batched):
             raise ValueError(f"{self}: at least one input must be batched")
+        inner = self.inner_node(inputs)
         lengths = {v.type.shape[0] for v, b in zip(inputs, self.batched) if b}
         static = [s for s in lengths if s is not None]
         if len(set(static)) > 1:
             raise ValueError(f"{self}: batched inputs have different lengths {sorted(static)}")
-        inner = self.inner_node(inputs)
         length = static[0] if static else None
         outputs = [_batched_type(o.type, length)() for o in inner.outputs]
         node = Apply(self, inputs, outputs)

@@ -90,10 +90,14 @@ def vectorize_graph(
     is_batched: dict[Variable, bool] = {k: True for k in replace}
     for node in apply_nodes_above(outputs, set(replace)):
         flags = [is_batched.get(i, False) for i in node.inputs]
-        if not any(flags):
-            continue
         ins = [new.get(i, i) for i in node.inputs]
-        outs, out_flags = batch_node(node, ins, flags)
+        if not any(flags):
+            if all(a is b for a, b in zip(ins, node.inputs)):
+                continue
+            # An input was replaced by an unbatched value (e.g. a shape): rebuild as is.
+            outs, out_flags = node.op(*ins, return_list=True), [False] * len(node.outputs)
+        else:
+            outs, out_flags = batch_node(node, ins, flags)
         for old, o, f in zip(node.outputs, outs, out_flags):
             new[old] = o
             is_batched[old] = f
