@@ -64,7 +64,12 @@ CASES = {
     # no batching rule: the row loop
     "split": ((4,), lambda x: pt.split(x, [1, 3], 2)[1] * 2.0),
     "advanced_index": ((4,), lambda x: x[pt.constant(np.array([3, 0, 0]))]),
-    "sort": ((4,), lambda x: pt.sort(x)) if hasattr(pt, "sort") else ((4,), lambda x: x),
+    "advanced_index_2d": ((2, 3), lambda x: x[pt.constant(np.array([1, 0])),
+                                             pt.constant(np.array([2, 2]))]),
+    "advanced_inc": ((4,), lambda x: pt.inc_subtensor(x[pt.constant(np.array([0, 0, 2]))],
+                                                      x[1])),
+    "ifelse": ((3,), lambda x: pt.ifelse(x.sum() > 0, x * 2.0, -x)),
+    "specify_shape": ((3,), lambda x: pt.specify_shape(x, (3,)) + 1.0),
 }
 
 
