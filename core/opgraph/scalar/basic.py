@@ -16,6 +16,7 @@ float32; opgraph follows NumPy everywhere.)
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -372,3 +373,15 @@ def is_discrete(var: Variable) -> bool:
 
 def is_continuous(var: Variable) -> bool:
     return var.type.dtype in continuous_dtypes
+
+
+def __getattr__(name: str) -> Any:
+    """PyTensor's ``scalar.basic`` holds every scalar op; ours are split by topic.
+
+    The other scalar modules import this one, so it cannot import them: a
+    name not defined here is looked up in the (by then loaded) package.
+    """
+    package = sys.modules.get("opgraph.scalar")
+    if package is not None and not name.startswith("__") and name in vars(package):
+        return vars(package)[name]
+    raise AttributeError(f"module 'opgraph.scalar.basic' has no attribute {name!r}")
