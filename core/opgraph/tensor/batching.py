@@ -25,7 +25,14 @@ from opgraph.tensor.products import Dot, MatMul, dot, matmul
 from opgraph.tensor.reduction import Argmax, CAReduce
 from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, expand_dims, reshape, shape
 from opgraph.tensor.special import LogSoftmax, Softmax
-from opgraph.tensor.subtensor import IncSubtensor, Subtensor
+from opgraph.tensor.subtensor import (
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor1,
+    IncSubtensor,
+    Subtensor,
+    inc_subtensor,
+    set_subtensor,
+)
 
 __all__ = ["RULES"]
 
@@ -155,6 +162,26 @@ def _inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Res
     return [op(x, y, *idx)], [True]
 
 
+def _advanced_subtensor1(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    if batched[1]:
+        raise NoBatchingRule(f"{node.op} with a batched index")
+    x, ilist = ins
+    return [x[:, ilist]], [True]
+
+
+def _advanced_inc_subtensor1(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    if batched[2]:
+        raise NoBatchingRule(f"{node.op} with a batched index")
+    x, y, ilist = ins
+    if not batched[0]:
+        x = _broadcast(x, _batch_length(ins, batched))
+    x_row_ndim, y_row_ndim = node.inputs[0].type.ndim, node.inputs[1].type.ndim
+    if batched[1] and y_row_ndim < x_row_ndim:
+        y = y.dimshuffle(0, *["x"] * (x_row_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
+    update = set_subtensor if node.op.set_instead_of_inc else inc_subtensor
+    return [update(x[:, ilist], y)], [True]
+
+
 def _alloc(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     if any(batched[1:]):
         raise NoBatchingRule(f"{node.op} with a batched shape")
@@ -198,6 +225,7 @@ RULES: dict[type, Any] = {
     Elemwise: _elemwise, DimShuffle: _dimshuffle, CAReduce: _careduce, Argmax: _argmax,
     Dot: _dot, MatMul: _matmul, Reshape: _reshape, Shape_i: _shape_i, Shape: _shape,
     Subtensor: _subtensor, IncSubtensor: _inc_subtensor, Alloc: _alloc, Join: _join,
+    AdvancedSubtensor1: _advanced_subtensor1, AdvancedIncSubtensor1: _advanced_inc_subtensor1,
     MakeVector: _make_vector, Softmax: _softmax, LogSoftmax: _softmax,
 }
 
