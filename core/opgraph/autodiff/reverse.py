@@ -249,7 +249,7 @@ def backpropagate(
             if not any(pattern[i][j] and real[j] for j in range(len(real))):
                 # Reached only through integer outputs: piecewise constant, zero.
                 if arith.is_tensor(inp):
-                    acc.add(inp, arith.zeros_like(inp))
+                    acc.add(inp, arith.filled_like(inp, 0))
                 continue
             if is_disconnected(term):
                 continue

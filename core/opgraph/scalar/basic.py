@@ -225,12 +225,9 @@ class ScalarOp(Op):
 
     def __init__(self, output_types_preference: TypeRule | None = None, name: str | None = None):
         if output_types_preference is None:
-            output_types_preference = self.default_output_types_preference
-            spec = self.nfunc_spec
-            if output_types_preference is None and spec is not None:
-                if not isinstance(getattr(np, spec[0], None), np.ufunc):
-                    raise TypeError(f"{type(self).__name__}: give an output_types_preference")
-                output_types_preference = UfuncOut(spec[0])
+            output_types_preference = self._default_rule()
+            if output_types_preference is None and self.nfunc_spec is not None:
+                raise TypeError(f"{type(self).__name__}: give an output_types_preference")
         if output_types_preference is not None and not callable(output_types_preference):
             raise TypeError(
                 f"{type(self).__name__}: output_types_preference must be callable, "
@@ -239,19 +236,35 @@ class ScalarOp(Op):
         self.output_types_preference = output_types_preference
         self.name = name or type(self).__name__.lower()
 
+    @classmethod
+    def _default_rule(cls) -> TypeRule | None:
+        """The class's output-type rule: its default, else its NumPy ufunc's resolution."""
+        rule = cls.default_output_types_preference
+        spec = cls.nfunc_spec
+        if rule is None and spec is not None and isinstance(getattr(np, spec[0], None), np.ufunc):
+            rule = UfuncOut(spec[0])
+        return rule
+
+    def _rule(self) -> TypeRule | None:
+        """The output-type rule, the class default when the attribute is absent
+        (an Op unpickled from an older version), so equality and hash agree."""
+        if "output_types_preference" in self.__dict__:
+            return self.__dict__["output_types_preference"]
+        return self._default_rule()
+
     # -- identity ----------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if type(self) is not type(other):
             return False
-        return self.output_types_preference == other.output_types_preference and all(
+        return self._rule() == other._rule() and all(  # type: ignore[attr-defined]
             getattr(self, p) == getattr(other, p) for p in self.__props__
         )
 
     def __hash__(self) -> int:
         props = tuple(getattr(self, p) for p in self.__props__)
-        return hash((type(self), self.output_types_preference, props))
+        return hash((type(self), self._rule(), props))
 
     def __str__(self) -> str:
         return self.name
@@ -262,7 +275,7 @@ class ScalarOp(Op):
     # -- building -------------------------------------------------------------------
     def output_types(self, types: Sequence[ScalarType]) -> list[ScalarType]:
         """Output types for inputs of these types (TypeError when unsupported)."""
-        rule = self.output_types_preference
+        rule = self._rule()
         if rule is None:
             raise NotImplementedError(f"{self} has no output_types_preference")
         try:

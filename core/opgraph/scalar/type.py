@@ -422,18 +422,26 @@ continuous_types = _types(continuous_dtypes)
 all_types = _types(all_dtypes)
 
 
-def _variables(dtype: str | None) -> Callable[..., list[Variable]]:
-    def make(*names: str) -> list[Variable]:
-        """One scalar variable of this dtype (None: floatX) per name."""
-        typ = get_scalar_type(dtype or _floatx())
+def _variables(dtype: str) -> Callable[..., Any]:
+    def make(*names: Any) -> Any:
+        """Scalar variables of one dtype: ``make("xyz")`` or ``make("x", "y")`` name them
+        (one per character of a single string), ``make(3)`` makes three unnamed ones;
+        a single name gives a single variable."""
+        typ = get_scalar_type(dtype)
+        if names and isinstance(names[0], int):
+            return [typ() for _ in range(names[0])]
+        if len(names) == 1:
+            names = names[0]
+        if len(names) == 1:
+            return typ(name=names[0])
         return [typ(name=n) for n in names]
 
-    make.__name__ = f"{dtype or 'float'}s"
+    make.__name__ = f"{dtype}s"
     return make
 
 
-#: ``floats("x", "y")``: one variable per name (floatX), and the other plural constructors.
-floats = _variables(None)
+#: PyTensor's plural constructors (``floats`` is float64, as there).
+floats = _variables("float64")
 ints = _variables("int64")
 complexs = _variables("complex128")
 complexs64 = _variables("complex64")
