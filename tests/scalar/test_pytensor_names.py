@@ -51,3 +51,10 @@ def test_gradient_through_a_comparison_is_zero_and_mentions_the_input():
     x, y = ps.float32("x"), ps.float32("y")
     g = grad(x > y, y)
     assert evaluate(g, {y: 1.0}) == 0.0
+
+
+def test_complex_inputs_an_op_does_not_support_raise_complex_error():
+    x, y = ps.complex64("x"), ps.int32("y")
+    with pytest.raises(psb.ComplexError, match="complex64"):
+        x % y
+    assert issubclass(psb.ComplexError, TypeError)

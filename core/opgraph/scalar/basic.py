@@ -37,6 +37,7 @@ from opgraph.scalar.type import (
 
 __all__ = [
     "BinaryScalarOp",
+    "ComplexError",
     "ScalarOp",
     "UfuncOut",
     "UnaryScalarOp",
@@ -57,6 +58,10 @@ __all__ = [
 ]
 
 TypeRule = Callable[..., Sequence[ScalarType]]
+
+
+class ComplexError(NotImplementedError, TypeError):
+    """The operation is not defined for complex inputs (PyTensor's name; also a TypeError)."""
 
 
 def _dtypes(types: Sequence[ScalarType]) -> list[str]:
@@ -282,7 +287,8 @@ class ScalarOp(Op):
             outs = list(rule(*types))
         except TypeError as err:
             given = ", ".join(str(t) for t in types)
-            raise TypeError(
+            error = ComplexError if any(t.dtype in complex_dtypes for t in types) else TypeError
+            raise error(
                 f"{self}: inputs of dtypes ({given}) are not supported: {err}"
             ) from None
         if len(outs) != self.nout:
