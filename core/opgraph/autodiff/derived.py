@@ -11,6 +11,10 @@ from opgraph.autodiff.forward import Rop
 from opgraph.autodiff.reverse import _as_var_list, grad
 from opgraph.graph.basic import Variable
 
+#: Largest static size whose jacobian is built as one ``grad`` per element; larger
+#: (or run-time) sizes vectorise one pullback graph instead of growing the graph.
+UNROLL_LIMIT = 16
+
 __all__ = ["hessian", "hessian_vector_product", "jacobian", "subgraph_grad"]
 
 
@@ -34,10 +38,10 @@ def jacobian(
     """d expression / d wrt, shaped ``expression.shape + wrt.shape`` for each ``wrt``.
 
     A scalar expression is one ``grad``.  Otherwise the rows are the gradients
-    of each element: with ``vectorize`` (or when the expression's size is not
-    known statically) one reverse pass with a batch of unit cotangents (Ops
-    without a batching rule loop over the rows, see ``Batched``), else one
-    ``grad`` per element of the (statically sized) expression.
+    of each element: with ``vectorize``, or when the expression's size is not
+    known statically or exceeds ``UNROLL_LIMIT``, one reverse pass with a batch
+    of unit cotangents (Ops without a batching rule loop over the rows, see
+    ``Batched``); else one ``grad`` per element.
     """
     if not isinstance(expression, Variable):
         raise TypeError(
@@ -52,7 +56,7 @@ def jacobian(
     pt = arith._pt()
     size = _static_size(expression)
     rows = None
-    if vectorize or size is None:
+    if vectorize or size is None or size > UNROLL_LIMIT:
         rows = batched_jacobian(expression, wrt_list, **kw)
     if rows is None:
         flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
