@@ -58,3 +58,9 @@ def test_complex_inputs_an_op_does_not_support_raise_complex_error():
     with pytest.raises(psb.ComplexError, match="complex64"):
         x % y
     assert issubclass(psb.ComplexError, TypeError)
+
+
+def test_scalar_type_clone_takes_the_dtype_by_position():
+    st = ps.ScalarType("int64")
+    assert st.clone() == st
+    assert st.clone("float64") == ps.float64 and st.clone(dtype="int8") == ps.int8

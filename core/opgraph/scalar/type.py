@@ -111,6 +111,12 @@ class ScalarType(Type):
     def numpy_dtype(self) -> np.dtype:
         return np.dtype(self.dtype)
 
+    def clone(self, dtype: Any = None, **kwargs: Any) -> ScalarType:
+        """This type with another dtype (``clone("float64")``, as in PyTensor)."""
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        return super().clone(**kwargs)  # type: ignore[return-value]
+
     # -- values ---------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         """Return ``data`` as a NumPy scalar of this dtype.
