@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import opgraph.scalar as ps
@@ -64,3 +65,22 @@ def test_scalar_type_clone_takes_the_dtype_by_position():
     st = ps.ScalarType("int64")
     assert st.clone() == st
     assert st.clone("float64") == ps.float64 and st.clone(dtype="int8") == ps.int8
+
+
+def test_scalar_op_written_with_only_perform_runs_in_a_composite():
+    """A PyTensor-style ScalarOp (make_node + perform, two outputs) ports unchanged."""
+    from opgraph.graph.basic import Apply
+
+    class TwoCopies(psb.ScalarOp):
+        def make_node(self, x):
+            return Apply(self, [x], [x.type(), x.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0]
+            outputs[1][0] = inputs[0] * 2
+
+    x = ps.float32("x")
+    comp = psb.Composite([x], TwoCopies()(x))
+    y, z = comp(x)
+    assert evaluate([y, z], {x: 1.5}) == [1.5, 3.0]
+    assert [float(v) for v in comp.ufunc(np.array([1.0, 2.0], dtype="float32"))[1]] == [2.0, 4.0]

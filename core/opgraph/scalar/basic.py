@@ -322,6 +322,9 @@ class ScalarOp(Op):
             spec is None or not hasattr(np, spec[0])
         ):
             return self._vectorized_impl  # an op written PyTensor's way: only impl()
+        if (cls.numpy_fn is ScalarOp.numpy_fn and cls.impl is ScalarOp.impl
+                and cls.perform is not ScalarOp.perform and spec is None):
+            return self._vectorized_perform  # only perform(), e.g. a multi-output op
         if spec is None or cls.numpy_fn is not ScalarOp.numpy_fn:
             return self.numpy_fn
         uf = getattr(np, spec[0])
@@ -343,6 +346,25 @@ class ScalarOp(Op):
             return np.asarray(res).astype(out_types[0].dtype)
         return tuple(np.asarray(r).astype(t.dtype) for r, t in zip(res, out_types))
 
+    def _vectorized_perform(self, *arrays: Any) -> Any:
+        """The op's own ``perform`` applied element by element (slow; for ops that
+        define only ``perform``)."""
+        arrays = [np.asarray(a) for a in arrays]
+        node = self.make_node(*[get_scalar_type(a.dtype)() for a in arrays])
+        nout = len(node.outputs)
+
+        def one(*xs: Any) -> Any:
+            cells: list[list[Any]] = [[None] for _ in range(nout)]
+            self.perform(node, [np.asarray(x, dtype=a.dtype)[()] for x, a in zip(xs, arrays)],
+                         cells)
+            return cells[0][0] if nout == 1 else tuple(c[0] for c in cells)
+
+        res = np.frompyfunc(one, len(arrays), nout)(*arrays)
+        dtypes = [o.type.dtype for o in node.outputs]
+        if nout == 1:
+            return np.asarray(res).astype(dtypes[0])
+        return tuple(np.asarray(r).astype(d) for r, d in zip(res, dtypes))
+
     def numpy_fn(self, *inputs: Any) -> Any:
         """Vectorised computation; ops without ``nfunc_spec`` implement it."""
         raise NotImplementedError(f"{type(self).__name__} defines neither nfunc_spec nor numpy_fn")
@@ -350,7 +372,7 @@ class ScalarOp(Op):
     def impl(self, *inputs: Any) -> Any:
         """Compute on NumPy scalars: one value, or a tuple when ``nout > 1``."""
         result = self.ufunc(*[np.asarray(x) for x in inputs])
-        if self.nout == 1:
+        if not isinstance(result, tuple):
             return result[()] if isinstance(result, np.ndarray) else result
         return tuple(r[()] if isinstance(r, np.ndarray) else r for r in result)
 
