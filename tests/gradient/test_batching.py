@@ -169,3 +169,29 @@ def test_batched_checks_lengths_and_inputs():
         Batched((a + b).owner.op, (False, False))(a, b)
     with pytest.raises(NotImplementedError, match="no leading batch axis"):
         Batched((a + b).owner.op, (True, False))(pt.dscalar(), b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(CASES)), n=st.integers(0, 4), seed=st.integers(0, 2**16))
+def test_every_rule_any_batch_length(name, n, seed):
+    """Any batch length, including 0 (the row shape then comes from one evaluated row)."""
+    shape, build = CASES[name]
+    row = _row(shape)
+    out = build(row)
+    values = np.random.default_rng(seed).normal(size=(n, *shape))
+    got = _batched(out, row, values)
+    if n == 0:
+        one = _loop_reference(out, row, np.zeros((1, *shape)))
+        assert got.shape == (0, *one.shape[1:])
+        return
+    np.testing.assert_allclose(got, _loop_reference(out, row, values), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_rule_on_an_empty_batch(name):
+    shape, build = CASES[name]
+    row = _row(shape)
+    out = build(row)
+    got = _batched(out, row, np.zeros((0, *shape)))
+    one = _loop_reference(out, row, np.zeros((1, *shape)))
+    assert got.shape == (0, *one.shape[1:])

@@ -111,8 +111,7 @@ class Batched(Op):
         for j, out in enumerate(node.outputs):
             dtype = getattr(out.type, "dtype", None)
             if n == 0:
-                shape = tuple(0 if s is None else s for s in inner.outputs[j].type.shape)
-                value = np.zeros((0, *shape), dtype=dtype)
+                value = np.zeros((0, *self._empty_row_shape(inner, inputs, j)), dtype=dtype)
             else:
                 try:
                     value = np.stack([np.asarray(r, dtype=dtype) for r in rows[j]])
@@ -122,6 +121,18 @@ class Batched(Op):
                         f"{sorted({np.shape(r) for r in rows[j]})}; they cannot be stacked"
                     ) from exc
             output_storage[j][0] = value
+
+    def _empty_row_shape(self, inner: Apply, inputs: Sequence[Any], j: int) -> tuple[int, ...]:
+        """The row shape of output ``j`` for an empty batch: the Op run once on a row of
+        zeros when it accepts one, else its static shape (unknown lengths 0)."""
+        args = [np.zeros(np.shape(v)[1:], dtype=np.asarray(v).dtype) if b else v
+                for v, b in zip(inputs, self.batched)]
+        storage: list[list[Any]] = [[None] for _ in inner.outputs]
+        try:
+            self.op.perform(inner, args, storage)
+            return np.shape(storage[j][0])
+        except Exception:  # a probe: any failure means "shape unknown"
+            return tuple(0 if s is None else s for s in inner.outputs[j].type.shape)
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         inner = self._inner(node)

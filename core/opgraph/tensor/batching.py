@@ -21,8 +21,9 @@ from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec
 from opgraph.tensor.join import Join, join, stack
+from opgraph.tensor.math import eq, maximum, switch
 from opgraph.tensor.products import Dot, MatMul, dot, matmul
-from opgraph.tensor.reduction import Argmax, CAReduce
+from opgraph.tensor.reduction import Argmax, CAReduce, prod
 from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, expand_dims, reshape, shape
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import (
@@ -86,7 +87,7 @@ def _argmax(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
         axes = tuple(range(ndim)) if op.axis is None else tuple(op.axis)
         if axes != tuple(range(ndim)):
             raise NoBatchingRule(f"{op} over a subset of several axes")
-        x = reshape(x, (_batch_length(ins, batched), -1), ndim=2)
+        x = reshape(x, (_batch_length(ins, batched), _row_size(x)), ndim=2)
         return [type(op)((1,))(x)], [True]
     return [type(op)((op.axis[0] % ndim + 1,))(x)], [True]
 
@@ -118,12 +119,21 @@ def _matmul(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     return [matmul(a, b)], [True]
 
 
+def _row_size(x: Variable) -> Variable:
+    """The number of elements of one row of the batched ``x``."""
+    return prod(shape(x)[1:])
+
+
 def _reshape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     if batched[1]:
         raise NoBatchingRule(f"{node.op} with a batched shape")
     x, new_shape = ins
     ndim = node.outputs[0].type.ndim
-    dims = [x.shape[0], *(new_shape[i] for i in range(ndim))]
+    # A -1 in the row's shape is resolved against the row size here: with an empty
+    # batch NumPy could not infer it from (0, -1).
+    known = prod(switch(eq(new_shape, -1), 1, new_shape))
+    resolved = switch(eq(new_shape, -1), _row_size(x) // maximum(known, 1), new_shape)
+    dims = [x.shape[0], *(resolved[i] for i in range(ndim))]
     return [reshape(x, dims, ndim=ndim + 1)], [True]
 
 
