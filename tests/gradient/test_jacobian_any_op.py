@@ -119,3 +119,10 @@ def test_jacobian_wrt_several_and_tuple_structure():
     jx, jz = compile_callable([x, z], list(jt))(THETA, 2.0)
     np.testing.assert_allclose(jx, numeric_jacobian(lambda v: v[1:] * 2.0, THETA), atol=1e-8)
     np.testing.assert_allclose(jz, THETA[1:], atol=1e-12)
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_jacobian_of_an_empty_expression(static):
+    x = pt.tensor(dtype="float64", shape=(4,) if static else (None,), name="x")
+    J = jacobian(x[4:] ** 2, x)
+    assert compile_callable([x], [J])(THETA)[0].shape == (0, 4)

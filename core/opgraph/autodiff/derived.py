@@ -56,7 +56,7 @@ def jacobian(
     pt = arith._pt()
     size = _static_size(expression)
     rows = None
-    if vectorize or size is None or size > UNROLL_LIMIT:
+    if vectorize or size is None or size == 0 or size > UNROLL_LIMIT:
         rows = batched_jacobian(expression, wrt_list, **kw)
     if rows is None:
         flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
