@@ -118,8 +118,7 @@ def filled_like(var: Variable, value: float | Variable, dtype: str | None = None
         return _pt().second(var, value)
     dtype = dtype or float_dtype_of(var)
     if _is_scalar_type(var):
-        import opgraph.scalar as ps
-
+        ps = _lib(var)  # the scalar library
         return ps.second(var, ps.constant(np.asarray(value, dtype=dtype), dtype=dtype))
     pt = _pt()
     return pt.second(var, pt.constant(np.asarray(value, dtype=dtype)))
