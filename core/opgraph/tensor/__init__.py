@@ -12,6 +12,9 @@ import warnings as _warnings
 # PyTensor also exposes the differentiation entry points on the tensor namespace.
 from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
 from opgraph.autodiff.reverse import grad  # noqa: F401
+
+# The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
+from opgraph.tensor import batching as _batching  # noqa: F401
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401
@@ -42,9 +45,6 @@ def _reexport(module_name: str) -> None:
 for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ifelse", "inplace"):
     _reexport(_name)
 del _name
-
-# The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
-import opgraph.tensor.batching as _batching  # noqa: E402, F401
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
