@@ -46,8 +46,10 @@ from opgraph.autodiff.vectorize import (
     vectorize_graph,
 )
 from opgraph.autodiff.verify import numeric_grad, numeric_jacobian, verify_grad
+from opgraph.graph.basic import Apply, Variable
 
 __all__ = [
+    "Apply",
     "Batched",
     "ConsiderConstant",
     "DisconnectedGrad",
@@ -63,6 +65,7 @@ __all__ = [
     "NullTypeGradError",
     "Rop",
     "UndefinedGrad",
+    "Variable",
     "ZeroGrad",
     "batched_jacobian",
     "consider_constant",
