@@ -68,6 +68,13 @@ CASES = {
                                              pt.constant(np.array([2, 2]))]),
     "advanced_inc": ((4,), lambda x: pt.inc_subtensor(x[pt.constant(np.array([0, 0, 2]))],
                                                       x[1])),
+    "advanced_inc_2d": ((2, 3), lambda x: pt.inc_subtensor(
+        x[pt.constant(np.array([1, 0, 1])), pt.constant(np.array([2, 2, 2]))], x[0])),
+    "advanced_set_int_and_array": ((2, 3), lambda x: pt.set_subtensor(
+        x[1, pt.constant(np.array([0, 2]))], x[0, :2] * 3.0)),
+    "advanced_non_adjacent": ((2, 3, 2), lambda x: x[pt.constant(np.array([1, 0])), :,
+                                                     pt.constant(np.array([0, 1]))]),
+    "advanced_bool_mask": ((2, 3), lambda x: x[:, pt.constant(np.array([True, False, True]))]),
     "ifelse": ((3,), lambda x: pt.ifelse(x.sum() > 0, x * 2.0, -x)),
     "specify_shape": ((3,), lambda x: pt.specify_shape(x, (3,)) + 1.0),
 }

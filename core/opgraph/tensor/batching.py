@@ -17,6 +17,7 @@ import numpy as np
 
 from opgraph.autodiff.vectorize import NoBatchingRule, dims_of, register_batching_rule
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec
@@ -192,6 +193,34 @@ def _advanced_inc_subtensor1(node: Apply, ins: list[Variable], batched: list[boo
     return [update(x[:, ilist], y)], [True]
 
 
+def _advanced_block_is_contiguous(idx_list: tuple) -> bool:
+    """Whether the array/int entries are adjacent: NumPy then keeps their result in
+    place (else it moves it first, which a leading batch axis would change)."""
+    where = [k for k, e in enumerate(idx_list) if not isinstance(e, SliceSpec)]
+    return not where or where == list(range(where[0], where[-1] + 1))
+
+
+def _advanced_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    if any(batched[1:]) or not _advanced_block_is_contiguous(node.op.idx_list):
+        raise NoBatchingRule(f"{node.op} with a batched or non-adjacent index")
+    return [type(node.op)((SliceSpec(), *node.op.idx_list))(*ins)], [True]
+
+
+def _advanced_inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    op = node.op
+    if any(batched[2:]) or not _advanced_block_is_contiguous(op.idx_list):
+        raise NoBatchingRule(f"{op} with a batched or non-adjacent index")
+    x, y, *idx = ins
+    if not batched[0]:
+        x = _broadcast(x, _batch_length(ins, batched))
+    region_ndim = op.read_op()(node.inputs[0], *node.inputs[2:]).type.ndim
+    y_row_ndim = node.inputs[1].type.ndim
+    if batched[1] and y_row_ndim < region_ndim:
+        y = y.dimshuffle(0, *["x"] * (region_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
+    new = type(op)((SliceSpec(), *op.idx_list), set_instead_of_inc=op.set_instead_of_inc)
+    return [new(x, y, *idx)], [True]
+
+
 def _alloc(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     if any(batched[1:]):
         raise NoBatchingRule(f"{node.op} with a batched shape")
@@ -236,6 +265,7 @@ RULES: dict[type, Any] = {
     Dot: _dot, MatMul: _matmul, Reshape: _reshape, Shape_i: _shape_i, Shape: _shape,
     Subtensor: _subtensor, IncSubtensor: _inc_subtensor, Alloc: _alloc, Join: _join,
     AdvancedSubtensor1: _advanced_subtensor1, AdvancedIncSubtensor1: _advanced_inc_subtensor1,
+    AdvancedSubtensor: _advanced_subtensor, AdvancedIncSubtensor: _advanced_inc_subtensor,
     MakeVector: _make_vector, Softmax: _softmax, LogSoftmax: _softmax,
 }
 
