@@ -25,7 +25,16 @@ from opgraph.tensor.join import Join, join, stack
 from opgraph.tensor.math import eq, maximum, switch
 from opgraph.tensor.products import Dot, MatMul, dot, matmul
 from opgraph.tensor.reduction import Argmax, CAReduce, prod
-from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, expand_dims, reshape, shape
+from opgraph.tensor.shape import (
+    MakeVector,
+    Reshape,
+    Shape,
+    Shape_i,
+    SpecifyShape,
+    expand_dims,
+    reshape,
+    shape,
+)
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import (
     AdvancedIncSubtensor1,
@@ -99,6 +108,8 @@ def _dot(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     if batched[0] and batched[1]:
         if a_nd == 2 and b_nd == 2:
             return [matmul(a, b)], [True]
+        if a_nd == 1 and b_nd == 1:
+            return [(a * b).sum(axis=1)], [True]
         raise NoBatchingRule(f"{node.op} with both inputs batched")
     if batched[0]:
         return [matmul(a, b) if a_nd == 2 else dot(a, b)], [True]
@@ -243,6 +254,12 @@ def _join(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     return [join(a + 1, *parts)], [True]
 
 
+def _specify_shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    if any(batched[1:]):
+        raise NoBatchingRule(f"{node.op} with a batched shape")
+    return [type(node.op)((False, *node.op.given))(*ins)], [True]
+
+
 def _make_vector(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     length = _batch_length(ins, batched)
     parts = [v if b else _broadcast(v, length) for v, b in zip(ins, batched)]
@@ -267,6 +284,7 @@ RULES: dict[type, Any] = {
     AdvancedSubtensor1: _advanced_subtensor1, AdvancedIncSubtensor1: _advanced_inc_subtensor1,
     AdvancedSubtensor: _advanced_subtensor, AdvancedIncSubtensor: _advanced_inc_subtensor,
     MakeVector: _make_vector, Softmax: _softmax, LogSoftmax: _softmax,
+    SpecifyShape: _specify_shape,
 }
 
 for _cls, _rule in RULES.items():
