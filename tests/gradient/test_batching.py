@@ -61,7 +61,7 @@ CASES = {
     "stack_scalars": ((3,), lambda x: pt.stack([x[0], x[2], x.sum()])),
     "softmax": ((2, 3), lambda x: pt.special.softmax(x, axis=0)),
     "log_softmax": ((2, 3), lambda x: pt.special.log_softmax(x, axis=-1)),
-    # no batching rule: the row loop
+    # (IfElse and non-adjacent advanced indexing have no batching rule: the row loop)
     "split": ((4,), lambda x: pt.split(x, [1, 3], 2)[1] * 2.0),
     "advanced_index": ((4,), lambda x: x[pt.constant(np.array([3, 0, 0]))]),
     "advanced_index_2d": ((2, 3), lambda x: x[pt.constant(np.array([1, 0])),

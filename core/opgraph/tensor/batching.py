@@ -21,7 +21,7 @@ from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec
-from opgraph.tensor.join import Join, join, stack
+from opgraph.tensor.join import Join, Split, join, stack
 from opgraph.tensor.math import eq, maximum, switch
 from opgraph.tensor.products import Dot, MatMul, dot, matmul
 from opgraph.tensor.reduction import Argmax, CAReduce, prod
@@ -260,6 +260,15 @@ def _specify_shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Res
     return [type(node.op)((False, *node.op.given))(*ins)], [True]
 
 
+def _split(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+    axis = node.inputs[1]
+    if batched[1] or batched[2] or not isinstance(axis, Constant):
+        raise NoBatchingRule(f"{node.op} with a symbolic or batched axis or sizes")
+    a = int(np.asarray(axis.data)) % node.inputs[0].type.ndim
+    outs = type(node.op)(node.op.len_splits)(ins[0], a + 1, ins[2], return_list=True)
+    return outs, [True] * len(outs)
+
+
 def _make_vector(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     length = _batch_length(ins, batched)
     parts = [v if b else _broadcast(v, length) for v, b in zip(ins, batched)]
@@ -284,7 +293,7 @@ RULES: dict[type, Any] = {
     AdvancedSubtensor1: _advanced_subtensor1, AdvancedIncSubtensor1: _advanced_inc_subtensor1,
     AdvancedSubtensor: _advanced_subtensor, AdvancedIncSubtensor: _advanced_inc_subtensor,
     MakeVector: _make_vector, Softmax: _softmax, LogSoftmax: _softmax,
-    SpecifyShape: _specify_shape,
+    SpecifyShape: _specify_shape, Split: _split,
 }
 
 for _cls, _rule in RULES.items():
