@@ -36,6 +36,8 @@ EINSUM_CASES = [
     ("iij->j", [(3, 3, 2)]),
     ("ab,ab", [(2, 3), (2, 3)]),
     ("i,i->", [(0,), (0,)]),
+    # one planned step contracting three operands at once: d must survive the first pair
+    ("acd,bcd,dab->abc", [(1, 1, 2), (1, 1, 2), (2, 1, 1)]),
 ]
 
 

@@ -11,8 +11,13 @@ import warnings as _warnings
 from typing import Any as _Any
 
 from opgraph import faces as _faces
-from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401  (pt.grad, as PyTensor)
+
+# PyTensor also exposes the differentiation entry points on the tensor namespace.
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
 from opgraph.autodiff.reverse import grad  # noqa: F401
+
+# The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
+from opgraph.tensor import batching as _batching  # noqa: F401
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401

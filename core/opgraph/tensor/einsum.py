@@ -163,11 +163,13 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = True) -> Variable:
         rest = "".join(lab for _, lab in terms) + rhs
         (x, lx), *others = picked[::-1]
         x, lx = _diagonals(x, lx)
-        for y, ly in others:
+        for k, (y, ly) in enumerate(others):
             y, ly = _diagonals(y, ly)
-            x, lx = _sum_out(x, lx, set(ly) | set(rest))
-            y, ly = _sum_out(y, ly, set(lx) | set(rest))
-            x, lx = _contract_pair(x, lx, y, ly, set(rest))
+            # Labels still needed: the later terms, the output, and this step's other operands.
+            later = set(rest) | set("".join(lab for _, lab in others[k + 1 :]))
+            x, lx = _sum_out(x, lx, set(ly) | later)
+            y, ly = _sum_out(y, ly, set(lx) | later)
+            x, lx = _contract_pair(x, lx, y, ly, later)
         terms.append((x, lx))
     (x, lx), = terms
     x, lx = _diagonals(x, lx)

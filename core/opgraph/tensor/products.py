@@ -18,7 +18,6 @@ from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.tensor.elemwise import (
     DimShuffle,
-    _float_zeros_like,
     _is_disconnected,
     broadcast_static_shape,
 )
@@ -47,7 +46,7 @@ def _check_inner(xs: int | None, ys: int | None, x: Variable, y: Variable, who: 
 
 def _grad_cast(g: Variable, x: Variable) -> Variable:
     if x.type.dtype not in continuous_dtypes:
-        return _float_zeros_like(x)
+        return g  # an integer operand gets the float gradient, as in PyTensor
     if g.type.dtype != x.type.dtype:
         from opgraph.tensor.math import cast
 

@@ -482,27 +482,42 @@ for _fn, _doc in [
 
 
 def tensor(
+    *args: Any,
     dtype: Any = None,
     shape: Sequence[int | None] | None = None,
     name: str | None = None,
     broadcastable: Sequence[bool] | None = None,
-    *,
     ndim: int | None = None,
 ) -> Variable:
-    """A tensor variable of any rank: ``tensor("float32", shape=(None, 3), name="x")``.
+    """A tensor variable of any rank.
 
-    Like PyTensor, a first argument that is not a dtype is taken as the name
-    (``tensor("x", shape=(2,))``).
+    Both spellings work: PyTensor's ``tensor("x", dtype="float32", shape=(None, 3))``
+    (the one positional argument is the name when ``dtype=`` is given or it is
+    not a dtype) and ``tensor("float32", (None, 3), "x")`` (dtype, shape, name).
     """
-    if isinstance(dtype, str) and dtype not in _VALID_DTYPE_NAMES:
-        try:
-            np.dtype(dtype)
-        except TypeError:
-            if name is not None:
-                raise TypeError(
-                    f"tensor(): {dtype!r} is not a dtype and name={name!r} was also given"
-                ) from None
-            dtype, name = None, dtype
+    if len(args) > 4:
+        raise TypeError(f"tensor() takes at most 4 positional arguments; got {len(args)}")
+    if len(args) == 1 and dtype is not None:
+        if name is not None:
+            raise TypeError(f"tensor(): name given twice ({args[0]!r} and name={name!r})")
+        args, name = (), args[0]
+    keywords = {"dtype": dtype, "shape": shape, "name": name, "broadcastable": broadcastable}
+    positional = dict(zip(keywords, args))
+    for key in positional:
+        if keywords[key] is not None:
+            raise TypeError(f"tensor(): {key} given both by position and by keyword")
+    dtype = positional.get("dtype", dtype)
+    shape = positional.get("shape", shape)
+    name = positional.get("name", name)
+    broadcastable = positional.get("broadcastable", broadcastable)
+    if "dtype" in positional and isinstance(dtype, str) and dtype not in _VALID_DTYPE_NAMES:
+        # Only full dtype names count as a positional dtype: NumPy also reads one-letter
+        # strings ("a", "b", "f"...) as dtypes, but tensor("a", shape=...) names a variable.
+        if name is not None:
+            raise TypeError(
+                f"tensor(): {dtype!r} is not a dtype name and name={name!r} was also given"
+            )
+        dtype, name = None, dtype
     if shape is None and broadcastable is None:
         if ndim is None:
             raise TypeError(
