@@ -236,7 +236,7 @@ class Polygamma(ScalarOp):
         cotangents: Sequence[Variable],
     ) -> list[Variable]:
         (n, x), (gz,) = inputs, cotangents
-        next_n = ps.add(n, const_like(1, n))
+        next_n = ps.add(n, ps.constant(1, dtype=n.type.dtype))  # n stays an integer
         gx = grad_zeros(x) if is_discrete(x) else cast_like(ps.mul(gz, polygamma(next_n, x)), x)
         return [grad_zeros(n), gx]
 

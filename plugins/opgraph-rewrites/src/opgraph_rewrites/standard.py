@@ -6,7 +6,7 @@ from typing import Any
 
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
-from opgraph_rewrites.fill import fill_rewriters
+from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
@@ -41,6 +41,10 @@ def register_standard_rewrites(db: Any) -> None:
     for name, rw, tags in stabilize_rewriters():
         if "finite" in tags:
             canon.register(name, rw, "fast_compile", "stabilize", *tags)
+    # The gradient's seed is fill(cost, 1); removing such no-op fills lets the rules above
+    # see exp(z)/sum(exp(z)) in gradients of log(sum(exp(z))) in FAST_COMPILE too.
+    canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
+                   "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in specialize_rewriters():
         spec.register(name, rw, "fast_run", *tags)
