@@ -220,9 +220,12 @@ class RandomVariable(Op):
         return out
 
     def _output_dtype(self, dist_params: Sequence[Variable]) -> str:
+        """The draw's dtype: ``self.dtype``, else the upcast of the parameters' dtypes."""
         dtype = _resolve_dtype(self.dtype)
         if dtype is None:
-            raise TypeError(f"{self}: dtype must be given for this RandomVariable")
+            if not dist_params:
+                return config.floatX
+            return str(np.result_type(*[p.type.numpy_dtype for p in dist_params]))
         return dtype
 
     def make_node(self, rng: Any, size: Any, *dist_params: Any) -> Apply:
@@ -235,12 +238,13 @@ class RandomVariable(Op):
                 f"(RandomGeneratorType), got {type(rng).__name__} {rng!r:.60}"
             )
         size = normalize_size_param(size)
+        params = [as_tensor_variable(p) for p in dist_params]
+        self._check_size_length(size, params)
         if len(dist_params) != len(self.ndims_params):
             raise TypeError(
                 f"{self} expects {len(self.ndims_params)} distribution parameter(s), "
                 f"got {len(dist_params)}"
             )
-        params = [as_tensor_variable(p) for p in dist_params]
         for k, (p, nd) in enumerate(zip(params, self.ndims_params, strict=True)):
             if p.type.ndim < nd:
                 raise ValueError(
@@ -251,6 +255,18 @@ class RandomVariable(Op):
         out = TensorType(dtype=self._output_dtype(params), shape=shape)()
         return Apply(self, [rng, size, *params], [rng.type(), out])
 
+    def _check_size_length(self, size: Variable, params: Sequence[Variable]) -> None:
+        if isinstance(size.type, NoneTypeT):
+            return
+        n = size.type.shape[0]
+        for k, (p, nd) in enumerate(zip(params, self.ndims_params, strict=False)):
+            if p.type.ndim - nd > n:
+                raise ValueError(
+                    "Size length is incompatible with batched dimensions of parameter "
+                    f"{k} {p}: len(size) = {n}, len(batched dims {p}) = {p.type.ndim - nd}. "
+                    "Size must be None or have length >= the batch dimensions"
+                )
+
     def _static_shape(self, size: Variable, params: Sequence[Variable]) -> tuple[int | None, ...]:
         batch_static = _bcast_static(
             [p.type.shape[: p.type.ndim - nd] for p, nd in zip(params, self.ndims_params,
@@ -260,13 +276,6 @@ class RandomVariable(Op):
             batch = batch_static
         else:
             n = size.type.shape[0]
-            for k, (p, nd) in enumerate(zip(params, self.ndims_params, strict=True)):
-                if p.type.ndim - nd > n:
-                    raise ValueError(
-                        "Size length is incompatible with batched dimensions of parameter "
-                        f"{k} {p}: len(size) = {n}, len(batched dims {p}) = {p.type.ndim - nd}. "
-                        "Size must be None or have length >= the batch dimensions"
-                    )
             batch = static_size_entries(size)
             offset = n - len(batch_static)
             batch = [b if b is not None or i < offset or batch_static[i - offset] in (None, 1)

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class RandomType(Type):
     """Base of the types whose values are random generators."""
 
@@ -57,7 +57,7 @@ class RandomType(Type):
         return getattr(a, "bit_generator", a) is getattr(b, "bit_generator", b)
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class AbstractRandomGeneratorType(RandomType):
     """Values are ``numpy.random.Generator`` instances."""
 
@@ -94,10 +94,11 @@ class AbstractRandomGeneratorType(RandomType):
     def __str__(self) -> str:
         return "RandomGeneratorType"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return "RandomGeneratorType"
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class RandomGeneratorType(AbstractRandomGeneratorType):
     """The type of shared and symbolic ``numpy.random.Generator`` values."""
 

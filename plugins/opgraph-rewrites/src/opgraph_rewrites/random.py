@@ -1,0 +1,144 @@
+"""Rewrites of random variables: in-place generators and lifting ``size``/DimShuffle.
+
+``random_make_inplace`` lets a RandomVariable advance its generator in place
+where the DestroyHandler allows it (the generator is an updated shared
+variable or an intermediate nobody else reads); elsewhere it keeps copying,
+so every mode gives the same draws.  The lifts are the ones PyTensor offers
+for graph manipulation; they are available by name, not run by default.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from opgraph.graph.basic import Apply, io_toposort
+from opgraph.graph.destroyhandler import DestroyHandler
+from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, node_rewriter
+from opgraph.graph.utils import InconsistencyError
+from opgraph.tensor.creation import alloc
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.type_other import NoneConst, NoneTypeT
+
+__all__ = [
+    "RandomMakeInplace",
+    "local_dimshuffle_rv_lift",
+    "local_rv_size_lift",
+    "random_make_inplace",
+]
+
+
+def _with_props(op: RandomVariable, **changes: Any) -> RandomVariable:
+    props = op._props_dict()
+    props.update(changes)
+    return type(op)(**props)
+
+
+class RandomMakeInplace(GraphRewriter):
+    """Swaps each RandomVariable for its ``inplace=True`` twin where that is safe."""
+
+    name = "random_make_inplace"
+
+    def add_requirements(self, fgraph: Any) -> None:
+        super().add_requirements(fgraph)
+        if not hasattr(fgraph, "destroy_handler"):
+            fgraph.attach_feature(DestroyHandler())
+
+    def apply(self, fgraph: Any) -> RewriterStats:
+        stats = RewriterStats()
+        t0 = time.perf_counter()
+        if not hasattr(fgraph, "destroy_handler"):
+            self.add_requirements(fgraph)
+        count = 0
+        for node in io_toposort(fgraph.inputs, fgraph.outputs):
+            if not isinstance(node.op, RandomVariable) or node.op.inplace:
+                continue
+            new_node = _with_props(node.op, inplace=True).make_node(*node.inputs)
+            try:
+                fgraph.replace_all_validate(
+                    list(zip(node.outputs, new_node.outputs, strict=True)), reason=self.name
+                )
+            except InconsistencyError:
+                continue
+            count += 1
+        stats.applied[self.name] = count
+        stats.total_time = stats.time[self.name] = time.perf_counter() - t0
+        stats.calls[self.name] = 1
+        return stats
+
+
+random_make_inplace = RandomMakeInplace()
+
+
+@node_rewriter([RandomVariable], name="local_rv_size_lift")
+def local_rv_size_lift(fgraph: Any, node: Apply) -> list | None:
+    """``rv(params, size=s)`` -> ``rv(broadcast(params to s), size=None)``."""
+    op: RandomVariable = node.op
+    rng, size, *params = node.inputs
+    if isinstance(size.type, NoneTypeT):
+        return None
+    n = size.type.shape[0]
+    batch = [size[i] for i in range(n)]
+    new_params = []
+    for p, nd in zip(params, op.ndims_params, strict=True):
+        core = [p.shape[p.type.ndim - nd + j] for j in range(nd)]
+        new_params.append(alloc(p, *batch, *core))
+    new_node = op.make_node(rng, NoneConst, *new_params)
+    old_out, new_out = node.outputs[1], new_node.outputs[1]
+    if new_out.type.ndim != old_out.type.ndim:
+        return None
+    if new_out.type != old_out.type:
+        new_out = old_out.type.filter_variable(new_out)
+    return [new_node.outputs[0], new_out]
+
+
+@node_rewriter([DimShuffle], name="local_dimshuffle_rv_lift")
+def local_dimshuffle_rv_lift(fgraph: Any, node: Apply) -> list | None:
+    """``dimshuffle(rv(params, size))`` -> ``rv(dimshuffle(params), dimshuffle(size))``.
+
+    Only when the RV's draw has no other reader, the order keeps the support
+    dimensions last and in place, and only batch dimensions move or get added.
+    """
+    ds = node.op
+    rv = node.inputs[0]
+    rv_node = rv.owner
+    if rv_node is None or not isinstance(rv_node.op, RandomVariable):
+        return None
+    if len(fgraph.clients.get(rv, ())) != 1:
+        return None
+    op: RandomVariable = rv_node.op
+    order = list(ds.new_order)
+    ndim = rv.type.ndim
+    n_supp = op.ndim_supp
+    batch_ndim = ndim - n_supp
+    kept = [o for o in order if o != "x"]
+    if sorted(kept) != list(range(ndim)):
+        return None  # dropping dimensions is not lifted
+    if n_supp and order[len(order) - n_supp:] != list(range(batch_ndim, ndim)):
+        return None
+    batch_order = order[: len(order) - n_supp]
+    rng, size, *params = rv_node.inputs
+    new_params = []
+    for p, nd in zip(params, op.ndims_params, strict=True):
+        p_batch = p.type.ndim - nd
+        pad = batch_ndim - p_batch
+        p_order = []
+        for o in batch_order:
+            if o == "x" or o < pad:
+                p_order.append("x")
+            else:
+                p_order.append(o - pad)
+        p_order += list(range(p_batch, p.type.ndim))
+        new_params.append(p.dimshuffle(p_order))
+    if isinstance(size.type, NoneTypeT):
+        new_size = size
+    else:
+        entries = [size[i] for i in range(size.type.shape[0])]
+        new_size = [1 if o == "x" else entries[o] for o in batch_order]
+    new_node = op.make_node(rng, new_size, *new_params)
+    new_out = new_node.outputs[1]
+    if new_out.type.ndim != node.outputs[0].type.ndim:
+        return None
+    return {node.outputs[0]: new_out, rv_node.outputs[0]: new_node.outputs[0]}
+
