@@ -27,7 +27,7 @@ from tests.tensor.helpers import evaluate
 def test_type_filter_and_values_eq():
     rng = np.random.default_rng(5)
     assert random_generator_type.filter(rng) is rng
-    with pytest.raises(TypeError, match="expects a numpy.random.Generator.*got int"):
+    with pytest.raises(TypeError, match=r"expects a numpy\.random\.Generator.*got int"):
         random_generator_type.filter(1)
     state = rng.bit_generator.state
     assert not random_generator_type.is_valid_value(state)
@@ -58,7 +58,7 @@ def test_shared_rng_and_set_value_seed():
         shared_rng()
     with pytest.raises(ValueError, match="Cannot specify both value and seed"):
         shared_rng(np.random.default_rng(1), seed=1)
-    with pytest.raises(TypeError, match="Expected numpy.random.Generator"):
+    with pytest.raises(TypeError, match=r"Expected numpy\.random\.Generator"):
         shared_rng(value=42)
     srng = shared_rng(seed=7, name="rng")
     assert srng.name == "rng"
