@@ -22,6 +22,7 @@ from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.math import maximum
 from opgraph.tensor.shape import (
     MakeVector,
+    Shape,
     SpecifyShape,
     make_vector,
     shape_padleft,
@@ -103,6 +104,8 @@ def static_size_entries(size: Variable) -> list[int | None]:
         return [None] * length
     if isinstance(owner.op, MakeVector):
         return [static_int(v) for v in owner.inputs]
+    if isinstance(owner.op, Shape):
+        return list(owner.inputs[0].type.shape)
     if isinstance(owner.op, SpecifyShape):
         return static_size_entries(owner.inputs[0])
     if isinstance(owner.op, Elemwise) and isinstance(owner.op.scalar_op, Cast):
