@@ -1,0 +1,111 @@
+"""RV rewrites: the lifted graph draws exactly what the original draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from opgraph_rewrites.random import (
+    local_dimshuffle_rv_lift,
+    local_rv_size_lift,
+    random_make_inplace,
+)
+
+import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.compile.mode import Mode
+from opgraph.compile.sharedvalue import shared
+from opgraph.graph.destroyhandler import DestroyHandler
+from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.rewriting.walking import in2out
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.random.basic import dirichlet, multivariate_normal, normal
+from opgraph.tensor.random.op import RandomVariable, default_rng
+from opgraph.tensor.random.type import random_generator_type
+from opgraph.tensor.type_other import NoneTypeT
+
+PLAIN = Mode(linker="py", optimizer=None)
+
+
+def _values(outputs):
+    """Evaluate ``outputs`` without rewrites (the shared generator is not updated)."""
+    return function([], outputs, mode=PLAIN)()
+
+
+def _rewrite(out, rewriter):
+    fg = FunctionGraph(outputs=[out], clone=True)
+    in2out(rewriter).rewrite(fg)
+    return fg
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda rng: normal(np.array([0.0, 10.0]), 1.0, size=(3, 2), rng=rng),
+        lambda rng: normal(0.0, 1.0, size=(), rng=rng),
+        lambda rng: dirichlet(np.ones((2, 3)), size=(4, 2), rng=rng),
+        lambda rng: multivariate_normal(np.zeros(2), np.eye(2), size=(3,), rng=rng),
+    ],
+)
+def test_rv_size_lift_moves_size_into_the_parameters(build):
+    rng = shared(np.random.default_rng(5))
+    out = build(rng)
+    fg = _rewrite(out, local_rv_size_lift)
+    (new,) = fg.outputs
+    node = new.owner
+    assert isinstance(node.op, RandomVariable)
+    assert isinstance(node.op.size_param(node).type, NoneTypeT)
+    assert new.type.shape == out.type.shape
+    np.testing.assert_allclose(_values(new), _values(out))
+
+
+@pytest.mark.parametrize(
+    "order, size",
+    [(("x", 0), None), ((1, 0), (2, 3)), ((0, "x", 1), (2, 3)), (("x",), ())],
+)
+def test_dimshuffle_lift_draws_the_same_numbers(order, size):
+    rng = shared(np.random.default_rng(8))
+    loc = np.arange(2.0) * 100 if size is None else 0.0
+    out = normal(loc, 1e-6 if size is None else 1.0, size=size, rng=rng).dimshuffle(order)
+    fg = _rewrite(out, local_dimshuffle_rv_lift)
+    (new,) = fg.outputs
+    assert isinstance(new.owner.op, RandomVariable)
+    assert not any(isinstance(n.op, DimShuffle) and n.inputs[0].owner is not None
+                   and isinstance(n.inputs[0].owner.op, RandomVariable)
+                   for n in fg.apply_nodes)
+    assert new.type.shape == out.type.shape
+    if order == (1, 0):
+        # a transpose of iid draws is a different assignment of the same stream
+        assert sorted(_values(new).ravel()) == pytest.approx(sorted(_values(out).ravel()))
+    else:
+        np.testing.assert_allclose(_values(new), _values(out), rtol=1e-5)
+
+
+def test_dimshuffle_lift_leaves_support_dims_and_shared_draws_alone():
+    rng = shared(np.random.default_rng(1))
+    mv = multivariate_normal(np.zeros(2), np.eye(2), size=(3,), rng=rng)
+    fg = _rewrite(mv.dimshuffle(1, 0), local_dimshuffle_rv_lift)
+    assert isinstance(fg.outputs[0].owner.op, DimShuffle)
+    x = normal(0, 1, size=(3,), rng=rng)
+    fg = FunctionGraph(outputs=[x.dimshuffle("x", 0), x], clone=True)
+    in2out(local_dimshuffle_rv_lift).rewrite(fg)
+    assert isinstance(fg.outputs[0].owner.op, DimShuffle)
+
+
+def test_random_make_inplace_respects_the_destroy_handler():
+    seed = pt.lscalar("seed")
+    made = default_rng(seed)
+    x = normal(0, 1, size=(2,), rng=made)
+    fg = FunctionGraph(inputs=[seed], outputs=[x], clone=True)
+    random_make_inplace.rewrite(fg)
+    assert fg.outputs[0].owner.op.inplace  # the generator is an intermediate: safe
+
+    rng = random_generator_type("rng")
+    y = normal(0, 1, size=(2,), rng=rng)
+    fg = FunctionGraph(inputs=[rng], outputs=[y], clone=False)
+    random_make_inplace.rewrite(fg)
+    assert not fg.outputs[0].owner.op.inplace  # a caller's generator is protected
+
+    fg = FunctionGraph(inputs=[rng], outputs=[y], clone=False)
+    fg.attach_feature(DestroyHandler(mutable_inputs=[rng]))
+    random_make_inplace.rewrite(fg)
+    assert fg.outputs[0].owner.op.inplace
