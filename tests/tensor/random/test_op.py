@@ -20,7 +20,7 @@ from opgraph.tensor.random.basic import (
     multivariate_normal,
     normal,
 )
-from opgraph.tensor.random.op import RandomVariable, default_rng
+from opgraph.tensor.random.op import RandomVariable, default_rng, vectorize_random_variable
 from opgraph.tensor.random.type import random_generator_type
 from opgraph.tensor.type_other import NoneConst
 from tests.tensor.helpers import evaluate
@@ -144,3 +144,23 @@ def test_default_rng_op():
     value = evaluate(default_rng(seed), {seed: 3})
     assert random_generator_type.values_eq(value, np.random.default_rng(3))
     assert isinstance(evaluate(default_rng(None)), np.random.Generator)
+
+
+def test_vectorize_random_variable_adds_batch_dims_in_front():
+    vec = pt.tensor(dtype="float64", shape=(None,))
+    out = normal(vec, 1.0, size=(3,))
+    mat = pt.tensor(dtype="float64", shape=(None, None))
+    node = out.owner
+    new = vectorize_random_variable(node.op, node, node.inputs[0], node.inputs[1], mat,
+                                    node.inputs[3])
+    assert new.op.dist_params(new)[0] is mat
+    size = evaluate(new.op.size_param(new), {mat: np.zeros((2, 3))})
+    np.testing.assert_array_equal(size, [2, 3])
+    sigma = pt.as_tensor(np.array(1.0))
+    out = normal(vec, sigma, size=(2, 5))
+    node = out.owner
+    new_mu = pt.tensor(dtype="float64", shape=(1, 5))
+    new_sigma = pt.tensor(dtype="float64", shape=(10,))
+    new = vectorize_random_variable(node.op, node, node.inputs[0], node.inputs[1], new_mu,
+                                    new_sigma)
+    assert new.outputs[1].type.shape == (10, 2, 5)

@@ -32,7 +32,12 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["DefaultGeneratorMakerOp", "RandomVariable", "default_rng"]
+__all__ = [
+    "DefaultGeneratorMakerOp",
+    "RandomVariable",
+    "default_rng",
+    "vectorize_random_variable",
+]
 
 _CORE = re.compile(r"\(([^()]*)\)")
 
@@ -339,6 +344,37 @@ def _bcast_static(shapes: Sequence[Sequence[int | None]]) -> list[int | None]:
         else:
             out.append(None)
     return out
+
+
+def vectorize_random_variable(op: RandomVariable, node: Apply, *batched_inputs: Any) -> Apply:
+    """``node`` rebuilt on parameters that gained leading (batch) dimensions.
+
+    A new ``size`` is used as given; an unchanged ``size`` is extended in front
+    with the new batch dimensions of the parameters, so each batch entry still
+    draws ``size`` values.  (For ``opgraph.graph.replace._vectorize_node``.)
+    """
+    rng, size, *params = batched_inputs
+    old_size, old_params = node.inputs[1], node.inputs[2:]
+    extras = [p.type.ndim - o.type.ndim for p, o in zip(params, old_params, strict=True)]
+    old_batch = [o.type.ndim - nd for o, nd in zip(old_params, op.ndims_params, strict=True)]
+    n_old = max(old_batch, default=0)
+    if not isinstance(old_size.type, NoneTypeT):
+        n_old = max(n_old, old_size.type.shape[0])
+    # new leading dims first, then the old batch dims right-aligned, then core dims
+    params = [
+        p.dimshuffle([*range(e), *["x"] * (n_old - b), *range(e, p.type.ndim)])
+        if e > 0 and n_old > b else p
+        for p, e, b in zip(params, extras, old_batch, strict=True)
+    ]
+    if not isinstance(size.type, NoneTypeT) and size is old_size:
+        n_new = max(extras, default=0)
+        if n_new > 0:
+            lead = [[1] * (n_new - e) + [p.shape[i] if p.type.shape[i] is None
+                                         else p.type.shape[i] for i in range(e)]
+                    for p, e in zip(params, extras, strict=True)]
+            entries = [size[i] for i in range(size.type.shape[0])]
+            size = normalize_size_param([*broadcast_shape_entries(lead), *entries])
+    return op.make_node(rng, size, *params)
 
 
 class DefaultGeneratorMakerOp(Op):
