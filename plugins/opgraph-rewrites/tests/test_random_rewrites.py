@@ -7,6 +7,7 @@ import pytest
 from opgraph_rewrites.random import (
     local_dimshuffle_rv_lift,
     local_rv_size_lift,
+    local_subtensor_rv_lift,
     random_make_inplace,
 )
 
@@ -109,3 +110,39 @@ def test_random_make_inplace_respects_the_destroy_handler():
     fg.attach_feature(DestroyHandler(mutable_inputs=[rng]))
     random_make_inplace.rewrite(fg)
     assert fg.outputs[0].owner.op.inplace
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        lambda x, i: x[1, i:, ::2],
+        lambda x, i: x[:, i],
+        lambda x, i: x[i],
+        lambda x, i: x[pt.stack([i, 0])] if isinstance(x, pt.TensorVariable) else x[[i, 0]],
+    ],
+)
+def test_subtensor_lift_draws_only_the_selected_entries(index):
+    rng = shared(np.random.default_rng(6))
+    loc = np.arange(12.0).reshape(3, 4) * 10
+    i = pt.lscalar("i")
+    out = index(normal(loc, 1e-6, size=(2, 3, 4), rng=rng), i)
+    fg = FunctionGraph(outputs=[out], clone=False)
+    in2out(local_subtensor_rv_lift).rewrite(fg)
+    new = fg.outputs[0]
+    assert isinstance(new.owner.op, RandomVariable)
+    assert new.type == out.type
+    lifted = function([i], new, mode=PLAIN)(1)
+    expected = index(np.broadcast_to(loc, (2, 3, 4)), 1)
+    np.testing.assert_allclose(lifted, expected, atol=1e-3)
+
+
+def test_subtensor_lift_leaves_support_dims_and_shared_draws_alone():
+    rng = shared(np.random.default_rng(1))
+    mv = multivariate_normal(np.zeros(2), np.eye(2), size=(3,), rng=rng)
+    fg = FunctionGraph(outputs=[mv[:, 0]], clone=False)
+    in2out(local_subtensor_rv_lift).rewrite(fg)
+    assert not isinstance(fg.outputs[0].owner.op, RandomVariable)
+    x = normal(0, 1, size=(3,), rng=rng)
+    fg = FunctionGraph(outputs=[x[0], x], clone=False)
+    in2out(local_subtensor_rv_lift).rewrite(fg)
+    assert not isinstance(fg.outputs[0].owner.op, RandomVariable)

@@ -18,13 +18,16 @@ from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, node_rew
 from opgraph.graph.utils import InconsistencyError
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.indexing import SliceSpec, split_inputs
 from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 
 __all__ = [
     "RandomMakeInplace",
     "local_dimshuffle_rv_lift",
     "local_rv_size_lift",
+    "local_subtensor_rv_lift",
     "random_make_inplace",
 ]
 
@@ -73,7 +76,10 @@ random_make_inplace = RandomMakeInplace()
 
 @node_rewriter([RandomVariable], name="local_rv_size_lift")
 def local_rv_size_lift(fgraph: Any, node: Apply) -> list | None:
-    """``rv(params, size=s)`` -> ``rv(broadcast(params to s), size=None)``."""
+    """``rv(params, size=s)`` -> ``rv(broadcast(params to s), size=None)``.
+
+    The draws are the same numbers: the new node draws as many values.
+    """
     op: RandomVariable = node.op
     rng, size, *params = node.inputs
     if isinstance(size.type, NoneTypeT):
@@ -142,3 +148,44 @@ def local_dimshuffle_rv_lift(fgraph: Any, node: Apply) -> list | None:
         return None
     return {node.outputs[0]: new_out, rv_node.outputs[0]: new_node.outputs[0]}
 
+
+
+@node_rewriter([Subtensor, AdvancedSubtensor1], name="local_subtensor_rv_lift")
+def local_subtensor_rv_lift(fgraph: Any, node: Apply) -> dict | None:
+    """``rv(params, size)[idx]`` -> ``rv(broadcast(params)[idx])`` on batch dimensions.
+
+    The new RV draws only the selected entries: the same distribution, fewer
+    (hence different) numbers.  Only when the draw has no other reader and
+    the index leaves the support dimensions alone.
+    """
+    rv = node.inputs[0]
+    rv_node = rv.owner
+    if rv_node is None or not isinstance(rv_node.op, RandomVariable):
+        return None
+    if len(fgraph.clients.get(rv, ())) != 1:
+        return None
+    op: RandomVariable = rv_node.op
+    if isinstance(node.op, Subtensor):
+        index = []
+        for entry, part in zip(node.op.idx_list, split_inputs(node.op.idx_list, node.inputs[1:]),
+                               strict=True):
+            index.append(slice(*part) if isinstance(entry, SliceSpec) else part)
+    else:
+        index = [node.inputs[1]]
+    batch_ndim = rv.type.ndim - op.ndim_supp
+    if len(index) > batch_ndim:
+        return None
+    rng, size, *params = rv_node.inputs
+    batch = list(op._infer_shape(size, params)[:batch_ndim])
+    new_params = []
+    for p, nd in zip(params, op.ndims_params, strict=True):
+        core = [p.shape[p.type.ndim - nd + j] for j in range(nd)]
+        new_params.append(alloc(p, *batch, *core)[tuple(index)])
+    new_node = op.make_node(rng, NoneConst, *new_params)
+    new_out = new_node.outputs[1]
+    old_out = node.outputs[0]
+    if new_out.type.ndim != old_out.type.ndim:
+        return None
+    if new_out.type != old_out.type:
+        new_out = old_out.type.filter_variable(new_out)
+    return {old_out: new_out, rv_node.outputs[0]: new_node.outputs[0]}
