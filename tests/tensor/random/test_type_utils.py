@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -145,3 +147,12 @@ def test_random_stream_seeds_each_generator_from_a_seed_sequence():
     with pytest.raises(AttributeError):
         stream.not_a_distribution  # noqa: B018
     assert hasattr(stream, "standard_normal")
+
+
+def test_shared_knows_generators_in_a_fresh_interpreter():
+    code = (
+        "import numpy as np, opgraph\n"
+        "s = opgraph.shared(np.random.default_rng(1))\n"
+        "assert type(s).__name__ == 'RandomGeneratorSharedVariable', type(s)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
