@@ -10,6 +10,7 @@ from opgraph_rewrites.random import (
     local_subtensor_rv_lift,
     random_make_inplace,
 )
+from opgraph_rewrites.shape_feature import ShapeOptimizer
 
 import opgraph.tensor as pt
 from opgraph.compile.function import function
@@ -146,3 +147,15 @@ def test_subtensor_lift_leaves_support_dims_and_shared_draws_alone():
     fg = FunctionGraph(outputs=[x[0], x], clone=False)
     in2out(local_subtensor_rv_lift).rewrite(fg)
     assert not isinstance(fg.outputs[0].owner.op, RandomVariable)
+
+
+def test_shape_feature_gives_rv_shapes_when_indexed():
+    m = pt.iscalar("m")
+    d = dirichlet(pt.ones((m, 4)), size=(2, m))
+    fg = FunctionGraph(outputs=[d], clone=False)
+    ShapeOptimizer().rewrite(fg)
+    shape = fg.shape_feature.shape_of[d]
+    values = function([m], list(shape), mode=PLAIN, on_unused_input="ignore")(3)
+    assert [int(v) for v in values] == [2, 3, 4]
+    with pytest.raises(KeyError):
+        fg.shape_feature.shape_of[d.owner.outputs[0]]  # a generator has no shape
