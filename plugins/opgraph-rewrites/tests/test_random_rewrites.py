@@ -9,18 +9,19 @@ from opgraph_rewrites.random import (
     local_rv_size_lift,
     local_subtensor_rv_lift,
     random_make_inplace,
+    sidestep_unused_rng_consumer,
 )
 from opgraph_rewrites.shape_feature import ShapeOptimizer
 
 import opgraph.tensor as pt
 from opgraph.compile.function import function
-from opgraph.compile.mode import Mode
+from opgraph.compile.mode import Mode, get_default_mode
 from opgraph.compile.sharedvalue import shared
 from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.elemwise import DimShuffle
-from opgraph.tensor.random.basic import dirichlet, multivariate_normal, normal
+from opgraph.tensor.random.basic import NormalRV, dirichlet, multivariate_normal, normal
 from opgraph.tensor.random.op import RandomVariable, default_rng
 from opgraph.tensor.random.type import random_generator_type
 from opgraph.tensor.type_other import NoneTypeT
@@ -159,3 +160,37 @@ def test_shape_feature_gives_rv_shapes_when_indexed():
     assert [int(v) for v in values] == [2, 3, 4]
     with pytest.raises(KeyError):
         fg.shape_feature.shape_of[d.owner.outputs[0]]  # a generator has no shape
+
+
+def test_sidestep_unused_rng_consumer_in_default_mode_and_by_tag():
+    rng = random_generator_type("rng")
+    next_rng, x = rng.normal([0.0], [1.0], size=3)
+    next_rng, _unused = next_rng.normal(x, [1.0])
+    final_rng, z = next_rng.normal(1.0, 2.0)
+    fn = function([rng], [final_rng, z], mode=get_default_mode().excluding("inplace"))
+    nodes = [n for n in fn.maker.fgraph.apply_nodes if isinstance(n.op, NormalRV)]
+    assert len(nodes) == 1 and nodes[0].inputs[0] in fn.maker.fgraph.inputs
+    gen = np.random.default_rng(3)
+    _, value = fn(gen)
+    assert value == pytest.approx(np.random.default_rng(3).normal(1.0, 2.0))
+    kept = function([rng], [final_rng, z],
+                    mode=get_default_mode().excluding("inplace", "random_unsafe"))
+    assert sum(isinstance(n.op, NormalRV) for n in kept.maker.fgraph.apply_nodes) == 3
+
+
+def test_sidestep_keeps_a_duplicate_that_advances_the_generator():
+    rng = random_generator_type("rng")
+    _next_a, draw_a = rng.normal(0, 1, size=3)
+    next_b, _draw_b = draw_a.owner.clone().outputs
+    fg = FunctionGraph([rng], [draw_a, next_b], clone=False)
+    in2out(sidestep_unused_rng_consumer).rewrite(fg)
+    assert sum(isinstance(n.op, NormalRV) for n in fg.apply_nodes) == 2
+
+
+def test_lifted_draws_keep_the_name():
+    rng = shared(np.random.default_rng(8))
+    out = normal(0.0, 1.0, size=(3,), rng=rng, name="eps").dimshuffle("x", 0)
+    fg = _rewrite(out, local_dimshuffle_rv_lift)
+    assert fg.outputs[0].name == "eps_lifted"
+    next_rng, x = normal(0.0, 1.0, rng=rng, return_next_rng=True)
+    assert next_rng is x.owner.outputs[0]

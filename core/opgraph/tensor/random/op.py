@@ -201,8 +201,10 @@ class RandomVariable(Op):
         name: str | None = None,
         rng: Any = None,
         dtype: Any = None,
+        return_next_rng: bool = False,
         **kwargs: Any,
-    ) -> Variable:
+    ) -> Variable | tuple[Variable, Variable]:
+        """The draw; ``(next_rng, draw)`` with ``return_next_rng=True``."""
         op = self
         if dtype is not None:
             new = _resolve_dtype(dtype)
@@ -222,6 +224,8 @@ class RandomVariable(Op):
             node.inputs[0].default_update = node.outputs[0]
         if name is not None:
             out.name = name
+        if return_next_rng:
+            return node.outputs[0], out
         return out
 
     def _output_dtype(self, dist_params: Sequence[Variable]) -> str:

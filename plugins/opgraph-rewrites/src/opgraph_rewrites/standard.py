@@ -9,7 +9,7 @@ from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import fill_rewriters
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
-from opgraph_rewrites.random import random_make_inplace
+from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
@@ -43,3 +43,5 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
                 position=75)
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace", position=99)
+    canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
+                   "fast_compile", "random_unsafe")

@@ -29,6 +29,7 @@ __all__ = [
     "local_rv_size_lift",
     "local_subtensor_rv_lift",
     "random_make_inplace",
+    "sidestep_unused_rng_consumer",
 ]
 
 
@@ -146,7 +147,13 @@ def local_dimshuffle_rv_lift(fgraph: Any, node: Apply) -> list | None:
     new_out = new_node.outputs[1]
     if new_out.type.ndim != node.outputs[0].type.ndim:
         return None
+    _name_lifted(rv, new_out)
     return {node.outputs[0]: new_out, rv_node.outputs[0]: new_node.outputs[0]}
+
+
+def _name_lifted(old: Any, new: Any) -> None:
+    if old.name is not None:
+        new.name = f"{old.name}_lifted"
 
 
 
@@ -188,4 +195,23 @@ def local_subtensor_rv_lift(fgraph: Any, node: Apply) -> dict | None:
         return None
     if new_out.type != old_out.type:
         new_out = old_out.type.filter_variable(new_out)
+    _name_lifted(rv, new_out)
     return {old_out: new_out, rv_node.outputs[0]: new_node.outputs[0]}
+
+
+@node_rewriter([RandomVariable], name="sidestep_unused_rng_consumer")
+def sidestep_unused_rng_consumer(fgraph: Any, node: Apply) -> dict | None:
+    """An RV whose draw nobody reads passes its generator through untouched.
+
+    Only when this node is the generator's sole reader (a duplicate of the
+    node whose draw is read must keep advancing it).  Changes the final
+    generator state, hence the tag ``random_unsafe``.
+    """
+    rng, next_rng, draw = node.inputs[0], node.outputs[0], node.outputs[1]
+    if fgraph.clients.get(draw):
+        return None
+    if len(fgraph.clients.get(rng, ())) != 1 or not fgraph.clients.get(next_rng):
+        return None
+    if draw in fgraph.outputs:
+        return None
+    return {next_rng: rng}
