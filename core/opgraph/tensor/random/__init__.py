@@ -6,8 +6,15 @@ generator type, ``variable`` the shared generator, ``utils`` RandomStream.
 
 from opgraph.tensor.random import basic, op, type, utils, variable  # noqa: F401
 from opgraph.tensor.random.basic import *  # noqa: F403
-from opgraph.tensor.random.op import RandomVariable, default_rng  # noqa: F401
-from opgraph.tensor.random.utils import RandomStream  # noqa: F401
-from opgraph.tensor.random.variable import RandomGeneratorSharedVariable, shared_rng  # noqa: F401
+from opgraph.tensor.random.basic import __all__ as _basic_all
+from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.random.utils import RandomStream
+from opgraph.tensor.random.variable import RandomGeneratorSharedVariable, shared_rng
 
-__all__ = [n for n in dir() if not n.startswith("_")]
+__all__ = [
+    *_basic_all,
+    "RandomGeneratorSharedVariable",
+    "RandomStream",
+    "RandomVariable",
+    "shared_rng",
+]

@@ -58,17 +58,6 @@ class ScipyRandomVariable(RandomVariable):
         return np.array(draw)
 
 
-def _scalar_rv(name: str, params: int, dtype: str, scipy: str | None = None,
-               doc: str = "") -> type[RandomVariable]:
-    """A distribution class whose parameters are all scalars (batch dims broadcast)."""
-    base = ScipyRandomVariable if scipy else RandomVariable
-    attrs_ = {"name": name, "signature": ",".join(["()"] * params) + "->()",
-              "dtype": dtype, "__doc__": doc}
-    if scipy:
-        attrs_["scipy_name"] = scipy
-    return type(f"{name}RV", (base,), attrs_)
-
-
 # -- continuous, drawn with NumPy -----------------------------------------------------
 class UniformRV(RandomVariable):
     """``uniform(low=0, high=1)`` on ``[low, high)``."""
