@@ -120,7 +120,8 @@ def test_random_make_inplace_respects_the_destroy_handler():
         lambda x, i: x[1, i:, ::2],
         lambda x, i: x[:, i],
         lambda x, i: x[i],
-        lambda x, i: x[pt.stack([i, 0])] if isinstance(x, pt.TensorVariable) else x[[i, 0]],
+        lambda x, i: x[np.array([True, False]), i],
+        lambda x, i: x[:, np.array([False, True, True]), i],
     ],
 )
 def test_subtensor_lift_draws_only_the_selected_entries(index):
@@ -148,6 +149,14 @@ def test_subtensor_lift_leaves_support_dims_and_shared_draws_alone():
     fg = FunctionGraph(outputs=[x[0], x], clone=False)
     in2out(local_subtensor_rv_lift).rewrite(fg)
     assert not isinstance(fg.outputs[0].owner.op, RandomVariable)
+    y = normal(0, 1, size=(3,), rng=rng)
+    fg = FunctionGraph(outputs=[y[np.array([0, 0])]], clone=False)  # repeats one draw
+    in2out(local_subtensor_rv_lift).rewrite(fg)
+    assert not isinstance(fg.outputs[0].owner.op, RandomVariable)
+    z = multivariate_normal(np.zeros(2), np.eye(2), size=(3,), rng=rng)
+    fg = FunctionGraph(outputs=[z[np.array([True, False, True]), :]], clone=False)
+    in2out(local_subtensor_rv_lift).rewrite(fg)
+    assert isinstance(fg.outputs[0].owner.op, RandomVariable)
 
 
 def test_shape_feature_gives_rv_shapes_when_indexed():

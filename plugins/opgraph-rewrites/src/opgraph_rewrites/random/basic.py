@@ -10,17 +10,18 @@ for graph manipulation; they are available by name, not run by default.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from opgraph.graph.basic import Apply, io_toposort
+from opgraph.graph.basic import Apply, Variable, io_toposort
 from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, node_rewriter
 from opgraph.graph.utils import InconsistencyError
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle
-from opgraph.tensor.indexing import SliceSpec, split_inputs
+from opgraph.tensor.indexing import INT, SliceSpec, split_inputs
 from opgraph.tensor.random.op import RandomVariable
-from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
+from opgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 
 __all__ = [
@@ -157,13 +158,43 @@ def _name_lifted(old: Any, new: Any) -> None:
 
 
 
-@node_rewriter([Subtensor, AdvancedSubtensor1], name="local_subtensor_rv_lift")
+def _index_entries(op: Any, inputs: Sequence[Any]) -> list[Any] | None:
+    """The symbolic index of a (boolean-)indexing node, or None if it is not liftable.
+
+    Integer arrays are refused: a repeated index repeats one draw, which
+    independent draws of the lifted RV would not reproduce.
+    """
+    entries = list(op.idx_list)
+    parts = split_inputs(entries, inputs)
+    while entries and entries[-1] == SliceSpec():  # x[..., :] is x[...]
+        entries.pop()
+        parts.pop()
+    index = []
+    for entry, part in zip(entries, parts, strict=True):
+        if isinstance(entry, SliceSpec):
+            index.append(slice(*part))
+        elif entry == INT:
+            index.append(part)
+        elif getattr(part.type, "dtype", "") == "bool":
+            index.append(part)
+        else:
+            return None
+    return index
+
+
+def _consumed_dims(index: Sequence[Any]) -> int:
+    return sum(getattr(i.type, "ndim", 1) if isinstance(i, Variable) and
+               getattr(i.type, "dtype", "") == "bool" else 1 for i in index)
+
+
+@node_rewriter([Subtensor, AdvancedSubtensor], name="local_subtensor_rv_lift")
 def local_subtensor_rv_lift(fgraph: Any, node: Apply) -> dict | None:
     """``rv(params, size)[idx]`` -> ``rv(broadcast(params)[idx])`` on batch dimensions.
 
-    The new RV draws only the selected entries: the same distribution, fewer
-    (hence different) numbers.  Only when the draw has no other reader and
-    the index leaves the support dimensions alone.
+    For basic and boolean indices.  The new RV draws only the selected
+    entries: the same distribution, fewer (hence different) numbers.  Only
+    when the draw has no other reader and the index leaves the support
+    dimensions alone.
     """
     rv = node.inputs[0]
     rv_node = rv.owner
@@ -172,15 +203,9 @@ def local_subtensor_rv_lift(fgraph: Any, node: Apply) -> dict | None:
     if len(fgraph.clients.get(rv, ())) != 1:
         return None
     op: RandomVariable = rv_node.op
-    if isinstance(node.op, Subtensor):
-        index = []
-        for entry, part in zip(node.op.idx_list, split_inputs(node.op.idx_list, node.inputs[1:]),
-                               strict=True):
-            index.append(slice(*part) if isinstance(entry, SliceSpec) else part)
-    else:
-        index = [node.inputs[1]]
+    index = _index_entries(node.op, node.inputs[1:])
     batch_ndim = rv.type.ndim - op.ndim_supp
-    if len(index) > batch_ndim:
+    if index is None or _consumed_dims(index) > batch_ndim:
         return None
     rng, size, *params = rv_node.inputs
     batch = list(op._infer_shape(size, params)[:batch_ndim])
