@@ -156,3 +156,12 @@ def test_shared_knows_generators_in_a_fresh_interpreter():
         "assert type(s).__name__ == 'RandomGeneratorSharedVariable', type(s)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_importing_the_random_package_does_not_import_scipy():
+    code = (
+        "import sys, opgraph.tensor as pt\n"
+        "assert pt.random.halfnormal is not None\n"
+        "assert 'scipy' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,17 +2,18 @@
 
 Each draws with the NumPy Generator method of the same name where NumPy has
 one, else with ``scipy.stats`` (``ScipyRandomVariable``), so a graph and
-NumPy/SciPy seeded with the same generator give the same numbers.
+NumPy/SciPy seeded with the same generator give the same numbers.  SciPy is
+loaded on the first such draw, never at import: the core needs only NumPy.
 """
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.stats as stats
 
 from opgraph.graph.basic import Variable
 from opgraph.tensor.random.op import RandomVariable, default_rng
@@ -41,13 +42,25 @@ __all__ = [
 broadcast_shapes = np.broadcast_shapes
 
 
+def scipy_distribution(name: str) -> Any:
+    """``scipy.stats.<name>``, loaded on first draw (SciPy is optional for the core)."""
+    try:
+        stats = importlib.import_module("scipy.stats")
+    except ImportError:
+        raise ImportError(
+            f"drawing from the {name!r} distribution needs SciPy (scipy.stats); "
+            "install it with 'pip install scipy'"
+        ) from None
+    return getattr(stats, name)
+
+
 class ScipyRandomVariable(RandomVariable):
     """A RandomVariable drawn with ``scipy.stats.<scipy_name>.rvs``."""
 
     scipy_name: str = ""
 
     def rng_fn_scipy(self, rng: np.random.Generator, *args: Any, **kwargs: Any) -> Any:
-        return getattr(stats, self.scipy_name).rvs(*args, random_state=rng, **kwargs)
+        return scipy_distribution(self.scipy_name).rvs(*args, random_state=rng, **kwargs)
 
     def rng_fn(self, rng: np.random.Generator, *args: Any, **kwargs: Any) -> Any:
         *params, size = args if "size" not in kwargs else (*args, kwargs.pop("size"))
@@ -217,7 +230,7 @@ class RayleighRV(ScipyRandomVariable):
         return super().__call__(scale, size=size, **kw)
 
     def rng_fn_scipy(self, rng: np.random.Generator, scale: Any, size: Any) -> Any:
-        return stats.rayleigh.rvs(scale=scale, size=size, random_state=rng)
+        return scipy_distribution("rayleigh").rvs(scale=scale, size=size, random_state=rng)
 
 
 class ParetoRV(ScipyRandomVariable):
@@ -229,7 +242,7 @@ class ParetoRV(ScipyRandomVariable):
         return super().__call__(b, scale, size=size, **kw)
 
     def rng_fn_scipy(self, rng: np.random.Generator, b: Any, scale: Any, size: Any) -> Any:
-        return stats.pareto.rvs(b, scale=scale, size=size, random_state=rng)
+        return scipy_distribution("pareto").rvs(b, scale=scale, size=size, random_state=rng)
 
 
 class GumbelRV(ScipyRandomVariable):
@@ -271,7 +284,7 @@ class InvGammaRV(ScipyRandomVariable):
         return super().__call__(alpha, beta, size=size, **kw)
 
     def rng_fn_scipy(self, rng: np.random.Generator, alpha: Any, beta: Any, size: Any) -> Any:
-        return stats.invgamma.rvs(alpha, scale=beta, size=size, random_state=rng)
+        return scipy_distribution("invgamma").rvs(alpha, scale=beta, size=size, random_state=rng)
 
 
 class TruncExponentialRV(ScipyRandomVariable):
