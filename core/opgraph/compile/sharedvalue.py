@@ -228,6 +228,8 @@ def shared(
     if name is not None and not isinstance(name, str):
         raise TypeError(f"shared(): name must be a str, got {type_name(name)}")
     errors: list[str] = []
+    for ctor in list(_CONSTRUCTORS):  # loading one may register more (opgraph.tensor.random)
+        _resolve(ctor)
     for ctor in reversed(_CONSTRUCTORS):
         try:
             var = _resolve(ctor)(

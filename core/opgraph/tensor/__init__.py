@@ -68,6 +68,9 @@ del _name
 # pprint's tensor spellings, added to the global table when pprint is first used.
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
+# ``pt.random.normal(...)``, as in PyTensor; also registers shared(Generator).
+from opgraph.tensor import random  # noqa: E402, F401
+
 __all__ = [n for n in globals() if not n.startswith("_") and n != "annotations"] + sorted(
     _faces.NAME_FACES[__name__]
 )

@@ -49,6 +49,7 @@ __all__ = [
     "advanced_inc_subtensor1",
     "advanced_set_subtensor1",
     "advanced_subtensor1",
+    "as_index_constant",
     "get_item",
     "inc_subtensor",
     "set_subtensor",
@@ -437,3 +438,14 @@ def inc_subtensor(
     """
     who = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
     return _update(x, y, inplace, set_instead_of_inc, who)
+
+
+def as_index_constant(a: Any) -> Any:
+    """An index entry with Python ints as int64 constants (slices bound by bound)."""
+    if a is None or isinstance(a, Variable):
+        return a
+    if isinstance(a, slice):
+        return slice(*(as_index_constant(p) for p in (a.start, a.stop, a.step)))
+    if isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_):
+        return as_index_scalar(a)
+    return as_tensor_variable(a)

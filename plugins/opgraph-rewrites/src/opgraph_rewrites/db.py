@@ -41,6 +41,8 @@ def _tags(value: Any, what: str) -> frozenset[str]:
         value = (value,)
     out = []
     for t in value:
+        if t is None:  # PyTensor's include=[None]: a tag no rewrite has
+            continue
         if not isinstance(t, str) or not t:
             raise TypeError(
                 f"RewriteDatabaseQuery {what}: tags must be non-empty strings, got {t!r}"

@@ -17,5 +17,10 @@ def opgraph_register_rewrites(db: Any) -> None:
 
 @hookimpl
 def opgraph_public_modules() -> list[PublicModule]:
-    """The PyTensor path whose code lives in this plugin."""
-    return [PublicModule("opgraph.graph.rewriting.db", "opgraph_rewrites.db")]
+    """The PyTensor paths whose code lives in this plugin."""
+    return [
+        PublicModule("opgraph.graph.rewriting.db", "opgraph_rewrites.db"),
+        PublicModule("opgraph.tensor.random.rewriting", "opgraph_rewrites.random"),
+        PublicModule("opgraph.tensor.rewriting", "opgraph_rewrites"),
+        PublicModule("opgraph.tensor.rewriting.shape", "opgraph_rewrites.shape_feature"),
+    ]

@@ -15,9 +15,9 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.features import AlreadyThere, Feature
-from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
+from opgraph.graph.rewriting.basic import GraphRewriter, NodeRewriter, node_rewriter
 
-__all__ = ["ShapeFeature", "shape_rewriters"]
+__all__ = ["ShapeFeature", "ShapeOptimizer", "shape_rewriters"]
 
 
 def _const_int(value: int) -> Variable:
@@ -26,11 +26,25 @@ def _const_int(value: int) -> Variable:
     return constant(np.int64(value))
 
 
+class _LazyShapes(dict):
+    """``shape_of[var]`` computes a shape not asked for yet (PyTensor code indexes it)."""
+
+    def __init__(self, feature: ShapeFeature) -> None:
+        super().__init__()
+        self._feature = feature
+
+    def __missing__(self, var: Variable) -> tuple[Variable, ...]:
+        shape = self._feature.get_shape(var) if self._feature.fgraph is not None else None
+        if shape is None:
+            raise KeyError(var)
+        return shape
+
+
 class ShapeFeature(Feature):
     """``shape_of[var]``: a tuple of int64 scalars (Variables) for each tensor variable."""
 
     def __init__(self) -> None:
-        self.shape_of: dict[Variable, tuple[Variable, ...]] = {}
+        self.shape_of: dict[Variable, tuple[Variable, ...]] = _LazyShapes(self)
         self.fgraph: Any = None
 
     def on_attach(self, fgraph: Any) -> None:
@@ -160,6 +174,17 @@ def _cast64(d: Variable) -> Variable:
     from opgraph_rewrites.utils import _cast
 
     return _cast(d, "int64")
+
+
+class ShapeOptimizer(GraphRewriter):
+    """Attaches a ShapeFeature (PyTensor's name for that step); rewrites nothing."""
+
+    def add_requirements(self, fgraph: Any) -> None:
+        if getattr(fgraph, "shape_feature", None) is None:
+            fgraph.attach_feature(ShapeFeature())
+
+    def apply(self, fgraph: Any) -> None:
+        self.add_requirements(fgraph)
 
 
 def shape_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
