@@ -22,7 +22,13 @@ from opgraph.compile.callpath import (
     make_filter,
 )
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
-from opgraph.compile.mode import Mode, get_mode, get_rewriter, warn_link_fallback
+from opgraph.compile.mode import (
+    EXTRA_BEFORE_POSITION,
+    Mode,
+    get_mode,
+    get_rewriter,
+    warn_link_fallback,
+)
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.compile.sharedvalue import SharedVariable
@@ -30,7 +36,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, alias_ancestors
 
-__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function"]
+__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
 
 def function(
@@ -96,6 +102,25 @@ def function(
     return fn
 
 
+def orig_function(
+    inputs: Sequence[Any],
+    outputs: Any,
+    mode: Any = None,
+    accept_inplace: bool = False,
+    name: str | None = None,
+    profile: Any = None,
+    on_unused_input: str | None = None,
+    output_keys: Any = None,
+    trust_input: bool = False,
+) -> Function:
+    """PyTensor's lower-level entry point: ``In``/``Out`` lists, no updates or givens."""
+    if output_keys is not None:
+        outputs = dict(zip(output_keys, outputs))
+    return function(list(inputs), outputs, mode=mode, accept_inplace=accept_inplace,
+                    name=name, profile=profile, on_unused_input=on_unused_input,
+                    trust_input=trust_input)
+
+
 def _profile_stats(profile: Any, name: str | None) -> ProfileStats | None:
     if profile is None or profile is False:
         return None
@@ -148,11 +173,15 @@ class FunctionMaker:
         t0 = time.perf_counter()
         rewriter = get_rewriter(mode)
         self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
+        extra = getattr(mode, "extra_rewriters", ())
+        for extra_rw, position in extra:
+            if position < EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
         if rewriter is not None:
-            if hasattr(rewriter, "rewrite"):
-                rewriter.rewrite(fgraph)
-            else:
-                rewriter(fgraph)
+            _run_rewriter(rewriter, fgraph)
+        for extra_rw, position in extra:
+            if position >= EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
         self.rewriter = rewriter
         if profile is not None:
             profile.rewrite_time += time.perf_counter() - t0
@@ -305,6 +334,13 @@ class FunctionMaker:
                 self.linker = fallback
                 continue
             return linker, result, storage_map
+
+
+def _run_rewriter(rewriter: Any, fgraph: Any) -> None:
+    if hasattr(rewriter, "rewrite"):
+        rewriter.rewrite(fgraph)
+    else:
+        rewriter(fgraph)
 
 
 def _filter_default(item: In, position: int, fname: str | None) -> Any:
