@@ -44,9 +44,33 @@ _LAZY = {
     "shared": "opgraph.compile.sharedvalue",
     "shared_constructor": "opgraph.compile.sharedvalue",
     "OpFromGraph": "opgraph.compile.builders",
+    "DebugMode": "opgraph.compile.debug.debugmode",
+    "NanGuardMode": "opgraph.compile.debug.nanguardmode",
+    "MonitorMode": "opgraph.compile.debug.monitormode",
+    "function_dump": "opgraph.compile.debug.dump",
+    "AddFeatureOptimizer": "opgraph.compile.mode",
+    "OPT_FAST_COMPILE": "opgraph.compile.mode",
+    "OPT_FAST_RUN": "opgraph.compile.mode",
+    "OPT_NONE": "opgraph.compile.mode",
+    "predefined_linkers": "opgraph.compile.mode",
+    "predefined_modes": "opgraph.compile.mode",
+    "predefined_optimizers": "opgraph.compile.mode",
+    "register_linker": "opgraph.compile.mode",
+    "register_mode": "opgraph.compile.mode",
+    "register_optimizer": "opgraph.compile.mode",
+    "SymbolicInput": "opgraph.compile.io",
+    "SymbolicOutput": "opgraph.compile.io",
+    "DeepCopyOp": "opgraph.compile.ops",
+    "ViewOp": "opgraph.compile.ops",
+    "as_op": "opgraph.compile.ops",
+    "deep_copy_op": "opgraph.compile.ops",
+    "view_op": "opgraph.compile.ops",
+    "wrap_py": "opgraph.compile.ops",
+    "pfunc": "opgraph.compile.function.pfunc",
+    "orig_function": "opgraph.compile.function.types",
 }
 
-__all__ = [
+__all__ = list(dict.fromkeys([
     "FAST_COMPILE",
     "FAST_RUN",
     "Function",
@@ -65,7 +89,8 @@ __all__ = [
     "get_rewriter",
     "shared",
     "shared_constructor",
-]
+    *sorted(_LAZY),
+]))
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -520,6 +520,13 @@ class Mode:
         except LinkerUnavailableError:
             return None
 
+    def graph_features(self, fgraph: Any) -> list[Any]:
+        """Features to attach to every graph this mode compiles, before rewriting."""
+        return []
+
+    def check_rewrites(self, fresh_graph: Any, rewrite: Any, fgraph: Any) -> None:
+        """Called after rewriting ``fgraph``; debugging modes re-run and compare."""
+
     def _copy(self) -> Mode:
         """A shallow copy of this mode, keeping its class and settings."""
         new = copy.copy(self)

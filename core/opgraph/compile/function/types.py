@@ -33,6 +33,7 @@ from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, alias_ancestors
 
@@ -152,8 +153,6 @@ class FunctionMaker:
         single: bool = False,
         output_keys: list[Any] | None = None,
     ) -> None:
-        from opgraph.graph.fg import FunctionGraph
-
         self.spec = spec
         self.inputs: list[In] = spec.inputs
         self.outputs: list[Out] = spec.outputs
@@ -163,37 +162,50 @@ class FunctionMaker:
         self.single = single
         self.output_keys = output_keys
         self.accept_inplace = accept_inplace
-        fgraph = FunctionGraph(
-            [i.variable for i in spec.inputs],
-            [o.variable for o in spec.outputs],
-            clone=True,
-            update_mapping=spec.update_mapping,
-        )
-        self.fgraph = fgraph
         t0 = time.perf_counter()
         rewriter = get_rewriter(mode)
-        self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
-        extra = getattr(mode, "extra_rewriters", ())
-        for extra_rw, position in extra:
-            if position < EXTRA_BEFORE_POSITION:
-                _run_rewriter(extra_rw, fgraph)
-        if rewriter is not None:
-            _run_rewriter(rewriter, fgraph)
-        for extra_rw, position in extra:
-            if position >= EXTRA_BEFORE_POSITION:
-                _run_rewriter(extra_rw, fgraph)
         self.rewriter = rewriter
+        fgraph = self._new_graph()
+        self.fgraph = fgraph
+        self._rewrite(fgraph)
+        mode.check_rewrites(self._new_graph, self._rewrite, fgraph)
         if profile is not None:
             profile.rewrite_time += time.perf_counter() - t0
         self.linker = mode.linker
         self.copy_outputs = self._outputs_needing_copy()
 
     # -- graph preparation ----------------------------------------------------------------
-    def _mutable_inputs(self) -> list[Variable]:
+    def _new_graph(self) -> FunctionGraph:
+        """A fresh clone of the user graph with every Feature the mode needs attached."""
+        spec = self.spec
+        fgraph = FunctionGraph(
+            [i.variable for i in spec.inputs],
+            [o.variable for o in spec.outputs],
+            clone=True,
+            update_mapping=spec.update_mapping,
+        )
+        for feature in self.mode.graph_features(fgraph):
+            fgraph.attach_feature(feature)
+        self._attach_features(fgraph, with_destroy_handler=self.rewriter is not None)
+        return fgraph
+
+    def _rewrite(self, fgraph: FunctionGraph) -> None:
+        """Run the mode's registered rewriters and its database rewrites on ``fgraph``."""
+        extra = getattr(self.mode, "extra_rewriters", ())
+        for extra_rw, position in extra:
+            if position < EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
+        if self.rewriter is not None:
+            _run_rewriter(self.rewriter, fgraph)
+        for extra_rw, position in extra:
+            if position >= EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
+
+    def _mutable_inputs(self, fgraph: FunctionGraph) -> list[Variable]:
         updated = set(self.spec.update_targets)
         return [
             var
-            for k, (var, item) in enumerate(zip(self.fgraph.inputs, self.inputs))
+            for k, (var, item) in enumerate(zip(fgraph.inputs, self.inputs))
             if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))
         ]
 
@@ -208,7 +220,7 @@ class FunctionMaker:
         if destroyers or with_destroy_handler:
             from opgraph.graph.destroyhandler import DestroyHandler
 
-            handler = DestroyHandler(mutable_inputs=self._mutable_inputs())
+            handler = DestroyHandler(mutable_inputs=self._mutable_inputs(fgraph))
             fgraph.attach_feature(handler)
             try:
                 handler.validate(fgraph)
