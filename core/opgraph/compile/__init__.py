@@ -70,27 +70,50 @@ _LAZY = {
     "orig_function": "opgraph.compile.function.types",
 }
 
-__all__ = list(dict.fromkeys([
+__all__ = [
     "FAST_COMPILE",
     "FAST_RUN",
+    "OPT_FAST_COMPILE",
+    "OPT_FAST_RUN",
+    "OPT_NONE",
+    "AddFeatureOptimizer",
+    "DebugMode",
+    "DeepCopyOp",
     "Function",
     "FunctionMaker",
     "In",
     "Mode",
+    "MonitorMode",
+    "NanGuardMode",
     "OpFromGraph",
     "Out",
     "ProfileStats",
     "RewriteQuery",
     "SharedVariable",
+    "SymbolicInput",
+    "SymbolicOutput",
     "UnusedInputError",
+    "ViewOp",
+    "as_op",
+    "deep_copy_op",
     "function",
+    "function_dump",
     "get_default_mode",
     "get_mode",
     "get_rewriter",
+    "orig_function",
+    "pfunc",
+    "predefined_linkers",
+    "predefined_modes",
+    "predefined_optimizers",
+    "register_linker",
+    "register_mode",
+    "register_optimizer",
     "shared",
     "shared_constructor",
-    *sorted(_LAZY),
-]))
+    "view_op",
+    "wrap_py",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
