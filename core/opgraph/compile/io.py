@@ -141,8 +141,9 @@ def wrap_in(item: Any, position: int) -> In:
     if isinstance(item, Variable):
         if isinstance(item, _shared_cls()):
             raise TypeError(
-                f"function(): input {position} is the shared variable {item}; shared "
-                "variables are implicit inputs: leave them out of the inputs list"
+                f"Cannot use a shared variable ({item}) as explicit input of function() "
+                f"(input {position}): shared variables are implicit inputs, leave them out "
+                "of the inputs list (or use givens= to substitute one)"
             )
         return In(item)
     raise TypeError(

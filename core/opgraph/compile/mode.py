@@ -593,6 +593,13 @@ class Mode:
             new.name = kwargs["name"]
         return new
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The resolved linker and the plugin manager belong to this process.
+        state = dict(self.__dict__)
+        state["_linker"] = None
+        state["plugin_manager"] = None
+        return state
+
     def __deepcopy__(self, memo: dict) -> Mode:
         # The plugin manager and resolved linker are process-wide services: share them.
         new = copy.copy(self)

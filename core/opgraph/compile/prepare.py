@@ -130,10 +130,18 @@ def prepare_graph(
             f"function(): on_unused_input must be 'raise', 'warn' or 'ignore', "
             f"got {on_unused_input!r}"
         )
+    check_no_default_updates(no_default_updates)
     update_pairs = normalize_updates(updates)
     given_pairs = normalize_givens(givens)
     explicit = list(inputs)
     _check_duplicates(explicit)
+    input_set = {i.variable for i in explicit}
+    for old, _ in given_pairs:
+        if old in input_set:
+            raise RuntimeError(
+                f"function(): givens replaces {old}, which is also an explicit input; "
+                "an input cannot be substituted (remove it from inputs or from givens)"
+            )
 
     # Substitute givens everywhere an expression appears (outputs, updates, In.update).
     exprs: list[Variable] = [o.variable for o in outputs]
@@ -187,7 +195,7 @@ def prepare_graph(
             index[shared] = len(spec_inputs) - 1
     for k, i in enumerate(spec_inputs):
         if isinstance(i.variable, SharedVariable) and i.update is not None:
-            raise ValueError(
+            raise TypeError(
                 f"function(): input {k} is the shared variable {i.variable}; give its update "
                 "in updates=..., not in In(update=...)"
             )
@@ -210,6 +218,18 @@ def _with_update(item: In, update: Variable) -> In:
     return new
 
 
+def check_no_default_updates(value: Any) -> None:
+    """TypeError unless ``value`` is a bool or a list of shared variables."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, list | tuple | set) and all(isinstance(v, Variable) for v in value):
+        return
+    raise TypeError(
+        f"function(): no_default_updates must be True, False or a list of shared variables, "
+        f"got {type_name(value)} {value!r:.60}"
+    )
+
+
 def _wants_default_update(var: SharedVariable, no_default_updates: Any) -> bool:
     if no_default_updates is True:
         return False
@@ -222,9 +242,9 @@ def _check_duplicates(inputs: Sequence[In]) -> None:
     seen: dict[Variable, int] = {}
     for k, i in enumerate(inputs):
         if i.variable in seen:
-            raise ValueError(
-                f"function(): input {k} ({i.variable}) is the same variable as input "
-                f"{seen[i.variable]}; each variable may be an input only once"
+            raise UnusedInputError(
+                f"function(): variable {i.variable} is used twice in inputs (positions "
+                f"{seen[i.variable]} and {k}); each variable may be an input only once"
             )
         seen[i.variable] = k
 

@@ -64,6 +64,21 @@ class SharedVariable(Variable):
             ) from None
         self.container = Container(type, [data], name, strict, allow_downcast)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The attrs base pickles its own fields only; add this class's slots.
+        state = dict(super().__getstate__())
+        state["container"] = self.container
+        state["default_update"] = self.default_update
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        container = state.pop("container")
+        default_update = state.pop("default_update", None)
+        super().__setstate__(state)
+        self.container = container
+        self.default_update = default_update
+
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
         """The current value (a copy unless ``borrow``)."""
         value = self.container.storage[0]

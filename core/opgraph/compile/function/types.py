@@ -35,7 +35,7 @@ from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
-from opgraph.link.basic import BackendCompileError, alias_ancestors
+from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
@@ -290,6 +290,8 @@ class FunctionMaker:
                 cell = containers[k]
             elif isinstance(var, SharedVariable):
                 cell = var.container.storage
+            elif isinstance(item.value, Container):
+                cell = item.value.storage  # shared with whoever else holds the container
             elif item.value is not None:
                 cell = [_filter_default(item, k, self.name)]
             else:
@@ -442,6 +444,29 @@ class Function:
 
     # -- introspection and state ----------------------------------------------------------
     @property
+    def _finder(self) -> _Finder:
+        """Containers of the inputs' cells, by variable, name or position (PyTensor's)."""
+        return _Finder(self)
+
+    @property
+    def unpack_single(self) -> bool:
+        """True when the function returns a single value rather than a list."""
+        return self.maker.single
+
+    @property
+    def input_containers(self) -> list[Container]:
+        """One Container per input (explicit then implicit), over the cells the call reads."""
+        return [self._container(k) for k in range(len(self.maker.inputs))]
+
+    def _container(self, k: int) -> Container:
+        item = self.maker.inputs[k]
+        cell = self._defaults[k]
+        if cell is None:
+            cell = self.input_storage[k]
+        return Container(item.variable, cell, name=item.name, strict=item.strict,
+                         allow_downcast=item.allow_downcast)
+
+    @property
     def fgraph(self) -> Any:
         return self.maker.fgraph
 
@@ -536,9 +561,59 @@ class Function:
             if id(cell) not in keep:
                 cell[0] = None
 
+    def __reduce__(self) -> Any:
+        """Pickle (and deepcopy) as the recipe: the graph spec, mode and stored values.
+
+        Loading recompiles; cells shared with shared variables or other
+        functions pickled together stay shared (pickle's memo).
+        """
+        m = self.maker
+        state = {
+            "spec": m.spec, "mode": m.mode, "accept_inplace": m.accept_inplace,
+            "name": m.name, "single": m.single, "output_keys": m.output_keys,
+            "defaults": self._defaults, "trust_input": self._trust_input,
+        }
+        return (_restore_function, (state,))
+
     def __repr__(self) -> str:
         names = ", ".join(s.name or f"<{s.position}>" for s in self._slots)
         return f"<opgraph Function {self.name or ''}({names})>"
+
+
+def _restore_function(state: dict[str, Any]) -> Function:
+    maker = FunctionMaker(state["spec"], state["mode"], state["accept_inplace"], state["name"],
+                          None, state["single"], state["output_keys"])
+    containers = {k: cell for k, cell in enumerate(state["defaults"]) if cell is not None}
+    return maker.create(trust_input=state["trust_input"], containers=containers)
+
+
+class _Finder:
+    """``fn._finder[key]``: the Container of an input, by variable, name or position."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+
+    def _position(self, key: Any) -> int | None:
+        inputs = self.fn.maker.inputs
+        for k, item in enumerate(inputs):
+            if key is item.variable:
+                return k
+        if isinstance(key, str):
+            for k, item in enumerate(inputs):
+                if item.name == key:
+                    return k
+        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(inputs):
+            return key
+        return None
+
+    def __getitem__(self, key: Any) -> Container:
+        k = self._position(key)
+        if k is None:
+            raise KeyError(f"function {self.fn.name!r} has no input {key!r}")
+        return self.fn._container(k)
+
+    def __contains__(self, key: Any) -> bool:
+        return self._position(key) is not None
 
 
 def _without_update(item: In) -> In:
