@@ -174,6 +174,8 @@ def prepare_graph(
             if isinstance(v, SharedVariable) and v not in updated:
                 upd = getattr(v, "default_update", None)
                 if upd is not None and _wants_default_update(v, no_default_updates):
+                    if given_pairs:  # givens apply to default updates too
+                        upd = clone_replace([upd], replace=given_pairs)[0]
                     update_pairs.append((v, _update_value(v, upd)))
                     updated.add(v)
                     pending.append(update_pairs[-1][1])
