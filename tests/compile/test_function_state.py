@@ -1,0 +1,106 @@
+"""Containers, ``_finder``, shared state between functions, pickling and deep copies."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from compile_toys import TinyLinker, plus, twice
+
+from opgraph.compile.function import function
+from opgraph.compile.io import In
+from opgraph.compile.maker import FunctionMaker, orig_function
+from opgraph.compile.maker import function as maker_function
+from opgraph.compile.mode import Mode
+from opgraph.compile.prepare import UnusedInputError
+from opgraph.compile.sharedvalue import shared
+from opgraph.link.basic import Container
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import constant
+
+dscal = TensorType("float64", ())
+
+
+def tiny() -> Mode:
+    return Mode(TinyLinker(), None)
+
+
+def test_pytensor3_module_layout() -> None:
+    from opgraph.compile.executor import Function
+    from opgraph.compile.function import pfunc, types
+
+    assert maker_function is function and types.Function is Function
+    assert types.FunctionMaker is FunctionMaker
+    x = dscal("x")
+    assert pfunc([x], twice(x), mode=tiny())(2.0) == 4.0
+    assert orig_function([In(x)], twice(x), mode=tiny())(3.0) == 6.0
+
+
+def test_container_value_is_shared_between_functions() -> None:
+    x, s = dscal("x"), dscal("s")
+    cont = Container(s, storage=[np.array(0.0)])
+    inc = function([x, In(s, value=cont, update=plus(s, x))], [], mode=tiny())
+    read = function([In(s, value=inc._finder[s])], twice(s), mode=tiny())
+    inc(2.0)
+    assert cont.value == 2.0 and inc._finder["s"].value == 2.0
+    assert read() == 4.0
+    read._finder[0].value = 5.0  # set through the other function's container
+    assert inc._finder[s].value == 5.0
+    assert s in inc._finder and "nope" not in inc._finder
+    with pytest.raises(KeyError):
+        inc._finder["nope"]  # noqa: B018
+
+
+def test_copy_has_its_own_cells() -> None:
+    x, a = dscal("x"), dscal("a")
+    f = function([x, In(a, name="a")], plus(x, a), mode=tiny())
+    g = f.copy()
+    assert g._finder[a].storage is not f._finder[a].storage
+    assert g._finder[a].value is None and f.unpack_single == g.unpack_single
+    assert f(1.0, 2.0) == g(1.0, 2.0) == 3.0
+
+
+def test_pickle_and_deepcopy_recompile_with_state() -> None:
+    x, s = dscal("x"), dscal("s")
+    f = function([x, In(s, value=np.array(1.0), update=plus(s, x))], plus(s, x), mode=tiny())
+    f(1.0)  # s: 1 -> 2
+    for g in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f)):
+        assert s not in g._finder  # the copy has its own variables
+        assert g._finder["s"].value == 2.0
+        assert g(1.0) == 3.0 and g._finder["s"].value == 3.0
+        assert f._finder[s].value == 2.0  # the original is untouched
+
+
+def test_pickled_functions_keep_sharing_a_shared_variable() -> None:
+    x = dscal("x")
+    w = shared(np.array(1.0), "w")
+    bump = function([x], plus(w, x), updates={w: plus(w, x)}, mode=tiny())
+    read = function([], twice(w), mode=tiny())
+    bump2, read2 = pickle.loads(pickle.dumps((bump, read)))
+    bump2(2.0)
+    assert read2() == 6.0 and read() == 2.0
+
+
+def test_input_errors_follow_pytensor() -> None:
+    x = dscal("x")
+    w = shared(np.array(1.0), "w")
+    with pytest.raises(UnusedInputError, match="is used twice in inputs"):
+        function([x, x], twice(x), mode=tiny())
+    with pytest.raises(TypeError, match=r"^Cannot use a shared variable \(w\) as explicit"):
+        function([w], twice(w), mode=tiny())
+    with pytest.raises(TypeError, match="In\\(update=...\\)"):
+        function([In(w, update=twice(w))], [], mode=tiny())
+    with pytest.raises(RuntimeError, match="explicit input"):
+        function([x], twice(x), givens={x: twice(x)}, mode=tiny())
+    with pytest.raises(TypeError, match="no_default_updates"):
+        function([x], twice(x), no_default_updates=1, mode=tiny())
+
+
+def test_givens_apply_to_default_updates() -> None:
+    a = shared(np.array(1.0), "a")
+    a.default_update = plus(a, constant(3.0))
+    f = function([], plus(a, constant(10.0)), givens={a: plus(a, constant(10.0))}, mode=tiny())
+    assert f() == 21.0  # (1 + 10) + 10; then a <- (1 + 10) + 3
+    assert f() == 34.0
