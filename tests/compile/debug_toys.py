@@ -29,7 +29,7 @@ class AddInto(_Binary):
 class AddIntoDeclared(AddInto):
     """The same, declared: destroy_map = {0: [0]}."""
 
-    destroy_map = {0: [0]}  # noqa: RUF012
+    destroy_map = {0: [0]}
 
 
 class ReturnSecond(_Binary):
@@ -40,7 +40,7 @@ class ReturnSecond(_Binary):
 
 
 class ReturnSecondDeclared(ReturnSecond):
-    view_map = {0: [1]}  # noqa: RUF012
+    view_map = {0: [1]}
 
 
 class SliceOfSecond(_Binary):
