@@ -104,3 +104,22 @@ def test_givens_apply_to_default_updates() -> None:
     f = function([], plus(a, constant(10.0)), givens={a: plus(a, constant(10.0))}, mode=tiny())
     assert f() == 21.0  # (1 + 10) + 10; then a <- (1 + 10) + 3
     assert f() == 34.0
+
+
+def test_mutable_inputs_that_could_alias_are_grouped_and_copied_apart() -> None:
+    vec = TensorType("float64", (None,))
+    three = TensorType("float64", (3,))
+    one = TensorType("float64", (1,))
+    x1, x2, x3 = vec("x1"), three("x2"), one("x3")
+    f = function([In(x1, mutable=True), In(x2, mutable=True)], [twice(x1), twice(x2)],
+                 mode=tiny())
+    assert f._potential_aliased_input_groups == ((0, 1),)
+    g = function([In(x2, mutable=True), In(x3, mutable=True)], [twice(x2), twice(x3)],
+                 mode=tiny())
+    assert g._potential_aliased_input_groups == ()
+    plain = function([x1, x2], [twice(x1), twice(x2)], mode=tiny())
+    assert plain._potential_aliased_input_groups == ()
+    value = np.ones(3)
+    out1, out2 = f(value, value)  # the second argument is copied apart, results unchanged
+    np.testing.assert_array_equal(out1, 2 * np.ones(3))
+    np.testing.assert_array_equal(out2, 2 * np.ones(3))

@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from opgraph.compile.callpath import (
     CallPlan,
     InputSlot,
@@ -420,6 +422,8 @@ class Function:
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)
+        self._potential_aliased_input_groups = _aliasable_groups(maker)
+        self._alias_pairs = _argument_pairs(self._potential_aliased_input_groups, self._slots)
 
     def _slot_of(self, position: int) -> int:
         for s, slot in enumerate(self._slots):
@@ -430,6 +434,8 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = bind_keywords(args, kwargs, self._slots, self.name)
+        if self._alias_pairs:
+            args = _unalias(args, self._alias_pairs)
         return self._call(args)
 
     @property
@@ -578,6 +584,60 @@ class Function:
     def __repr__(self) -> str:
         names = ", ".join(s.name or f"<{s.position}>" for s in self._slots)
         return f"<opgraph Function {self.name or ''}({names})>"
+
+
+def _could_alias(a: Any, b: Any) -> bool:
+    """Whether values of types ``a`` and ``b`` could be one array (dtype, rank, shapes)."""
+    if type(a) is not type(b) or getattr(a, "dtype", None) != getattr(b, "dtype", None):
+        return False
+    sa, sb = getattr(a, "shape", None), getattr(b, "shape", None)
+    if sa is None or sb is None:
+        return a == b
+    if len(sa) != len(sb):
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(sa, sb))
+
+
+def _aliasable_groups(maker: FunctionMaker) -> tuple[tuple[int, ...], ...]:
+    """Input positions that may be overwritten and could receive the same array.
+
+    Candidates are mutable inputs and updated shared variables; two
+    candidates group together when their types could hold one array.
+    """
+    updated = set(maker.spec.update_targets)
+    cands = [k for k, item in enumerate(maker.inputs)
+             if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))]
+    groups: list[list[int]] = []
+    for k in cands:
+        t = maker.inputs[k].variable.type
+        joined = [g for g in groups
+                  if any(_could_alias(t, maker.inputs[j].variable.type) for j in g)]
+        merged = sorted({k, *(j for g in joined for j in g)})
+        groups = [g for g in groups if g not in joined] + [merged]
+    return tuple(tuple(g) for g in groups if len(g) > 1)
+
+
+def _argument_pairs(groups: tuple[tuple[int, ...], ...],
+                    slots: list[InputSlot]) -> list[tuple[int, int]]:
+    """Pairs of argument indices (explicit inputs) that must not share memory."""
+    arg_of = {slot.position: n for n, slot in enumerate(slots)}
+    pairs = []
+    for group in groups:
+        args = [arg_of[k] for k in group if k in arg_of]
+        pairs += [(a, b) for i, a in enumerate(args) for b in args[i + 1:]]
+    return pairs
+
+
+def _unalias(args: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:
+    """Copy an argument that shares memory with an earlier one it may be overwritten by."""
+    out = list(args)
+    for a, b in pairs:
+        if a < len(out) and b < len(out):
+            va, vb = out[a], out[b]
+            if hasattr(va, "__array_interface__") and hasattr(vb, "__array_interface__"):
+                if np.may_share_memory(va, vb):
+                    out[b] = np.array(vb, copy=True)
+    return tuple(out)
 
 
 def _restore_function(state: dict[str, Any]) -> Function:
