@@ -588,6 +588,13 @@ def print_cases() -> Iterator[Case]:
     yield from unary(lambda x: op(x), [(3, 4), ()], "Print")
 
 
+def make_slice_cases() -> Iterator[Case]:
+    from opgraph.tensor.type_other import make_slice
+
+    i, j = pt.lscalar("i"), pt.lscalar("j")
+    yield "make_slice(i, j)", make_slice(i, j, None).owner, {i: np.array(1), j: np.array(5)}
+
+
 # --------------------------------------------------------------------------- registry
 
 
@@ -636,6 +643,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.basic.ScalarFromTensor": scalar_from_tensor_cases,
     "opgraph.tensor.indexing.SliceLength": slice_length_cases,
     "opgraph.printing_op.Print": print_cases,
+    "opgraph.tensor.type_other.MakeSlice": make_slice_cases,
     **_grad_ops(),
 }
 
