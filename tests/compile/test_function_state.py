@@ -123,3 +123,22 @@ def test_mutable_inputs_that_could_alias_are_grouped_and_copied_apart() -> None:
     out1, out2 = f(value, value)  # the second argument is copied apart, results unchanged
     np.testing.assert_array_equal(out1, 2 * np.ones(3))
     np.testing.assert_array_equal(out2, 2 * np.ones(3))
+
+
+def test_update_values_never_alias_other_state() -> None:
+    mat = TensorType("float64", (None, None))
+    a = shared(np.zeros((2, 2)) + 0.5, "a")
+    b = shared(np.zeros((2, 2)) - 0.5, "b")
+    function([], [], updates=[(a, b)], mode=tiny())()
+    assert not np.may_share_memory(a.get_value(borrow=True), b.get_value(borrow=True))
+    c = mat("c")
+    z = np.zeros((2, 2))
+    function([c], [], updates=[(a, b), (b, c)], mode=tiny())(z)
+    assert not np.may_share_memory(z, b.get_value(borrow=True))
+    np.testing.assert_array_equal(a.get_value(), np.zeros((2, 2)) - 0.5)
+
+
+def test_unused_input_is_reported_before_a_missing_one() -> None:
+    x, s = dscal("x"), dscal("s")
+    with pytest.raises(UnusedInputError):
+        function([s], twice(x), mode=tiny())

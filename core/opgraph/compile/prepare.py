@@ -182,8 +182,8 @@ def prepare_graph(
 
     all_exprs = [o.variable for o in outputs] + [e for _, e in update_pairs]
     all_exprs += [e for e in in_updates if e is not None]
+    _check_unused(explicit, all_exprs, on_unused_input)  # PyTensor reports this one first
     _check_missing(all_exprs, known)
-    _check_unused(explicit, all_exprs, on_unused_input)
 
     spec_inputs = list(explicit)
     for i, upd in zip(range(len(explicit)), in_updates):

@@ -250,16 +250,25 @@ class FunctionMaker:
         updated = {fgraph.inputs[k] for k in self.spec.update_targets
                    if isinstance(self.inputs[k].variable, SharedVariable)}
         in_index = {v: k for k, v in enumerate(fgraph.inputs)}
+        n_user = self.spec.n_user_outputs
+        update_target = {n_user + j: k for j, k in enumerate(self.spec.update_targets)}
         roots = [alias_ancestors([o]) for o in fgraph.outputs]
         flags = []
         for i in range(len(fgraph.outputs)):
             spec_out = self.outputs[i]
             needs = False
+            target = update_target.get(i)
             for var in roots[i]:
-                if isinstance(var, Constant):
+                if isinstance(var, Constant):  # constants' data is read-only: always copy
                     needs = True
                     break
                 k = in_index.get(var)
+                if target is not None:
+                    # an update value must not alias any other input's value
+                    if k is not None and k != target:
+                        needs = True
+                        break
+                    continue
                 if k is None or var in updated:
                     continue
                 if not (self.inputs[k].borrow and spec_out.borrow):
@@ -419,6 +428,7 @@ class Function:
             maker.output_keys,
             maker.single,
             self.profile,
+            maker.copy_outputs[n_user:],
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)
