@@ -528,8 +528,10 @@ class Function:
     ) -> Function:
         """An independent Function computing the same thing.
 
-        ``share_memory=True`` keeps the same shared-variable storage (updates
-        of one are seen by the other); otherwise shared values are copied.
+        Shared variables keep their storage (their value is global state, so
+        updates made by either function are seen by both).
+        ``share_memory=True`` also shares the stored defaults of other
+        inputs; otherwise those are copied.
         ``swap`` replaces shared variables by others of the same type.
         """
         maker = self.maker
@@ -548,6 +550,8 @@ class Function:
                         f"{var.type}, got {getattr(new, 'type', type_name(new))}"
                     )
                 containers[k] = new.container.storage
+            elif isinstance(var, SharedVariable):
+                containers[k] = cell  # a shared variable's value is global state: keep it
             elif cell is not None:
                 containers[k] = cell if share_memory else [copy_value(cell[0])]
         if swap:
