@@ -142,3 +142,22 @@ def test_unused_input_is_reported_before_a_missing_one() -> None:
     x, s = dscal("x"), dscal("s")
     with pytest.raises(UnusedInputError):
         function([s], twice(x), mode=tiny())
+
+
+def test_swapping_shared_variables_needs_no_copy() -> None:
+    a = shared(np.zeros((2, 2)) + 0.5, "a")
+    b = shared(np.zeros((2, 2)) - 0.5, "b")
+    old_a, old_b = a.get_value(borrow=True), b.get_value(borrow=True)
+    function([], [], updates=[(a, b), (b, a)], mode=tiny())()
+    new_a, new_b = a.get_value(borrow=True), b.get_value(borrow=True)
+    assert new_a is old_b and new_b is old_a  # swapped, not copied
+    assert new_a[0, 0] == -0.5 and new_b[0, 0] == 0.5
+
+
+def test_two_updates_from_one_value_get_separate_arrays() -> None:
+    mat = TensorType("float64", (None, None))
+    a = shared(np.zeros((2, 2)), "a")
+    b = shared(np.zeros((2, 2)), "b")
+    d = mat("d")
+    function([d], [], updates=[(a, d), (b, d)], mode=tiny())(np.ones((2, 2)))
+    assert not np.may_share_memory(a.get_value(borrow=True), b.get_value(borrow=True))

@@ -264,8 +264,10 @@ class FunctionMaker:
                     break
                 k = in_index.get(var)
                 if target is not None:
-                    # an update value must not alias any other input's value
-                    if k is not None and k != target:
+                    # An update value must not alias another input's value, unless that
+                    # input is a shared variable updated too (a swap: its old array is
+                    # released, values are read before any is written).
+                    if k is not None and k != target and var not in updated:
                         needs = True
                         break
                     continue
@@ -276,7 +278,12 @@ class FunctionMaker:
                     break
             if not needs:
                 for j in range(i + 1, len(fgraph.outputs)):
-                    if roots[i] & roots[j] and not (spec_out.borrow and self.outputs[j].borrow):
+                    common = roots[i] & roots[j]
+                    both_updates = target is not None and j in update_target
+                    if both_updates:  # two shared variables must never share memory
+                        common = {v for v in common if v not in updated}
+                    if common and (both_updates
+                                   or not (spec_out.borrow and self.outputs[j].borrow)):
                         needs = True
                         break
             flags.append(needs)
