@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from opgraph.compile.flags import flag
 from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.link.basic import Linker
 from opgraph.plugins.records import LinkerRecord, ModeRecord, load_target
@@ -269,6 +270,8 @@ def resolve_linker(spec: Any, pm: Any = None, mode_name: str | None = None) -> L
             _warn_fallback(label, names[0], chosen, reasons[0])
     chosen, factory = cached
     linker = factory() if callable(factory) and not isinstance(factory, Linker) else factory
+    if flag("allow_gc") is False and getattr(linker, "allow_gc", False):
+        linker = linker.clone(allow_gc=False)  # config.allow_gc=False keeps intermediates
     if not isinstance(linker, Linker) and not hasattr(linker, "accept"):
         raise TypeError(
             f"linker {chosen!r} target produced {linker!r}, which is not a Linker "

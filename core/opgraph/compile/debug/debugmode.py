@@ -47,7 +47,7 @@ from opgraph.compile.debug.rewritecheck import (
     check_replacements,
     compare_rewrites,
 )
-from opgraph.compile.debug.settings import flag
+from opgraph.compile.flags import flag
 from opgraph.compile.mode import LinkerUnavailableError, Mode, UnknownModeError, resolve_linker
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.fg import OUTPUT, FunctionGraph

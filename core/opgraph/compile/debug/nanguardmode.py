@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.compile.debug.callback import CallbackLinker
-from opgraph.compile.debug.settings import flag
+from opgraph.compile.flags import flag
 from opgraph.compile.mode import Mode
 from opgraph.link.basic import node_description
 

@@ -23,6 +23,7 @@ from opgraph.compile.callpath import (
     copy_value,
     make_filter,
 )
+from opgraph.compile.flags import flag
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
 from opgraph.compile.mode import (
     EXTRA_BEFORE_POSITION,
@@ -92,8 +93,10 @@ def function(
     t0 = time.perf_counter()
     spec = prepare_graph(
         wrapped_in, wrapped_out, updates, givens, no_default_updates,
-        on_unused_input or "raise",
+        on_unused_input or flag("on_unused_input"),
     )
+    if profile is None:
+        profile = flag("profile")
     profile_stats = _profile_stats(profile, name)
     maker = FunctionMaker(
         spec, get_mode(mode), accept_inplace=accept_inplace, name=name,

@@ -1,8 +1,10 @@
-"""Defaults of the debugging modes, read from ``config`` when it defines the flag.
+"""The configuration flags the compile package reads, with PyTensor's defaults.
 
-PyTensor's flag names are used (``DebugMode__patience``, ``NanGuardMode__nan_is_error``,
-...).  A flag the configuration does not define yet falls back to PyTensor's
-default, so the debugging modes never fail for a missing flag.
+PyTensor's flag names are used (``on_unused_input``, ``allow_gc``,
+``profile``, ``DebugMode__patience``, ``NanGuardMode__nan_is_error``, ...).
+``flag(name)`` is ``config.<name>``; a flag the configuration does not
+define falls back to PyTensor's default here, so compiling never fails for
+a missing flag.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from opgraph.config import config
 __all__ = ["DEFAULTS", "flag"]
 
 DEFAULTS: dict[str, Any] = {
+    "on_unused_input": "raise",
+    "allow_gc": True,
+    "profile": False,
     "DebugMode__patience": 10,
     "DebugMode__check_c": True,
     "DebugMode__check_py": True,
