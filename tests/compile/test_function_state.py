@@ -161,3 +161,16 @@ def test_two_updates_from_one_value_get_separate_arrays() -> None:
     d = mat("d")
     function([d], [], updates=[(a, d), (b, d)], mode=tiny())(np.ones((2, 2)))
     assert not np.may_share_memory(a.get_value(borrow=True), b.get_value(borrow=True))
+
+
+def test_vm_handle_shows_storage_and_runs_the_graph() -> None:
+    x = dscal("x")
+    w = shared(np.array(2.0), "w")
+    f = function([x], plus(twice(x), w), mode=tiny())
+    assert f.vm.storage_map is f.storage_map and f.vm.allow_gc is True
+    assert len(f.vm.nodes) == 2
+    cells = [cell for var, cell in f.vm.storage_map.items() if var.name == "w"]
+    assert cells and cells[0] is w.container.storage
+    f.input_storage[0][0] = np.array(3.0)
+    f.vm()  # runs the graph on the cells as they are
+    assert f.output_storage[0][0] == 8.0

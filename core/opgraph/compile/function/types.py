@@ -403,7 +403,7 @@ class Function:
     ) -> None:
         self.maker = maker
         self.linker = linker
-        self.vm = result.fn
+        self.vm = _VMHandle(result.fn, storage_map, result.thunks, result.order, linker)
         self.input_storage = result.input_storage
         self.output_storage = result.output_storage
         self.thunks = result.thunks
@@ -431,7 +431,7 @@ class Function:
         self._plan = CallPlan(
             self.name,
             self._slots,
-            self.vm,
+            result.fn,
             self.output_storage[:n_user],
             maker.copy_outputs[:n_user],
             updates,
@@ -669,6 +669,31 @@ def _restore_function(state: dict[str, Any]) -> Function:
                           None, state["single"], state["output_keys"])
     containers = {k: cell for k, cell in enumerate(state["defaults"]) if cell is not None}
     return maker.create(trust_input=state["trust_input"], containers=containers)
+
+
+class _VMHandle:
+    """``fn.vm``: calling it runs the linked graph once (no input or output handling).
+
+    It also shows what PyTensor's VM object shows: ``storage_map``,
+    ``thunks``, ``nodes`` and the linker's ``allow_gc``.
+    """
+
+    __slots__ = ("_run", "linker", "nodes", "storage_map", "thunks")
+
+    def __init__(self, run: Any, storage_map: dict, thunks: list, nodes: list,
+                 linker: Any) -> None:
+        self._run = run
+        self.storage_map = storage_map
+        self.thunks = thunks
+        self.nodes = nodes
+        self.linker = linker
+
+    @property
+    def allow_gc(self) -> bool:
+        return bool(getattr(self.linker, "allow_gc", True))
+
+    def __call__(self) -> Any:
+        return self._run()
 
 
 class _Finder:
