@@ -99,3 +99,12 @@ def test_register_runs_feature_rewriters_before_and_after() -> None:
     assert order == ["db"]
     with pytest.raises(TypeError, match="rewriter, position"):
         base.register(M.AddFeatureOptimizer(early))
+
+
+def test_mode_copies_keep_their_plugin_manager() -> None:
+    pm = object()
+    mode = M.Mode(TinyLinker(), "fast_run", plugin_manager=pm)
+    for clone in (mode.excluding("x"), mode.including("y"), mode.requiring("z"), mode.clone(),
+                  mode.register((M.AddFeatureOptimizer(None), 1)), copy.deepcopy(mode)):
+        assert clone.plugin_manager is pm
+    assert pickle.loads(pickle.dumps(M.Mode(TinyLinker(), None))).plugin_manager is None

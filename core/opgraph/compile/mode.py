@@ -14,7 +14,6 @@ with no rewrites).  The database lives in the ``opgraph-rewrites`` plugin
 
 from __future__ import annotations
 
-import copy
 import threading
 import warnings
 from collections.abc import Iterable, Sequence
@@ -531,8 +530,13 @@ class Mode:
         """Called after rewriting ``fgraph``; debugging modes re-run and compare."""
 
     def _copy(self) -> Mode:
-        """A shallow copy of this mode, keeping its class and settings."""
-        new = copy.copy(self)
+        """A shallow copy of this mode, keeping its class, settings and plugin manager.
+
+        (``copy.copy`` would go through ``__getstate__``, which drops the
+        process-local plugin manager and resolved linker for pickling.)
+        """
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
         return new
 
     def _with_optimizer(self, optimizer: Any) -> Mode:
@@ -605,7 +609,7 @@ class Mode:
 
     def __deepcopy__(self, memo: dict) -> Mode:
         # The plugin manager and resolved linker are process-wide services: share them.
-        new = copy.copy(self)
+        new = self._copy()
         memo[id(self)] = new
         return new
 
