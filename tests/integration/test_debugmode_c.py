@@ -153,3 +153,17 @@ def test_standard_graph_passes_debugmode_with_c() -> None:
     x = dvec("x")
     f = function([x], ((2.0 * x) + 7) / 2.0, mode="DebugMode")
     np.testing.assert_allclose(f([1.0, 2.0]), [4.5, 5.5])
+
+
+class UncompilableC(AddC):
+    """C that does not compile: DebugMode says so and still checks perform."""
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        return "this is not C;"
+
+
+def test_node_whose_c_does_not_compile_warns_and_checks_python() -> None:
+    a, b = dvec("a"), dvec("b")
+    with pytest.warns(UserWarning, match="cannot build node .* only its Python"):
+        f = function([a, b], UncompilableC(False)(a, b), mode=DebugMode())
+    np.testing.assert_array_equal(f([1.0], [2.0]), [3.0])

@@ -22,6 +22,7 @@ Everything is slow on purpose; it is for finding bugs in Ops and rewrites.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -163,7 +164,15 @@ class DebugLinker(Linker):
         fgraph = FunctionGraph(inputs, list(alone.outputs), clone=False)
         try:
             result = c_linker.accept(fgraph, no_recycling=[]).make_thunk()
-        except BackendCompileError:
+        except BackendCompileError as exc:
+            first = str(exc).strip().splitlines()[:3]
+            log = f" (full log: {exc.log_path})" if getattr(exc, "log_path", None) else ""
+            warnings.warn(
+                f"DebugMode: the C linker cannot build node {node.op} alone, so only its "
+                f"Python implementation is checked: {' / '.join(first)}{log}",
+                UserWarning,
+                stacklevel=2,
+            )
             return None
         return _NodeC(result)
 
