@@ -13,8 +13,6 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from opgraph.compile.callpath import (
     CallPlan,
     InputSlot,
@@ -24,6 +22,8 @@ from opgraph.compile.callpath import (
     make_filter,
 )
 from opgraph.compile.flags import flag
+from opgraph.compile.function.aliasing import aliasable_groups, argument_pairs, unalias
+from opgraph.compile.function.handles import Finder, VMHandle
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
 from opgraph.compile.mode import (
     EXTRA_BEFORE_POSITION,
@@ -403,7 +403,7 @@ class Function:
     ) -> None:
         self.maker = maker
         self.linker = linker
-        self.vm = _VMHandle(result.fn, storage_map, result.thunks, result.order, linker)
+        self.vm = VMHandle(result.fn, storage_map, result.thunks, result.order, linker)
         self.input_storage = result.input_storage
         self.output_storage = result.output_storage
         self.thunks = result.thunks
@@ -442,8 +442,8 @@ class Function:
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)
-        self._potential_aliased_input_groups = _aliasable_groups(maker)
-        self._alias_pairs = _argument_pairs(self._potential_aliased_input_groups, self._slots)
+        self._potential_aliased_input_groups = aliasable_groups(maker)
+        self._alias_pairs = argument_pairs(self._potential_aliased_input_groups, self._slots)
 
     def _slot_of(self, position: int) -> int:
         for s, slot in enumerate(self._slots):
@@ -455,7 +455,7 @@ class Function:
         if kwargs:
             args = bind_keywords(args, kwargs, self._slots, self.name)
         if self._alias_pairs:
-            args = _unalias(args, self._alias_pairs)
+            args = unalias(args, self._alias_pairs)
         return self._call(args)
 
     @property
@@ -470,9 +470,9 @@ class Function:
 
     # -- introspection and state ----------------------------------------------------------
     @property
-    def _finder(self) -> _Finder:
+    def _finder(self) -> Finder:
         """Containers of the inputs' cells, by variable, name or position (PyTensor's)."""
-        return _Finder(self)
+        return Finder(self)
 
     @property
     def unpack_single(self) -> bool:
@@ -610,119 +610,11 @@ class Function:
         return f"<opgraph Function {self.name or ''}({names})>"
 
 
-def _could_alias(a: Any, b: Any) -> bool:
-    """Whether values of types ``a`` and ``b`` could be one array (dtype, rank, shapes)."""
-    if type(a) is not type(b) or getattr(a, "dtype", None) != getattr(b, "dtype", None):
-        return False
-    sa, sb = getattr(a, "shape", None), getattr(b, "shape", None)
-    if sa is None or sb is None:
-        return a == b
-    if len(sa) != len(sb):
-        return False
-    return all(x is None or y is None or x == y for x, y in zip(sa, sb))
-
-
-def _aliasable_groups(maker: FunctionMaker) -> tuple[tuple[int, ...], ...]:
-    """Input positions that may be overwritten and could receive the same array.
-
-    Candidates are mutable inputs and updated shared variables; two
-    candidates group together when their types could hold one array.
-    """
-    updated = set(maker.spec.update_targets)
-    cands = [k for k, item in enumerate(maker.inputs)
-             if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))]
-    groups: list[list[int]] = []
-    for k in cands:
-        t = maker.inputs[k].variable.type
-        joined = [g for g in groups
-                  if any(_could_alias(t, maker.inputs[j].variable.type) for j in g)]
-        merged = sorted({k, *(j for g in joined for j in g)})
-        groups = [g for g in groups if g not in joined] + [merged]
-    return tuple(tuple(g) for g in groups if len(g) > 1)
-
-
-def _argument_pairs(groups: tuple[tuple[int, ...], ...],
-                    slots: list[InputSlot]) -> list[tuple[int, int]]:
-    """Pairs of argument indices (explicit inputs) that must not share memory."""
-    arg_of = {slot.position: n for n, slot in enumerate(slots)}
-    pairs = []
-    for group in groups:
-        args = [arg_of[k] for k in group if k in arg_of]
-        pairs += [(a, b) for i, a in enumerate(args) for b in args[i + 1:]]
-    return pairs
-
-
-def _unalias(args: tuple[Any, ...], pairs: list[tuple[int, int]]) -> tuple[Any, ...]:
-    """Copy an argument that shares memory with an earlier one it may be overwritten by."""
-    out = list(args)
-    for a, b in pairs:
-        if a < len(out) and b < len(out):
-            va, vb = out[a], out[b]
-            if hasattr(va, "__array_interface__") and hasattr(vb, "__array_interface__"):
-                if np.may_share_memory(va, vb):
-                    out[b] = np.array(vb, copy=True)
-    return tuple(out)
-
-
 def _restore_function(state: dict[str, Any]) -> Function:
     maker = FunctionMaker(state["spec"], state["mode"], state["accept_inplace"], state["name"],
                           None, state["single"], state["output_keys"])
     containers = {k: cell for k, cell in enumerate(state["defaults"]) if cell is not None}
     return maker.create(trust_input=state["trust_input"], containers=containers)
-
-
-class _VMHandle:
-    """``fn.vm``: calling it runs the linked graph once (no input or output handling).
-
-    It also shows what PyTensor's VM object shows: ``storage_map``,
-    ``thunks``, ``nodes`` and the linker's ``allow_gc``.
-    """
-
-    __slots__ = ("_run", "linker", "nodes", "storage_map", "thunks")
-
-    def __init__(self, run: Any, storage_map: dict, thunks: list, nodes: list,
-                 linker: Any) -> None:
-        self._run = run
-        self.storage_map = storage_map
-        self.thunks = thunks
-        self.nodes = nodes
-        self.linker = linker
-
-    @property
-    def allow_gc(self) -> bool:
-        return bool(getattr(self.linker, "allow_gc", True))
-
-    def __call__(self) -> Any:
-        return self._run()
-
-
-class _Finder:
-    """``fn._finder[key]``: the Container of an input, by variable, name or position."""
-
-    def __init__(self, fn: Function) -> None:
-        self.fn = fn
-
-    def _position(self, key: Any) -> int | None:
-        inputs = self.fn.maker.inputs
-        for k, item in enumerate(inputs):
-            if key is item.variable:
-                return k
-        if isinstance(key, str):
-            for k, item in enumerate(inputs):
-                if item.name == key:
-                    return k
-        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(inputs):
-            return key
-        return None
-
-    def __getitem__(self, key: Any) -> Container:
-        k = self._position(key)
-        if k is None:
-            raise KeyError(f"function {self.fn.name!r} has no input {key!r}")
-        return self.fn._container(k)
-
-    def __contains__(self, key: Any) -> bool:
-        return self._position(key) is not None
 
 
 def _without_update(item: In) -> In:
