@@ -174,3 +174,11 @@ def test_vm_handle_shows_storage_and_runs_the_graph() -> None:
     f.input_storage[0][0] = np.array(3.0)
     f.vm()  # runs the graph on the cells as they are
     assert f.output_storage[0][0] == 8.0
+
+
+def test_functions_pickle_after_their_ops_have_run() -> None:
+    x, a = dscal("x"), dscal("a")
+    f = function([x, a], x + a + x, mode=tiny())
+    assert f(1.0, 2.0) == 4.0  # running caches per-op state that must not be pickled
+    g = pickle.loads(pickle.dumps(f))
+    assert g(1.0, 2.0) == 4.0
