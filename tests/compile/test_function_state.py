@@ -182,3 +182,15 @@ def test_functions_pickle_after_their_ops_have_run() -> None:
     assert f(1.0, 2.0) == 4.0  # running caches per-op state that must not be pickled
     g = pickle.loads(pickle.dumps(f))
     assert g(1.0, 2.0) == 4.0
+
+
+def test_rebuild_strict_false_lets_givens_change_types() -> None:
+    w = TensorType("int32", (None, None))("w")
+    x, y = TensorType("int32", (None,))("x"), TensorType("int32", (None,))("y")
+    z = x * y
+    with pytest.raises(TypeError, match="does not fit"):
+        function([w, y], z, givens=[(x, w)], mode=tiny())
+    f = function([w, y], z, givens=[(x, w)], rebuild_strict=False, mode=tiny())
+    out = f(np.ones((3, 5), dtype="int32"), np.arange(5, dtype="int32"))
+    assert out.ndim == 2
+    np.testing.assert_array_equal(out, np.ones((3, 5)) * np.arange(5))

@@ -97,8 +97,13 @@ def normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
     return out
 
 
-def normalize_givens(givens: Any) -> list[tuple[Variable, Variable]]:
-    """Checked ``(old, new)`` substitutions; ``new`` converted to ``old``'s type."""
+def normalize_givens(givens: Any, strict: bool = True) -> list[tuple[Variable, Variable]]:
+    """Checked ``(old, new)`` substitutions; ``new`` converted to ``old``'s type.
+
+    With ``strict=False`` (``function(rebuild_strict=False)``) a replacement
+    of another type is kept as is: the graph above it is rebuilt through
+    ``make_node``, so its types follow (e.g. a matrix for a vector).
+    """
     out = []
     for old, new in _pairs(givens, "givens"):
         if not isinstance(old, Variable):
@@ -108,6 +113,9 @@ def normalize_givens(givens: Any) -> list[tuple[Variable, Variable]]:
         try:
             conv = old.type.filter_variable(new, allow_convert=True)
         except (TypeError, ValueError) as exc:
+            if not strict and isinstance(new, Variable):
+                out.append((old, new))
+                continue
             raise TypeError(
                 f"function(): givens for {old}: the replacement {new!s:.60} does not fit "
                 f"type {old.type}: {exc}"
@@ -123,6 +131,7 @@ def prepare_graph(
     givens: Any = None,
     no_default_updates: bool | Sequence[Any] = False,
     on_unused_input: str = "raise",
+    rebuild_strict: bool = True,
 ) -> GraphSpec:
     """Apply givens, collect shared inputs and updates, check inputs; see module doc."""
     if on_unused_input not in ("raise", "warn", "ignore"):
@@ -132,7 +141,7 @@ def prepare_graph(
         )
     check_no_default_updates(no_default_updates)
     update_pairs = normalize_updates(updates)
-    given_pairs = normalize_givens(givens)
+    given_pairs = normalize_givens(givens, rebuild_strict)
     explicit = list(inputs)
     _check_duplicates(explicit)
     input_set = {i.variable for i in explicit}

@@ -93,7 +93,7 @@ def function(
     t0 = time.perf_counter()
     spec = prepare_graph(
         wrapped_in, wrapped_out, updates, givens, no_default_updates,
-        on_unused_input or flag("on_unused_input"),
+        on_unused_input or flag("on_unused_input"), rebuild_strict,
     )
     if profile is None:
         profile = flag("profile")
