@@ -194,3 +194,18 @@ def test_rebuild_strict_false_lets_givens_change_types() -> None:
     out = f(np.ones((3, 5), dtype="int32"), np.arange(5, dtype="int32"))
     assert out.ndim == 2
     np.testing.assert_array_equal(out, np.ones((3, 5)) * np.arange(5))
+
+
+def test_setting_vm_allow_gc_relinks_and_keeps_intermediates() -> None:
+    x = dscal("x")
+    w = shared(np.array(1.0), "w")
+    f = function([x], plus(twice(x), w), updates={w: plus(w, x)}, mode=tiny())
+    f.vm.allow_gc = False
+    assert f.vm.allow_gc is False
+    assert f(2.0) == 5.0 and w.get_value() == 3.0  # state and updates survive relinking
+    inner = [cell for var, cell in f.vm.storage_map.items()
+             if var.owner is not None and var not in f.maker.fgraph.outputs]
+    assert inner and all(cell[0] is not None for cell in inner)
+    f.free()
+    assert all(cell[0] is None for cell in inner)
+    assert f(1.0) == 5.0

@@ -50,3 +50,19 @@ def test_targets_and_options() -> None:
     x = dscal("x")
     f = function([x], x, mode=Mode(linker=VMLinker(allow_gc=False), optimizer=None))
     assert np.asarray(f(3.0)) == 3.0
+
+
+@pytest.mark.parametrize("linker", ["vm", "py"])
+def test_fn_vm_allow_gc_toggles_freeing_of_intermediates(linker: str) -> None:
+    x = TensorType("float64", (None,))("x")
+    out = (x * 2.0 + 1.0) * 3.0
+    f = function([x], out, mode=Mode(linker=linker, optimizer=None))
+    inner = lambda: [cell for var, cell in f.vm.storage_map.items()
+                     if var.owner is not None and var not in f.maker.fgraph.outputs]
+    f([1.0])
+    assert inner() and all(cell[0] is None for cell in inner())  # freed (allow_gc=True)
+    f.vm.allow_gc = False
+    np.testing.assert_array_equal(f([1.0]), [9.0])
+    assert all(cell[0] is not None for cell in inner())  # kept
+    f.free()
+    assert all(cell[0] is None for cell in inner())

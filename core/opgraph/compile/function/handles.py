@@ -11,22 +11,31 @@ class VMHandle:
     """``fn.vm``: calling it runs the linked graph once (no input or output handling).
 
     It also shows what PyTensor's VM object shows: ``storage_map``,
-    ``thunks``, ``nodes`` and the linker's ``allow_gc``.
+    ``thunks``, ``nodes`` and the linker's ``allow_gc`` (setting it relinks
+    the function; ``fn.vm`` is then a new handle).
     """
 
-    __slots__ = ("_run", "linker", "nodes", "storage_map", "thunks")
+    __slots__ = ("_relink", "_run", "linker", "nodes", "storage_map", "thunks")
 
     def __init__(self, run: Any, storage_map: dict, thunks: list, nodes: list,
-                 linker: Any) -> None:
+                 linker: Any, relink: Any = None) -> None:
         self._run = run
         self.storage_map = storage_map
         self.thunks = thunks
         self.nodes = nodes
         self.linker = linker
+        self._relink = relink
 
     @property
     def allow_gc(self) -> bool:
         return bool(getattr(self.linker, "allow_gc", True))
+
+    @allow_gc.setter
+    def allow_gc(self, value: bool) -> None:
+        """Relink the function so intermediates are freed after each call (True) or kept."""
+        if self._relink is None:
+            raise AttributeError("this function cannot be relinked")
+        self._relink(allow_gc=bool(value))
 
     def __call__(self) -> Any:
         return self._run()

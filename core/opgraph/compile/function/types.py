@@ -403,7 +403,8 @@ class Function:
     ) -> None:
         self.maker = maker
         self.linker = linker
-        self.vm = VMHandle(result.fn, storage_map, result.thunks, result.order, linker)
+        self.vm = VMHandle(result.fn, storage_map, result.thunks, result.order, linker,
+                           self._relink)
         self.input_storage = result.input_storage
         self.output_storage = result.output_storage
         self.thunks = result.thunks
@@ -444,6 +445,16 @@ class Function:
         self._call = build_call(self._plan, self._trust_input)
         self._potential_aliased_input_groups = aliasable_groups(maker)
         self._alias_pairs = argument_pairs(self._potential_aliased_input_groups, self._slots)
+
+    def _relink(self, **link_kwargs: Any) -> None:
+        """Link the same graph again with changed linker options, keeping inputs and state."""
+        maker = self.maker
+        bound = maker.linker.clone(**link_kwargs).accept(
+            maker.fgraph, no_recycling=maker._no_recycling(), profile=self.profile)
+        storage_map: dict[Variable, list] = {}
+        result = bound.make_thunk(input_storage=self.input_storage, storage_map=storage_map)
+        Function.__init__(self, maker, bound, result, storage_map, self._defaults,
+                          self._trust_input)
 
     def _slot_of(self, position: int) -> int:
         for s, slot in enumerate(self._slots):
