@@ -209,3 +209,10 @@ def test_setting_vm_allow_gc_relinks_and_keeps_intermediates() -> None:
     f.free()
     assert all(cell[0] is None for cell in inner)
     assert f(1.0) == 5.0
+
+
+def test_in_update_must_fit_the_input_type() -> None:
+    vec = TensorType("float64", (None,))
+    with pytest.raises(TypeError, match="does not fit the input's type"):
+        In(dscal("a"), update=vec("b"))
+    assert In(dscal("a"), update=twice(dscal("c"))).update is not None

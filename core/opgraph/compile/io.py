@@ -46,6 +46,14 @@ class SymbolicInput:
             raise TypeError(f"In(): name must be a str, got {type_name(name)}")
         if update is not None and not isinstance(update, Variable):
             raise TypeError(f"In(): update must be a symbolic Variable, got {type_name(update)}")
+        if update is not None:
+            try:
+                variable.type.filter_variable(update, allow_convert=True)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"In({variable}): the update {update} has type {update.type}, which does "
+                    f"not fit the input's type {variable.type}: {exc}"
+                ) from None
         self.variable = variable
         self.name = variable.name if (autoname and name is None) else name
         self.update = update
