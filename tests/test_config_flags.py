@@ -53,7 +53,7 @@ def test_allow_gc_false_reaches_linkers_chosen_by_name() -> None:
         ("o1", ("fast_compile",)),
         ("fast_compile", ("fast_compile",)),
         ("merge", ("merge",)),
-        ("unsafe", ("fast_run", "unsafe")),
+        ("unsafe", ("unsafe",)),  # PyTensor's OPT_UNSAFE: the unsafe rewrites alone
     ],
 )
 def test_optimizer_flag_sets_the_default_rewrites(level: str, include: tuple[str, ...]) -> None:

@@ -82,6 +82,7 @@ class CallPlan:
         output_keys: list[Any] | None,
         single: bool,
         profile: Any = None,
+        copy_updates: list[bool] | None = None,
     ) -> None:
         self.fname = fname
         self.slots = slots
@@ -92,6 +93,7 @@ class CallPlan:
         self.output_keys = output_keys
         self.single = single
         self.profile = profile
+        self.copy_updates = copy_updates  # copy an update value that aliases other state
 
 
 def _fast_check(type_: Any) -> tuple[Any, int] | None:
@@ -184,7 +186,8 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
     for u, (src, dst) in enumerate(plan.updates):
         env[f"us{u}"] = src
         env[f"ud{u}"] = dst
-        lines.append(f"v{u} = us{u}[0]")
+        copy_it = plan.copy_updates is not None and plan.copy_updates[u]
+        lines.append(f"v{u} = dc(us{u}[0])" if copy_it else f"v{u} = us{u}[0]")
     # every update value is read before any is written: swaps work
     for u in range(len(plan.updates)):
         lines.append(f"ud{u}[0] = v{u}")

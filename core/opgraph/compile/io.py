@@ -46,6 +46,14 @@ class SymbolicInput:
             raise TypeError(f"In(): name must be a str, got {type_name(name)}")
         if update is not None and not isinstance(update, Variable):
             raise TypeError(f"In(): update must be a symbolic Variable, got {type_name(update)}")
+        if update is not None:
+            try:
+                variable.type.filter_variable(update, allow_convert=True)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"In({variable}): the update {update} has type {update.type}, which does "
+                    f"not fit the input's type {variable.type}: {exc}"
+                ) from None
         self.variable = variable
         self.name = variable.name if (autoname and name is None) else name
         self.update = update
@@ -141,8 +149,9 @@ def wrap_in(item: Any, position: int) -> In:
     if isinstance(item, Variable):
         if isinstance(item, _shared_cls()):
             raise TypeError(
-                f"function(): input {position} is the shared variable {item}; shared "
-                "variables are implicit inputs: leave them out of the inputs list"
+                f"Cannot use a shared variable ({item}) as explicit input of function() "
+                f"(input {position}): shared variables are implicit inputs, leave them out "
+                "of the inputs list (or use givens= to substitute one)"
             )
         return In(item)
     raise TypeError(

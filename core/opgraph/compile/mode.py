@@ -21,15 +21,33 @@ from typing import Any
 
 import attrs
 
+from opgraph.compile.flags import flag
 from opgraph.config import config
+from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.link.basic import Linker
-from opgraph.plugins.records import LinkerRecord, ModeRecord
+from opgraph.plugins.records import LinkerRecord, ModeRecord, load_target
 
 __all__ = [
+    "BACKEND_PLUGINS",
     "BUILTIN_MODES",
     "FAST_COMPILE",
     "FAST_RUN",
+    "LINKER_ALIASES",
+    "OPT_FAST_COMPILE",
+    "OPT_FAST_RUN",
+    "OPT_FAST_RUN_STABLE",
+    "OPT_MERGE",
+    "OPT_MINIMUM",
+    "OPT_NONE",
+    "OPT_O2",
+    "OPT_O3",
+    "OPT_STABILIZE",
+    "OPT_UNSAFE",
+    "PREDEFINED_MODE_TARGETS",
     "REWRITER_FACTORY",
+    "AddDestroyHandler",
+    "AddFeatureOptimizer",
+    "BackendNotInstalledError",
     "LinkerUnavailableError",
     "Mode",
     "RewriteQuery",
@@ -38,6 +56,12 @@ __all__ = [
     "get_default_mode",
     "get_mode",
     "get_rewriter",
+    "predefined_linkers",
+    "predefined_modes",
+    "predefined_optimizers",
+    "register_linker",
+    "register_mode",
+    "register_optimizer",
     "resolve_linker",
     "warn_link_fallback",
 ]
@@ -55,6 +79,39 @@ BUILTIN_MODES: dict[str, ModeRecord] = {
 }
 """Modes the core defines itself; plugins may replace them by declaring the same name."""
 
+PREDEFINED_MODE_TARGETS: dict[str, str] = {
+    "DebugMode": "opgraph.compile.debug.debugmode:DebugMode",
+    "DEBUG_MODE": "opgraph.compile.debug.debugmode:DebugMode",
+    "NanGuardMode": "opgraph.compile.debug.nanguardmode:NanGuardMode",
+}
+"""Mode classes defined in the compile package's debug modules, as import strings.
+
+They are loaded on first use (``get_mode("DebugMode")``), so importing this
+module never imports the debugging machinery.
+"""
+
+BACKEND_PLUGINS: dict[str, str] = {
+    "JAX": "opgraph-jax",
+    "NUMBA": "opgraph-numba",
+    "PYTORCH": "opgraph-pytorch",
+    "MLX": "opgraph-mlx",
+    "jax": "opgraph-jax",
+    "numba": "opgraph-numba",
+    "pytorch": "opgraph-pytorch",
+    "mlx": "opgraph-mlx",
+}
+"""PyTensor backend modes and linkers that opgraph leaves to separate backend plugins."""
+
+LINKER_ALIASES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "c|py": (("cvm", "vm"), {}),
+    "c|py_nogc": (("cvm", "vm"), {"allow_gc": False}),
+    "vm_nogc": (("vm",), {"allow_gc": False}),
+    "cvm_nogc": (("cvm",), {"allow_gc": False}),
+    "py_nogc": (("py",), {"allow_gc": False}),
+    "c_nogc": (("c",), {"allow_gc": False}),
+}
+"""PyTensor linker names that map onto opgraph linkers (with options)."""
+
 REWRITER_FACTORY = "opgraph_rewrites.registry:get_query_rewriter"
 """Import string of ``f(include, exclude, require, pm=...) -> GraphRewriter``."""
 
@@ -67,6 +124,19 @@ class UnknownModeError(ValueError):
 
 class LinkerUnavailableError(ValueError):
     """No linker of a mode's preference list is installed and usable here."""
+
+
+class BackendNotInstalledError(UnknownModeError):
+    """A PyTensor backend mode or linker (JAX, Numba, ...) whose plugin is not installed."""
+
+
+def _backend_error(name: str, what: str) -> BackendNotInstalledError:
+    plugin = BACKEND_PLUGINS[name]
+    return BackendNotInstalledError(
+        f"{what} {name!r} needs the {plugin} backend plugin, which is not installed: "
+        f"opgraph's own backends are the Python linkers (opgraph-numpy) and C "
+        f"(opgraph-c). Install a plugin that provides {name!r}, or use mode='FAST_RUN'"
+    )
 
 
 @attrs.frozen
@@ -164,6 +234,12 @@ def resolve_linker(spec: Any, pm: Any = None, mode_name: str | None = None) -> L
     if isinstance(spec, type) and issubclass(spec, Linker):
         return spec()
     pm = _manager(pm)
+    if isinstance(spec, str) and spec in LINKER_ALIASES and spec not in _linker_table(pm):
+        names_, options = LINKER_ALIASES[spec]
+        base = resolve_linker(names_, pm, mode_name)
+        return base.clone(**options) if options else base
+    if isinstance(spec, str) and spec in BACKEND_PLUGINS and spec not in _linker_table(pm):
+        raise _backend_error(spec, "linker")
     if isinstance(spec, str):
         names: tuple[Any, ...] = (spec,)
     elif isinstance(spec, Sequence):
@@ -194,6 +270,8 @@ def resolve_linker(spec: Any, pm: Any = None, mode_name: str | None = None) -> L
             _warn_fallback(label, names[0], chosen, reasons[0])
     chosen, factory = cached
     linker = factory() if callable(factory) and not isinstance(factory, Linker) else factory
+    if flag("allow_gc") is False and getattr(linker, "allow_gc", False):
+        linker = linker.clone(allow_gc=False)  # config.allow_gc=False keeps intermediates
     if not isinstance(linker, Linker) and not hasattr(linker, "accept"):
         raise TypeError(
             f"linker {chosen!r} target produced {linker!r}, which is not a Linker "
@@ -250,9 +328,65 @@ def reset_caches() -> None:
 # -- Mode ---------------------------------------------------------------------------------
 
 
-# PyTensor's optimizer levels (config.optimizer) as rewrite tags; o2/o3 run as fast_run.
-_OPTIMIZER_TAGS = {"o4": ("fast_run",), "o3": ("fast_run",), "o2": ("fast_run",),
-                   "o1": ("fast_compile",), "unsafe": ("fast_run", "unsafe")}
+OPT_NONE = RewriteQuery()
+"""No rewrites."""
+OPT_MERGE = RewriteQuery(include=("merge",))
+OPT_MINIMUM = OPT_MERGE
+OPT_FAST_RUN = RewriteQuery(include=("fast_run",))
+OPT_FAST_RUN_STABLE = OPT_FAST_RUN.requiring("stable")
+OPT_FAST_COMPILE = RewriteQuery(include=("fast_compile",))
+OPT_STABILIZE = RewriteQuery(include=("fast_run",), exclude=("specialize",))
+OPT_UNSAFE = RewriteQuery(include=("unsafe",))
+OPT_O2 = OPT_FAST_COMPILE.including("fusion")
+OPT_O3 = OPT_FAST_RUN.excluding("inplace")
+
+predefined_optimizers: dict[str, RewriteQuery | None] = {
+    "None": None,
+    "unsafe": OPT_UNSAFE,
+    "fast_run": OPT_FAST_RUN,
+    "fast_run_stable": OPT_FAST_RUN_STABLE,
+    "fast_compile": OPT_FAST_COMPILE,
+    "merge": OPT_MERGE,
+    "minimum_compile": OPT_MINIMUM,
+    "stabilize": OPT_STABILIZE,
+    "o1": OPT_FAST_COMPILE,
+    "o2": OPT_O2,
+    "o3": OPT_O3,
+    "o4": OPT_FAST_RUN,
+}
+"""Optimizer names ``Mode(optimizer=...)`` accepts; other names become a one-tag query."""
+
+predefined_linkers: dict[str, Any] = {}
+"""Linker objects registered by name with :func:`register_linker` (plugins add theirs
+through the ``opgraph_linkers`` hook instead)."""
+
+predefined_modes: dict[str, Mode] = {}
+"""Mode objects registered by name with :func:`register_mode`."""
+
+
+def register_optimizer(name: str, opt: Any) -> None:
+    """Make ``Mode(optimizer=name)`` use ``opt`` (a query or a GraphRewriter)."""
+    if name in predefined_optimizers:
+        raise ValueError(f"optimizer name {name!r} is already registered")
+    predefined_optimizers[name] = opt
+
+
+def register_linker(name: str, linker: Linker) -> None:
+    """Make ``Mode(linker=name)`` use ``linker``."""
+    if name in predefined_linkers:
+        raise ValueError(f"linker name {name!r} is already registered")
+    if not isinstance(linker, Linker):
+        raise TypeError(f"register_linker({name!r}): expected a Linker, got {linker!r}")
+    predefined_linkers[name] = linker
+
+
+def register_mode(name: str, mode: Mode) -> None:
+    """Make ``get_mode(name)`` (and ``function(..., mode=name)``) return ``mode``."""
+    if name in predefined_modes:
+        raise ValueError(f"mode name {name!r} is already registered")
+    if not isinstance(mode, Mode):
+        raise TypeError(f"register_mode({name!r}): expected a Mode, got {mode!r}")
+    predefined_modes[name] = mode
 
 
 def _as_optimizer(optimizer: Any) -> Any:
@@ -261,18 +395,72 @@ def _as_optimizer(optimizer: Any) -> Any:
     if optimizer is None or optimizer == "None":
         return None
     if isinstance(optimizer, str):
-        name = optimizer.lower()
-        return RewriteQuery(include=_OPTIMIZER_TAGS.get(name, (name,)))
+        name = optimizer.lower() if optimizer.lower() in ("default", "o1") else optimizer
+        if name == "default":
+            name = "fast_run"
+        if name in predefined_optimizers:
+            return predefined_optimizers[name]
+        return RewriteQuery(include=(name,))
     return optimizer
+
+
+class AddFeatureOptimizer:
+    """A graph rewriter whose only job is to attach a Feature to the graph.
+
+    ``Mode.register((AddFeatureOptimizer(feature), position))`` attaches
+    ``feature`` (e.g. ``NoOutputFromInplace``) before the rewrites that
+    follow ``position`` run.
+    """
+
+    def __init__(self, feature: Any) -> None:
+        self.feature = feature
+
+    def add_requirements(self, fgraph: Any) -> None:
+        fgraph.attach_feature(self.feature)
+
+    def apply(self, fgraph: Any) -> None:
+        """Nothing to do: the Feature was attached by ``add_requirements``."""
+
+    def rewrite(self, fgraph: Any, *args: Any, **kwargs: Any) -> None:
+        self.add_requirements(fgraph)
+        self.apply(fgraph)
+
+    def __repr__(self) -> str:
+        return f"AddFeatureOptimizer({self.feature!r})"
+
+
+class AddDestroyHandler(AddFeatureOptimizer):
+    """Attach a DestroyHandler (``function`` does this itself whenever rewrites run)."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+    def add_requirements(self, fgraph: Any) -> None:
+        if not any(isinstance(f, DestroyHandler) for f in getattr(fgraph, "_features", ())):
+            fgraph.attach_feature(DestroyHandler())
+
+
+EXTRA_BEFORE_POSITION = 50.0
+"""Rewriters registered on a Mode below this position run before the database
+rewrites, the others after them (the database is one rewriter to the core)."""
+
+
+def _linker_tag(spec: Any) -> str:
+    names = (spec,) if isinstance(spec, str) else tuple(spec) if isinstance(spec, Sequence) else ()
+    if names and isinstance(names[0], str) and names[0] in ("c", "cvm", "c|py", "c|py_nogc",
+                                                          "cvm_nogc"):
+        return "cxx_only"
+    return "py_only"
 
 
 class Mode:
     """How to compile: a linker (name, preference tuple or Linker) and a rewrite query.
 
-    ``Mode(linker="vm", optimizer="fast_run")``; ``optimizer`` is a tag
+    ``Mode(linker="vm", optimizer="fast_run")``; ``optimizer`` is a name
     (``"fast_run"``), a :class:`RewriteQuery`, a database query object, a
     GraphRewriter, or None for no rewrites.  ``linker=None`` takes
-    ``config.linker`` (``"auto"``: the FAST_RUN preference).
+    ``config.linker`` (``"auto"``: the FAST_RUN preference).  ``db`` is kept
+    as ``optdb`` for code that inspects it.
     """
 
     def __init__(
@@ -286,12 +474,21 @@ class Mode:
     ) -> None:
         if linker is None:
             linker = _configured_linker() or BUILTIN_MODES[FAST_RUN].linkers
+        if isinstance(linker, str) and linker in predefined_linkers:
+            linker = predefined_linkers[linker]
         self.linker_spec = linker
+        self.provided_linker = linker
+        self.provided_optimizer = optimizer
         self.optimizer = _as_optimizer(optimizer)
-        self.db = db
+        self.optdb = db
         self.name = name
         self.plugin_manager = plugin_manager
+        self.extra_rewriters: tuple[tuple[Any, float], ...] = ()
         self._linker: Linker | None = None
+
+    @property
+    def db(self) -> Any:
+        return self.optdb
 
     @property
     def linker(self) -> Linker:
@@ -303,6 +500,11 @@ class Mode:
     @property
     def linker_name(self) -> str:
         return getattr(self.linker, "name", type(self.linker).__name__)
+
+    @property
+    def _optimizer(self) -> Any:
+        """The query as PyTensor reports it: plus ``minimum_compile`` and the linker's tag."""
+        return self._query().including("minimum_compile", _linker_tag(self.linker_spec))
 
     def fallback_linker(self, failed: str) -> Linker | None:
         """The linker to use when linker ``failed`` cannot build a graph, or None.
@@ -325,10 +527,26 @@ class Mode:
         except LinkerUnavailableError:
             return None
 
+    def graph_features(self, fgraph: Any) -> list[Any]:
+        """Features to attach to every graph this mode compiles, before rewriting."""
+        return []
+
+    def check_rewrites(self, fresh_graph: Any, rewrite: Any, fgraph: Any) -> None:
+        """Called after rewriting ``fgraph``; debugging modes re-run and compare."""
+
+    def _copy(self) -> Mode:
+        """A shallow copy of this mode, keeping its class, settings and plugin manager.
+
+        (``copy.copy`` would go through ``__getstate__``, which drops the
+        process-local plugin manager and resolved linker for pickling.)
+        """
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
     def _with_optimizer(self, optimizer: Any) -> Mode:
-        new = Mode(self.linker_spec, None, self.db, self.name, plugin_manager=self.plugin_manager)
+        new = self._copy()
         new.optimizer = optimizer
-        new._linker = self._linker
         return new
 
     def _query(self) -> Any:
@@ -354,37 +572,87 @@ class Mode:
         """A copy whose rewrite query requires ``tags``."""
         return self._with_optimizer(self._query().requiring(*tags))
 
+    def register(self, *rewriters: tuple[Any, float]) -> Mode:
+        """A copy that also runs each ``(rewriter, position)`` pair.
+
+        Positions follow the rewrite database's phases: below
+        :data:`EXTRA_BEFORE_POSITION` (50) a rewriter runs before the database
+        rewrites (so a Feature it attaches guards them), otherwise after.
+        """
+        extra = list(self.extra_rewriters)
+        for item in rewriters:
+            if not (isinstance(item, tuple) and len(item) == 2):
+                raise TypeError(
+                    f"Mode.register: expected (rewriter, position) pairs, got {item!r}"
+                )
+            rewriter, position = item
+            extra.append((rewriter, float(position)))
+        new = self._copy()
+        new.extra_rewriters = tuple(sorted(extra, key=lambda p: p[1]))
+        return new
+
     def clone(self, link_kwargs: dict[str, Any] | None = None, optimizer: Any = "",
               **kwargs: Any) -> Mode:
         """A copy, optionally with linker options or another optimizer."""
-        spec = self.linker_spec
+        new = self._copy()
         if link_kwargs:
-            spec = self.linker.clone(**link_kwargs)
-        new = Mode(spec, None, self.db, kwargs.get("name", self.name),
-                   plugin_manager=self.plugin_manager)
-        new.optimizer = self.optimizer if optimizer == "" else _as_optimizer(optimizer)
+            new.linker_spec = self.linker.clone(**link_kwargs)
+            new._linker = None
+        if optimizer != "":
+            new.optimizer = _as_optimizer(optimizer)
+            new.provided_optimizer = optimizer
+        if "name" in kwargs:
+            new.name = kwargs["name"]
         return new
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The resolved linker and the plugin manager belong to this process.
+        state = dict(self.__dict__)
+        state["_linker"] = None
+        state["plugin_manager"] = None
+        return state
+
+    def __deepcopy__(self, memo: dict) -> Mode:
+        # The plugin manager and resolved linker are process-wide services: share them.
+        new = self._copy()
+        memo[id(self)] = new
+        return new
+
+    def __str__(self) -> str:
+        linker = self.provided_linker
+        linker_text = "|".join(linker) if isinstance(linker, tuple) else str(linker)
+        return (f"Mode(linker={linker_text}, optimizer={self.optimizer!r}, "
+                f"optdb={self.optdb!r})")
+
     def __repr__(self) -> str:
-        linker = self._linker if self._linker is not None else self.linker_spec
-        return f"Mode(name={self.name!r}, linker={linker!r}, optimizer={self.optimizer!r})"
+        return str(self)
 
 
 def _configured_linker() -> str | None:
-    from opgraph.config import config
-
     value = config.linker
     return None if value in ("auto", "", None) else value
 
 
 def get_mode(mode: Any = None, pm: Any = None) -> Mode:
-    """A Mode from a name (``"FAST_RUN"``), a Mode (returned as is), or None (config.mode)."""
+    """A Mode from a name (``"FAST_RUN"``), a Mode (returned as is), or None (config.mode).
+
+    Names resolve in order: modes registered with :func:`register_mode`, the
+    debugging modes (``"DebugMode"``/``"DEBUG_MODE"``, ``"NanGuardMode"``),
+    then the built-in and plugin mode records.  PyTensor's backend modes
+    (``"JAX"``, ``"NUMBA"``, ...) raise an error naming the plugin needed.
+    """
+    if isinstance(mode, Mode):
+        return mode
     if mode is None:
         mode = config.mode  # a name or, as in PyTensor, a Mode instance
     if isinstance(mode, Mode):
         return mode
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a mode name, a Mode or None, got {mode!r}")
+    if mode in predefined_modes:
+        return predefined_modes[mode]
+    if mode in PREDEFINED_MODE_TARGETS:
+        return load_target(PREDEFINED_MODE_TARGETS[mode])()
     pm = _manager(pm)
     table = _mode_table(pm)
     record = table.get(mode)
@@ -393,9 +661,12 @@ def get_mode(mode: Any = None, pm: Any = None) -> Mode:
         record = table.get(upper)
         if record is not None:
             mode = upper
+    if record is None and mode.upper() in BACKEND_PLUGINS:
+        raise _backend_error(mode, "mode")
     if record is None:
+        known = sorted({*table, *PREDEFINED_MODE_TARGETS, *predefined_modes})
         raise UnknownModeError(
-            f"unknown mode {mode!r}; available modes: {', '.join(sorted(table)) or 'none'}."
+            f"unknown mode {mode!r}; available modes: {', '.join(known) or 'none'}."
             f"{_hint(mode, pm)}"
         )
     linkers: Any = _configured_linker() or record.linkers

@@ -98,8 +98,13 @@ def normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
     return out
 
 
-def normalize_givens(givens: Any) -> list[tuple[Variable, Variable]]:
-    """Checked ``(old, new)`` substitutions; ``new`` converted to ``old``'s type."""
+def normalize_givens(givens: Any, strict: bool = True) -> list[tuple[Variable, Variable]]:
+    """Checked ``(old, new)`` substitutions; ``new`` converted to ``old``'s type.
+
+    With ``strict=False`` (``function(rebuild_strict=False)``) a replacement
+    of another type is kept as is: the graph above it is rebuilt through
+    ``make_node``, so its types follow (e.g. a matrix for a vector).
+    """
     out = []
     for old, new in _pairs(givens, "givens"):
         if not isinstance(old, Variable):
@@ -109,6 +114,9 @@ def normalize_givens(givens: Any) -> list[tuple[Variable, Variable]]:
         try:
             conv = old.type.filter_variable(new, allow_convert=True)
         except (TypeError, ValueError) as exc:
+            if not strict and isinstance(new, Variable):
+                out.append((old, new))
+                continue
             raise TypeError(
                 f"function(): givens for {old}: the replacement {new!s:.60} does not fit "
                 f"type {old.type}: {exc}"
@@ -124,6 +132,7 @@ def prepare_graph(
     givens: Any = None,
     no_default_updates: bool | Sequence[Any] = False,
     on_unused_input: str = "raise",
+    rebuild_strict: bool = True,
 ) -> GraphSpec:
     """Apply givens, collect shared inputs and updates, check inputs; see module doc."""
     if on_unused_input not in ("raise", "warn", "ignore"):
@@ -131,10 +140,18 @@ def prepare_graph(
             f"function(): on_unused_input must be 'raise', 'warn' or 'ignore', "
             f"got {on_unused_input!r}"
         )
+    check_no_default_updates(no_default_updates)
     update_pairs = normalize_updates(updates)
-    given_pairs = normalize_givens(givens)
+    given_pairs = normalize_givens(givens, rebuild_strict)
     explicit = list(inputs)
     _check_duplicates(explicit)
+    input_set = {i.variable for i in explicit}
+    for old, _ in given_pairs:
+        if old in input_set:
+            raise RuntimeError(
+                f"function(): givens replaces {old}, which is also an explicit input; "
+                "an input cannot be substituted (remove it from inputs or from givens)"
+            )
 
     # Substitute givens everywhere an expression appears (outputs, updates, In.update).
     exprs: list[Variable] = [o.variable for o in outputs]
@@ -167,14 +184,16 @@ def prepare_graph(
             if isinstance(v, SharedVariable) and v not in updated:
                 upd = getattr(v, "default_update", None)
                 if upd is not None and _wants_default_update(v, no_default_updates):
+                    if given_pairs:  # givens apply to default updates too
+                        upd = clone_replace([upd], replace=given_pairs)[0]
                     update_pairs.append((v, _update_value(v, upd)))
                     updated.add(v)
                     pending.append(update_pairs[-1][1])
 
     all_exprs = [o.variable for o in outputs] + [e for _, e in update_pairs]
     all_exprs += [e for e in in_updates if e is not None]
+    _check_unused(explicit, all_exprs, on_unused_input)  # PyTensor reports this one first
     _check_missing(all_exprs, known)
-    _check_unused(explicit, all_exprs, on_unused_input)
 
     spec_inputs = list(explicit)
     for i, upd in zip(range(len(explicit)), in_updates):
@@ -188,7 +207,7 @@ def prepare_graph(
             index[shared] = len(spec_inputs) - 1
     for k, i in enumerate(spec_inputs):
         if isinstance(i.variable, SharedVariable) and i.update is not None:
-            raise ValueError(
+            raise TypeError(
                 f"function(): input {k} is the shared variable {i.variable}; give its update "
                 "in updates=..., not in In(update=...)"
             )
@@ -211,6 +230,18 @@ def _with_update(item: In, update: Variable) -> In:
     return new
 
 
+def check_no_default_updates(value: Any) -> None:
+    """TypeError unless ``value`` is a bool or a list of shared variables."""
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, list | tuple | set) and all(isinstance(v, Variable) for v in value):
+        return
+    raise TypeError(
+        f"function(): no_default_updates must be True, False or a list of shared variables, "
+        f"got {type_name(value)} {value!r:.60}"
+    )
+
+
 def _wants_default_update(var: SharedVariable, no_default_updates: Any) -> bool:
     if no_default_updates is True:
         return False
@@ -223,9 +254,9 @@ def _check_duplicates(inputs: Sequence[In]) -> None:
     seen: dict[Variable, int] = {}
     for k, i in enumerate(inputs):
         if i.variable in seen:
-            raise ValueError(
-                f"function(): input {k} ({i.variable}) is the same variable as input "
-                f"{seen[i.variable]}; each variable may be an input only once"
+            raise UnusedInputError(
+                f"function(): variable {i.variable} is used twice in inputs (positions "
+                f"{seen[i.variable]} and {k}); each variable may be an input only once"
             )
         seen[i.variable] = k
 

@@ -22,8 +22,15 @@ __all__ = ["ProfileStats"]
 class ProfileStats:
     """Timing of one (or several) compiled functions."""
 
-    def __init__(self, name: str | None = None) -> None:
-        self.name = name or "<function>"
+    def __init__(self, atexit_print: bool | str | None = False, name: str | None = None,
+                 gpu_checks: bool = False, message: str | None = None, **kwargs: Any) -> None:
+        # PyTensor's signature is ProfileStats(atexit_print, ..., gpu_checks, message=...);
+        # a string first argument is the name (opgraph's own spelling).
+        if isinstance(atexit_print, str):
+            name, atexit_print = atexit_print, False
+        self.atexit_print = bool(atexit_print)
+        self.gpu_checks = bool(gpu_checks)
+        self.name = name or message or "<function>"
         self.compile_time = 0.0
         self.linker_time = 0.0
         self.rewrite_time = 0.0

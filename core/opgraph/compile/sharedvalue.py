@@ -13,11 +13,11 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
 from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
+from opgraph.link.basic import Container
+from opgraph.link.c.type import Generic, generic
 
 __all__ = [
     "Container",
@@ -27,52 +27,6 @@ __all__ = [
     "shared",
     "shared_constructor",
 ]
-
-
-class Container:
-    """A typed storage cell: ``storage`` is the ``[value]`` list linkers read."""
-
-    __slots__ = ("allow_downcast", "name", "readonly", "storage", "strict", "type")
-
-    def __init__(
-        self,
-        type: Type,
-        storage: list,
-        name: str | None = None,
-        strict: bool = False,
-        allow_downcast: bool | None = None,
-        readonly: bool = False,
-    ) -> None:
-        self.type = type
-        self.storage = storage
-        self.name = name
-        self.strict = strict
-        self.allow_downcast = allow_downcast
-        self.readonly = readonly
-
-    @property
-    def value(self) -> Any:
-        return self.storage[0]
-
-    @value.setter
-    def value(self, new: Any) -> None:
-        if self.readonly:
-            raise ValueError(f"cannot set the value of read-only container {self.name!r}")
-        self.storage[0] = self.filter(new)
-
-    def filter(self, value: Any) -> Any:
-        """``value`` converted to this container's type (the cell is not touched)."""
-        return self.type.filter(value, strict=self.strict, allow_downcast=self.allow_downcast)
-
-    def copy(self, share: bool = False) -> Container:
-        """A container with the same settings; a deep copy of the value unless ``share``."""
-        storage = self.storage if share else [copy.deepcopy(self.storage[0])]
-        return Container(
-            self.type, storage, self.name, self.strict, self.allow_downcast, self.readonly
-        )
-
-    def __repr__(self) -> str:
-        return f"<{self.name or 'container'}: {self.storage[0]!r}>"
 
 
 class SharedVariable(Variable):
@@ -109,6 +63,21 @@ class SharedVariable(Variable):
                 f"{type_name(value)}: {exc}"
             ) from None
         self.container = Container(type, [data], name, strict, allow_downcast)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The attrs base pickles its own fields only; add this class's slots.
+        state = dict(super().__getstate__())
+        state["container"] = self.container
+        state["default_update"] = self.default_update
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        container = state.pop("container")
+        default_update = state.pop("default_update", None)
+        super().__setstate__(state)
+        self.container = container
+        self.default_update = default_update
 
     def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
         """The current value (a copy unless ``borrow``)."""
@@ -162,20 +131,8 @@ def type_error_like(exc: BaseException) -> type[Exception]:
     return ValueError if isinstance(exc, ValueError) else TypeError
 
 
-@attrs.frozen
-class GenericType(Type):
-    """Any Python object (used for shared values no other constructor takes)."""
-
-    def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
-        if isinstance(data, Variable):
-            raise TypeError(f"GenericType expects a value, got the symbolic Variable {data}")
-        return data
-
-    def __str__(self) -> str:
-        return "GenericType"
-
-
-generic_type = GenericType()
+GenericType = Generic
+generic_type = generic
 
 
 # -- constructor registry ----------------------------------------------------------------

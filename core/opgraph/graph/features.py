@@ -483,3 +483,24 @@ class NoOutputFromInplace(Feature):
                 )
         return True
 
+
+
+class BadOptimization(Exception):
+    """A rewrite replaced ``old_r`` by ``new_r`` whose value differs (found by DebugMode).
+
+    ``reason`` is the rewriter's name; the values are the ones computed for
+    the same inputs.
+    """
+
+    def __init__(self, old_r: Any, new_r: Any, old_r_val: Any = None, new_r_val: Any = None,
+                 reason: Any = None, old_graph: str = "", new_graph: str = "") -> None:
+        super().__init__()
+        self.old_r, self.new_r = old_r, new_r
+        self.old_r_val, self.new_r_val = old_r_val, new_r_val
+        self.reason = reason
+        self.old_graph, self.new_graph = old_graph, new_graph
+
+    def __str__(self) -> str:
+        return (f"BadOptimization: rewrite {self.reason!s} replaced {self.old_r} by "
+                f"{self.new_r}, but their values differ:\n  old: {self.old_r_val!r:.200}\n"
+                f"  new: {self.new_r_val!r:.200}{self.old_graph}{self.new_graph}")

@@ -19,6 +19,7 @@ What a backend must honour (tested in the plugins' suites):
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BackendCompileError",
+    "Container",
     "Linker",
     "LinkerResult",
     "StorageCell",
@@ -39,6 +41,81 @@ __all__ = [
 
 StorageCell = list
 """``[value]``: a mutable box shared by the producer and the consumers of a value."""
+
+
+class Container:
+    """A typed storage cell: ``storage`` is the ``[value]`` list linkers read.
+
+    ``Container(r, storage)`` takes a Variable (its type and name are used)
+    or a Type.  Setting ``value`` filters it through the type first, so the
+    cell never holds a value the compiled code cannot take.
+    """
+
+    __slots__ = ("allow_downcast", "name", "readonly", "storage", "strict", "type")
+
+    def __init__(
+        self,
+        r: Any,
+        storage: list,
+        name: str | None = None,
+        strict: bool = False,
+        allow_downcast: bool | None = None,
+        readonly: bool = False,
+    ) -> None:
+        var_type = getattr(r, "type", None)
+        if var_type is not None and hasattr(r, "owner"):  # a Variable
+            if name is None:
+                name = r.name
+            r = var_type
+        if not hasattr(r, "filter"):
+            raise TypeError(f"Container: expected a Variable or a Type, got {type(r).__name__}")
+        if not isinstance(storage, list) or len(storage) != 1:
+            raise TypeError(
+                f"Container: storage must be a one-element list [value], got {storage!r:.60}"
+            )
+        self.type = r
+        self.storage = storage
+        self.name = name
+        self.strict = strict
+        self.allow_downcast = allow_downcast
+        self.readonly = readonly
+
+    @property
+    def value(self) -> Any:
+        return self.storage[0]
+
+    @value.setter
+    def value(self, new: Any) -> None:
+        if self.readonly:
+            raise ValueError(f"cannot set the value of read-only container {self.name!r}")
+        self.storage[0] = None if new is None else self.filter(new)
+
+    # PyTensor spells the accessors as methods too.
+    def get(self) -> Any:
+        return self.storage[0]
+
+    def set(self, new: Any) -> None:
+        self.value = new
+
+    def filter(self, value: Any) -> Any:
+        """``value`` converted to this container's type (the cell is not touched)."""
+        return self.type.filter(value, strict=self.strict, allow_downcast=self.allow_downcast)
+
+    def copy(self, share: bool = False) -> Container:
+        """A container with the same settings; a deep copy of the value unless ``share``."""
+        storage = self.storage if share else [copy.deepcopy(self.storage[0])]
+        return Container(
+            self.type, storage, self.name, self.strict, self.allow_downcast, self.readonly
+        )
+
+    def __deepcopy__(self, memo: dict) -> Container:
+        return Container(self.type, [copy.deepcopy(self.storage[0], memo)], self.name,
+                         self.strict, self.allow_downcast, self.readonly)
+
+    def __repr__(self) -> str:
+        return f"<{self.name or 'container'}: {self.storage[0]!r}>"
+
+    __str__ = __repr__
 
 
 class BackendCompileError(RuntimeError):

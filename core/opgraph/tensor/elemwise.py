@@ -341,6 +341,10 @@ class Elemwise(Op):
         self.nin = getattr(scalar_op, "nin", -1)
         self.nout = getattr(scalar_op, "nout", 1)
 
+    def __getstate__(self) -> dict:
+        # the cached ufunc may be a local function: rebuilt after unpickling
+        return {**self.__dict__, "_ufunc": None}
+
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._ufunc = None

@@ -15,12 +15,13 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.type import TensorType, discrete_dtypes
 from opgraph.tensor.variable import as_tensor_variable, constant
 
@@ -75,17 +76,22 @@ def _output_type(i: int, then_v: Variable, else_v: Variable) -> Any:
     )
 
 
-@attrs.frozen(repr=False)
 class IfElse(Op):
     """``n_outs`` outputs equal to the then-inputs if the condition holds, else the others.
 
     Inputs are ``[condition, *then_values, *else_values]``. With ``as_view`` the outputs
-    are the chosen inputs themselves (views); otherwise copies.
+    are the chosen inputs themselves (views); otherwise copies.  ``name`` only
+    labels the Op when printed.
     """
 
-    n_outs: int
-    as_view: bool = False
-    name: str | None = attrs.field(default=None, eq=False)
+    __props__ = ("as_view", "n_outs")
+
+    def __init__(self, n_outs: int, as_view: bool = False, name: str | None = None) -> None:
+        if isinstance(n_outs, bool) or not isinstance(n_outs, int | np.integer) or n_outs < 1:
+            raise ValueError(f"IfElse: n_outs must be a positive int, got {n_outs!r}")
+        self.n_outs = int(n_outs)
+        self.as_view = bool(as_view)
+        self.name = name
 
     @property
     def view_map(self) -> dict[int, list[int]]:  # type: ignore[override]
@@ -103,7 +109,8 @@ class IfElse(Op):
         cond = as_tensor_variable(condition)
         if cond.type.ndim != 0 or cond.type.dtype.startswith("complex"):
             raise TypeError(
-                f"ifelse: the condition {_name(cond)} must be a real scalar, got {cond.type}"
+                f"IfElse: The condition argument ({_name(cond)}) must be a real scalar "
+                f"(0 dimensions), got {cond.type}"
             )
         thens = [_as_branch_value(v) for v in branches[:n]]
         elses = [_as_branch_value(v) for v in branches[n:]]
@@ -183,30 +190,28 @@ class IfElse(Op):
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         n = self.n_outs
-        pattern = [[False] * n]
+        pattern = [[True] * n]  # the condition gets a zero gradient, not "disconnected"
         pattern += [[j == i for j in range(n)] for _side in range(2) for i in range(n)]
         return pattern
 
     # -- differentiation -----------------------------------------------------------------
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
         n = self.n_outs
         cond = inputs[0]
         grads = [
             zeros_like(o) if _missing(g) else g for o, g in zip(outputs, cotangents)
         ]
-        zeros = [zeros_like(g) for g in grads]
-        then_g = IfElse(n)(cond, *grads, *zeros, return_list=True)
-        else_g = IfElse(n)(cond, *zeros, *grads, return_list=True)
-        result: list[Any] = [disconnected_type()]
-        result += [_grad_for(inp, g) for inp, g in zip(inputs[1 : 1 + n], then_g)]
-        result += [_grad_for(inp, g) for inp, g in zip(inputs[1 + n :], else_g)]
+        thens, elses = inputs[1 : 1 + n], inputs[1 + n :]
+        # Each branch input gets the cotangent when its branch is taken, else zeros of
+        # its own shape (the branches may have different shapes).
+        then_g = [IfElse(1)(cond, g, zeros_like(t)) for g, t in zip(grads, thens)]
+        else_g = [IfElse(1)(cond, zeros_like(e), g) for g, e in zip(grads, elses)]
+        result: list[Any] = [zeros_like(cond).astype(config.floatX)]
+        result += [_grad_for(inp, g) for inp, g in zip(thens, then_g)]
+        result += [_grad_for(inp, g) for inp, g in zip(elses, else_g)]
         return result
 
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
         n = self.n_outs
         tans = list(tangents[1:])
         if all(_missing(t) for t in tans):
@@ -215,9 +220,8 @@ class IfElse(Op):
         return IfElse(n)(inputs[0], *filled, return_list=True)
 
     def __str__(self) -> str:
-        if self.name:
-            return f"if{{{self.name}}}"
-        return "if{inplace}" if self.as_view else "if{}"
+        parts = [p for p in (self.name, "inplace" if self.as_view else None) if p]
+        return f"if{{{','.join(parts)}}}"
 
 
 def _grad_for(inp: Variable, g: Variable) -> Variable:

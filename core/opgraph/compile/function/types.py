@@ -21,17 +21,27 @@ from opgraph.compile.callpath import (
     copy_value,
     make_filter,
 )
+from opgraph.compile.flags import flag
+from opgraph.compile.function.aliasing import aliasable_groups, argument_pairs, unalias
+from opgraph.compile.function.handles import Finder, VMHandle
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
-from opgraph.compile.mode import Mode, get_mode, get_rewriter, warn_link_fallback
+from opgraph.compile.mode import (
+    EXTRA_BEFORE_POSITION,
+    Mode,
+    get_mode,
+    get_rewriter,
+    warn_link_fallback,
+)
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
-from opgraph.link.basic import BackendCompileError, alias_ancestors
+from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
 
-__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function"]
+__all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
 
 def function(
@@ -84,9 +94,11 @@ def function(
     t0 = time.perf_counter()
     spec = prepare_graph(
         wrapped_in, wrapped_out, updates, givens, no_default_updates,
-        on_unused_input or config.on_unused_input,
+        on_unused_input or flag("on_unused_input"), rebuild_strict,
     )
-    profile_stats = _profile_stats(config.profile if profile is None else profile, name)
+    if profile is None:
+        profile = flag("profile")
+    profile_stats = _profile_stats(profile, name)
     maker = FunctionMaker(
         spec, get_mode(mode), accept_inplace=accept_inplace, name=name,
         profile=profile_stats, single=single, output_keys=output_keys,
@@ -95,6 +107,25 @@ def function(
     if profile_stats is not None:
         profile_stats.compile_time += time.perf_counter() - t0
     return fn
+
+
+def orig_function(
+    inputs: Sequence[Any],
+    outputs: Any,
+    mode: Any = None,
+    accept_inplace: bool = False,
+    name: str | None = None,
+    profile: Any = None,
+    on_unused_input: str | None = None,
+    output_keys: Any = None,
+    trust_input: bool = False,
+) -> Function:
+    """PyTensor's lower-level entry point: ``In``/``Out`` lists, no updates or givens."""
+    if output_keys is not None:
+        outputs = dict(zip(output_keys, outputs))
+    return function(list(inputs), outputs, mode=mode, accept_inplace=accept_inplace,
+                    name=name, profile=profile, on_unused_input=on_unused_input,
+                    trust_input=trust_input)
 
 
 def _profile_stats(profile: Any, name: str | None) -> ProfileStats | None:
@@ -128,8 +159,6 @@ class FunctionMaker:
         single: bool = False,
         output_keys: list[Any] | None = None,
     ) -> None:
-        from opgraph.graph.fg import FunctionGraph
-
         self.spec = spec
         self.inputs: list[In] = spec.inputs
         self.outputs: list[Out] = spec.outputs
@@ -139,23 +168,13 @@ class FunctionMaker:
         self.single = single
         self.output_keys = output_keys
         self.accept_inplace = accept_inplace
-        fgraph = FunctionGraph(
-            [i.variable for i in spec.inputs],
-            [o.variable for o in spec.outputs],
-            clone=True,
-            update_mapping=spec.update_mapping,
-        )
-        self.fgraph = fgraph
         t0 = time.perf_counter()
         rewriter = get_rewriter(mode)
-        self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
-        stats = None
-        if rewriter is not None:
-            if hasattr(rewriter, "rewrite"):
-                stats = rewriter.rewrite(fgraph)
-            else:
-                stats = rewriter(fgraph)
         self.rewriter = rewriter
+        fgraph = self._new_graph()
+        self.fgraph = fgraph
+        stats = self._rewrite(fgraph)
+        mode.check_rewrites(self._new_graph, self._rewrite, fgraph)
         if profile is not None:
             profile.rewrite_time += time.perf_counter() - t0
             if config.profile_optimizer:
@@ -164,11 +183,42 @@ class FunctionMaker:
         self.copy_outputs = self._outputs_needing_copy()
 
     # -- graph preparation ----------------------------------------------------------------
-    def _mutable_inputs(self) -> list[Variable]:
+    def _new_graph(self) -> FunctionGraph:
+        """A fresh clone of the user graph with every Feature the mode needs attached."""
+        spec = self.spec
+        fgraph = FunctionGraph(
+            [i.variable for i in spec.inputs],
+            [o.variable for o in spec.outputs],
+            clone=True,
+            update_mapping=spec.update_mapping,
+        )
+        for feature in self.mode.graph_features(fgraph):
+            fgraph.attach_feature(feature)
+        self._attach_features(fgraph, with_destroy_handler=self.rewriter is not None)
+        return fgraph
+
+    def _rewrite(self, fgraph: FunctionGraph) -> Any:
+        """Run the mode's registered rewriters and its database rewrites on ``fgraph``.
+
+        Returns the database rewriter's statistics (for ``profile_optimizer``).
+        """
+        stats = None
+        extra = getattr(self.mode, "extra_rewriters", ())
+        for extra_rw, position in extra:
+            if position < EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
+        if self.rewriter is not None:
+            stats = _run_rewriter(self.rewriter, fgraph)
+        for extra_rw, position in extra:
+            if position >= EXTRA_BEFORE_POSITION:
+                _run_rewriter(extra_rw, fgraph)
+        return stats
+
+    def _mutable_inputs(self, fgraph: FunctionGraph) -> list[Variable]:
         updated = set(self.spec.update_targets)
         return [
             var
-            for k, (var, item) in enumerate(zip(self.fgraph.inputs, self.inputs))
+            for k, (var, item) in enumerate(zip(fgraph.inputs, self.inputs))
             if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))
         ]
 
@@ -183,7 +233,7 @@ class FunctionMaker:
         if destroyers or with_destroy_handler:
             from opgraph.graph.destroyhandler import DestroyHandler
 
-            handler = DestroyHandler(mutable_inputs=self._mutable_inputs())
+            handler = DestroyHandler(mutable_inputs=self._mutable_inputs(fgraph))
             fgraph.attach_feature(handler)
             try:
                 handler.validate(fgraph)
@@ -211,16 +261,27 @@ class FunctionMaker:
         updated = {fgraph.inputs[k] for k in self.spec.update_targets
                    if isinstance(self.inputs[k].variable, SharedVariable)}
         in_index = {v: k for k, v in enumerate(fgraph.inputs)}
+        n_user = self.spec.n_user_outputs
+        update_target = {n_user + j: k for j, k in enumerate(self.spec.update_targets)}
         roots = [alias_ancestors([o]) for o in fgraph.outputs]
         flags = []
         for i in range(len(fgraph.outputs)):
             spec_out = self.outputs[i]
             needs = False
+            target = update_target.get(i)
             for var in roots[i]:
-                if isinstance(var, Constant):
+                if isinstance(var, Constant):  # constants' data is read-only: always copy
                     needs = True
                     break
                 k = in_index.get(var)
+                if target is not None:
+                    # An update value must not alias another input's value, unless that
+                    # input is a shared variable updated too (a swap: its old array is
+                    # released, values are read before any is written).
+                    if k is not None and k != target and var not in updated:
+                        needs = True
+                        break
+                    continue
                 if k is None or var in updated:
                     continue
                 if not (self.inputs[k].borrow and spec_out.borrow):
@@ -228,7 +289,12 @@ class FunctionMaker:
                     break
             if not needs:
                 for j in range(i + 1, len(fgraph.outputs)):
-                    if roots[i] & roots[j] and not (spec_out.borrow and self.outputs[j].borrow):
+                    common = roots[i] & roots[j]
+                    both_updates = target is not None and j in update_target
+                    if both_updates:  # two shared variables must never share memory
+                        common = {v for v in common if v not in updated}
+                    if common and (both_updates
+                                   or not (spec_out.borrow and self.outputs[j].borrow)):
                         needs = True
                         break
             flags.append(needs)
@@ -253,6 +319,8 @@ class FunctionMaker:
                 cell = containers[k]
             elif isinstance(var, SharedVariable):
                 cell = var.container.storage
+            elif isinstance(item.value, Container):
+                cell = item.value.storage  # shared with whoever else holds the container
             elif item.value is not None:
                 cell = [_filter_default(item, k, self.name)]
             else:
@@ -311,6 +379,12 @@ class FunctionMaker:
             return linker, result, storage_map
 
 
+def _run_rewriter(rewriter: Any, fgraph: Any) -> Any:
+    if hasattr(rewriter, "rewrite"):
+        return rewriter.rewrite(fgraph)
+    return rewriter(fgraph)
+
+
 def _filter_default(item: In, position: int, fname: str | None) -> Any:
     filt = make_filter(item.variable.type, position, item.name, fname, item.strict,
                        item.allow_downcast)
@@ -336,7 +410,8 @@ class Function:
     ) -> None:
         self.maker = maker
         self.linker = linker
-        self.vm = result.fn
+        self.vm = VMHandle(result.fn, storage_map, result.thunks, result.order, linker,
+                           self._relink)
         self.input_storage = result.input_storage
         self.output_storage = result.output_storage
         self.thunks = result.thunks
@@ -364,16 +439,29 @@ class Function:
         self._plan = CallPlan(
             self.name,
             self._slots,
-            self.vm,
+            result.fn,
             self.output_storage[:n_user],
             maker.copy_outputs[:n_user],
             updates,
             maker.output_keys,
             maker.single,
             self.profile,
+            maker.copy_outputs[n_user:],
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)
+        self._potential_aliased_input_groups = aliasable_groups(maker)
+        self._alias_pairs = argument_pairs(self._potential_aliased_input_groups, self._slots)
+
+    def _relink(self, **link_kwargs: Any) -> None:
+        """Link the same graph again with changed linker options, keeping inputs and state."""
+        maker = self.maker
+        bound = maker.linker.clone(**link_kwargs).accept(
+            maker.fgraph, no_recycling=maker._no_recycling(), profile=self.profile)
+        storage_map: dict[Variable, list] = {}
+        result = bound.make_thunk(input_storage=self.input_storage, storage_map=storage_map)
+        Function.__init__(self, maker, bound, result, storage_map, self._defaults,
+                          self._trust_input)
 
     def _slot_of(self, position: int) -> int:
         for s, slot in enumerate(self._slots):
@@ -384,6 +472,8 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = bind_keywords(args, kwargs, self._slots, self.name)
+        if self._alias_pairs:
+            args = unalias(args, self._alias_pairs)
         return self._call(args)
 
     @property
@@ -397,6 +487,29 @@ class Function:
         self._call = build_call(self._plan, self._trust_input)
 
     # -- introspection and state ----------------------------------------------------------
+    @property
+    def _finder(self) -> Finder:
+        """Containers of the inputs' cells, by variable, name or position (PyTensor's)."""
+        return Finder(self)
+
+    @property
+    def unpack_single(self) -> bool:
+        """True when the function returns a single value rather than a list."""
+        return self.maker.single
+
+    @property
+    def input_containers(self) -> list[Container]:
+        """One Container per input (explicit then implicit), over the cells the call reads."""
+        return [self._container(k) for k in range(len(self.maker.inputs))]
+
+    def _container(self, k: int) -> Container:
+        item = self.maker.inputs[k]
+        cell = self._defaults[k]
+        if cell is None:
+            cell = self.input_storage[k]
+        return Container(item.variable, cell, name=item.name, strict=item.strict,
+                         allow_downcast=item.allow_downcast)
+
     @property
     def fgraph(self) -> Any:
         return self.maker.fgraph
@@ -443,8 +556,10 @@ class Function:
     ) -> Function:
         """An independent Function computing the same thing.
 
-        ``share_memory=True`` keeps the same shared-variable storage (updates
-        of one are seen by the other); otherwise shared values are copied.
+        Shared variables keep their storage (their value is global state, so
+        updates made by either function are seen by both).
+        ``share_memory=True`` also shares the stored defaults of other
+        inputs; otherwise those are copied.
         ``swap`` replaces shared variables by others of the same type.
         """
         maker = self.maker
@@ -463,6 +578,8 @@ class Function:
                         f"{var.type}, got {getattr(new, 'type', type_name(new))}"
                     )
                 containers[k] = new.container.storage
+            elif isinstance(var, SharedVariable):
+                containers[k] = cell  # a shared variable's value is global state: keep it
             elif cell is not None:
                 containers[k] = cell if share_memory else [copy_value(cell[0])]
         if swap:
@@ -492,9 +609,30 @@ class Function:
             if id(cell) not in keep:
                 cell[0] = None
 
+    def __reduce__(self) -> Any:
+        """Pickle (and deepcopy) as the recipe: the graph spec, mode and stored values.
+
+        Loading recompiles; cells shared with shared variables or other
+        functions pickled together stay shared (pickle's memo).
+        """
+        m = self.maker
+        state = {
+            "spec": m.spec, "mode": m.mode, "accept_inplace": m.accept_inplace,
+            "name": m.name, "single": m.single, "output_keys": m.output_keys,
+            "defaults": self._defaults, "trust_input": self._trust_input,
+        }
+        return (_restore_function, (state,))
+
     def __repr__(self) -> str:
         names = ", ".join(s.name or f"<{s.position}>" for s in self._slots)
         return f"<opgraph Function {self.name or ''}({names})>"
+
+
+def _restore_function(state: dict[str, Any]) -> Function:
+    maker = FunctionMaker(state["spec"], state["mode"], state["accept_inplace"], state["name"],
+                          None, state["single"], state["output_keys"])
+    containers = {k: cell for k, cell in enumerate(state["defaults"]) if cell is not None}
+    return maker.create(trust_input=state["trust_input"], containers=containers)
 
 
 def _without_update(item: In) -> In:

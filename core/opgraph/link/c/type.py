@@ -1,0 +1,38 @@
+"""``Generic``: the Type of arbitrary Python objects (PyTensor's ``link.c.type``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from opgraph.graph.basic import Variable
+from opgraph.graph.type import Type
+
+__all__ = ["Generic", "generic"]
+
+
+@attrs.frozen
+class Generic(Type):
+    """Any Python object; values compare with ``==`` (identity when that fails)."""
+
+    def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
+        if isinstance(data, Variable):
+            raise TypeError(f"Generic expects a value, got the symbolic Variable {data}")
+        return data
+
+    def is_valid_value(self, data: Any, strict: bool = True) -> bool:
+        return not isinstance(data, Variable)
+
+    def values_eq(self, a: Any, b: Any) -> bool:
+        try:
+            return bool(a == b)
+        except Exception:  # e.g. arrays of different shapes
+            return a is b
+
+    def __str__(self) -> str:
+        return "GenericType"
+
+
+generic = Generic()
+"""The one Generic instance; ``generic()`` makes a Variable of it."""
