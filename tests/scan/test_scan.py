@@ -1,0 +1,173 @@
+"""opgraph.scan: values against Python loops, in every mode; taps, updates, until, views."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("opgraph_numpy")  # the loop body is compiled by a linker plugin
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.scan import Scan, ScanInfo, foldl, foldr, map, reduce, scan, until
+
+MODES = ["FAST_COMPILE", "FAST_RUN", "C"]
+
+
+def _mode(name: str) -> str:
+    if name == "C":
+        pytest.importorskip("opgraph_c")
+    return name
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sit_sot_matches_python_loop(mode):
+    x = pt.vector("x")
+    h0 = pt.scalar("h0")
+    w = pt.scalar("w")
+    out, updates = scan(lambda xt, h, w: pt.tanh(h * w + xt), sequences=[x],
+                        outputs_info=[h0], non_sequences=[w])
+    assert updates == {}
+    f = function([x, h0, w], out, mode=_mode(mode))
+    xv = np.linspace(-1, 1, 7)
+    h, expected = 0.3, []
+    for xt in xv:
+        h = np.tanh(h * 0.8 + xt)
+        expected.append(h)
+    np.testing.assert_allclose(f(xv, 0.3, 0.8), expected)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_mit_sot_and_sequence_taps(mode):
+    # fibonacci-like recurrence with taps -2, -1 and a sequence read at t-1 and t+1
+    x = pt.vector("x")
+    init = pt.vector("init")
+    out, _ = scan(lambda xm1, xp1, a, b: a + b + xm1 * xp1,
+                  sequences=[dict(input=x, taps=[-1, 1])],
+                  outputs_info=[dict(initial=init, taps=[-2, -1])])
+    f = function([x, init], out, mode=_mode(mode))
+    xv = np.arange(6.0)
+    got = f(xv, np.array([1.0, 2.0]))
+    buf = [1.0, 2.0]
+    for t in range(1, 5):
+        buf.append(buf[-2] + buf[-1] + xv[t - 1] * xv[t + 1])
+    np.testing.assert_allclose(got, buf[2:])
+
+
+def test_nit_sot_map_multiple_outputs_and_n_steps():
+    x = pt.matrix("x")
+    (s, p), _ = scan(lambda r: [r.sum(), r * 2], sequences=x)
+    f = function([x], [s, p])
+    xv = np.arange(12.0).reshape(4, 3)
+    a, b = f(xv)
+    np.testing.assert_allclose(a, xv.sum(1))
+    np.testing.assert_allclose(b, xv * 2)
+    k = pt.iscalar("k")
+    y, _ = scan(lambda h: h * 2, outputs_info=pt.ones(2), n_steps=k)
+    np.testing.assert_allclose(function([k], y)(3), [[2, 2], [4, 4], [8, 8]])
+    np.testing.assert_allclose(function([k], y)(0).shape, (0, 2))
+
+
+def test_go_backwards_and_return_list():
+    x = pt.vector("x")
+    out = scan(lambda xt, acc: acc + xt, sequences=x, outputs_info=pt.zeros(()),
+               go_backwards=True, return_list=True, return_updates=False)
+    assert isinstance(out, list) and len(out) == 1
+    np.testing.assert_allclose(function([x], out[0])(np.array([1.0, 2, 3])), [3, 5, 6])
+
+
+def test_shared_variable_updates():
+    counter = opgraph.shared(np.int64(0), name="counter")
+    x = pt.vector("x")
+    out, updates = scan(lambda xt: (xt * 2, {counter: counter + 1}), sequences=x)
+    assert list(updates) == [counter]
+    f = function([x], out, updates=updates)
+    np.testing.assert_allclose(f(np.arange(3.0)), [0, 2, 4])
+    assert counter.get_value() == 3
+    f(np.arange(5.0))
+    assert counter.get_value() == 8
+
+
+def test_until_stops_early():
+    def step(h):
+        new = h * 2
+        return new, until(new > 50)
+
+    h0 = pt.scalar("h0")
+    out, _ = scan(step, outputs_info=h0, n_steps=100)
+    np.testing.assert_allclose(function([h0], out)(1.0), [2, 4, 8, 16, 32, 64])
+
+
+def test_views():
+    x = pt.vector("x")
+    m, _ = map(lambda v: v**2, x)
+    r, _ = reduce(lambda v, acc: acc + v, x, pt.zeros(()))
+    left, _ = foldl(lambda v, acc: acc * 10 + v, x, pt.zeros(()))
+    right, _ = foldr(lambda v, acc: acc * 10 + v, x, pt.zeros(()))
+    f = function([x], [m, r, left, right])
+    got = f(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(got[0], [1, 4, 9])
+    assert got[1] == 6 and got[2] == 123 and got[3] == 321
+
+
+def test_closure_variables_become_non_sequences():
+    w = pt.scalar("w")
+    x = pt.vector("x")
+    out, _ = scan(lambda xt: xt * w, sequences=x)
+    node = out.owner
+    assert isinstance(node.op, Scan) and node.op.info.n_non_seqs == 1
+    np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 2, 4])
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
+        scan(lambda xt: xt * w, sequences=x, strict=True)
+
+
+def test_equal_scans_compare_equal_and_merge():
+    x = pt.vector("x")
+    a, _ = scan(lambda v: v + 1, sequences=x)
+    b, _ = scan(lambda v: v + 1, sequences=x)
+    c, _ = scan(lambda v: v + 2, sequences=x)
+    assert a.owner.op == b.owner.op and hash(a.owner.op) == hash(b.owner.op)
+    assert a.owner.op != c.owner.op
+    assert isinstance(a.owner.op.info, ScanInfo)
+    assert a.owner.op.info.n_nit_sot == 1
+
+
+def test_dprint_shows_inner_graph():
+    x = pt.vector("x")
+    out, _ = scan(lambda v: pt.exp(v), sequences=x, name="myloop")
+    text = opgraph.printing.debugprint(out, file="str")
+    assert "myloop" in text and "Exp" in text
+
+
+def test_bad_inputs_name_the_argument():
+    x = pt.vector("x")
+    with pytest.raises(ValueError, match="returned 2 output"):
+        scan(lambda v, h: [h + v, h], sequences=x, outputs_info=[pt.zeros(())])
+    with pytest.raises(TypeError, match="outputs must be symbolic"):
+        scan(lambda v: "nope", sequences=x)
+    with pytest.raises(TypeError, match="outputs_info\\[0\\]"):
+        scan(lambda v, h: pt.stack([h, h]), sequences=x, outputs_info=[pt.zeros(())])
+    with pytest.raises(ValueError, match="taps must all be negative"):
+        scan(lambda v, h: h, sequences=x, outputs_info=[dict(initial=x, taps=[1])])
+    with pytest.raises(ValueError, match="initial value"):
+        scan(lambda v, h: h, sequences=x, outputs_info=[dict(initial=pt.zeros(()),
+                                                             taps=[-2])])
+    with pytest.raises(TypeError, match="n_steps must be a scalar integer"):
+        scan(lambda h: h, outputs_info=pt.zeros(()), n_steps=pt.vector("n"))
+    with pytest.raises(TypeError, match="n_steps must be a scalar integer"):
+        scan(lambda h: h, outputs_info=pt.zeros(()), n_steps=pt.scalar("n"))
+    with pytest.raises(TypeError, match="until: condition must be a boolean scalar"):
+        until(pt.vector("c"))
+    with pytest.raises(TypeError, match="until: condition must be a boolean scalar"):
+        until(pt.scalar("c"))
+    with pytest.raises(ValueError, match="n_steps must be given"):
+        scan(lambda h: h, outputs_info=pt.zeros(()))
+
+
+def test_sequence_shorter_than_n_steps_is_a_clear_runtime_error():
+    x = pt.vector("x")
+    k = pt.iscalar("k")
+    out, _ = scan(lambda v: v, sequences=x, n_steps=k)
+    with pytest.raises(ValueError, match="fewer than n_steps"):
+        function([x, k], out)(np.arange(2.0), 5)
