@@ -198,11 +198,13 @@ def scan(
         if isinstance(x, SharedVariable | Constant):
             fn_args.append(x)  # read as a free variable below
             continue
+        # fn sees the variable itself (so grad(y, x) inside the step works, as in
+        # PyTensor); it is swapped for a placeholder once the body is traced.
         ph = x.type()
         ph.name = x.name
         ns_outer.append(x)
         ns_ph.append(ph)
-        fn_args.append(ph)
+        fn_args.append(x)
 
     # -- trace the body -------------------------------------------------------------------
     outs, updates, cond = _split_result(fn(*fn_args))
@@ -253,7 +255,8 @@ def scan(
     for ph, v in zip(shared_ph, shared_vars):
         ph.name = v.name
     replace: dict[Variable, Variable] = dict(zip(shared_vars, shared_ph))
-    for v in graph_inputs(roots, blockers=list(known)):
+    replace.update(zip(ns_outer, ns_ph))
+    for v in graph_inputs(roots, blockers=list(known) + ns_outer):
         if v in known or v in replace or isinstance(v, Constant):
             continue
         if strict and not isinstance(v, SharedVariable):

@@ -1,0 +1,128 @@
+"""Gradients of scan: finite differences (verify_grad), truncation, pushforward, jacobian."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("opgraph_numpy")
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.gradient import Rop, jacobian, verify_grad
+from opgraph.scan import scan, scan_checkpoints, until
+
+RNG = np.random.default_rng(42)
+
+
+def test_verify_grad_sit_sot_with_non_sequence():
+    def loss(x, h0, w):
+        out, _ = scan(lambda xt, h, w: pt.tanh(h * w + xt), sequences=x, outputs_info=h0,
+                      non_sequences=w)
+        return (out**2).sum()
+
+    verify_grad(loss, [RNG.normal(size=5), np.array(0.2), np.array(0.7)], rng=1)
+
+
+def test_verify_grad_taps():
+    def loss(x, init, w):
+        out, _ = scan(lambda xm1, x0, a, b, w: pt.sin(a) * w + b * x0 * xm1,
+                      sequences=[dict(input=x, taps=[-1, 0])],
+                      outputs_info=[dict(initial=init, taps=[-3, -1])], non_sequences=w)
+        return (out * pt.arange(out.shape[0])).sum()
+
+    verify_grad(loss, [RNG.normal(size=6) * 0.5, RNG.normal(size=3), np.array(0.6)],
+                rng=2)
+
+
+def test_verify_grad_matrix_states_and_nit_sot():
+    def loss(x, h0, w):
+        h, _ = scan(lambda xt, h, w: pt.tanh(pt.dot(w, h) + xt), sequences=x,
+                    outputs_info=h0, non_sequences=w)
+        ys, _ = scan(lambda ht: ht.sum() ** 2, sequences=h)
+        return ys.sum()
+
+    verify_grad(loss, [RNG.normal(size=(4, 3)), RNG.normal(size=3), RNG.normal(size=(3, 3))],
+                rng=3)
+
+
+def test_verify_grad_with_shared_state_update():
+    acc = opgraph.shared(np.array(0.5), name="acc")
+
+    def loss(x, w):
+        def step(xt, w):
+            return xt * acc * w, {acc: acc + xt * w}
+
+        out, updates = scan(step, sequences=x, non_sequences=w)
+        return out.sum() + updates[acc] ** 2
+
+    verify_grad(loss, [RNG.normal(size=4), np.array(0.9)], rng=4)
+
+
+def test_verify_grad_until():
+    def loss(h0, w):
+        def step(h, w):
+            new = h * w + 0.1
+            return new, until(new > 5.0)
+
+        out, _ = scan(step, outputs_info=h0, non_sequences=w, n_steps=50)
+        return out.sum()
+
+    verify_grad(loss, [np.array(0.5), np.array(1.7)], rng=5)
+
+
+def test_truncate_gradient_runs_only_the_last_steps():
+    x = pt.vector("x")
+    h0 = pt.scalar("h0")
+    out, _ = scan(lambda xt, h: h * 0.5 + xt, sequences=x, outputs_info=h0,
+                  truncate_gradient=2)
+    g = opgraph.grad(out[-1], [x, h0])
+    gx, gh = function([x, h0], g)(np.arange(5.0), 1.0)
+    # only the last two steps are differentiated through
+    np.testing.assert_allclose(gx, [0, 0, 0, 0.5, 1.0])
+    assert gh == 0
+
+
+def test_pushforward_matches_finite_differences():
+    x = pt.vector("x")
+    w = pt.scalar("w")
+    out, _ = scan(lambda xt, h, w: pt.sin(h * w) + xt, sequences=x, outputs_info=pt.zeros(()),
+                  non_sequences=w)
+    vx, vw = pt.vector("vx"), pt.scalar("vw")
+    jvp = Rop(out, [x, w], [vx, vw])
+    f = function([x, w], out)
+    fj = function([x, w, vx, vw], jvp)
+    xv, wv = RNG.normal(size=5), 0.8
+    dx, dw = RNG.normal(size=5), 0.3
+    eps = 1e-6
+    fd = (f(xv + eps * dx, wv + eps * dw) - f(xv - eps * dx, wv - eps * dw)) / (2 * eps)
+    np.testing.assert_allclose(fj(xv, wv, dx, dw), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_jacobian_via_scan():
+    x = pt.vector("x")
+    y = x**3
+    jac = jacobian(y, x)
+    rows, _ = scan(lambda i, y, x: opgraph.grad(y[i], x), sequences=pt.arange(y.shape[0]),
+                   non_sequences=[y, x])
+    xv = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(function([x], rows)(xv), np.diag(3 * xv**2))
+    np.testing.assert_allclose(function([x], jac)(xv), np.diag(3 * xv**2))
+
+
+def test_scan_checkpoints_matches_scan():
+    k = pt.iscalar("k")
+    a = pt.vector("a")
+    seq = pt.arange(k, dtype="float64") + 1
+    plain, _ = scan(lambda s, prev, a: prev * a / s, sequences=[seq],
+                    outputs_info=pt.ones_like(a), non_sequences=a, n_steps=k)
+    check, _ = scan_checkpoints(lambda s, prev, a: prev * a / s, sequences=[seq],
+                                outputs_info=pt.ones_like(a), non_sequences=a, n_steps=k,
+                                save_every_N=4)
+    f = function([a, k], [plain[-1], check[-1], opgraph.grad(plain[-1].sum(), a),
+                          opgraph.grad(check[-1].sum(), a)])
+    av = np.linspace(0.5, 2, 4)
+    p, c, gp, gc = f(av, 11)
+    np.testing.assert_allclose(p, c)
+    np.testing.assert_allclose(gp, gc)
