@@ -9,7 +9,7 @@ is built, not a failure inside the loop.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import opgraph.tensor as pt
@@ -177,7 +177,7 @@ def scan(
                              f"needs a leading axis of {-min(taps)} rows; got {x.type}")
         specs.append((taps, x))
     state_ph: list[list[Variable]] = []
-    for i, (taps, init) in enumerate(specs):
+    for taps, init in specs:
         if taps is None:
             state_ph.append([])
             continue
@@ -223,7 +223,7 @@ def scan(
         raise ValueError(f"scan: the step function fn returned {len(outs)} output(s) but "
                          f"outputs_info has {len(specs)} entries; give one entry per output "
                          "(None for an output that is not fed back)")
-    for i, ((taps, init), o) in enumerate(zip(specs, outs)):
+    for i, ((taps, _init), o) in enumerate(zip(specs, outs)):
         if taps is None:
             continue
         want = state_ph[i][0].type

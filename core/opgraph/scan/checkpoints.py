@@ -23,7 +23,7 @@ def scan_checkpoints(
     non_sequences: Any = None,
     name: str = "checkpointscan_fn",
     n_steps: Any = None,
-    save_every_N: int = 10,  # noqa: N803 - PyTensor's name
+    save_every_N: int = 10,
     padding: bool = True,
     return_updates: bool = True,
 ) -> Any:

@@ -257,7 +257,7 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         seq_val.append(rev(full[start:start + n]))
         direct[j] = ph
     w_ph = []
-    for q, w in enumerate(w_in):
+    for w in w_in:
         ph = _fresh(w, w.name)
         w_ph.append(ph)
         mapping[w] = ph
@@ -342,7 +342,7 @@ def pushforward(op: Any, inputs: list[Variable], outputs: list[Variable],
     info = op.info
     if not info.n_shared_outs:
         return _pushforward(op, inputs, tangents)
-    n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
+    n_st, n_sh = info.n_states, info.n_shared_outs
     new_op, outer, _ = _trajectory(op, inputs)
     sl = op.outer_slices()
     tans = list(tangents)

@@ -114,7 +114,7 @@ class Scan(Op, HasInnerGraph):
         outputs: Sequence[Variable],
         info: ScanInfo,
         mode: Any = None,
-        typeConstructor: Any = None,  # noqa: N803 - PyTensor's name, unused
+        typeConstructor: Any = None,
         truncate_gradient: int = -1,
         name: str | None = None,
         profile: Any = False,

@@ -11,7 +11,7 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = ["InnerGraphKey", "until"]
 
 
-class until:  # noqa: N801 - PyTensor's public name
+class until:
     """Stop a scan after the step where ``condition`` is true (a while loop).
 
     The step function returns it beside its outputs:

@@ -10,7 +10,7 @@ from opgraph.scan.basic import scan
 __all__ = ["foldl", "foldr", "map", "reduce"]
 
 
-def map(  # noqa: A001 - PyTensor's public name
+def map(
     fn: Callable[..., Any],
     sequences: Any,
     non_sequences: Any = None,
