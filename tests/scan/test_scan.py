@@ -171,3 +171,12 @@ def test_sequence_shorter_than_n_steps_is_a_clear_runtime_error():
     out, _ = scan(lambda v: v, sequences=x, n_steps=k)
     with pytest.raises(ValueError, match="fewer than n_steps"):
         function([x, k], out)(np.arange(2.0), 5)
+
+
+def test_opgraph_scan_is_callable_like_pytensor_scan():
+    import opgraph.scan.views as views
+
+    x = pt.vector("x")
+    out, _ = opgraph.scan(lambda v: v + 1, sequences=x)
+    np.testing.assert_allclose(function([x], out)(np.arange(3.0)), [1, 2, 3])
+    assert views.map is map
