@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("opgraph_numpy")  # the loop body is compiled by a linker plugin
+pytest.importorskip("opgraph_numpy")
+
+# return_updates left unset keeps PyTensor 3.0's (outputs, updates) form; its warning
+# is checked in test_return_updates_signature.
+pytestmark = pytest.mark.filterwarnings("ignore:Scan return signature:DeprecationWarning")  # the loop body is compiled by a linker plugin
 
 import opgraph
 import opgraph.tensor as pt
@@ -180,3 +184,53 @@ def test_opgraph_scan_is_callable_like_pytensor_scan():
     out, _ = opgraph.scan(lambda v: v + 1, sequences=x)
     np.testing.assert_allclose(function([x], out)(np.arange(3.0)), [1, 2, 3])
     assert views.map is map
+
+
+def test_return_updates_signature():
+    x = opgraph.shared(np.array(0.0), name="x")
+    with pytest.warns(DeprecationWarning, match="Scan return signature will change"):
+        traced, updates = scan(lambda: {x: x + 1}, outputs_info=[], n_steps=3)
+    assert traced is None and list(updates) == [x]
+    out = scan(lambda v: v + 1, outputs_info=[x], n_steps=3, return_updates=False)
+    np.testing.assert_allclose(function([], out)(), [1, 2, 3])
+    with pytest.raises(ValueError, match="return_updates=False but Scan produced updates"):
+        scan(lambda: {x: x + 1}, outputs_info=[], n_steps=3, return_updates=False)
+
+
+def test_updates_as_pairs_and_strict_shared():
+    a = opgraph.shared(np.array(1.0), name="a")
+    b = opgraph.shared(np.array(2.0), name="b")
+    out, updates = scan(lambda: (a + b, [(a, a + 1), (b, b * 2)]), n_steps=2)
+    f = function([], out, updates=updates)
+    np.testing.assert_allclose(f(), [3, 6])
+    assert a.get_value() == 3 and b.get_value() == 8
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
+        scan(lambda h: h * a, outputs_info=pt.zeros(()), n_steps=2, strict=True)
+
+
+def test_filter_view():
+    from opgraph.scan.views import filter as scan_filter
+
+    v = pt.vector("v")
+    evens = scan_filter(lambda e: pt.eq(e % 2, 0), v)
+    vals = np.arange(10.0)
+    np.testing.assert_allclose(function([v], evens)(vals), vals[vals % 2 == 0])
+
+
+def test_clone_and_pickle():
+    import pickle
+
+    x = pt.vector("x")
+    out = scan(lambda v: v**2, sequences=x, return_updates=False)
+    op = out.owner.op
+    other = op.clone()
+    assert other is not op and other.fgraph is not op.fgraph
+    assert other.fgraph.outputs != op.fgraph.outputs
+    assert other == op
+    function([x], out)(np.arange(3.0))  # compiles the body, which pickling leaves out
+    copy = pickle.loads(pickle.dumps(out.owner.op))
+    assert copy == op
+    y = pt.vector("y")
+    np.testing.assert_allclose(function([y], copy(pt.cast(y.shape[0], "int64"), y,
+                                                  pt.cast(y.shape[0], "int64")))(
+        np.arange(3.0)), [0, 1, 4])

@@ -9,6 +9,7 @@ is built, not a failure inside the loop.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,6 +23,28 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["scan"]
+
+_SIGNATURE_WARNING = (
+    "Scan return signature will change. Updates dict will not be returned, only the "
+    "outputs; pass return_updates=False to get the new behaviour (shared variables updated "
+    "in the loop then go in outputs_info)")
+
+
+def resolve_return_updates(value: bool | None, stacklevel: int = 3) -> bool:
+    """``return_updates`` as a bool; left unset, it is True with PyTensor's warning."""
+    if value is None:
+        warnings.warn(_SIGNATURE_WARNING, DeprecationWarning, stacklevel=stacklevel)
+        return True
+    return bool(value)
+
+
+def check_no_updates(updates: Mapping) -> None:
+    """With ``return_updates=False`` a loop may not update shared variables."""
+    if updates:
+        raise ValueError("scan: return_updates=False but Scan produced updates (of "
+                         f"{', '.join(str(v.name or v) for v in updates)}); pass those "
+                         "shared variables in outputs_info instead, or use "
+                         "return_updates=True")
 
 
 def _as_list(x: Any) -> list:
@@ -60,8 +83,13 @@ def _row_type(x: Variable) -> TensorType:
 
 def _split_result(result: Any) -> tuple[list[Any], dict, Any]:
     """Outputs, updates and the until condition from what the step function returned."""
+    def pairs(v: Any) -> bool:  # updates given as [(shared, new_value), ...]
+        return (isinstance(v, list | tuple) and len(v) > 0
+                and all(isinstance(p, tuple) and len(p) == 2
+                        and isinstance(p[0], SharedVariable) for p in v))
+
     def special(v: Any) -> bool:
-        return isinstance(v, Mapping | until)
+        return isinstance(v, Mapping | until) or pairs(v)
 
     items = list(result) if isinstance(result, list | tuple) else [result]
     if not any(special(v) for v in items):
@@ -72,6 +100,8 @@ def _split_result(result: Any) -> tuple[list[Any], dict, Any]:
     for v in items:
         if isinstance(v, Mapping):
             updates.update(v)
+        elif pairs(v):
+            updates.update(dict(v))
         elif isinstance(v, until):
             if cond is not None:
                 raise ValueError("scan: the step function returned more than one until()")
@@ -97,14 +127,16 @@ def scan(
     allow_gc: bool | None = None,
     strict: bool = False,
     return_list: bool = False,
-    return_updates: bool = True,
+    return_updates: bool | None = None,
 ) -> Any:
     """Loop ``fn`` over ``sequences`` and recurrent ``outputs_info`` (see docs/scan.md).
 
     Returns ``(outputs, updates)``, or only ``outputs`` with
-    ``return_updates=False``; ``outputs`` is a single variable when there is
-    one output and ``return_list`` is false.
+    ``return_updates=False`` (PyTensor 3's coming signature; leaving it unset
+    warns, as PyTensor does); ``outputs`` is a single variable when there is
+    one output and ``return_list`` is false, None when there is none.
     """
+    return_updates = resolve_return_updates(return_updates)
     if not callable(fn):
         raise TypeError(f"scan: fn must be callable; got {type(fn).__name__}")
     if not isinstance(truncate_gradient, int) or truncate_gradient == 0 or \
@@ -259,7 +291,7 @@ def scan(
     for v in graph_inputs(roots, blockers=list(known) + ns_outer):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        if strict and not isinstance(v, SharedVariable):
+        if strict:
             raise MissingInputError(
                 f"scan: strict=True, but the step function reads {v} (type {v.type}), which "
                 "is not among sequences, outputs_info or non_sequences; pass it in "
@@ -285,7 +317,7 @@ def scan(
         mit_sot_in_slices=tuple(tuple(specs[i][0]) for i in mit),
         sit_sot_in_slices=((-1,),) * len(sit),
         n_nit_sot=len(nit),
-        n_shared_outs=len(shared_vars),
+        n_untraced_sit_sot=len(shared_vars),
         n_non_seqs=len(ns_ph),
         as_while=cond is not None,
     )
@@ -318,4 +350,5 @@ def scan(
         result = outputs
     if return_updates:
         return result, new_updates
+    check_no_updates(new_updates)
     return result

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import opgraph.tensor as pt
-from opgraph.scan.basic import scan
+from opgraph.scan.basic import check_no_updates, resolve_return_updates, scan
 
 __all__ = ["scan_checkpoints"]
 
@@ -25,9 +25,10 @@ def scan_checkpoints(
     n_steps: Any = None,
     save_every_N: int = 10,
     padding: bool = True,
-    return_updates: bool = True,
+    return_updates: bool | None = None,
 ) -> Any:
     """Like ``scan`` with sit-sot outputs only; returns the state at the end of each block."""
+    return_updates = resolve_return_updates(return_updates)
     seqs = list(sequences or []) if isinstance(sequences, list | tuple) else \
         ([] if sequences is None else [sequences])
     outs_info = list(outputs_info) if isinstance(outputs_info, list | tuple) else [outputs_info]
@@ -66,12 +67,16 @@ def scan_checkpoints(
         states = list(args[n_seq:n_seq + n_out])
         rest = list(args[n_seq + n_out:])
         steps = pt.minimum(size, n - i * size)
-        res, _ = scan(fn, sequences=inner_seqs, outputs_info=states, non_sequences=rest,
-                      n_steps=steps, return_list=True)
+        res = scan(fn, sequences=inner_seqs, outputs_info=states, non_sequences=rest,
+                   n_steps=steps, return_list=True, return_updates=False)
         return [r[-1] for r in res]
 
     index = pt.arange(n_blocks, dtype="int64")
     results, updates = scan(block, sequences=[index, *blocked], outputs_info=outs_info,
-                            non_sequences=non_seqs, name=name, return_list=True)
+                            non_sequences=non_seqs, name=name, return_list=True,
+                            return_updates=True)
     value: Any = results[0] if len(results) == 1 else results
-    return (value, updates) if return_updates else value
+    if return_updates:
+        return value, updates
+    check_no_updates(updates)
+    return value

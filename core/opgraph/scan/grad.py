@@ -150,7 +150,7 @@ def _trajectory(op: Any, inputs: list[Variable]) -> tuple[Any, list[Variable], l
     new_outs = (outs[:n_st] + outs[n_st + n_nit:n_st + n_nit + n_sh]
                 + outs[n_st:n_st + n_nit] + outs[n_st + n_nit + n_sh:])
     new_info = attrs.evolve(info, sit_sot_in_slices=tuple(info.sit_sot_in_slices)
-                            + ((-1,),) * n_sh, n_shared_outs=0)
+                            + ((-1,),) * n_sh, n_untraced_sit_sot=0)
     sl = op.outer_slices()
     outer = list(inputs)
     for i in range(sl["shared"].start, sl["shared"].stop):
@@ -296,7 +296,7 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         mit_sot_in_slices=tuple((t,) for (_m, t, _ph, _v) in tap_ph),
         sit_sot_in_slices=((-1,),) * len(acc_ph),
         n_nit_sot=len(gx_idx),
-        n_shared_outs=0,
+        n_untraced_sit_sot=0,
         n_non_seqs=len(w_ph),
         as_while=False,
     )
@@ -404,7 +404,7 @@ def _pushforward(op: Any, inputs: list[Variable], tangents: list[Any]) -> list[V
         mit_sot_in_slices=tuple(taps[:n_mit]) + tuple(taps[m] for m in mit_f),
         sit_sot_in_slices=tuple(taps[n_mit:]) + tuple(taps[m] for m in sit_f),
         n_nit_sot=n_nit + len(fnit),
-        n_shared_outs=0,
+        n_untraced_sit_sot=0,
         n_non_seqs=n_w + len(fw),
         as_while=info.as_while,
     )

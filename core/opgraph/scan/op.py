@@ -46,9 +46,14 @@ class ScanInfo:
     mit_sot_in_slices: tuple = ()
     sit_sot_in_slices: tuple = ()
     n_nit_sot: int = 0
-    n_shared_outs: int = 0
+    n_untraced_sit_sot: int = 0
     n_non_seqs: int = 0
     as_while: bool = False
+
+    @property
+    def n_shared_outs(self) -> int:
+        """Recurrent outputs whose history is not kept (shared-variable updates)."""
+        return self.n_untraced_sit_sot
 
     @property
     def n_mit_mot(self) -> int:
@@ -143,6 +148,7 @@ class Scan(Op, HasInnerGraph):
         self.strict = strict
         self._key: Any = None
         self._fn: Any = None
+        self._fgraph: FunctionGraph | None = None
 
     # -- HasInnerGraph ----------------------------------------------------------------
     @property
@@ -155,15 +161,19 @@ class Scan(Op, HasInnerGraph):
 
     @property
     def fgraph(self) -> Any:
-        """The inner graph as a FunctionGraph (a fresh clone)."""
-        ins, outs = clone(self.inner_inputs_, self.inner_outputs_)
-        return FunctionGraph(ins, outs, clone=False)
+        """The inner graph as a FunctionGraph (built on first use)."""
+        if self._fgraph is None:
+            self._fgraph = FunctionGraph(self.inner_inputs_, self.inner_outputs_, clone=False)
+        return self._fgraph
 
     def clone(self) -> Scan:
+        """A copy with its own inner nodes (the inner input variables are shared)."""
         new = copy.copy(self)
-        new.inner_inputs_, new.inner_outputs_ = clone(self.inner_inputs_, self.inner_outputs_)
+        new.inner_inputs_, new.inner_outputs_ = clone(self.inner_inputs_, self.inner_outputs_,
+                                                      copy_inputs=False)
         new._key = None
         new._fn = None
+        new._fgraph = None
         return new
 
     # -- equality ---------------------------------------------------------------------
@@ -190,6 +200,7 @@ class Scan(Op, HasInnerGraph):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_fn"] = None
+        state["_fgraph"] = None
         return state
 
     # -- layout helpers -----------------------------------------------------------------
