@@ -7,14 +7,14 @@ import pytest
 
 pytest.importorskip("opgraph_numpy")
 
-# return_updates left unset keeps PyTensor 3.0's (outputs, updates) form; its warning
-# is checked in test_return_updates_signature.
-pytestmark = pytest.mark.filterwarnings("ignore:Scan return signature:DeprecationWarning")  # the loop body is compiled by a linker plugin
-
 import opgraph
 import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.scan import Scan, ScanInfo, foldl, foldr, map, reduce, scan, until
+
+# return_updates left unset keeps PyTensor 3.0's (outputs, updates) form; its warning
+# is checked in test_return_updates_signature.
+pytestmark = pytest.mark.filterwarnings("ignore:Scan return signature:DeprecationWarning")
 
 MODES = ["FAST_COMPILE", "FAST_RUN", "C"]
 
@@ -115,15 +115,41 @@ def test_views():
     assert got[1] == 6 and got[2] == 123 and got[3] == 321
 
 
-def test_closure_variables_become_non_sequences():
+def test_free_variables_shared_are_picked_up_others_must_be_passed():
     w = pt.scalar("w")
     x = pt.vector("x")
-    out, _ = scan(lambda xt: xt * w, sequences=x)
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="pass it in non_sequences"):
+        scan(lambda xt: xt * w, sequences=x)
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="pass it in non_sequences"):
+        scan(lambda: (pt.zeros(()), {opgraph.shared(0.0): w}), n_steps=3)
+    out = scan(lambda xt, w: xt * w * 2, sequences=x, non_sequences=w * 1.5,
+               return_updates=False)
+    np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 6, 12])
+    s = opgraph.shared(np.array(3.0), name="s")
+    out = scan(lambda xt: xt * s, sequences=x, return_updates=False)
     node = out.owner
     assert isinstance(node.op, Scan) and node.op.info.n_non_seqs == 1
-    np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 2, 4])
+    np.testing.assert_allclose(function([x], out)(np.arange(3.0)), [0, 3, 6])
     with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
-        scan(lambda xt: xt * w, sequences=x, strict=True)
+        scan(lambda xt: xt * s, sequences=x, strict=True)
+
+
+def test_sequence_taps_align_with_the_current_step():
+    x = pt.vector("x")
+    prev = scan(lambda v: v, sequences=dict(input=x, taps=[-1]), return_updates=False)
+    ahead = scan(lambda v: v, sequences=dict(input=x, taps=[2]), return_updates=False)
+    xv = np.arange(5.0)
+    np.testing.assert_allclose(function([x], prev)(xv), xv[:-1])
+    np.testing.assert_allclose(function([x], ahead)(xv), xv[2:])
+
+
+def test_initial_rows_are_not_connected_to_what_scan_returns():
+    x0, z0 = pt.vector("x0"), pt.vector("z0")
+    x, z = scan(lambda a, c: [a**2, a + 1], outputs_info=[x0, z0], n_steps=4,
+                return_updates=False)
+    opgraph.grad((x + z).sum(), x0)
+    with pytest.raises(ValueError):
+        opgraph.grad((x + z).sum(), z0)
 
 
 def test_equal_scans_compare_equal_and_merge():

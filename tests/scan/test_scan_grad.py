@@ -7,15 +7,15 @@ import pytest
 
 pytest.importorskip("opgraph_numpy")
 
-# return_updates left unset keeps PyTensor 3.0's (outputs, updates) form; its warning
-# is checked in test_return_updates_signature.
-pytestmark = pytest.mark.filterwarnings("ignore:Scan return signature:DeprecationWarning")
-
 import opgraph
 import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.gradient import Rop, jacobian, verify_grad
 from opgraph.scan import scan, scan_checkpoints, until
+
+# return_updates left unset keeps PyTensor 3.0's (outputs, updates) form; its warning
+# is checked in test_return_updates_signature.
+pytestmark = pytest.mark.filterwarnings("ignore:Scan return signature:DeprecationWarning")
 
 RNG = np.random.default_rng(42)
 

@@ -169,7 +169,9 @@ def scan(
                             f"over; got {x.type}")
         if go_backwards:
             x = x[::-1]
-        lo, hi = min(taps), max(taps)
+        # step t reads x[t + tap]; t runs over the positions where every tap and the
+        # current entry (tap 0) exist
+        lo, hi = min(*taps, 0), max(*taps, 0)
         for t in taps:
             stop = t - hi
             outer = x[t - lo:stop if stop else None]
@@ -291,11 +293,12 @@ def scan(
     for v in graph_inputs(roots, blockers=list(known) + ns_outer):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        if strict:
+        if strict or not isinstance(v, SharedVariable):
+            why = "strict=True, but " if strict else ""
             raise MissingInputError(
-                f"scan: strict=True, but the step function reads {v} (type {v.type}), which "
-                "is not among sequences, outputs_info or non_sequences; pass it in "
-                "non_sequences", variable=v)
+                f"scan: {why}the step function reads {v} (type {v.type}), which is not "
+                "among sequences, outputs_info or non_sequences; pass it in non_sequences "
+                "(only shared variables are picked up without being passed)", variable=v)
         ph = v.type()
         ph.name = v.name
         replace[v] = ph

@@ -39,7 +39,7 @@ def scan_checkpoints(
                          f"{save_every_N!r}")
     for i, o in enumerate(outs_info):
         if o is None or isinstance(o, dict):
-            raise ValueError(f"scan_checkpoints: outputs_info[{i}] must be an initial value "
+            raise RuntimeError(f"scan_checkpoints: outputs_info[{i}] must be an initial value "
                              "(only outputs fed back with tap -1 are supported)")
     seqs = [pt.as_tensor_variable(s) for s in seqs]
     if n_steps is None:
@@ -65,15 +65,16 @@ def scan_checkpoints(
     def block(i: Any, *args: Any) -> list[Any]:
         inner_seqs = list(args[:n_seq])
         states = list(args[n_seq:n_seq + n_out])
-        rest = list(args[n_seq + n_out:])
-        steps = pt.minimum(size, n - i * size)
+        rest = list(args[n_seq + n_out:-1])
+        total = args[-1]
+        steps = pt.minimum(size, total - i * size)
         res = scan(fn, sequences=inner_seqs, outputs_info=states, non_sequences=rest,
                    n_steps=steps, return_list=True, return_updates=False)
         return [r[-1] for r in res]
 
     index = pt.arange(n_blocks, dtype="int64")
     results, updates = scan(block, sequences=[index, *blocked], outputs_info=outs_info,
-                            non_sequences=non_seqs, name=name, return_list=True,
+                            non_sequences=[*non_seqs, n], name=name, return_list=True,
                             return_updates=True)
     value: Any = results[0] if len(results) == 1 else results
     if return_updates:

@@ -75,8 +75,9 @@ def connection_pattern(op: Any) -> list[list[bool]]:
         if sl["seqs"].start <= i < sl["seqs"].stop:
             start_inner = [i - 1]
         elif sl["states"].start <= i < sl["states"].stop:
-            m = i - sl["states"].start
-            start_inner, direct = feedback[m], {m}
+            # the initial rows also sit at the head of the output buffer, but scan()
+            # returns the buffer without them: only what the steps compute counts
+            start_inner = feedback[i - sl["states"].start]
         elif sl["shared"].start <= i < sl["shared"].stop:
             p = i - sl["shared"].start
             start_inner, direct = [shared_start + p], {n_st + n_nit + p}
@@ -220,6 +221,14 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         o = outs[j]
         known[o] = known[o] + c if o in known else c
     float_states = [m for m in range(n_st) if _is_float(outs[m])]
+    for m in float_states:
+        want = state_in[m][0].type
+        if outs[m].type.broadcastable != want.broadcastable:
+            raise TypeError(
+                f"Scan {op.name or ''}: output {m} has type {outs[m].type}, but the state it "
+                f"feeds back has type {want}; their broadcastable dimensions differ, so the "
+                "gradient through the recurrence is not defined. Give the initial state the "
+                "output's shape pattern (e.g. with pt.specify_shape or unbroadcast)")
     wrt = [v for v in x_in if _is_float(v)]
     wrt += [v for m in float_states for v in state_in[m]]
     wrt += [v for v in w_in if _is_float(v)]
