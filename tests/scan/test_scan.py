@@ -260,3 +260,24 @@ def test_clone_and_pickle():
     np.testing.assert_allclose(function([y], copy(pt.cast(y.shape[0], "int64"), y,
                                                   pt.cast(y.shape[0], "int64")))(
         np.arange(3.0)), [0, 1, 4])
+
+
+def test_input_output_mappings():
+    w = opgraph.shared(np.array(1.0), name="w")
+    seq, init, h0, ns = pt.vector("seq"), pt.vector("init"), pt.scalar("h0"), pt.scalar("ns")
+
+    def step(s, a, b, h, ns):
+        total = s + a + b + h + ns + w
+        return [total, total, total], {w: w + 1}
+
+    _outs, updates = scan(step, sequences=seq, non_sequences=ns,
+                         outputs_info=[dict(initial=init, taps=[-3, -1]), h0, None])
+    op = updates[w].owner.op
+    maps = op.get_oinp_iinp_iout_oout_mappings()
+    # outer inputs: n_steps, seq, init, h0, w, nit length, ns
+    assert maps["inner_inp_from_outer_inp"] == {0: [], 1: [0], 2: [1, 2], 3: [3], 4: [4],
+                                                5: [], 6: [5]}
+    assert maps["outer_out_from_outer_inp"] == {0: -1, 1: -1, 2: 0, 3: 1, 4: 3, 5: 2, 6: -1}
+    assert maps["outer_inp_from_inner_inp"] == {0: 1, 1: 2, 2: 2, 3: 3, 4: 4, 5: 6}
+    assert maps["inner_inp_from_inner_out"] == {0: [1, 2], 1: [3], 2: [], 3: [4]}
+    assert op.outer_seqs(updates[w].owner.inputs) == [updates[w].owner.inputs[1]]

@@ -216,6 +216,71 @@ class Scan(Op, HasInnerGraph):
             pos += n
         return out
 
+    def outer_seqs(self, outer_inputs: Sequence[Any]) -> list[Any]:
+        """The sequences among a node's inputs (PyTensor's accessor)."""
+        return list(outer_inputs)[self.outer_slices()["seqs"]]
+
+    def outer_non_seqs(self, outer_inputs: Sequence[Any]) -> list[Any]:
+        return list(outer_inputs)[self.outer_slices()["non_seqs"]]
+
+    def inner_seqs(self, inner_inputs: Sequence[Any]) -> list[Any]:
+        return list(inner_inputs)[:self.info.n_seqs]
+
+    def inner_non_seqs(self, inner_inputs: Sequence[Any]) -> list[Any]:
+        n = self.info.n_non_seqs
+        return list(inner_inputs)[len(inner_inputs) - n:] if n else []
+
+    def get_oinp_iinp_iout_oout_mappings(self) -> dict[str, dict[int, Any]]:
+        """How outer inputs, inner inputs, inner outputs and outer outputs correspond.
+
+        Keys are PyTensor's (``"inner_inp_from_outer_inp"``, ...); a missing
+        counterpart is ``-1`` for a single index and ``[]`` for a list.
+        """
+        info = self.info
+        n_st, n_nit = info.n_states, info.n_nit_sot
+        o_iinp: dict[int, list[int]] = {0: []}
+        o_iout: dict[int, list[int]] = {0: []}
+        o_oout: dict[int, int] = {0: -1}
+        oi, ii = 1, 0
+
+        def add(inner_ins: list[int], out: int) -> None:
+            nonlocal oi
+            o_iinp[oi] = inner_ins
+            o_iout[oi] = [] if out < 0 else [out]
+            o_oout[oi] = out
+            oi += 1
+
+        for _ in range(info.n_seqs):
+            add([ii], -1)
+            ii += 1
+        for m, taps in enumerate(info.state_taps):
+            add(list(range(ii, ii + len(taps))), m)
+            ii += len(taps)
+        for p in range(info.n_shared_outs):
+            add([ii], n_st + n_nit + p)
+            ii += 1
+        for q in range(n_nit):
+            add([], n_st + q)
+        for _ in range(info.n_non_seqs):
+            add([ii], -1)
+            ii += 1
+        oinp_from_iinp = {i: o for o, ins in o_iinp.items() for i in ins}
+        oinp_from_oout = {out: o for o, out in o_oout.items() if out >= 0}
+        return {
+            "inner_inp_from_outer_inp": o_iinp,
+            "inner_out_from_outer_inp": o_iout,
+            "outer_out_from_outer_inp": o_oout,
+            "outer_inp_from_inner_inp": oinp_from_iinp,
+            "inner_out_from_inner_inp": {i: o_iout[o] for i, o in oinp_from_iinp.items()},
+            "outer_out_from_inner_inp": {i: o_oout[o] for i, o in oinp_from_iinp.items()},
+            "outer_inp_from_inner_out": dict(oinp_from_oout),
+            "inner_inp_from_inner_out": {j: o_iinp[o] for j, o in oinp_from_oout.items()},
+            "outer_out_from_inner_out": {j: j for j in oinp_from_oout},
+            "outer_inp_from_outer_out": dict(oinp_from_oout),
+            "inner_inp_from_outer_out": {j: o_iinp[o] for j, o in oinp_from_oout.items()},
+            "inner_out_from_outer_out": {j: [j] for j in oinp_from_oout},
+        }
+
     def inner_state_inputs(self) -> list[list[Variable]]:
         """The inner inputs of each recurrent output, one per tap."""
         pos = self.info.n_seqs
