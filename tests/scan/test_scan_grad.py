@@ -130,3 +130,35 @@ def test_scan_checkpoints_matches_scan():
     p, c, gp, gc = f(av, 11)
     np.testing.assert_allclose(p, c)
     np.testing.assert_allclose(gp, gc)
+
+
+def test_verify_grad_output_feeding_another_output():
+    # y is computed from the new state h: the gradient must follow both paths
+    def loss(x, h0, w):
+        def step(xt, h, w):
+            new = pt.tanh(h * w + xt)
+            return new, (new * 3.0).sum() + xt
+
+        (h, y), _ = scan(step, sequences=x, outputs_info=[h0, None], non_sequences=w)
+        return h.sum() + (y**2).sum()
+
+    verify_grad(loss, [RNG.normal(size=4), RNG.normal(size=2), np.array(0.6)], rng=6)
+
+
+def test_verify_grad_of_a_gradient():
+    # second derivatives: the gradient scan is itself differentiated
+    def dloss_dw(x, w, h0):
+        out = scan(lambda xt, h, w: (h * w + xt) ** 2, sequences=x, outputs_info=h0,
+                   non_sequences=w, return_updates=False)
+        return opgraph.grad(out.sum(), w)
+
+    verify_grad(dloss_dw, [RNG.normal(size=3) * 0.5, np.array(0.7), np.array(0.4)], rng=7)
+
+
+def test_verify_grad_fewer_steps_than_taps():
+    def loss(init, x):
+        out = scan(lambda xt, a, b: a * 0.3 + b * 0.5 + xt, sequences=x,
+                   outputs_info=dict(initial=init, taps=[-3, -1]), return_updates=False)
+        return (out**2).sum()
+
+    verify_grad(loss, [RNG.normal(size=3), RNG.normal(size=2)], rng=8)

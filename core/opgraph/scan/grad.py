@@ -209,18 +209,23 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
               + list(range(sl["non_seqs"].start, sl["non_seqs"].stop))):
         result[i] = arith.zeros_like(inputs[i])
 
-    # Cotangent placeholders of the float outputs that receive one.
-    c_ph: dict[int, Variable] = {}
-    for j in range(n_st + n_nit):
-        if _live(cotangents[j]) and _is_float(outs[j]):
-            c_ph[j] = _fresh(outs[j], "g_out")
-    if not c_ph:
+    # Outputs with a cotangent from outside the loop.
+    live = [j for j in range(n_st + n_nit) if _live(cotangents[j]) and _is_float(outs[j])]
+    if not live:
         return result
-    known: dict[Variable, Variable] = {}
-    for j, c in c_ph.items():
-        o = outs[j]
-        known[o] = known[o] + c if o in known else c
     float_states = [m for m in range(n_st) if _is_float(outs[m])]
+    # The step's output cotangents: every float state gets one (later steps send
+    # cotangents back through it even when nothing outside reads it), and every
+    # nit-sot output that is read outside.
+    c_ph: dict[int, Variable] = {}
+    for j in float_states + [j for j in live if j >= n_st]:
+        c_ph[j] = _fresh(outs[j], "g_out")
+    # A scalar whose gradient is the step's vector-Jacobian product.  (Seeding
+    # known_grads instead would lose the paths where one output feeds another.)
+    cost = None
+    for j, c in c_ph.items():
+        term = (outs[j] * c).sum()
+        cost = term if cost is None else cost + term
     for m in float_states:
         want = state_in[m][0].type
         if outs[m].type.broadcastable != want.broadcastable:
@@ -232,8 +237,8 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     wrt = [v for v in x_in if _is_float(v)]
     wrt += [v for m in float_states for v in state_in[m]]
     wrt += [v for v in w_in if _is_float(v)]
-    g_list = grad(None, wrt, known_grads=known, disconnected_inputs="ignore",
-                  return_disconnected="zero", add_names=False)
+    g_list = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero",
+                  add_names=False)
     g_of = dict(zip(wrt, g_list))
 
     n = _steps_done(op, inputs, outputs)
@@ -258,7 +263,7 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
             seq_val.append(rev(outputs[m][k + t:k + t + n]))
             mapping[v] = ph
     direct: dict[int, Variable] = {}
-    for j in c_ph:
+    for j in live:
         ph = _fresh(outs[j], "g_step")
         seq_ph.append(ph)
         full = cotangents[j]
@@ -279,16 +284,12 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         terms = [ph for (mm, _t, ph, _v) in tap_ph if mm == m]
         if m in direct:
             terms.append(direct[m])
-        if m in c_ph:
-            total = terms[0]
-            for term in terms[1:]:
-                total = total + term
-            mapping[c_ph[m]] = _cast_to(total, outs[m])
+        total = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        mapping[c_ph[m]] = _cast_to(total, outs[m])
     for j in c_ph:
         if j >= n_st:
-            mapping[c_ph[j]] = direct[j]
-    for j in c_ph:
-        if j < n_st and c_ph[j] not in mapping:  # defensive: should not happen
             mapping[c_ph[j]] = direct[j]
 
     acc_w = [q for q, w in enumerate(w_in) if _is_float(w)]
@@ -320,7 +321,7 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     g_init = {m: pt.zeros_like(init_outer[m]) for m in float_states}
     for m in float_states:
         k = ks[m]
-        if m in c_ph:
+        if m in direct:
             g_init[m] = pt.inc_subtensor(g_init[m][:k], cotangents[m][:k])
     for (m, t, _ph, _v) in tap_ph:
         buf = back[pos]
