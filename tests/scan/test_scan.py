@@ -115,23 +115,24 @@ def test_views():
     assert got[1] == 6 and got[2] == 123 and got[3] == 321
 
 
-def test_free_variables_shared_are_picked_up_others_must_be_passed():
+def test_free_variables_become_non_sequences():
     w = pt.scalar("w")
     x = pt.vector("x")
-    with pytest.raises(opgraph.graph.utils.MissingInputError, match="pass it in non_sequences"):
-        scan(lambda xt: xt * w, sequences=x)
-    with pytest.raises(opgraph.graph.utils.MissingInputError, match="pass it in non_sequences"):
-        scan(lambda: (pt.zeros(()), {opgraph.shared(0.0): w}), n_steps=3)
+    out = scan(lambda xt: xt * w, sequences=x, return_updates=False)
+    assert isinstance(out.owner.op, Scan) and out.owner.op.info.n_non_seqs == 1
+    np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 2, 4])
     out = scan(lambda xt, w: xt * w * 2, sequences=x, non_sequences=w * 1.5,
                return_updates=False)
     np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 6, 12])
     s = opgraph.shared(np.array(3.0), name="s")
     out = scan(lambda xt: xt * s, sequences=x, return_updates=False)
-    node = out.owner
-    assert isinstance(node.op, Scan) and node.op.info.n_non_seqs == 1
     np.testing.assert_allclose(function([x], out)(np.arange(3.0)), [0, 3, 6])
-    with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
-        scan(lambda xt: xt * s, sequences=x, strict=True)
+    # an update may only read what the loop is given
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="update of a shared"):
+        scan(lambda: (pt.zeros(()), {opgraph.shared(0.0): w}), n_steps=3)
+    for free in (w, s):
+        with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
+            scan(lambda xt, free=free: xt * free, sequences=x, strict=True)
 
 
 def test_sequence_taps_align_with_the_current_step():

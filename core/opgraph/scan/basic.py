@@ -290,15 +290,22 @@ def scan(
         ph.name = v.name
     replace: dict[Variable, Variable] = dict(zip(shared_vars, shared_ph))
     replace.update(zip(ns_outer, ns_ph))
-    for v in graph_inputs(roots, blockers=list(known) + ns_outer):
+    blockers = list(known) + ns_outer
+    computed = set(graph_inputs(outs + ([cond.condition] if cond is not None else []),
+                                blockers=blockers))
+    for v in graph_inputs(roots, blockers=blockers):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        if strict or not isinstance(v, SharedVariable):
-            why = "strict=True, but " if strict else ""
+        if strict:
             raise MissingInputError(
-                f"scan: {why}the step function reads {v} (type {v.type}), which is not "
-                "among sequences, outputs_info or non_sequences; pass it in non_sequences "
-                "(only shared variables are picked up without being passed)", variable=v)
+                f"scan: strict=True, but the step function reads {v} (type {v.type}), which "
+                "is not among sequences, outputs_info or non_sequences; pass it in "
+                "non_sequences", variable=v)
+        if v not in computed and not isinstance(v, SharedVariable):
+            raise MissingInputError(
+                f"scan: the update of a shared variable reads {v} (type {v.type}), which is "
+                "neither a shared variable nor among sequences, outputs_info or "
+                "non_sequences; pass it in non_sequences", variable=v)
         ph = v.type()
         ph.name = v.name
         replace[v] = ph
