@@ -162,3 +162,21 @@ def test_verify_grad_fewer_steps_than_taps():
         return (out**2).sum()
 
     verify_grad(loss, [RNG.normal(size=3), RNG.normal(size=2)], rng=8)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "C"])
+def test_gradients_agree_across_modes(mode):
+    if mode == "C":
+        pytest.importorskip("opgraph_c")
+    x = pt.matrix("x")
+    h0 = pt.vector("h0")
+    w = pt.matrix("w")
+    h = scan(lambda xt, h, w: pt.tanh(pt.dot(w, h) + xt), sequences=x, outputs_info=h0,
+             non_sequences=w, return_updates=False)
+    cost = (h[-1] ** 2).sum() + h.mean()
+    grads = opgraph.grad(cost, [x, h0, w])
+    args = (RNG.normal(size=(5, 3)), RNG.normal(size=3), RNG.normal(size=(3, 3)) * 0.5)
+    ref = function([x, h0, w], grads, mode="FAST_COMPILE")(*args)
+    got = function([x, h0, w], grads, mode=mode)(*args)
+    for a, b in zip(ref, got):
+        np.testing.assert_allclose(b, a, rtol=1e-10)
