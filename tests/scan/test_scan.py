@@ -282,3 +282,13 @@ def test_input_output_mappings():
     assert maps["outer_inp_from_inner_inp"] == {0: 1, 1: 2, 2: 2, 3: 3, 4: 4, 5: 6}
     assert maps["inner_inp_from_inner_out"] == {0: [1, 2], 1: [3], 2: [], 3: [4]}
     assert op.outer_seqs(updates[w].owner.inputs) == [updates[w].owner.inputs[1]]
+
+
+def test_zero_steps():
+    c = opgraph.shared(np.array(5.0), name="c")
+    k = pt.iscalar("k")
+    out, updates = scan(lambda: (c * 2, {c: c + 1}), n_steps=k)
+    f = function([k], out, updates=updates)
+    assert f(0).shape == (0,) and c.get_value() == 5.0
+    np.testing.assert_allclose(f(2), [10, 12])
+    assert c.get_value() == 7.0

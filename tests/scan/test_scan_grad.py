@@ -180,3 +180,19 @@ def test_gradients_agree_across_modes(mode):
     got = function([x, h0, w], grads, mode=mode)(*args)
     for a, b in zip(ref, got):
         np.testing.assert_allclose(b, a, rtol=1e-10)
+
+
+def test_pushforward_through_until():
+    h0, w, vw = pt.scalar("h0"), pt.scalar("w"), pt.scalar("vw")
+
+    def step(h, w):
+        new = h * w
+        return [new, new + 1.0], until(new > 3)
+
+    _, b = scan(step, outputs_info=[h0, None], non_sequences=w, n_steps=10,
+                return_updates=False)
+    fb = function([h0, w], b)
+    fj = function([h0, w, vw], Rop(b, w, vw))
+    eps = 1e-6
+    fd = (fb(1.0, 1.5 + eps) - fb(1.0, 1.5 - eps)) / (2 * eps)
+    np.testing.assert_allclose(fj(1.0, 1.5, 1.0), fd, rtol=1e-6)

@@ -375,7 +375,8 @@ def _check_stack(who: str, what: str, x: Variable, inner: Any) -> None:
 
 
 def _empty_like_type(t: TensorType, rows: int) -> np.ndarray:
-    return np.zeros((rows, *(0 if s is None else s for s in t.shape)), dtype=t.dtype)
+    """``rows`` rows of an output of type ``t`` (unknown step dimensions become 0)."""
+    return np.zeros((rows, *(0 if s is None else s for s in t.shape[1:])), dtype=t.dtype)
 
 
 def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list[Any]]
