@@ -184,6 +184,9 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="initial value"):
         scan(lambda v, h: h, sequences=x, outputs_info=[dict(initial=pt.zeros(()),
                                                              taps=[-2])])
+    with pytest.raises(ValueError, match="needs 3 rows; it has 2"):
+        scan(lambda a, b: a + b, outputs_info=[dict(initial=pt.zeros(2), taps=[-3, -1])],
+             n_steps=4)
     with pytest.raises(TypeError, match="n_steps must be a scalar integer"):
         scan(lambda h: h, outputs_info=pt.zeros(()), n_steps=pt.vector("n"))
     with pytest.raises(TypeError, match="n_steps must be a scalar integer"):

@@ -209,6 +209,10 @@ def scan(
         if taps != [-1] and x.type.ndim < 1:
             raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
                              f"needs a leading axis of {-min(taps)} rows; got {x.type}")
+        rows = x.type.shape[0] if x.type.ndim and taps != [-1] else None
+        if rows is not None and rows < -min(taps):
+            raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
+                             f"needs {-min(taps)} rows; it has {rows} ({x.type})")
         specs.append((taps, x))
     state_ph: list[list[Variable]] = []
     for taps, init in specs:
