@@ -295,3 +295,25 @@ def test_zero_steps():
     assert f(0).shape == (0,) and c.get_value() == 5.0
     np.testing.assert_allclose(f(2), [10, 12])
     assert c.get_value() == 7.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hand_built_mit_mot(mode):
+    # a buffer read at steps i, i+1 and written at i+1: b[i+1] += 2 * b[i] + s[i]
+    s_t, b0, b1 = pt.scalar("s_t"), pt.vector("b0"), pt.vector("b1")
+    info = ScanInfo(n_seqs=1, mit_mot_in_slices=((0, 1),), mit_mot_out_slices=((1,),))
+    op = Scan([s_t, b0, b1], [b1 + 2 * b0 + s_t], info, mode=_mode(mode))
+    n, seq, buf = pt.lscalar("n"), pt.vector("seq"), pt.matrix("buf")
+    out = op(n, seq, buf)
+    f = function([n, seq, buf], out, mode=_mode(mode))
+    bv = np.arange(8.0).reshape(4, 2)
+    sv = np.array([1.0, -1.0, 0.5])
+    expected = bv.copy()
+    for i in range(3):
+        expected[i + 1] = expected[i + 1] + 2 * expected[i] + sv[i]
+    np.testing.assert_allclose(f(3, sv, bv), expected)
+    np.testing.assert_allclose(bv, np.arange(8.0).reshape(4, 2))  # input untouched
+    with pytest.raises(ValueError, match="mit-mot buffer 0 needs 4 rows"):
+        f(3, sv, bv[:3])
+    with pytest.raises(NotImplementedError, match="mit-mot"):
+        opgraph.grad(out.sum(), seq)

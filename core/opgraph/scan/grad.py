@@ -55,6 +55,8 @@ def _inner_pattern(ins: list[Variable], outs: list[Variable]) -> list[int]:
 def connection_pattern(op: Any) -> list[list[bool]]:
     """``pattern[i][j]``: outer output j depends on outer input i, across all steps."""
     info = op.info
+    if info.n_mit_mot:  # hand-built mit-mot loops: every output may depend on every input
+        return [[True] * info.n_outer_outputs for _ in range(info.n_outer_inputs)]
     ins = op.inner_inputs_
     n_out = info.n_outer_outputs
     masks = _inner_pattern(ins, op.inner_outputs_[:n_out])
@@ -166,6 +168,9 @@ def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
              cotangents: list[Variable]) -> list[Variable]:
     """Cotangents of the outer inputs (reverse mode through time)."""
     info = op.info
+    if info.n_mit_mot:
+        raise NotImplementedError(f"Scan {op.name or ''}: the gradient of a loop with mit-mot "
+                                  "outputs is not implemented")
     if not info.n_shared_outs:
         return _pullback(op, inputs, outputs, cotangents)
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
@@ -350,6 +355,9 @@ def pushforward(op: Any, inputs: list[Variable], outputs: list[Variable],
                 tangents: list[Any]) -> list[Variable]:
     """Tangents of the outer outputs (forward mode: the loop carries them beside its states)."""
     info = op.info
+    if info.n_mit_mot:
+        raise NotImplementedError(f"Scan {op.name or ''}: the pushforward of a loop with "
+                                  "mit-mot outputs is not implemented")
     if not info.n_shared_outs:
         return _pushforward(op, inputs, tangents)
     n_st, n_sh = info.n_states, info.n_shared_outs

@@ -81,22 +81,31 @@ class ScanInfo:
         return self.n_mit_sot + self.n_sit_sot
 
     @property
+    def n_mit_mot_inner_inputs(self) -> int:
+        return sum(len(t) for t in self.mit_mot_in_slices)
+
+    @property
+    def n_mit_mot_inner_outputs(self) -> int:
+        return sum(len(t) for t in self.mit_mot_out_slices)
+
+    @property
     def n_inner_inputs(self) -> int:
-        return (self.n_seqs + sum(len(t) for t in self.state_taps) + self.n_shared_outs
-                + self.n_non_seqs)
+        return (self.n_seqs + self.n_mit_mot_inner_inputs + sum(len(t) for t in self.state_taps)
+                + self.n_shared_outs + self.n_non_seqs)
 
     @property
     def n_inner_outputs(self) -> int:
-        return self.n_states + self.n_nit_sot + self.n_shared_outs + int(self.as_while)
+        return (self.n_mit_mot_inner_outputs + self.n_states + self.n_nit_sot
+                + self.n_shared_outs + int(self.as_while))
 
     @property
     def n_outer_inputs(self) -> int:
-        return (1 + self.n_seqs + self.n_states + self.n_shared_outs + self.n_nit_sot
-                + self.n_non_seqs)
+        return (1 + self.n_seqs + self.n_mit_mot + self.n_states + self.n_shared_outs
+                + self.n_nit_sot + self.n_non_seqs)
 
     @property
     def n_outer_outputs(self) -> int:
-        return self.n_states + self.n_nit_sot + self.n_shared_outs
+        return self.n_mit_mot + self.n_states + self.n_nit_sot + self.n_shared_outs
 
 
 def _mode_key(mode: Any) -> Any:
@@ -128,8 +137,9 @@ class Scan(Op, HasInnerGraph):
     ) -> None:
         if not isinstance(info, ScanInfo):
             raise TypeError(f"Scan: info must be a ScanInfo; got {type(info).__name__}")
-        if info.n_mit_mot:
-            raise NotImplementedError("Scan: mit-mot outputs are not supported")
+        if len(info.mit_mot_out_slices) != info.n_mit_mot:
+            raise ValueError("Scan: info needs one mit_mot_out_slices entry per "
+                             "mit_mot_in_slices entry")
         inputs, outputs = list(inputs), list(outputs)
         if len(inputs) != info.n_inner_inputs:
             raise ValueError(f"Scan: info describes {info.n_inner_inputs} inner inputs; "
@@ -207,7 +217,8 @@ class Scan(Op, HasInnerGraph):
     def outer_slices(self) -> dict[str, slice]:
         """Where each group sits among the outer inputs."""
         i = self.info
-        edges = [("n_steps", 1), ("seqs", i.n_seqs), ("states", i.n_states),
+        edges = [("n_steps", 1), ("seqs", i.n_seqs), ("mit_mot", i.n_mit_mot),
+                 ("states", i.n_states),
                  ("shared", i.n_shared_outs), ("nit_lens", i.n_nit_sot),
                  ("non_seqs", i.n_non_seqs)]
         out, pos = {}, 0
@@ -237,6 +248,9 @@ class Scan(Op, HasInnerGraph):
         counterpart is ``-1`` for a single index and ``[]`` for a list.
         """
         info = self.info
+        if info.n_mit_mot:
+            raise NotImplementedError("get_oinp_iinp_iout_oout_mappings: Scans with mit-mot "
+                                      "outputs are not mapped yet")
         n_st, n_nit = info.n_states, info.n_nit_sot
         o_iinp: dict[int, list[int]] = {0: []}
         o_iout: dict[int, list[int]] = {0: []}
@@ -283,7 +297,7 @@ class Scan(Op, HasInnerGraph):
 
     def inner_state_inputs(self) -> list[list[Variable]]:
         """The inner inputs of each recurrent output, one per tap."""
-        pos = self.info.n_seqs
+        pos = self.info.n_seqs + self.info.n_mit_mot_inner_inputs
         res = []
         for taps in self.info.state_taps:
             res.append(self.inner_inputs_[pos:pos + len(taps)])
@@ -305,10 +319,15 @@ class Scan(Op, HasInnerGraph):
         inner = self.inner_inputs_
         for k, x in enumerate(inputs[sl["seqs"]]):
             _check_stack(who, f"sequence {k}", x, inner[k].type)
+        pos = info.n_seqs
+        for j, (taps, x) in enumerate(zip(info.mit_mot_in_slices, inputs[sl["mit_mot"]])):
+            if taps:
+                _check_stack(who, f"mit-mot buffer {j}", x, inner[pos].type)
+            pos += len(taps)
         state_inner = self.inner_state_inputs()
         for m, x in enumerate(inputs[sl["states"]]):
             _check_stack(who, f"initial state {m}", x, state_inner[m][0].type)
-        pos = info.n_seqs + sum(len(t) for t in info.state_taps)
+        pos = info.n_seqs + info.n_mit_mot_inner_inputs + sum(len(t) for t in info.state_taps)
         for p, x in enumerate(inputs[sl["shared"]]):
             want = inner[pos + p].type
             if x.type.dtype != want.dtype or x.type.ndim != want.ndim:
@@ -323,9 +342,11 @@ class Scan(Op, HasInnerGraph):
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"{who}: non-sequence {q} must have type {want}; got "
                                 f"{x.type}: {exc}") from None
-        outs = self.inner_outputs_
+        n_mm = info.n_mit_mot_inner_outputs
+        outs = self.inner_outputs_[n_mm:]
         n_st, n_nit = info.n_states, info.n_nit_sot
-        out_types = [_buffer_type(o.type) for o in outs[:n_st + n_nit]]
+        out_types = [x.type for x in inputs[sl["mit_mot"]]]
+        out_types += [_buffer_type(o.type) for o in outs[:n_st + n_nit]]
         out_types += [o.type for o in outs[n_st + n_nit:n_st + n_nit + info.n_shared_outs]]
         return Apply(self, converted, [t() for t in out_types])
 
@@ -394,6 +415,18 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if s.shape[0] < n:
             raise ValueError(f"{who}: sequence {k} has {s.shape[0]} entries, fewer than "
                              f"n_steps={n}")
+    # mit-mot buffers (read and written at step i + tap), copied: inputs stay intact
+    n_mm = info.n_mit_mot
+    mm_bufs = [np.array(b, copy=True) for b in inputs[sl["mit_mot"]]]
+    for j, (buf, ins, outs) in enumerate(zip(mm_bufs, info.mit_mot_in_slices,
+                                              info.mit_mot_out_slices)):
+        need = n + max((*ins, *outs, 0))
+        if buf.shape[0] < need:
+            raise ValueError(f"{who}: mit-mot buffer {j} needs {need} rows for n_steps={n}; "
+                             f"got shape {buf.shape}")
+    node_outputs = node.outputs[n_mm:]
+    storage = output_storage[n_mm:]
+    n_mm_out = info.n_mit_mot_inner_outputs
     bufs: list[np.ndarray] = []
     offsets: list[int] = []
     for m, (init, taps) in enumerate(zip(inputs[sl["states"]], info.state_taps)):
@@ -401,7 +434,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if init.shape[0] < k:
             raise ValueError(f"{who}: initial state {m} needs {k} rows for taps {list(taps)}; "
                              f"got shape {init.shape}")
-        buf = np.empty((k + n, *init.shape[1:]), dtype=node.outputs[m].type.dtype)
+        buf = np.empty((k + n, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
         buf[:k] = init[:k]
         bufs.append(buf)
         offsets.append(k)
@@ -413,17 +446,26 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
     done = n
     for i in range(n):
         args = [s[i, ...] for s in seqs]
+        for buf, taps in zip(mm_bufs, info.mit_mot_in_slices):
+            args.extend(buf[i + t, ...] for t in taps)
         for buf, k, taps in zip(bufs, offsets, info.state_taps):
             args.extend(buf[k + i + t, ...] for t in taps)
         args.extend(shared)
         args.extend(non_seqs)
         res = fn(*args)
+        if n_mm:
+            pos = 0
+            for buf, taps in zip(mm_bufs, info.mit_mot_out_slices):
+                for t in taps:
+                    buf[i + t] = res[pos]
+                    pos += 1
+            res = res[n_mm_out:]
         for m in range(n_st):
             bufs[m][offsets[m] + i] = res[m]
         for q in range(n_nit):
             val = np.asarray(res[n_st + q])
             if nits[q] is None:
-                nits[q] = np.empty((n, *val.shape), dtype=node.outputs[n_st + q].type.dtype)
+                nits[q] = np.empty((n, *val.shape), dtype=node_outputs[n_st + q].type.dtype)
             elif nits[q].shape[1:] != val.shape:
                 raise ValueError(f"{who}: output {n_st + q} has shape {val.shape} at step {i} "
                                  f"but {nits[q].shape[1:]} at step 0; every step must "
@@ -435,15 +477,17 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if info.as_while and bool(res[base + n_sh]):
             done = i + 1
             break
+    for j in range(n_mm):
+        output_storage[j][0] = mm_bufs[j]
     for m in range(n_st):
-        output_storage[m][0] = bufs[m][:offsets[m] + done]
+        storage[m][0] = bufs[m][:offsets[m] + done]
     for q in range(n_nit):
         arr = nits[q]
         if arr is None:
-            arr = _empty_like_type(node.outputs[n_st + q].type, 0)
-        output_storage[n_st + q][0] = arr[:done]
+            arr = _empty_like_type(node_outputs[n_st + q].type, 0)
+        storage[n_st + q][0] = arr[:done]
     for p in range(n_sh):
-        output_storage[n_st + n_nit + p][0] = shared[p]
+        storage[n_st + n_nit + p][0] = shared[p]
 
 
 def inner_toposort(op: Scan) -> list[Apply]:
