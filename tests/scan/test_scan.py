@@ -317,3 +317,25 @@ def test_hand_built_mit_mot(mode):
         f(3, sv, bv[:3])
     with pytest.raises(NotImplementedError, match="mit-mot"):
         opgraph.grad(out.sum(), seq)
+
+
+def test_non_tensor_state_keeps_only_its_final_value():
+    # a state whose type is not a tensor (here a scalar-type variable; random
+    # generators are the common case) is carried without history
+    import opgraph.scalar as ps
+
+    s0 = ps.float64("s0")
+    k = pt.iscalar("k")
+    final, xs = scan(lambda s, x: [s + 1.5, x * 2], outputs_info=[s0, pt.ones(())], n_steps=k,
+                     return_updates=False)
+    assert final.type == s0.type and xs.type.ndim == 1
+    assert xs.owner.inputs[0].owner.op.info.n_untraced_sit_sot == 1
+    f = function([s0, k], [final, xs])
+    got_final, got_xs = f(1.0, 3)
+    assert got_final == 5.5
+    np.testing.assert_allclose(got_xs, [2, 4, 8])
+    assert f(1.0, 0)[0] == 1.0
+    with pytest.raises(TypeError, match="output 0 of the step function"):
+        scan(lambda s: s > 1, outputs_info=[s0], n_steps=k)
+    with pytest.raises(ValueError, match="only be fed back with tap -1"):
+        scan(lambda a, b: a, outputs_info=[dict(initial=s0, taps=[-2, -1])], n_steps=k)

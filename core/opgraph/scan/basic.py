@@ -190,6 +190,7 @@ def scan(
     # -- outputs_info ---------------------------------------------------------------------
     outs_info = _as_list(outputs_info)
     specs: list[tuple[list[int] | None, Variable | None]] = []  # (taps or None, init)
+    untraced: set[int] = set()  # non-tensor states (e.g. random generators): no history
     for i, spec in enumerate(outs_info):
         if spec is None:
             specs.append((None, None))
@@ -205,6 +206,13 @@ def scan(
             taps = _check_taps(f"outputs_info[{i}]", spec.get("taps", [-1]), True)
         else:
             init, taps = spec, [-1]
+        if isinstance(init, Variable) and not isinstance(init.type, TensorType):
+            if taps != [-1]:
+                raise ValueError(f"scan: outputs_info[{i}] ({init.type}) is not a tensor, so "
+                                 f"it can only be fed back with tap -1; got taps {taps}")
+            untraced.add(i)
+            specs.append((taps, init))
+            continue
         x = _tensor(init, f"outputs_info[{i}]")
         if taps != [-1] and x.type.ndim < 1:
             raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
@@ -265,6 +273,11 @@ def scan(
         if taps is None:
             continue
         want = state_ph[i][0].type
+        if i in untraced:
+            if o.type != want:
+                raise TypeError(f"scan: output {i} of the step function fn has type {o.type}, "
+                                f"but its initial state outputs_info[{i}] has type {want}")
+            continue
         if o.type.ndim != want.ndim or o.type.dtype != want.dtype:
             raise TypeError(
                 f"scan: output {i} of the step function fn has type {o.type}, but its "
@@ -319,19 +332,21 @@ def scan(
         roots = clone_replace(roots, replace)
 
     mit = [i for i, (taps, _) in enumerate(specs) if taps is not None and taps != [-1]]
-    sit = [i for i, (taps, _) in enumerate(specs) if taps == [-1]]
+    sit = [i for i, (taps, _) in enumerate(specs) if taps == [-1] and i not in untraced]
     nit = [i for i, (taps, _) in enumerate(specs) if taps is None]
+    unt = sorted(untraced)
     n_out = len(outs)
-    inner_outs = ([roots[i] for i in mit + sit + nit] + roots[n_out:n_out + len(shared_vars)]
-                  + roots[n_out + len(shared_vars):])
-    inner_ins = (seq_ph + [v for i in mit + sit for v in state_ph[i]] + shared_ph + ns_ph)
+    inner_outs = ([roots[i] for i in mit + sit + nit + unt]
+                  + roots[n_out:n_out + len(shared_vars)] + roots[n_out + len(shared_vars):])
+    inner_ins = (seq_ph + [v for i in mit + sit + unt for v in state_ph[i]] + shared_ph
+                 + ns_ph)
     inner_ins, inner_outs = clone(inner_ins, inner_outs)
     info = ScanInfo(
         n_seqs=len(seq_ph),
         mit_sot_in_slices=tuple(tuple(specs[i][0]) for i in mit),
         sit_sot_in_slices=((-1,),) * len(sit),
         n_nit_sot=len(nit),
-        n_untraced_sit_sot=len(shared_vars),
+        n_untraced_sit_sot=len(unt) + len(shared_vars),
         n_non_seqs=len(ns_ph),
         as_while=cond is not None,
     )
@@ -343,12 +358,13 @@ def scan(
         init = specs[i][1]
         inits.append(init[:-min(specs[i][0])])
     inits += [pt.shape_padleft(specs[i][1]) for i in sit]
-    outer = [steps, *seq_outer, *inits, *shared_vars, *([steps] * len(nit)), *ns_outer]
+    outer = [steps, *seq_outer, *inits, *[specs[i][1] for i in unt], *shared_vars,
+             *([steps] * len(nit)), *ns_outer]
     results = op(*outer, return_list=True)
     by_user: dict[int, Variable] = {}
     for pos, i in enumerate(mit + sit):
         by_user[i] = results[pos][-min(specs[i][0]):]
-    for pos, i in enumerate(nit):
+    for pos, i in enumerate(nit + unt):
         by_user[i] = results[len(mit) + len(sit) + pos]
     outputs = [by_user[i] for i in range(n_out)]
     for i, o in enumerate(outputs):

@@ -150,6 +150,11 @@ def _trajectory(op: Any, inputs: list[Variable]) -> tuple[Any, list[Variable], l
     info = op.info
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     outs = op.inner_outputs_
+    for o in outs[n_st + n_nit:n_st + n_nit + n_sh]:
+        if not arith.is_tensor(o):
+            raise NotImplementedError(
+                f"Scan {op.name or ''}: differentiating a loop that carries a non-tensor "
+                f"state ({o.type}) is not implemented yet")
     new_outs = (outs[:n_st] + outs[n_st + n_nit:n_st + n_nit + n_sh]
                 + outs[n_st:n_st + n_nit] + outs[n_st + n_nit + n_sh:])
     new_info = attrs.evolve(info, sit_sot_in_slices=tuple(info.sit_sot_in_slices)

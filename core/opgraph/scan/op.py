@@ -310,8 +310,9 @@ class Scan(Op, HasInnerGraph):
         who = f"Scan {self.name or ''}".rstrip()
         if len(inputs) != info.n_outer_inputs:
             raise TypeError(f"{who}: expects {info.n_outer_inputs} inputs; got {len(inputs)}")
-        inputs = [_as_tensor(x) for x in inputs]
         sl = self.outer_slices()
+        inputs = [x if sl["shared"].start <= k < sl["shared"].stop and isinstance(x, Variable)
+                  else _as_tensor(x) for k, x in enumerate(inputs)]
         for name in ("n_steps", "nit_lens"):
             for x in inputs[sl[name]]:
                 if x.type.ndim != 0 or not x.type.dtype.startswith(("int", "uint")):
@@ -330,8 +331,14 @@ class Scan(Op, HasInnerGraph):
         pos = info.n_seqs + info.n_mit_mot_inner_inputs + sum(len(t) for t in info.state_taps)
         for p, x in enumerate(inputs[sl["shared"]]):
             want = inner[pos + p].type
-            if x.type.dtype != want.dtype or x.type.ndim != want.ndim:
-                raise TypeError(f"{who}: shared input {p} must have type {want}; got {x.type}")
+            if isinstance(want, TensorType):
+                ok = isinstance(x.type, TensorType) and x.type.dtype == want.dtype and \
+                    x.type.ndim == want.ndim
+            else:
+                ok = x.type == want
+            if not ok:
+                raise TypeError(f"{who}: untraced state input {p} must have type {want}; got "
+                                f"{x.type}")
         pos += info.n_shared_outs
         converted = list(inputs)
         start = sl["non_seqs"].start
