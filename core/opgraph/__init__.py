@@ -38,6 +38,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "dprint": ("opgraph.printing", "dprint"),
     "pprint": ("opgraph.printing", "pprint"),
     "tensor": ("opgraph.tensor", None),
+    "scan": ("opgraph.scan", None),
 }
 
 __all__ = [

@@ -1,0 +1,454 @@
+"""Differentiating a Scan: pullback through time and pushforward, both built as Scans.
+
+Why this shape: the reverse pass of a loop is itself a loop running the
+steps backwards, so it is expressed with the same Op (and gets every
+backend and rewrite the forward loop gets).  Functions here receive the Scan
+Op and build new ones with ``type(op)``, so this module does not import op.py.
+
+Reverse pass, for a recurrent output with taps ``tau`` (all negative) and
+``k = -min(tau)`` initial rows: the cotangent of the value written at step
+``j`` is its direct cotangent plus, for each tap, the cotangent the later
+step ``j - tau`` sends back through that tap.  Those later contributions are
+the backward loop's own recurrent outputs (one per tap, read with the same
+tap), so taps of any depth need no special casing.  ``truncate_gradient=T``
+runs only the last ``T`` steps backwards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+import opgraph.tensor as pt
+from opgraph.autodiff import arith
+from opgraph.autodiff.forward import Rop
+from opgraph.autodiff.reverse import grad
+from opgraph.autodiff.undefined import is_disconnected
+from opgraph.graph.basic import Variable, clone_replace, io_toposort
+from opgraph.graph.null_type import DisconnectedType
+
+__all__ = ["connection_pattern", "pullback", "pushforward"]
+
+
+# -- connection pattern ------------------------------------------------------------------
+def _inner_pattern(ins: list[Variable], outs: list[Variable]) -> list[int]:
+    """For each inner output, a bit mask of the inner inputs it depends on differentiably."""
+    reach: dict[Variable, int] = {v: 1 << i for i, v in enumerate(ins)}
+    for node in io_toposort(list(ins), list(outs)):
+        masks = [reach.get(x, 0) for x in node.inputs]
+        if not any(masks):
+            continue
+        try:
+            pattern = node.op.connection_pattern(node)
+        except Exception:  # a broken pattern: assume everything connected
+            pattern = [[True] * len(node.outputs) for _ in node.inputs]
+        for j, o in enumerate(node.outputs):
+            m = 0
+            for i, mask in enumerate(masks):
+                if mask and pattern[i][j]:
+                    m |= mask
+            reach[o] = m
+    return [reach.get(o, 0) for o in outs]
+
+
+def connection_pattern(op: Any) -> list[list[bool]]:
+    """``pattern[i][j]``: outer output j depends on outer input i, across all steps."""
+    info = op.info
+    if info.n_mit_mot:  # hand-built mit-mot loops: every output may depend on every input
+        return [[True] * info.n_outer_outputs for _ in range(info.n_outer_inputs)]
+    ins = op.inner_inputs_
+    n_out = info.n_outer_outputs
+    masks = _inner_pattern(ins, op.inner_outputs_[:n_out])
+    index = {v: i for i, v in enumerate(ins)}
+    # inner inputs each recurrent/shared inner output feeds at the next step
+    feedback: dict[int, list[int]] = {}
+    for m, group in enumerate(op.inner_state_inputs()):
+        feedback[m] = [index[v] for v in group]
+    n_st, n_nit = info.n_states, info.n_nit_sot
+    shared_start = info.n_seqs + sum(len(t) for t in info.state_taps)
+    for p in range(info.n_shared_outs):
+        feedback[n_st + n_nit + p] = [shared_start + p]
+    sl = op.outer_slices()
+    rows: list[list[bool]] = []
+    for i in range(info.n_outer_inputs):
+        start_inner: list[int] = []
+        direct: set[int] = set()
+        if sl["seqs"].start <= i < sl["seqs"].stop:
+            start_inner = [i - 1]
+        elif sl["states"].start <= i < sl["states"].stop:
+            # the initial rows also sit at the head of the output buffer, but scan()
+            # returns the buffer without them: only what the steps compute counts
+            start_inner = feedback[i - sl["states"].start]
+        elif sl["shared"].start <= i < sl["shared"].stop:
+            p = i - sl["shared"].start
+            start_inner, direct = [shared_start + p], {n_st + n_nit + p}
+        elif sl["non_seqs"].start <= i < sl["non_seqs"].stop:
+            start_inner = [shared_start + info.n_shared_outs + i - sl["non_seqs"].start]
+        reached = 0
+        for j in start_inner:
+            reached |= 1 << j
+        outs: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for j, mask in enumerate(masks):
+                if j not in outs and mask & reached:
+                    outs.add(j)
+                    changed = True
+                    for f in feedback.get(j, []):
+                        reached |= 1 << f
+        rows.append([(j in outs) or (j in direct) for j in range(n_out)])
+    return rows
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _fresh(v: Variable, name: str | None = None) -> Variable:
+    new = v.type()
+    new.name = name
+    return new
+
+
+def _is_float(v: Variable) -> bool:
+    return arith.is_tensor(v) and not arith.is_discrete(v)
+
+
+def _disconnected() -> Variable:
+    return DisconnectedType()()
+
+
+def _live(value: Any) -> bool:
+    return value is not None and not is_disconnected(value)
+
+
+def _cast_to(value: Variable, like: Variable) -> Variable:
+    return value if value.type.dtype == like.type.dtype else pt.cast(value, like.type.dtype)
+
+
+def _new_scan(op: Any, ins: list[Variable], outs: list[Variable], info: Any,
+              outer: list[Variable], suffix: str, truncate: int = -1) -> list[Variable]:
+    name = f"{op.name or 'scan'}_{suffix}"
+    new = type(op)(ins, outs, info, mode=op.mode, truncate_gradient=truncate, name=name)
+    return new(*outer, return_list=True)
+
+
+def _steps_done(op: Any, inputs: list[Variable], outputs: list[Variable]) -> Variable:
+    """How many steps the node ran (fewer than n_steps when an ``until`` stopped it)."""
+    info = op.info
+    if info.n_states:
+        return outputs[0].shape[0] - (-min(info.state_taps[0]))
+    if info.n_nit_sot:
+        return outputs[info.n_states].shape[0]
+    return pt.cast(inputs[0], "int64")
+
+
+def _trajectory(op: Any, inputs: list[Variable]) -> tuple[Any, list[Variable], list[Variable]]:
+    """The same loop with its shared outputs turned into sit-sot ones (whole history kept).
+
+    Returns the new Op, its outer inputs and its outputs.
+    """
+    info = op.info
+    n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
+    outs = op.inner_outputs_
+    for o in outs[n_st + n_nit:n_st + n_nit + n_sh]:
+        if not arith.is_tensor(o):
+            raise NotImplementedError(
+                f"Scan {op.name or ''}: differentiating a loop that carries a non-tensor "
+                f"state ({o.type}) is not implemented yet")
+    new_outs = (outs[:n_st] + outs[n_st + n_nit:n_st + n_nit + n_sh]
+                + outs[n_st:n_st + n_nit] + outs[n_st + n_nit + n_sh:])
+    new_info = attrs.evolve(info, sit_sot_in_slices=tuple(info.sit_sot_in_slices)
+                            + ((-1,),) * n_sh, n_untraced_sit_sot=0)
+    sl = op.outer_slices()
+    outer = list(inputs)
+    for i in range(sl["shared"].start, sl["shared"].stop):
+        outer[i] = pt.shape_padleft(inputs[i])
+    new_op = type(op)(list(op.inner_inputs_), new_outs, new_info, mode=op.mode,
+                      truncate_gradient=op.truncate_gradient, name=op.name)
+    return new_op, outer, new_op(*outer, return_list=True)
+
+
+# -- pullback ----------------------------------------------------------------------------
+def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
+             cotangents: list[Variable]) -> list[Variable]:
+    """Cotangents of the outer inputs (reverse mode through time)."""
+    info = op.info
+    if info.n_mit_mot:
+        raise NotImplementedError(f"Scan {op.name or ''}: the gradient of a loop with mit-mot "
+                                  "outputs is not implemented")
+    if not info.n_shared_outs:
+        return _pullback(op, inputs, outputs, cotangents)
+    n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
+    new_op, outer, new_outputs = _trajectory(op, inputs)
+    cots = list(cotangents[:n_st])
+    for p in range(n_sh):
+        c = cotangents[n_st + n_nit + p]
+        buf = new_outputs[n_st + p]
+        if _live(c) and _is_float(buf):
+            cots.append(pt.set_subtensor(pt.zeros_like(buf)[-1], c))
+        else:
+            cots.append(None)
+    cots += cotangents[n_st:n_st + n_nit]
+    grads = _pullback(new_op, outer, new_outputs, cots)
+    sl = op.outer_slices()
+    for i in range(sl["shared"].start, sl["shared"].stop):
+        g = grads[i]
+        if _live(g):
+            grads[i] = g[0]
+    return grads
+
+
+def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
+              cotangents: list[Any]) -> list[Variable]:
+    info = op.info
+    sl = op.outer_slices()
+    ins, outs = op.inner_inputs_, op.inner_outputs_
+    n_st, n_nit, n_w = info.n_states, info.n_nit_sot, info.n_non_seqs
+    taps = info.state_taps
+    ks = [-min(t) for t in taps]
+    x_in = ins[:info.n_seqs]
+    state_in = op.inner_state_inputs()
+    w_in = ins[len(ins) - n_w:] if n_w else []
+    seq_outer = inputs[sl["seqs"]]
+    init_outer = inputs[sl["states"]]
+    w_outer = inputs[sl["non_seqs"]]
+
+    result: list[Any] = [_disconnected() for _ in inputs]
+    for i in (list(range(sl["seqs"].start, sl["seqs"].stop))
+              + list(range(sl["states"].start, sl["states"].stop))
+              + list(range(sl["non_seqs"].start, sl["non_seqs"].stop))):
+        result[i] = arith.zeros_like(inputs[i])
+
+    # Outputs with a cotangent from outside the loop.
+    live = [j for j in range(n_st + n_nit) if _live(cotangents[j]) and _is_float(outs[j])]
+    if not live:
+        return result
+    float_states = [m for m in range(n_st) if _is_float(outs[m])]
+    # The step's output cotangents: every float state gets one (later steps send
+    # cotangents back through it even when nothing outside reads it), and every
+    # nit-sot output that is read outside.
+    c_ph: dict[int, Variable] = {}
+    for j in float_states + [j for j in live if j >= n_st]:
+        c_ph[j] = _fresh(outs[j], "g_out")
+    # A scalar whose gradient is the step's vector-Jacobian product.  (Seeding
+    # known_grads instead would lose the paths where one output feeds another.)
+    cost = None
+    for j, c in c_ph.items():
+        term = (outs[j] * c).sum()
+        cost = term if cost is None else cost + term
+    for m in float_states:
+        want = state_in[m][0].type
+        if outs[m].type.broadcastable != want.broadcastable:
+            raise TypeError(
+                f"Scan {op.name or ''}: output {m} has type {outs[m].type}, but the state it "
+                f"feeds back has type {want}; their broadcastable dimensions differ, so the "
+                "gradient through the recurrence is not defined. Give the initial state the "
+                "output's shape pattern (e.g. with pt.specify_shape or unbroadcast)")
+    wrt = [v for v in x_in if _is_float(v)]
+    wrt += [v for m in float_states for v in state_in[m]]
+    wrt += [v for v in w_in if _is_float(v)]
+    g_list = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero",
+                  add_names=False)
+    g_of = dict(zip(wrt, g_list))
+
+    n = _steps_done(op, inputs, outputs)
+    trunc = op.truncate_gradient
+    steps = n if trunc < 0 else pt.minimum(n, trunc)
+
+    def rev(x: Variable) -> Variable:
+        return x[::-1]
+
+    # backward inner inputs and their outer values
+    seq_ph, seq_val, mapping = [], [], {}
+    for s, x in enumerate(x_in):
+        ph = _fresh(x, x.name)
+        seq_ph.append(ph)
+        seq_val.append(rev(seq_outer[s][:n]))
+        mapping[x] = ph
+    for m in range(n_st):
+        k = ks[m]
+        for t, v in zip(taps[m], state_in[m]):
+            ph = _fresh(v, v.name)
+            seq_ph.append(ph)
+            seq_val.append(rev(outputs[m][k + t:k + t + n]))
+            mapping[v] = ph
+    direct: dict[int, Variable] = {}
+    for j in live:
+        ph = _fresh(outs[j], "g_step")
+        seq_ph.append(ph)
+        full = cotangents[j]
+        start = ks[j] if j < n_st else 0
+        seq_val.append(rev(full[start:start + n]))
+        direct[j] = ph
+    w_ph = []
+    for w in w_in:
+        ph = _fresh(w, w.name)
+        w_ph.append(ph)
+        mapping[w] = ph
+
+    tap_ph: list[tuple[int, int, Variable, Variable]] = []  # (m, tap, placeholder, inner in)
+    for m in float_states:
+        for t, v in zip(taps[m], state_in[m]):
+            tap_ph.append((m, t, _fresh(v, "g_tap"), v))
+    for m in float_states:
+        terms = [ph for (mm, _t, ph, _v) in tap_ph if mm == m]
+        if m in direct:
+            terms.append(direct[m])
+        total = terms[0]
+        for term in terms[1:]:
+            total = total + term
+        mapping[c_ph[m]] = _cast_to(total, outs[m])
+    for j in c_ph:
+        if j >= n_st:
+            mapping[c_ph[j]] = direct[j]
+
+    acc_w = [q for q, w in enumerate(w_in) if _is_float(w)]
+    acc_ph = [_fresh(w_in[q], "g_acc") for q in acc_w]
+    gx_idx = [s for s, x in enumerate(x_in) if _is_float(x)]
+
+    raw_outs = ([_cast_to(g_of[v], v) for (_m, _t, _ph, v) in tap_ph]
+                + [_cast_to(ph + g_of[w_in[q]], w_in[q]) for ph, q in zip(acc_ph, acc_w)]
+                + [_cast_to(g_of[x_in[s]], x_in[s]) for s in gx_idx])
+    inner_outs = clone_replace(raw_outs, mapping) if raw_outs else []
+    inner_ins = seq_ph + [ph for (_m, _t, ph, _v) in tap_ph] + acc_ph + w_ph
+    back_info = type(info)(
+        n_seqs=len(seq_ph),
+        mit_sot_in_slices=tuple((t,) for (_m, t, _ph, _v) in tap_ph),
+        sit_sot_in_slices=((-1,),) * len(acc_ph),
+        n_nit_sot=len(gx_idx),
+        n_untraced_sit_sot=0,
+        n_non_seqs=len(w_ph),
+        as_while=False,
+    )
+    steps_i = pt.cast(steps, "int64")
+    outer = ([steps_i] + seq_val
+             + [pt.zeros_like(outputs[m][:-t]) for (m, t, _ph, _v) in tap_ph]
+             + [pt.shape_padleft(pt.zeros_like(w_outer[q])) for q in acc_w]
+             + [steps_i] * len(gx_idx) + list(w_outer))
+    back = _new_scan(op, inner_ins, inner_outs, back_info, outer, "grad")
+
+    pos = 0
+    g_init = {m: pt.zeros_like(init_outer[m]) for m in float_states}
+    for m in float_states:
+        k = ks[m]
+        if m in direct:
+            g_init[m] = pt.inc_subtensor(g_init[m][:k], cotangents[m][:k])
+    for (m, t, _ph, _v) in tap_ph:
+        buf = back[pos]
+        pos += 1
+        vf = rev(buf[-t:])  # forward order: steps n-T .. n-1
+        rest = [outputs[m].shape[i] for i in range(1, outputs[m].type.ndim)]
+        padded = pt.concatenate([pt.zeros((n - steps, *rest), dtype=buf.type.dtype), vf,
+                                 pt.zeros((-t, *rest), dtype=buf.type.dtype)])
+        k = ks[m]
+        g_init[m] = pt.inc_subtensor(g_init[m][k + t:k], padded[:-t])
+    for m in float_states:
+        result[sl["states"].start + m] = g_init[m]
+    for q in acc_w:
+        result[sl["non_seqs"].start + q] = back[pos][-1]
+        pos += 1
+    for s in gx_idx:
+        gx = rev(back[pos])
+        pos += 1
+        result[sl["seqs"].start + s] = pt.set_subtensor(
+            pt.zeros_like(seq_outer[s])[n - steps:n], gx)
+    return result
+
+
+# -- pushforward -------------------------------------------------------------------------
+def pushforward(op: Any, inputs: list[Variable], outputs: list[Variable],
+                tangents: list[Any]) -> list[Variable]:
+    """Tangents of the outer outputs (forward mode: the loop carries them beside its states)."""
+    info = op.info
+    if info.n_mit_mot:
+        raise NotImplementedError(f"Scan {op.name or ''}: the pushforward of a loop with "
+                                  "mit-mot outputs is not implemented")
+    if not info.n_shared_outs:
+        return _pushforward(op, inputs, tangents)
+    n_st, n_sh = info.n_states, info.n_shared_outs
+    new_op, outer, _ = _trajectory(op, inputs)
+    sl = op.outer_slices()
+    tans = list(tangents)
+    for i in range(sl["shared"].start, sl["shared"].stop):
+        if _live(tans[i]):
+            tans[i] = pt.shape_padleft(tans[i])
+    res = _pushforward(new_op, outer, tans)
+    shared = [r[-1] if _live(r) else r for r in res[n_st:n_st + n_sh]]
+    return res[:n_st] + res[n_st + n_sh:] + shared
+
+
+def _pushforward(op: Any, inputs: list[Variable], tangents: list[Any]) -> list[Variable]:
+    info = op.info
+    sl = op.outer_slices()
+    ins, outs = op.inner_inputs_, op.inner_outputs_
+    n_st, n_nit, n_w = info.n_states, info.n_nit_sot, info.n_non_seqs
+    n_mit = info.n_mit_sot
+    state_in = op.inner_state_inputs()
+    x_in = ins[:info.n_seqs]
+    w_in = ins[len(ins) - n_w:] if n_w else []
+
+    def tangent_of(i: int) -> Variable:
+        t = tangents[i]
+        return t if _live(t) else pt.zeros_like(inputs[i])
+
+    fx = [s for s, x in enumerate(x_in) if _is_float(x)]
+    fst = [m for m in range(n_st) if _is_float(outs[m])]
+    fw = [q for q, w in enumerate(w_in) if _is_float(w)]
+    fnit = [q for q in range(n_nit) if _is_float(outs[n_st + q])]
+    tx = {s: _fresh(x_in[s], "t_seq") for s in fx}
+    tst = {m: [_fresh(v, "t_state") for v in state_in[m]] for m in fst}
+    tw = {q: _fresh(w_in[q], "t_w") for q in fw}
+    wrt = [x_in[s] for s in fx] + [v for m in fst for v in state_in[m]] + [w_in[q] for q in fw]
+    evals = [tx[s] for s in fx] + [t for m in fst for t in tst[m]] + [tw[q] for q in fw]
+    targets = [outs[m] for m in fst] + [outs[n_st + q] for q in fnit]
+    if wrt and targets:
+        tans = Rop(targets, wrt, evals, disconnected_outputs="ignore",
+                   return_disconnected="zero")
+    else:
+        tans = [pt.zeros_like(o) for o in targets]
+    t_out = [_cast_to(t, o) for t, o in zip(tans, targets)]
+    t_state_out = dict(zip(fst, t_out[:len(fst)]))
+    t_nit_out = t_out[len(fst):]
+
+    mit_f = [m for m in fst if m < n_mit]
+    sit_f = [m for m in fst if m >= n_mit]
+    taps = info.state_taps
+    new_ins = (list(x_in) + [tx[s] for s in fx]
+               + [v for m in range(n_mit) for v in state_in[m]]
+               + [t for m in mit_f for t in tst[m]]
+               + [v for m in range(n_mit, n_st) for v in state_in[m]]
+               + [t for m in sit_f for t in tst[m]]
+               + list(w_in) + [tw[q] for q in fw])
+    cond = outs[n_st + n_nit:]
+    new_outs = (outs[:n_mit] + [t_state_out[m] for m in mit_f] + outs[n_mit:n_st]
+                + [t_state_out[m] for m in sit_f] + outs[n_st:n_st + n_nit] + t_nit_out + cond)
+    new_info = type(info)(
+        n_seqs=len(x_in) + len(fx),
+        mit_sot_in_slices=tuple(taps[:n_mit]) + tuple(taps[m] for m in mit_f),
+        sit_sot_in_slices=tuple(taps[n_mit:]) + tuple(taps[m] for m in sit_f),
+        n_nit_sot=n_nit + len(fnit),
+        n_untraced_sit_sot=0,
+        n_non_seqs=n_w + len(fw),
+        as_while=info.as_while,
+    )
+    seqs = inputs[sl["seqs"]]
+    inits = inputs[sl["states"]]
+    outer = ([inputs[0]] + list(seqs) + [tangent_of(sl["seqs"].start + s) for s in fx]
+             + list(inits[:n_mit]) + [tangent_of(sl["states"].start + m) for m in mit_f]
+             + list(inits[n_mit:]) + [tangent_of(sl["states"].start + m) for m in sit_f]
+             + list(inputs[sl["nit_lens"]]) + [inputs[sl["nit_lens"]][0] if n_nit
+                                               else inputs[0]] * len(fnit)
+             + list(inputs[sl["non_seqs"]]) + [tangent_of(sl["non_seqs"].start + q) for q in fw])
+    res = _new_scan(op, new_ins, new_outs, new_info, outer, "rop", op.truncate_gradient)
+    n_mf = len(mit_f)
+    t_mit = res[n_mit:n_mit + n_mf]
+    t_sit = res[n_mit + n_mf + (n_st - n_mit):n_st + len(fst)]
+    t_nit = res[n_st + len(fst) + n_nit:]
+    tan_state = dict(zip(mit_f + sit_f, list(t_mit) + list(t_sit)))
+    tan_nit = dict(zip(fnit, t_nit))
+    result: list[Variable] = []
+    for m in range(n_st):
+        result.append(tan_state.get(m, _disconnected()))
+    for q in range(n_nit):
+        result.append(tan_nit.get(q, _disconnected()))
+    return result
