@@ -1,0 +1,50 @@
+"""Per-call options of the dask linker, set with a context manager.
+
+A compiled function's signature is fixed, so options that vary per call
+(how NumPy inputs are chunked, whether results stay lazy) are read from a
+context variable when the function runs; the linker's own options are the
+defaults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["UNSET", "current_options", "dask_options"]
+
+UNSET: Any = object()
+
+_OPTIONS: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar(
+    "opgraph_dask_options", default={}
+)
+_KNOWN = ("chunks", "lazy")
+
+
+@contextlib.contextmanager
+def dask_options(*, chunks: Any = UNSET, lazy: Any = UNSET) -> Iterator[None]:
+    """Override the dask linker's ``chunks`` and/or ``lazy`` for calls made inside.
+
+    ``chunks`` is anything ``dask.array.from_array`` accepts (``"auto"``, an
+    int, a tuple); ``lazy=True`` returns dask arrays instead of NumPy arrays.
+    """
+    if lazy is not UNSET and not isinstance(lazy, bool):
+        raise TypeError(f"dask_options: lazy must be a bool, got {type(lazy).__name__}")
+    new = dict(_OPTIONS.get())
+    for key, value in (("chunks", chunks), ("lazy", lazy)):
+        if value is not UNSET:
+            new[key] = value
+    token = _OPTIONS.set(new)
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
+
+def current_options(defaults: dict[str, Any]) -> dict[str, Any]:
+    """``defaults`` updated with the options of the innermost :func:`dask_options`."""
+    merged = {k: defaults.get(k) for k in _KNOWN}
+    merged.update(_OPTIONS.get())
+    return merged
