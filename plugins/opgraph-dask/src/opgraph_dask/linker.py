@@ -70,8 +70,8 @@ class DaskLinker(Linker):
             opts = current_options(defaults)
             ctx = CallContext(opts["chunks"], warned)
             env: dict[Variable, Any] = {}
-            for var, cell in zip(inputs, input_storage):
-                env[var] = _wrap_input(var, cell[0], ctx.chunks)
+            for k, (var, cell) in enumerate(zip(inputs, input_storage)):
+                env[var] = _wrap_input(k, var, cell[0], ctx.chunks)
             for node in order:
                 values = [_value(v, env) for v in node.inputs]
                 try:
@@ -105,9 +105,21 @@ def _value(var: Variable, env: dict[Variable, Any]) -> Any:
     raise KeyError(f"dask linker: no value for {var} (the graph is not in toposort order)")
 
 
-def _wrap_input(var: Variable, value: Any, chunks: Any) -> Any:
-    """A tensor input of at least one dimension as a dask array; others unchanged."""
-    if isinstance(value, da.Array) or not isinstance(var.type, TensorType):
+def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
+    """A tensor input of at least one dimension as a dask array; others unchanged.
+
+    A dask array reaches here only past ``function()``'s input check (with
+    ``trust_input=True``), so its dtype and ndim are checked here.
+    """
+    if not isinstance(var.type, TensorType):
+        return value
+    if isinstance(value, da.Array):
+        if value.dtype != var.type.numpy_dtype or value.ndim != var.type.ndim:
+            raise TypeError(
+                f"dask linker: bad value for input {position} ({var.name!r}), expected "
+                f"{var.type}: got a dask array of dtype {value.dtype} with {value.ndim} "
+                "dimension(s)"
+            )
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
         return da.from_array(value, chunks=chunks)

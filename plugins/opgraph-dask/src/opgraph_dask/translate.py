@@ -94,6 +94,7 @@ def elemwise(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     """One blockwise layer per output; the task runs the node's kernel on a chunk."""
     ndim = node.outputs[0].type.ndim
     index = tuple(range(ndim))
+    _check_broadcast(node, values)
     args: list[Any] = []
     for v in values:
         args.extend((_as_dask(v), index))
@@ -106,6 +107,20 @@ def elemwise(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
             )
         )
     return outs
+
+
+def _check_broadcast(node: Apply, values: Sequence[Any]) -> None:
+    """Raise the Op's own error when lengths differ where no input is declared broadcastable.
+
+    dask would broadcast any length-1 dimension; opgraph only the static ones.
+    """
+    shapes = [np.shape(v) for v in values]
+    for d in range(node.outputs[0].type.ndim):
+        lengths = {s[d] for s, var in zip(shapes, node.inputs) if var.type.shape[d] != 1}
+        if len(lengths) > 1:
+            # zero-strided stand-ins: the kernel checks shapes, the values are irrelevant
+            stand_ins = [np.broadcast_to(np.zeros((), v.dtype), np.shape(v)) for v in values]
+            run_node(node, stand_ins)
 
 
 # -- reductions -----------------------------------------------------------------------------
