@@ -122,8 +122,24 @@ def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
             )
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
-        return da.from_array(value, chunks=chunks)
+        return da.from_array(value, chunks=input_chunks(chunks, position, var, value.ndim))
     return value
+
+
+def input_chunks(chunks: Any, position: int, var: Variable, ndim: int) -> Any:
+    """The chunking of one NumPy input from the ``chunks`` option.
+
+    A dict maps input names (or positions) to chunkings, others get
+    ``"auto"``; a tuple gives one entry per dimension (padded with ``"auto"``,
+    or cut, to the input's ndim); anything else (``"auto"``, an int, a byte
+    size string) applies to every dimension.
+    """
+    if isinstance(chunks, dict):
+        key = var.name if var.name in chunks else position
+        chunks = chunks.get(key, "auto")
+    if isinstance(chunks, tuple | list):
+        chunks = tuple(chunks[:ndim]) + ("auto",) * (ndim - len(chunks))
+    return chunks
 
 
 def _as_output(var: Variable, value: Any) -> Any:

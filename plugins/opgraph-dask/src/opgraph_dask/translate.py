@@ -32,7 +32,7 @@ from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
 from opgraph_dask.kernels import NodeKernel, run_node
 from opgraph_dask.table import register
 
-__all__ = ["DaskFallbackWarning", "concrete", "is_lazy", "whole_array"]
+__all__ = ["DaskFallbackWarning", "concrete", "is_lazy", "op_error", "whole_array"]
 
 
 class DaskFallbackWarning(UserWarning):
@@ -86,6 +86,23 @@ def whole_array(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     ]
 
 
+def _stand_in(value: Any) -> Any:
+    """A zero-strided array shaped like ``value``: enough for an Op's shape checks."""
+    if is_lazy(value):
+        return np.broadcast_to(np.zeros((), value.dtype), value.shape)
+    return value
+
+
+def op_error(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """Raise the error the Op itself gives for these input shapes (checked on stand-ins).
+
+    Translators call this when the shapes cannot work; should the Op accept
+    them after all, the node runs whole instead.
+    """
+    run_node(node, [_stand_in(v) for v in values])
+    return whole_array(node, values, ctx)
+
+
 # -- elementwise ----------------------------------------------------------------------------
 
 
@@ -118,9 +135,7 @@ def _check_broadcast(node: Apply, values: Sequence[Any]) -> None:
     for d in range(node.outputs[0].type.ndim):
         lengths = {s[d] for s, var in zip(shapes, node.inputs) if var.type.shape[d] != 1}
         if len(lengths) > 1:
-            # zero-strided stand-ins: the kernel checks shapes, the values are irrelevant
-            stand_ins = [np.broadcast_to(np.zeros((), v.dtype), np.shape(v)) for v in values]
-            run_node(node, stand_ins)
+            run_node(node, [_stand_in(v) for v in values])
 
 
 # -- reductions -----------------------------------------------------------------------------
@@ -150,7 +165,7 @@ def careduce(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
         result = reducer(x, axis=axis, dtype=acc)
     else:
         if x.size == 0 and reducer in (da.max, da.min):
-            return whole_array(node, values, ctx)  # NumPy's error for an empty max
+            return op_error(node, values, ctx)
         result = reducer(x, axis=axis)
     return [_cast(result, out)]
 
@@ -162,7 +177,7 @@ def careduce(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
 def dot(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     x, y = (_as_dask(v) for v in values)
     if x.shape[-1] != y.shape[0]:
-        return whole_array(node, values, ctx)  # the Op's own shape error
+        return op_error(node, values, ctx)
     return [_cast(da.dot(x, y), node.outputs[0])]
 
 
@@ -171,7 +186,9 @@ def matmul(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     x, y = (_as_dask(v) for v in values)
     xb, yb = x.shape[:-2], y.shape[:-2]
     inner_ok = x.shape[-1] == (y.shape[-2] if y.ndim > 1 else y.shape[0])
-    if not inner_ok or (xb and yb and xb != yb):
+    if not inner_ok:
+        return op_error(node, values, ctx)
+    if xb and yb and xb != yb:  # batch lengths broadcast only where static (the Op decides)
         return whole_array(node, values, ctx)
     return [_cast(da.matmul(x, y), node.outputs[0])]
 
@@ -187,7 +204,7 @@ def dimshuffle(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
         return run_node(node, values)
     for d in op.drop:
         if x.shape[d] != 1:
-            return whole_array(node, values, ctx)  # the Op's own error
+            return op_error(node, values, ctx)
     if op.transposition != tuple(range(x.ndim)):
         x = x.transpose(op.transposition)
     if not op.new_order:
@@ -224,7 +241,7 @@ def reshape(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     if len(target) != node.op.ndim or target.count(-1) > 1 or (
         -1 not in target and size != x.size
     ) or (-1 in target and (size == 0 or x.size % size)):
-        return whole_array(node, values, ctx)  # the Op's own error
+        return op_error(node, values, ctx)
     return [x.reshape(target, merge_chunks=True)]
 
 
@@ -234,7 +251,7 @@ def subtensor(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     index = numpy_index(node.op.idx_list, [concrete(i) for i in idx])
     for axis, entry in enumerate(index):
         if isinstance(entry, int | np.integer) and not -x.shape[axis] <= entry < x.shape[axis]:
-            return whole_array(node, values, ctx)  # the Op's own IndexError
+            return op_error(node, values, ctx)
     return [x[index]]
 
 
@@ -244,7 +261,7 @@ def advanced_subtensor1(node: Apply, values: Sequence[Any], ctx: Any) -> list[An
     ilist = concrete(ilist)
     n = x.shape[0]
     if ilist.size and (ilist.max() >= n or ilist.min() < -n):
-        return whole_array(node, values, ctx)  # the Op's own IndexError
+        return op_error(node, values, ctx)
     return [x[np.where(ilist < 0, ilist + n, ilist)]]
 
 
@@ -257,7 +274,7 @@ def join(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     ax = axis + ndim if axis < 0 else axis
     for a in arrays:
         if a.shape[:ax] + a.shape[ax + 1:] != arrays[0].shape[:ax] + arrays[0].shape[ax + 1:]:
-            return whole_array(node, values, ctx)
+            return op_error(node, values, ctx)
     return [_cast(da.concatenate(arrays, axis=axis), node.outputs[0])]
 
 
@@ -269,9 +286,9 @@ def alloc(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     offset = len(target) - v.ndim
     for j, vs in enumerate(v.shape):
         if vs != target[offset + j] and not (vs == 1 and static[j] == 1):
-            return whole_array(node, values, ctx)
+            return op_error(node, values, ctx)
     if any(s < 0 for s in target):
-        return whole_array(node, values, ctx)
+        return op_error(node, values, ctx)
     dtype = node.outputs[0].type.numpy_dtype
     if not is_lazy(v) and np.ndim(v) == 0:
         return [da.full(target, v, dtype=dtype, chunks=ctx.chunks)]
