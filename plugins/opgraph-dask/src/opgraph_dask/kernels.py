@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from opgraph_numpy.thunks import make_node_thunk
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.tensor.type import TensorType
-from opgraph_numpy.thunks import make_node_thunk
 
 __all__ = ["NodeKernel", "chunk_node", "run_node"]
 

@@ -17,8 +17,8 @@ __all__ = ["UNSET", "current_options", "dask_options"]
 
 UNSET: Any = object()
 
-_OPTIONS: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar(
-    "opgraph_dask_options", default={}
+_OPTIONS: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
+    "opgraph_dask_options", default=None
 )
 _KNOWN = ("chunks", "lazy")
 
@@ -32,7 +32,7 @@ def dask_options(*, chunks: Any = UNSET, lazy: Any = UNSET) -> Iterator[None]:
     """
     if lazy is not UNSET and not isinstance(lazy, bool):
         raise TypeError(f"dask_options: lazy must be a bool, got {type(lazy).__name__}")
-    new = dict(_OPTIONS.get())
+    new = dict(_OPTIONS.get() or {})
     for key, value in (("chunks", chunks), ("lazy", lazy)):
         if value is not UNSET:
             new[key] = value
@@ -46,5 +46,5 @@ def dask_options(*, chunks: Any = UNSET, lazy: Any = UNSET) -> Iterator[None]:
 def current_options(defaults: dict[str, Any]) -> dict[str, Any]:
     """``defaults`` updated with the options of the innermost :func:`dask_options`."""
     merged = {k: defaults.get(k) for k in _KNOWN}
-    merged.update(_OPTIONS.get())
+    merged.update(_OPTIONS.get() or {})
     return merged

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import warnings
 
-from opgraph.compile.mode import available_modes, get_mode
-from opgraph.plugins.manager import linker_records, mode_records
 from opgraph_dask.linker import DaskLinker
 from opgraph_dask.table import chunked_ops
+
+from opgraph.compile.mode import available_modes, get_mode
+from opgraph.plugins.manager import linker_records, mode_records
 
 
 def test_records_are_declared():

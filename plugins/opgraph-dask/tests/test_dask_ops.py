@@ -6,13 +6,12 @@ import warnings
 
 import numpy as np
 import pytest
+from dask_helpers import assert_same, chunked_array, compile_both
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import opgraph.tensor as pt
 from opgraph_dask.translate import DaskFallbackWarning
 
-from helpers import assert_same, chunked_array, compile_both
+import opgraph.tensor as pt
 
 SETTINGS = settings(max_examples=15, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -35,7 +34,8 @@ x = pt.matrix("x")
 y = pt.matrix("y")
 FAMILIES = {
     "elemwise": ([x, y], [pt.exp(x) * 2 + pt.sin(y) / (1 + y**2), pt.maximum(x, y) > 0.1]),
-    "broadcast": ([x, y], [x + y[0][None, :] * x.sum(axis=0, keepdims=True), x.sum(axis=1)[:, None] - y]),
+    "broadcast": ([x, y], [x + y[0][None, :] * x.sum(axis=0, keepdims=True),
+                           x.sum(axis=1)[:, None] - y]),
     "reductions": ([x, y], [x.sum(), x.sum(axis=0), pt.prod(y, axis=1), x.max(axis=0), y.min(),
                             (x > 0).all(axis=1), (y > 0).any(), x.mean(axis=1),
                             pt.logsumexp(x, axis=0)]),
@@ -49,7 +49,6 @@ FAMILIES = {
 @SETTINGS
 @given(data=st.data(), n=dims, m=dims)
 def test_family_matches_python_linker(family, data, n, m):
-    inputs, outputs = FAMILIES[family]
     ref, fd = _compiled(family)
     (a, da_), (b, db) = data.draw(chunked_array((n, m))), data.draw(chunked_array((n, m)))
     assert_same(ref(a, b), _no_fallback(fd, da_, db))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import dask.array as da
 import numpy as np
 from hypothesis import strategies as st
@@ -24,7 +26,7 @@ def ragged_chunks(draw, n: int) -> tuple[int, ...]:
         return (n,)
     cuts = draw(st.sets(st.integers(1, n - 1), max_size=min(n - 1, 4)))
     edges = [0, *sorted(cuts), n]
-    return tuple(b - a for a, b in zip(edges, edges[1:]))
+    return tuple(b - a for a, b in itertools.pairwise(edges))
 
 
 @st.composite

@@ -7,6 +7,10 @@ import warnings
 import dask.array as da
 import numpy as np
 import pytest
+from dask_helpers import assert_same, compile_both
+from opgraph_dask import dask_options
+from opgraph_dask.linker import DaskLinker
+from opgraph_dask.translate import DaskFallbackWarning
 
 import opgraph.tensor as pt
 from opgraph import function, grad, shared
@@ -14,11 +18,6 @@ from opgraph.compile.mode import Mode
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
 from opgraph.plugins import get_plugin_manager, hookimpl
-from opgraph_dask import dask_options
-from opgraph_dask.linker import DaskLinker
-from opgraph_dask.translate import DaskFallbackWarning
-
-from helpers import assert_same, compile_both
 
 x = pt.matrix("x")
 v = pt.vector("v")
