@@ -41,7 +41,10 @@ FAMILIES = {
                             pt.logsumexp(x, axis=0)]),
     "shape": ([x, y], [x.T * 2, x.reshape((-1,)), x.dimshuffle(1, "x", 0) + 1,
                        pt.concatenate([x, y], axis=1), pt.alloc(x[0], 3, x.shape[1])]),
-    "indexing": ([x, y], [x[1:, ::2], y[::-1], x[0], x[[0, -1, 0]]]),
+    "indexing": ([x, y], [x[1:, ::2], y[::-1], x[0], x[[0, -1, 0]], y[pt.argmax(x[:, 0])]]),
+    "arg_and_scans": ([x, y], [pt.argmax(x, axis=0), pt.argmin(y, axis=1), pt.argmax(x),
+                               pt.cumsum(x, axis=0), pt.cumprod(y * 0.5, axis=1),
+                               pt.cumsum(x)]),
 }
 
 

@@ -32,5 +32,6 @@ def test_mode_uses_the_dask_linker():
 def test_chunked_ops_lists_the_families():
     names = set(chunked_ops())
     for expected in ("Elemwise", "CAReduce", "Dot", "MatMul", "DimShuffle", "Subtensor",
-                     "AdvancedSubtensor1", "Reshape", "Join", "Alloc"):
+                     "AdvancedSubtensor1", "Reshape", "Join", "Alloc", "Argmax", "Argmin",
+                     "CumOp"):
         assert expected in names

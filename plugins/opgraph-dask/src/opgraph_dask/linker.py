@@ -122,7 +122,9 @@ def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
             )
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
-        return da.from_array(value, chunks=input_chunks(chunks, position, var, value.ndim))
+        # name=False: a random key instead of hashing the whole array on every call
+        return da.from_array(value, chunks=input_chunks(chunks, position, var, value.ndim),
+                             name=False)
     return value
 
 

@@ -21,12 +21,14 @@ import numpy as np
 from opgraph.graph.basic import Apply
 from opgraph.scalar import arith as sa
 from opgraph.scalar import logic as sl
+from opgraph.tensor.basic import ScalarFromTensor
 from opgraph.tensor.creation import Alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.extra_ops import CumOp
 from opgraph.tensor.indexing import numpy_index
 from opgraph.tensor.join import Join
 from opgraph.tensor.products import Dot, MatMul
-from opgraph.tensor.reduction import CAReduce
+from opgraph.tensor.reduction import Argmax, Argmin, CAReduce
 from opgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
 from opgraph_dask.kernels import NodeKernel, run_node
@@ -170,6 +172,44 @@ def careduce(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     return [_cast(result, out)]
 
 
+def _arg_reduce(node: Apply, values: Sequence[Any], ctx: Any, reducer: Any) -> list[Any]:
+    x = _as_dask(values[0])
+    axes = node.op.axis if node.op.axis is not None else tuple(range(x.ndim))
+    if any(x.shape[a] == 0 for a in axes):
+        return op_error(node, values, ctx)
+    if len(axes) == x.ndim:
+        return [_cast(reducer(x.reshape(-1)) if x.ndim else da.zeros((), "int64"),
+                      node.outputs[0])]
+    if len(axes) == 1:
+        return [_cast(reducer(x, axis=axes[0]), node.outputs[0])]
+    return whole_array(node, values, ctx)
+
+
+@register(Argmax)
+def argmax(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """Index of the largest element: dask's chunked arg-reduction over one axis or all."""
+    return _arg_reduce(node, values, ctx, da.argmax)
+
+
+@register(Argmin)
+def argmin(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    return _arg_reduce(node, values, ctx, da.argmin)
+
+
+@register(CumOp)
+def cumulative(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """cumsum/cumprod: dask's chunked scan (per-chunk scans plus carried totals)."""
+    x = _as_dask(values[0])
+    if node.op.axis is None:
+        x, axis = x.reshape(-1), 0
+    else:
+        axis = node.op.axis
+        if not -x.ndim <= axis < x.ndim:
+            return op_error(node, values, ctx)
+    fn = da.cumsum if node.op.mode == "add" else da.cumprod
+    return [_cast(fn(x, axis=axis), node.outputs[0])]
+
+
 # -- products -------------------------------------------------------------------------------
 
 
@@ -212,6 +252,12 @@ def dimshuffle(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     index = tuple(None if o == "x" else slice(None) for o in op.new_order)
     index += (0,) * len(op.drop)
     return [x[index]]
+
+
+@register(ScalarFromTensor)
+def scalar_from_tensor(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """A 0-d tensor as a scalar value: computed now (scalars are never chunked)."""
+    return run_node(node, [concrete(v) for v in values])
 
 
 @register(Shape)
