@@ -197,3 +197,13 @@ def test_chunks_per_input_by_name_and_by_rank():
     with dask_options(chunks=(3, 2), lazy=True):
         ox, ow = fd(a, b)
     assert ox.chunks == ((3, 3), (2, 2)) and ow.chunks == ((3, 2),)
+
+
+def test_alloc_from_concrete_values_is_built_in_chunks():
+    ref, fd = compile_both([x], [pt.alloc(0.5, x.shape[0], 6), pt.alloc(x[0], 4, x.shape[1])])
+    a = np.arange(12.0).reshape(3, 4)
+    with dask_options(chunks=2):
+        assert_same(ref(a), fd(a))
+    with dask_options(chunks=(2, 4), lazy=True):
+        filled, rows = fd(a)
+    assert filled.chunks == ((2, 1), (4, 2)) and rows.chunks == ((2, 2), (4,))

@@ -25,8 +25,8 @@ from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph.tensor.type import TensorType
 from opgraph_dask import translate
 from opgraph_dask.kernels import run_node
-from opgraph_dask.options import current_options
-from opgraph_dask.table import lookup
+from opgraph_dask.options import chunks_for, current_options
+from opgraph_dask.table import creates_arrays, lookup
 
 __all__ = ["DaskLinker"]
 
@@ -60,6 +60,7 @@ class DaskLinker(Linker):
             input_storage, output_storage, storage_map
         )
         translators = {node: lookup(node.op) for node in order}
+        creators = {node for node in order if creates_arrays(node.op)}
         inputs = list(fgraph.inputs)
         outputs = list(fgraph.outputs)
         updates = set((fgraph.update_mapping or {}).keys())
@@ -75,7 +76,7 @@ class DaskLinker(Linker):
             for node in order:
                 values = [_value(v, env) for v in node.inputs]
                 try:
-                    if not any(translate.is_lazy(v) for v in values):
+                    if node not in creators and not any(translate.is_lazy(v) for v in values):
                         results = run_node(node, values)
                     else:
                         fn = translators[node] or translate.whole_array
@@ -123,25 +124,9 @@ def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
         # name=False: a random key instead of hashing the whole array on every call
-        return da.from_array(value, chunks=input_chunks(chunks, position, var, value.ndim),
+        return da.from_array(value, chunks=chunks_for(chunks, value.ndim, var.name, position),
                              name=False)
     return value
-
-
-def input_chunks(chunks: Any, position: int, var: Variable, ndim: int) -> Any:
-    """The chunking of one NumPy input from the ``chunks`` option.
-
-    A dict maps input names (or positions) to chunkings, others get
-    ``"auto"``; a tuple gives one entry per dimension (padded with ``"auto"``,
-    or cut, to the input's ndim); anything else (``"auto"``, an int, a byte
-    size string) applies to every dimension.
-    """
-    if isinstance(chunks, dict):
-        key = var.name if var.name in chunks else position
-        chunks = chunks.get(key, "auto")
-    if isinstance(chunks, tuple | list):
-        chunks = tuple(chunks[:ndim]) + ("auto",) * (ndim - len(chunks))
-    return chunks
 
 
 def _as_output(var: Variable, value: Any) -> Any:

@@ -13,7 +13,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["UNSET", "current_options", "dask_options"]
+__all__ = ["UNSET", "chunks_for", "current_options", "dask_options"]
 
 UNSET: Any = object()
 
@@ -48,3 +48,19 @@ def current_options(defaults: dict[str, Any]) -> dict[str, Any]:
     merged = {k: defaults.get(k) for k in _KNOWN}
     merged.update(_OPTIONS.get() or {})
     return merged
+
+
+def chunks_for(chunks: Any, ndim: int, name: str | None = None, position: int | None = None) -> Any:
+    """The chunking of one array of rank ``ndim`` from the ``chunks`` option.
+
+    A dict maps input names (or positions) to chunkings, others get
+    ``"auto"``; a tuple gives one entry per dimension (padded with ``"auto"``,
+    or cut, to ``ndim``); anything else (``"auto"``, an int, a byte size
+    string) applies to every dimension.
+    """
+    if isinstance(chunks, dict):
+        key = name if name is not None and name in chunks else position
+        chunks = chunks.get(key, "auto")
+    if isinstance(chunks, tuple | list):
+        chunks = tuple(chunks[:ndim]) + ("auto",) * (ndim - len(chunks))
+    return chunks

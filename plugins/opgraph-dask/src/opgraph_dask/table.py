@@ -16,26 +16,39 @@ from typing import Any
 from opgraph.graph.basic import Apply
 from opgraph.plugins import call_hook_safely
 
-__all__ = ["BACKEND", "Translator", "chunked_ops", "lookup", "register"]
+__all__ = ["BACKEND", "Translator", "chunked_ops", "creates_arrays", "lookup", "register"]
 
 BACKEND = "dask"
 
 Translator = Callable[[Apply, Sequence[Any], Any], list[Any]]
 
 _TABLE: dict[type, Translator] = {}
+_CREATORS: set[type] = set()
 
 
-def register(*op_types: type) -> Callable[[Translator], Translator]:
-    """Decorator: ``translator`` handles ``op_types`` (and their subclasses)."""
+def register(*op_types: type, creates: bool = False) -> Callable[[Translator], Translator]:
+    """Decorator: ``translator`` handles ``op_types`` (and their subclasses).
+
+    ``creates=True`` marks Ops that make a new, possibly large array from
+    small inputs (``alloc``): they are translated even when every input is a
+    small concrete value, so the array is built chunk by chunk.
+    """
 
     def deco(fn: Translator) -> Translator:
         for t in op_types:
             if not isinstance(t, type):
                 raise TypeError(f"register: expected Op classes, got {t!r}")
             _TABLE[t] = fn
+            if creates:
+                _CREATORS.add(t)
         return fn
 
     return deco
+
+
+def creates_arrays(op: Any) -> bool:
+    """True when ``op`` was registered with ``creates=True`` (by its class or a base)."""
+    return any(cls in _CREATORS for cls in type(op).__mro__)
 
 
 def lookup(op: Any) -> Translator | None:

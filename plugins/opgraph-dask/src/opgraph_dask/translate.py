@@ -32,6 +32,7 @@ from opgraph.tensor.reduction import Argmax, Argmin, CAReduce
 from opgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
 from opgraph_dask.kernels import NodeKernel, run_node
+from opgraph_dask.options import chunks_for
 from opgraph_dask.table import register
 
 __all__ = ["DaskFallbackWarning", "concrete", "is_lazy", "op_error", "whole_array"]
@@ -324,7 +325,7 @@ def join(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     return [_cast(da.concatenate(arrays, axis=axis), node.outputs[0])]
 
 
-@register(Alloc)
+@register(Alloc, creates=True)
 def alloc(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     v, *shape = values
     target = tuple(int(concrete(s)) for s in shape)
@@ -336,7 +337,8 @@ def alloc(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     if any(s < 0 for s in target):
         return op_error(node, values, ctx)
     dtype = node.outputs[0].type.numpy_dtype
+    chunks = chunks_for(ctx.chunks, len(target))
     if not is_lazy(v) and np.ndim(v) == 0:
-        return [da.full(target, v, dtype=dtype, chunks=ctx.chunks)]
+        return [da.full(target, v, dtype=dtype, chunks=chunks)]
     out = da.broadcast_to(_as_dask(v), target)
-    return [_cast(out.rechunk(ctx.chunks), node.outputs[0])]
+    return [_cast(out.rechunk(chunks), node.outputs[0])]
