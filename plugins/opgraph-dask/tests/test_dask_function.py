@@ -207,3 +207,36 @@ def test_alloc_from_concrete_values_is_built_in_chunks():
     with dask_options(chunks=(2, 4), lazy=True):
         filled, rows = fd(a)
     assert filled.chunks == ((2, 1), (4, 2)) and rows.chunks == ((2, 2), (4,))
+
+
+class Boom(Cumulative):
+    """Translated (through the hook) into chunks that fail when computed."""
+
+
+def _boom(block):
+    raise RuntimeError("the branch that was not chosen was computed")
+
+
+class BoomPlugin:
+    @hookimpl
+    def opgraph_op_impl(self, op, backend):
+        if backend == "dask" and isinstance(op, Boom):
+            return lambda node, values, ctx: [da.map_blocks(_boom, values[0], dtype="float64")]
+        return None
+
+
+def test_ifelse_computes_only_the_chosen_branch():
+    from opgraph.ifelse import ifelse
+
+    pm = get_plugin_manager()
+    plugin = BoomPlugin()
+    pm.register(plugin, name="test-dask-boom")
+    try:
+        fd = function([x], ifelse(x.sum() > 0, Boom()(x) * 2, x - 1), mode="DASK")
+        a = np.arange(12.0).reshape(3, 4) + 1
+        with dask_options(chunks=2):
+            np.testing.assert_allclose(fd(-a), -a - 1)
+            with pytest.raises(RuntimeError, match="not chosen was computed"):
+                fd(a)
+    finally:
+        pm.unregister(plugin)

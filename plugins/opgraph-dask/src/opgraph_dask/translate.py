@@ -25,6 +25,7 @@ from opgraph.tensor.basic import ScalarFromTensor
 from opgraph.tensor.creation import Alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.extra_ops import CumOp
+from opgraph.tensor.ifelse import IfElse
 from opgraph.tensor.indexing import numpy_index
 from opgraph.tensor.join import Join
 from opgraph.tensor.products import Dot, MatMul
@@ -253,6 +254,16 @@ def dimshuffle(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     index = tuple(None if o == "x" else slice(None) for o in op.new_order)
     index += (0,) * len(op.drop)
     return [x[index]]
+
+
+@register(IfElse)
+def if_else(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """The condition is computed now; the other branch's dask graph is never computed."""
+    n = node.op.n_outs
+    cond = bool(np.asarray(concrete(values[0])))
+    chosen = values[1:1 + n] if cond else values[1 + n:1 + 2 * n]
+    return [_cast(_as_dask(v), var) if is_lazy(v) or np.ndim(v) else np.asarray(v, var.type.dtype)
+            for v, var in zip(chosen, node.outputs)]
 
 
 @register(ScalarFromTensor)
