@@ -139,6 +139,9 @@ def test_op_without_translation_runs_whole_with_one_warning():
     assert len(fallbacks) == 1
     assert "Cumulative" in str(fallbacks[0].message)
     assert_same(ref(a), got)
+    with dask_options(chunks=2, lazy=True):
+        lazy = fd(a)[0]
+    assert lazy.chunks == ((2, 2, 1), (2, 2))  # cut again after the whole-array node
 
 
 class Chunky:

@@ -84,8 +84,10 @@ def whole_array(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     for i, v in zip(lazy_pos, computed):
         full[i] = v
     outs = run_node(node, full)
+    # the results are cut again with the call's chunking, so later nodes run in parallel
     return [
-        da.from_array(o, chunks=o.shape or ()) if isinstance(o, np.ndarray) and lazy_pos else o
+        da.from_array(o, chunks=chunks_for(ctx.chunks, o.ndim), name=False)
+        if isinstance(o, np.ndarray) and o.ndim and lazy_pos else o
         for o in outs
     ]
 
