@@ -1,0 +1,69 @@
+"""Running one Op's NumPy implementation on plain arrays (a chunk, or a whole array).
+
+A :class:`NodeKernel` holds a small node built for chunks (static lengths
+dropped except the broadcastable 1s) so that it pickles without the user's
+graph and accepts any chunk shape; a dask task calls it, on a thread or on a
+cluster worker.  Each call builds fresh storage, so concurrent tasks never
+share cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from opgraph_numpy.thunks import make_node_thunk
+
+from opgraph.graph.basic import Apply, Variable
+from opgraph.tensor.type import TensorType
+
+__all__ = ["NodeKernel", "chunk_node", "run_node"]
+
+
+def chunk_node(node: Apply) -> Apply:
+    """A copy of ``node`` whose tensor inputs have unknown lengths (1s kept)."""
+    inputs = []
+    for var in node.inputs:
+        if isinstance(var.type, TensorType):
+            shape = tuple(1 if s == 1 else None for s in var.type.shape)
+            inputs.append(TensorType(var.type.dtype, shape)())
+        else:
+            inputs.append(var.type())
+    return node.op.make_node(*inputs)
+
+
+def run_node(node: Apply, values: Sequence[Any]) -> list[Any]:
+    """Compute ``node``'s outputs from input ``values`` with its NumPy thunk."""
+    if getattr(node.op, "destroy_map", None):
+        # a chunk may be read by other tasks: an in-place Op gets its own copy
+        values = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+    storage: dict[Variable, list] = {}
+    compute: dict[Variable, list] = {}
+    for var, value in zip(node.inputs, values):
+        storage[var] = [value]
+        compute[var] = [True]
+    for var in node.outputs:
+        storage[var] = [None]
+        compute[var] = [False]
+    thunk = make_node_thunk(node, storage, compute, [], "py")
+    result = thunk()
+    for _ in range(len(node.inputs) + 2):
+        if not (thunk.lazy and result):
+            break
+        result = thunk()
+    return [storage[var][0] for var in node.outputs]
+
+
+class NodeKernel:
+    """``kernel(*chunks) -> output[index]`` for one node, picklable for cluster workers."""
+
+    def __init__(self, node: Apply, index: int = 0) -> None:
+        self.node = chunk_node(node)
+        self.index = index
+
+    def __call__(self, *chunks: Any) -> np.ndarray:
+        return run_node(self.node, chunks)[self.index]
+
+    def __repr__(self) -> str:
+        return f"NodeKernel({self.node.op})"
