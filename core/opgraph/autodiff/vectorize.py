@@ -103,13 +103,17 @@ def _rules() -> dict[type, Rule]:
             MatMul: _matmul, Shape_i: _shape_i, Reshape: _reshape}
 
 
-#: Filled on first use (the tensor library is imported lazily).
+#: Filled on first use (the tensor library is imported lazily); modules defining Ops
+#: may add their rules before that.
 BATCHING_RULES: dict[type, Rule] = {}
+_DEFAULTS_LOADED: list[bool] = []
 
 
 def _rule_for(op: Any) -> Rule:
-    if not BATCHING_RULES:
-        BATCHING_RULES.update(_rules())
+    if not _DEFAULTS_LOADED:
+        for cls, rule in _rules().items():
+            BATCHING_RULES.setdefault(cls, rule)
+        _DEFAULTS_LOADED.append(True)
     for cls in type(op).__mro__:
         rule = BATCHING_RULES.get(cls)
         if rule is not None:
