@@ -33,8 +33,8 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
-    "Blockwise",
     "VECTORIZE_RULES",
+    "Blockwise",
     "parse_gufunc_signature",
     "safe_signature",
     "vectorize_core_graph",
