@@ -31,7 +31,7 @@ def numeric_jacobian(
     f: Callable[..., Any], values: Sequence[np.ndarray], eps: float
 ) -> list[np.ndarray]:
     """d f / d values[i] by central differences, shaped ``(f.size, values[i].size)``."""
-    values = [np.array(v, copy=True) for v in values]
+    values = [np.array(v, copy=True, order="C") for v in values]  # reshape(-1) must be a view
     jacobians = []
     for i, v in enumerate(values):
         flat = v.reshape(-1)

@@ -198,9 +198,10 @@ class QR(Op):
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         (a,) = inputs
         m, n = a.type.shape
-        if self.mode != "reduced" or m is None or n is None or m < n:
+        if self.mode != "reduced" or (m is not None and n is not None and m < n):
+            # (a shape only known at run time with m < n fails in the triangular solve)
             return [grad_not_implemented(
-                self, 0, a, "Implemented for mode='reduced' with static shape m >= n."
+                self, 0, a, "Implemented for mode='reduced' with m >= n."
             )]
         q, r = outputs
         gq, gr = cotangents
@@ -211,7 +212,7 @@ class QR(Op):
         mm = pt.dot(r, gr.T) - pt.dot(gq.T, q)
         copyltu = triangle(mm, -1, True) + triangle(mm, 0, True).T
         rhs = gq + pt.dot(q, copyltu)
-        solve_rt = SolveTriangular(lower=False, trans=1, check_finite=False, b_ndim=2)
+        solve_rt = SolveTriangular(lower=False, check_finite=False, b_ndim=2)
         return [solve_rt(r, rhs.T).T]  # rhs R^-T
 
 
@@ -262,9 +263,9 @@ class LU(Op):
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         (a,) = inputs
         m, n = a.type.shape
-        if self.permute_l or self.p_indices or m is None or m != n:
+        if self.permute_l or self.p_indices or (m is not None and n is not None and m != n):
             return [grad_not_implemented(
-                self, 0, a, "Implemented for square matrices of static shape, P as a matrix."
+                self, 0, a, "Implemented for square matrices, with P returned as a matrix."
             )]
         p, low, up = outputs
         _, gl, gu = cotangents
@@ -281,7 +282,7 @@ def _lu_grad(p: Variable, low: Variable, up: Variable, gl: Any, gu: Any) -> Vari
     if _live(gu):
         k = k + triangle(pt.dot(gu, up.T), 0, False)
     left = SolveTriangular(lower=True, trans=1, unit_diagonal=True, check_finite=False)
-    right = SolveTriangular(lower=False, trans=1, check_finite=False)
+    right = SolveTriangular(lower=False, trans=0, check_finite=False)
     y = left(low, k)  # L^-T K
     z = right(up, y.T).T  # L^-T K U^-T
     return pt.dot(p, z)
