@@ -169,7 +169,8 @@ def test_one_core_node_per_node_sees_its_dtypes() -> None:
             out[0][0] = np.asarray(inputs[0] + shift, dtype=inputs[0].dtype)
 
     op = Blockwise(DtypeDependent(), "()->()")
-    x, y = pt.tensor(name="x", dtype="float32", shape=(3,)), pt.tensor(name="y", dtype="int32", shape=(3,))
+    x = pt.tensor(name="x", dtype="float32", shape=(3,))
+    y = pt.tensor(name="y", dtype="int32", shape=(3,))
     fx, fy = evaluate([op(x), op(y)], {x: np.zeros(3, "float32"), y: np.zeros(3, "int32")})
     np.testing.assert_array_equal(fx, np.ones(3))
     np.testing.assert_array_equal(fy, -np.ones(3))

@@ -98,7 +98,9 @@ class AllocDiag(Op):
         values, like = pt.as_tensor_variable(values), pt.as_tensor_variable(like)
         _axes(like.type.ndim, self.axis1, self.axis2, "AllocDiag")
         if values.type.ndim != like.type.ndim - 1:
-            raise ValueError(f"AllocDiag: values {values.type} must have one axis less than {like.type}")
+            raise ValueError(
+                f"AllocDiag: values {values.type} must have one axis less than {like.type}"
+            )
         return Apply(self, [values, like], [TensorType(values.type.dtype, like.type.shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:

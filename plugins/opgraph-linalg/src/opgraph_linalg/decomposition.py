@@ -308,7 +308,8 @@ class Eig(Op):
         x = pt.as_tensor_variable(x)
         dtype = "complex64" if x.type.dtype in ("float32", "complex64") else "complex128"
         m = x.type.shape[-1] if x.type.ndim else None
-        return _square_node(self, x, "eig", [TensorType(dtype, (m,)), TensorType(dtype, x.type.shape)])
+        outs = [TensorType(dtype, (m,)), TensorType(dtype, x.type.shape)]
+        return _square_node(self, x, "eig", outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs

@@ -358,7 +358,9 @@ class PivotToPermutations(Op):
     def make_node(self, piv: Any) -> Apply:
         piv = pt.as_tensor_variable(piv)
         if piv.type.dtype not in pt.integer_dtypes or piv.type.ndim != 1:
-            raise TypeError(f"pivot_to_permutation: pivots must be an integer vector, got {piv.type}")
+            raise TypeError(
+                f"pivot_to_permutation: pivots must be an integer vector, got {piv.type}"
+            )
         return Apply(self, [piv], [TensorType("int64", piv.type.shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:

@@ -129,7 +129,9 @@ class SolveTriangular(SolveBase):
         check_finite: bool = True, b_ndim: int = 2,
     ) -> None:
         if trans not in _TRANS:
-            raise ValueError(f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+            raise ValueError(
+                f"solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}"
+            )
         super().__init__(lower=lower, check_finite=check_finite, b_ndim=b_ndim)
         self.trans = _TRANS[trans]
         self.unit_diagonal = bool(unit_diagonal)

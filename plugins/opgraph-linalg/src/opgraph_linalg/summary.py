@@ -137,7 +137,8 @@ def _matrix_norm(x: Variable, ord: Any, axes: tuple[int, int], keepdims: bool) -
         along = r if ord in (1, -1) else c
         other = c if ord in (1, -1) else r
         sums = pt.sum(pt.abs(x), axis=along, keepdims=True)
-        out = sums.max(axis=other, keepdims=True) if ord > 0 else sums.min(axis=other, keepdims=True)
+        pick = sums.max if ord > 0 else sums.min
+        out = pick(axis=other, keepdims=True)
         return out if keepdims else pt.squeeze(out, axis=tuple(sorted(axes)))
     else:
         raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm")
