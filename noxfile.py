@@ -171,3 +171,38 @@ def bench(session: nox.Session) -> None:
     if not script.is_file():
         session.skip("benchmarks/run.py does not exist yet")
     session.run("python", str(script.relative_to(ROOT)), *session.posargs)
+
+
+CONFORMANCE = ROOT.parent / "shared" / "conformance"
+CONFORMANCE_TARGETS = (
+    "tests/graph",
+    "tests/compile",
+    "tests/test_gradient.py",
+    "tests/test_rop.py",
+    "tests/test_config.py",
+    "tests/test_ifelse.py",
+    "tests/test_raise_op.py",
+    "tests/test_printing.py",
+)
+
+
+@nox.session(python=PYTHON, default=False)
+def conformance(session: nox.Session) -> None:
+    """PyTensor 3.0.7's own tests re-pointed at opgraph (needs ../shared/conformance).
+
+    ``nox -s conformance`` runs the graph/compile/gradient files the module map
+    targets; ``nox -s conformance -- tests/tensor/test_shape.py`` runs others.
+    The per-file table goes to conformance-report/summary.txt.
+    """
+    script = CONFORMANCE / "run.sh"
+    if not script.is_file():
+        session.skip(f"{script} not found (the conformance suite lives beside the repository)")
+    _install(session, list(PACKAGES.values()))
+    session.install("pytest-timeout", "pytest-mock")
+    out = ROOT / "conformance-report"
+    python = Path(session.bin) / "python"
+    session.run(
+        "bash", str(script), "opgraph", str(out), *(session.posargs or CONFORMANCE_TARGETS),
+        env={"PYTHON": str(python), "COLLECT_COUNTS": str(CONFORMANCE / "counts.tsv")},
+        external=True,
+    )

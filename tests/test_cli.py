@@ -13,7 +13,7 @@ import pytest
 import opgraph
 from opgraph import cli
 from opgraph.plugins import LinkerRecord, ModeRecord, hookimpl, make_plugin_manager
-from opgraph.plugins import manager as manager_module
+from opgraph.plugins import loading as manager_module
 
 
 @pytest.fixture
@@ -109,3 +109,33 @@ def test_register_subcommand(
     cli.SUBCOMMANDS["dumps"] = cli.Subcommand("lazy run", lambda p: None, "json:dumps")
     with pytest.raises(TypeError):  # json.dumps(args) fails: proves the string was loaded
         cli.main(["dumps"])
+
+
+def test_closed_pipe_ends_quietly() -> None:
+    code = (
+        "import sys, opgraph.cli as cli\n"
+        "def spam(args):\n"
+        "    for i in range(200000):\n"
+        "        print(i)\n"
+        "    return 0\n"
+        "cli.register_subcommand('spam', 'many lines', lambda p: None, spam)\n"
+        "sys.exit(cli.main(['spam']))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # what `| head -1` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0
+    assert first.strip() == b"0"
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_subcommand_of_a_missing_plugin_names_it(
+    private_manager: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["demo"]) == 2
+    err = capsys.readouterr().err
+    assert "opgraph-demo" in err and "not installed" in err

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from opgraph.config import change_flags
+from opgraph.graph.features import Feature
 from opgraph.plugins import (
     KNOWN_PROVIDERS,
     LinkerRecord,
     ModeRecord,
     OpgraphPluginWarning,
-    PluginConflictError,
     PluginHookError,
     PluginLoadError,
     TargetLoadError,
@@ -31,6 +31,7 @@ from opgraph.plugins import (
     load_target,
     make_plugin_manager,
     mode_records,
+    plugin_registry,
     plugin_report,
     provider_hint,
     reset_plugin_manager,
@@ -212,24 +213,85 @@ def test_wrong_record_type_is_reported_and_skipped() -> None:
 # --- conflicts ---------------------------------------------------------------------------
 
 
-def test_duplicate_linker_from_two_plugins_names_both() -> None:
-    one = _plugin("one", opgraph_linkers=lambda: [LinkerRecord("py", "json:dumps")])
+def test_duplicate_linker_disables_only_that_name() -> None:
+    one = _plugin(
+        "one",
+        opgraph_linkers=lambda: [LinkerRecord("py", "json:dumps"), LinkerRecord("a", "json:dumps")],
+    )
     two = _plugin("two", opgraph_linkers=lambda: [LinkerRecord("py", "json:loads")])
     pm = make_plugin_manager(plugins=[one, two])
-    with pytest.raises(PluginConflictError, match=r"linker 'py'") as info:
-        linker_records(pm)
-    assert "'one'" in str(info.value) and "'two'" in str(info.value)
+    with pytest.warns(OpgraphPluginWarning, match=r"linker 'py' is declared by several"):
+        linkers = linker_records(pm)
+    assert set(linkers) == {"a"}
+    conflict = plugin_registry(pm).conflict("linker", "py")
+    assert conflict is not None and set(conflict.plugins) == {"one", "two"}
+    assert conflict.kept is None
+    hint = provider_hint("py", pm)
+    assert hint is not None and "'one'" in hint and "'two'" in hint
 
 
 def test_duplicate_mode_from_two_distributions_names_both(make_dist: DistFactory) -> None:
     make_dist("opgraph-alpha", PY_PLUGIN)
     make_dist("opgraph-beta", PY_PLUGIN.replace('"py"', '"py2"'), version="2.5")
     pm = make_plugin_manager(autoload=True, group=GROUP)
-    with pytest.raises(PluginConflictError) as info:
-        mode_records(pm)
-    message = str(info.value)
+    with pytest.warns(OpgraphPluginWarning) as record:
+        modes = mode_records(pm)
+    assert "FAST_COMPILE" not in modes
+    message = str(record[0].message)
     assert "FAST_COMPILE" in message
     assert "opgraph-alpha 1.0" in message and "opgraph-beta 2.5" in message
+    rows = {row.name: row for row in plugin_report(pm)}
+    assert any("FAST_COMPILE" in c for c in rows["opgraph-alpha"].conflicts)
+    # the linkers the two plugins declare under different names are unaffected
+    assert {"py", "py2"} <= set(linker_records(pm))
+
+
+def test_first_party_registration_wins_a_conflict(make_dist: DistFactory) -> None:
+    make_dist("opgraph-numpy", PY_PLUGIN, entry="opgraph-numpy")
+    make_dist("someone-else", PY_PLUGIN.replace('"py"', '"py2"'), entry="rogue")
+    pm = make_plugin_manager(autoload=True, group=GROUP, disabled=())
+    with pytest.warns(OpgraphPluginWarning, match="opgraph-numpy.*is used"):
+        modes = mode_records(pm)
+    assert modes["FAST_COMPILE"].linkers == ("py",)
+
+
+def test_foreign_distribution_cannot_take_a_first_party_name(make_dist: DistFactory) -> None:
+    make_dist("impostor", PY_PLUGIN.replace('"py"', '"fake"'), entry="opgraph-numpy")
+    make_dist("opgraph-numpy", PY_PLUGIN, entry="opgraph-numpy")
+    with pytest.warns(OpgraphPluginWarning, match="reserved for opgraph's distribution"):
+        pm = make_plugin_manager(autoload=True, group=GROUP, disabled=())
+    assert pm.plugin_status["opgraph-numpy"].status == "ok"
+    assert pm.plugin_status["opgraph-numpy"].distribution == "opgraph-numpy"
+    assert set(linker_records(pm)) == {"py"}
+
+
+def test_sys_exit_while_a_plugin_imports_is_a_failed_plugin(make_dist: DistFactory) -> None:
+    make_dist("opgraph-quitter", "import sys\nsys.exit(3)\n")
+    make_dist("opgraph-fine", PY_PLUGIN)
+    with pytest.warns(OpgraphPluginWarning, match="SystemExit"):
+        pm = make_plugin_manager(autoload=True, group=GROUP, disabled=(), strict=False)
+    assert pm.plugin_status["opgraph-quitter"].status == "failed"
+    assert "py" in linker_records(pm)
+
+
+def test_bad_hook_result_is_reported_against_its_plugin_and_ignored() -> None:
+    class Good(Feature):
+        pass
+
+    good = _plugin("good", opgraph_compile_features=lambda: [Good()])
+    bad = _plugin("bad", opgraph_compile_features=lambda: 42)
+    pm = make_plugin_manager(plugins=[good, bad], disabled=(), strict=False)
+    with pytest.warns(OpgraphPluginWarning, match=r"'bad'.*returned 42.*list of Feature"):
+        results = call_hook_safely(pm, "opgraph_compile_features", fgraph=None, mode=None)
+    assert len(results) == 1 and isinstance(results[0][0], Good)
+    assert ("bad", "opgraph_compile_features") in pm.hook_failures
+
+
+def test_bad_hook_result_is_fatal_in_strict_mode() -> None:
+    bad = _plugin("bad", opgraph_pullback=lambda: "nonsense")
+    pm = make_plugin_manager(plugins=[bad], disabled=(), strict=True)
+    with pytest.raises(PluginHookError, match="expected a list"):
+        call_hook_safely(pm, "opgraph_pullback", op=None, inputs=(), outputs=(), cotangents=())
 
 
 # --- entry points ---------------------------------------------------------------------------

@@ -10,7 +10,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from opgraph import faces
+
 __version__ = "0.1.0"
+
+faces.install()  # PyTensor paths served by plugins (opgraph.graph.rewriting.db, ...)
 
 if TYPE_CHECKING:
     from opgraph import tensor

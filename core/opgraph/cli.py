@@ -1,24 +1,34 @@
 """The ``opgraph`` command.
 
-Subcommands live in :data:`SUBCOMMANDS`.  To add one (``demo``, ``cache``...),
-write a ``setup(parser)`` that adds its arguments and a ``run(args) -> int``
-that does the work, and add ``"name": Subcommand(help, setup, run)`` to the
-table, or call :func:`register_subcommand` from this module.  ``run`` may be
-an import string ``"pkg.mod:func"`` so that heavy modules are imported only
-when that subcommand runs; keep ``setup`` light (argparse only).
+The core's own subcommands live in :data:`SUBCOMMANDS` (``plugins``); plugins
+add theirs through the ``opgraph_cli_commands`` hook (``cache`` from
+opgraph-c, ``demo`` from opgraph-demo), so the core names no plugin.  A
+subcommand is a ``setup(parser)`` that adds its arguments (light: it runs
+whenever the command line is parsed) and a ``run(args) -> int``, which may
+be an import string ``"pkg.mod:func"`` loaded only when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 
 from opgraph import __version__
+from opgraph.plugins.manager import (
+    OpgraphPluginWarning,
+    command_records,
+    get_plugin_manager,
+    plugin_report,
+    provider_hint,
+)
+from opgraph.plugins.records import load_target
 
 __all__ = ["SUBCOMMANDS", "Subcommand", "build_parser", "main", "register_subcommand"]
 
@@ -46,10 +56,6 @@ def _join(items: Sequence[str]) -> str:
 
 
 def _run_plugins(args: argparse.Namespace) -> int:
-    import warnings
-
-    from opgraph.plugins.manager import OpgraphPluginWarning, get_plugin_manager, plugin_report
-
     with warnings.catch_warnings():
         # Load failures are shown in the report itself; no need to warn twice.
         warnings.simplefilter("ignore", OpgraphPluginWarning)
@@ -71,6 +77,8 @@ def _run_plugins(args: argparse.Namespace) -> int:
                 ("linkers", row.linkers),
                 ("modes", row.modes),
                 ("backends", row.backends),
+                ("modules", row.modules),
+                ("commands", row.commands),
             )
             if names
         )
@@ -86,37 +94,11 @@ def _run_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- opgraph cache (implemented by the opgraph-c plugin) ------------------------------
-
-
-def _setup_cache(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", nargs="?", default="info", choices=("list", "info", "clear"),
-                        help="list the cached modules, show totals (default), or remove all")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-
-
-def _run_cache(args: argparse.Namespace) -> int:
-    try:
-        from opgraph.plugins.records import load_target
-
-        run = load_target("opgraph_c.cache_cli:run")
-    except ImportError:
-        print("opgraph cache: the compile cache belongs to the C backend, plugin 'opgraph-c', "
-              "which is not installed (pip install ./plugins/opgraph-c).", file=sys.stderr)
-        return 1
-    return int(run(args) or 0)
-
-
 SUBCOMMANDS: dict[str, Subcommand] = {
     "plugins": Subcommand(
         help="list installed plugins, what they provide and their load status",
         setup=_setup_plugins,
         run=_run_plugins,
-    ),
-    "cache": Subcommand(
-        help="list, size or clear the compiled C module cache (plugin opgraph-c)",
-        setup=_setup_cache,
-        run=_run_cache,
     ),
 }
 """Subcommand name -> :class:`Subcommand`, in the order shown by ``--help``."""
@@ -134,47 +116,67 @@ def register_subcommand(
     SUBCOMMANDS[name] = Subcommand(help, setup, run)
 
 
-def _setup_demo(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--budget", type=float, default=0.05, metavar="SECONDS",
-                        help="time spent calling each compiled function (default 0.05)")
-    parser.add_argument("--no-graphs", action="store_true",
-                        help="do not print the graphs before and after rewriting")
+def _plugin_subcommands() -> dict[str, Subcommand]:
+    """Subcommands declared by plugins (``opgraph_cli_commands``); core names win."""
+    found: dict[str, Subcommand] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OpgraphPluginWarning)  # `opgraph plugins` shows them
+        records = command_records(get_plugin_manager())
+    for name, rec in records.items():
+        if name in SUBCOMMANDS:
+            warnings.warn(
+                f"a plugin declares the opgraph subcommand {name!r}, which the core owns; "
+                "the plugin's is ignored",
+                OpgraphPluginWarning,
+                stacklevel=3,
+            )
+            continue
+        try:
+            setup = load_target(rec.setup)
+        except ImportError as exc:
+            warnings.warn(f"opgraph subcommand {name!r} is unavailable: {exc}",
+                          OpgraphPluginWarning, stacklevel=3)
+            continue
+        found[name] = Subcommand(rec.help, setup, rec.run)
+    return found
 
 
-register_subcommand(
-    "demo",
-    "run the documented scenario (OpFromGraph, gradients, every installed mode) end to end",
-    _setup_demo,
-    "opgraph.demo:run",
-)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every registered subcommand."""
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Subcommand]]:
+    """The argument parser with every subcommand (core and plugins), and the subcommands."""
     parser = argparse.ArgumentParser(
         prog="opgraph",
         description="Symbolic tensor graphs with plugin backends (PyTensor-compatible API).",
     )
     parser.add_argument("--version", action="version", version=f"opgraph {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, cmd in SUBCOMMANDS.items():
+    commands = {**SUBCOMMANDS, **_plugin_subcommands()}
+    for name, cmd in commands.items():
         cmd.setup(sub.add_parser(name, help=cmd.help, description=cmd.help))
-    return parser
+    return parser, commands
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``opgraph`` console script; returns the exit code."""
-    parser = build_parser()
+    parser, commands = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in commands and not argv[0].startswith("-"):
+        hint = provider_hint(argv[0])
+        if hint is not None:
+            print(f"opgraph: no subcommand {argv[0]!r} here: {hint}", file=sys.stderr)
+            return 2
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
-    run: Any = SUBCOMMANDS[args.command].run
-    if isinstance(run, str):
-        from opgraph.plugins.records import load_target
-
-        run = load_target(run)
-    code = run(args)
+    run: Any = load_target(commands[args.command].run)
+    try:
+        code = run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `opgraph cache list | head`: the reader left; say nothing more, as `ls | head` does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return int(code or 0)
 
 

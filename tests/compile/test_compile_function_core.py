@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from compile_toys import TinyLinker, plus, twice
 
-from opgraph.compile.builders import __getattr__ as builders_getattr
 from opgraph.compile.function import Function, function
 from opgraph.compile.io import In, Out
 from opgraph.compile.mode import Mode
@@ -110,18 +109,6 @@ def test_update_type_mismatch_is_a_type_error_naming_the_variable() -> None:
     with pytest.raises(TypeError, match="update of shared variable s"):
         function([m], m, updates={s: m}, mode=tiny())
     assert s.get_value().tolist() == [0.0, 0.0]
-
-
-def test_builders_names_the_plugin_when_absent() -> None:
-    try:
-        import opgraph_ofg  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="opgraph-ofg"):
-            builders_getattr("OpFromGraph")
-    else:
-        assert builders_getattr("OpFromGraph") is not None
-    with pytest.raises(AttributeError):
-        builders_getattr("Nope")
 
 
 def test_eval_uses_function_and_caches() -> None:

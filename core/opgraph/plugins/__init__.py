@@ -40,9 +40,17 @@ if TYPE_CHECKING:
         plugin_registry,
         plugin_report,
         provider_hint,
+        public_module_records,
         reset_plugin_manager,
     )
-    from opgraph.plugins.records import LinkerRecord, ModeRecord, TargetLoadError, load_target
+    from opgraph.plugins.records import (
+        CommandRecord,
+        LinkerRecord,
+        ModeRecord,
+        PublicModule,
+        TargetLoadError,
+        load_target,
+    )
 
 _LAZY = {
     **dict.fromkeys(
@@ -67,12 +75,20 @@ _LAZY = {
             "plugin_registry",
             "plugin_report",
             "provider_hint",
+            "public_module_records",
             "reset_plugin_manager",
         ),
         "opgraph.plugins.manager",
     ),
     **dict.fromkeys(
-        ("LinkerRecord", "ModeRecord", "TargetLoadError", "load_target"),
+        (
+            "CommandRecord",
+            "LinkerRecord",
+            "ModeRecord",
+            "PublicModule",
+            "TargetLoadError",
+            "load_target",
+        ),
         "opgraph.plugins.records",
     ),
 }
@@ -82,6 +98,7 @@ __all__ = [
     "HOOK_NAMES",
     "KNOWN_PROVIDERS",
     "PROJECT_NAME",
+    "CommandRecord",
     "HookFailure",
     "LinkerRecord",
     "ModeRecord",
@@ -94,6 +111,7 @@ __all__ = [
     "PluginLoadError",
     "PluginRegistry",
     "PluginStatus",
+    "PublicModule",
     "TargetLoadError",
     "call_hook_safely",
     "get_plugin_manager",
@@ -107,6 +125,7 @@ __all__ = [
     "plugin_registry",
     "plugin_report",
     "provider_hint",
+    "public_module_records",
     "reset_plugin_manager",
 ]
 

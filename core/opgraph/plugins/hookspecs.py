@@ -19,7 +19,7 @@ import pluggy
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from opgraph.plugins.records import LinkerRecord, ModeRecord
+    from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 
 PROJECT_NAME = "opgraph"
 ENTRY_POINT_GROUP = "opgraph.plugins"
@@ -152,6 +152,42 @@ def opgraph_op_impl(op: Any, backend: str) -> object | None:
     """
 
 
+@hookspec
+def opgraph_public_modules() -> list[PublicModule]:
+    """Serve public module paths under ``opgraph`` from a plugin (collect-all).
+
+    Called once per plugin manager, the first time a module path that no
+    file of the core holds is imported.  Return a list of
+    :class:`~opgraph.plugins.records.PublicModule`: importing ``module`` (or a
+    submodule of it) then gives the plugin's ``target`` module (or the same
+    submodule of it).  Two plugins serving one path is an error.
+
+    Example::
+
+        @hookimpl
+        def opgraph_public_modules():
+            return [PublicModule("opgraph.graph.rewriting.db", "opgraph_rewrites.db")]
+    """
+
+
+@hookspec
+def opgraph_cli_commands() -> list[CommandRecord]:
+    """Add ``opgraph <name>`` subcommands (collect-all).
+
+    Called when the ``opgraph`` command line is parsed.  Return a list of
+    :class:`~opgraph.plugins.records.CommandRecord`; ``setup`` is imported to
+    build the parser, ``run`` only when the subcommand is used.  A name that is
+    already taken (by the core or another plugin) is reported and skipped.
+
+    Example::
+
+        @hookimpl
+        def opgraph_cli_commands():
+            return [CommandRecord("cache", "manage the C cache",
+                                  "opgraph_c.cache_cli:setup", "opgraph_c.cache_cli:run")]
+    """
+
+
 HOOK_NAMES: tuple[str, ...] = (
     "opgraph_linkers",
     "opgraph_modes",
@@ -160,4 +196,6 @@ HOOK_NAMES: tuple[str, ...] = (
     "opgraph_pullback",
     "opgraph_pushforward",
     "opgraph_op_impl",
+    "opgraph_public_modules",
+    "opgraph_cli_commands",
 )

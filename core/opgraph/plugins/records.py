@@ -133,3 +133,42 @@ class ModeRecord:
     exclude: tuple[str, ...] = attrs.field(default=(), converter=_to_names, validator=_check_names)
     description: str = ""
     require: tuple[str, ...] = attrs.field(default=(), converter=_to_names, validator=_check_names)
+
+
+def _check_module_path(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
+    parts = value.split(".") if isinstance(value, str) else []
+    if not parts or not all(p.isidentifier() for p in parts):
+        raise TypeError(f"{attr.name} must be a dotted module path, got {value!r}")
+
+
+@attrs.frozen
+class PublicModule:
+    """A module path under ``opgraph`` that a plugin's module serves.
+
+    PyTensor code imports ``pytensor.graph.rewriting.db`` or
+    ``pytensor.tensor.linalg.decomposition.cholesky``; when the code behind
+    such a path lives in a plugin, the plugin returns
+    ``PublicModule("opgraph.tensor.linalg", "opgraph_linalg")`` and the core
+    makes ``opgraph.tensor.linalg`` (and every submodule below it) the
+    plugin's module objects, so classes keep one identity under both names.
+    """
+
+    module: str = attrs.field(validator=_check_module_path)
+    target: str = attrs.field(validator=_check_module_path)
+    description: str = ""
+
+
+@attrs.frozen
+class CommandRecord:
+    """An ``opgraph <name>`` subcommand a plugin provides.
+
+    ``setup`` (an import string or callable) adds the subcommand's arguments
+    to an ``argparse`` parser: keep its module light, it is imported whenever
+    the command line is parsed.  ``run`` takes the parsed arguments and returns
+    the exit code; it is imported only when the subcommand runs.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    help: str
+    setup: Target = attrs.field(validator=_check_target)
+    run: Target = attrs.field(validator=_check_target)

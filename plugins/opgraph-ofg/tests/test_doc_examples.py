@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 import pytest
+from opgraph.compile.builders import OpFromGraph
 
 import opgraph
 import opgraph.tensor as pt
 from opgraph.compile import function
-from opgraph.compile.builders import OpFromGraph
 from opgraph.config import config
 from opgraph.gradient import grad
 

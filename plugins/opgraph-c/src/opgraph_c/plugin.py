@@ -9,7 +9,7 @@ otherwise (with one warning naming the reason and the compiler log).
 from __future__ import annotations
 
 from opgraph.plugins import hookimpl
-from opgraph.plugins.records import LinkerRecord, ModeRecord
+from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord
 
 
 @hookimpl
@@ -47,4 +47,16 @@ def opgraph_modes() -> list[ModeRecord]:
             include=("fast_run",),
             description="FAST_RUN rewrites, per-node C thunks in a VM loop",
         ),
+    ]
+
+
+@hookimpl
+def opgraph_cli_commands() -> list[CommandRecord]:
+    return [
+        CommandRecord(
+            "cache",
+            "list, size or clear the compiled C module cache",
+            "opgraph_c.cache_args:setup",
+            "opgraph_c.cache_cli:run",
+        )
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.plugins import hookimpl
+from opgraph.plugins import PublicModule, hookimpl
 
 
 @hookimpl
@@ -13,3 +13,9 @@ def opgraph_register_rewrites(db: Any) -> None:
     from opgraph_ofg.rewrites import register_rewrites
 
     register_rewrites(db)
+
+
+@hookimpl
+def opgraph_public_modules() -> list[PublicModule]:
+    """The PyTensor path whose code lives in this plugin."""
+    return [PublicModule("opgraph.compile.builders", "opgraph_ofg.builders")]

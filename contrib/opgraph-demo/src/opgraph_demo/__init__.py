@@ -1,0 +1,1 @@
+"""opgraph-demo: the ``opgraph demo`` subcommand (see README.md)."""

@@ -1,0 +1,138 @@
+"""``opgraph demo``: what it prints is what it measured, with every plugin and with few."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import math
+import os
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import numpy as np
+import pytest
+from opgraph_demo.examples import Example, log_erfc_reference
+from opgraph_demo.main import _verdict
+from opgraph_demo.measure import Cell, ModeRun, compare
+
+import opgraph.tensor as pt
+
+
+def _demo(disabled: list[str], *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("OPGRAPH_STRICT_PLUGINS", None)
+    env["OPGRAPH_DISABLE_PLUGINS"] = ",".join(disabled)
+    return subprocess.run(
+        [sys.executable, "-m", "opgraph.cli", "demo", "--budget", "0.002", *args],
+        capture_output=True, text=True, env=env, timeout=900,
+    )
+
+
+def _installed_plugins() -> list[str]:
+    return sorted(ep.name for ep in entry_points(group="opgraph.plugins"))
+
+
+def test_demo_with_every_plugin_is_short_and_shows_its_numbers() -> None:
+    result = _demo([])
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert len(out.splitlines()) < 80
+    assert "Largest |difference| from the reference" in out
+    for name in ("OpFromGraph: basic", "OpFromGraph: shared variable",
+                 "OpFromGraph: per-input pullback override", "special: log(erfc(v))"):
+        assert name in out
+    times = out.split("== Times", 1)[1].split("== Skipped", 1)[0]
+    for mode in ("FAST_COMPILE", "FAST_RUN", "C", "CVM"):
+        row = next(line for line in times.splitlines() if line.split()[:1] == [mode])
+        assert row.split()[2] != "-", f"no cold compile time for {mode}: {row}"
+    # every (example, mode) is either compared or listed with the reason it was not
+    assert "all agree" in out and "FAILED" not in out
+    assert "special: log(erfc(v)): needs the 'fast_run' rewrites" in out
+
+
+def test_verbose_adds_graphs_and_plugins() -> None:
+    result = _demo([], "--verbose", "--no-cold")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "== Plugins" in out and "before rewriting" in out and "after rewriting" in out
+    assert "== Per example" in out
+
+
+def test_demo_with_only_the_numpy_plugin() -> None:
+    keep = {"opgraph-numpy", "opgraph-demo"}
+    others = [p for p in _installed_plugins() if p not in keep]
+    result = _demo(others, "--no-cold")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    skipped = out.split("== Skipped", 1)[1]
+    for dist in ("opgraph-rewrites", "opgraph-ofg", "opgraph-c", "opgraph-special"):
+        assert f"plugin {dist} is disabled" in skipped, f"no reason given for {dist}:\n{out}"
+    assert "OpFromGraph: basic" not in out
+    assert "FAST_COMPILE" in out and "all agree" in out
+
+
+def _run(name: str, cells: dict[str, Cell], tags: frozenset[str] = frozenset()) -> ModeRun:
+    return ModeRun(name, tags=tags, cells=cells)
+
+
+def test_a_disagreement_is_reported_with_its_size() -> None:
+    x = pt.dvector("x")
+    ex = Example("double", [x], [2 * x], (np.ones(2),), [np.array([2.0, 2.0])])
+    good = _run("A", {"double": Cell(outputs=[np.array([2.0, 2.0])])})
+    bad = _run("B", {"double": Cell(outputs=[np.array([2.0, 2.5])])})
+    refs = compare([ex], [good, bad], rewrites_on=True)
+    assert refs == {"double": "expected"}
+    assert good.cells["double"].agrees and good.cells["double"].diff == 0
+    assert not bad.cells["double"].agrees and bad.cells["double"].diff == pytest.approx(0.5)
+    problems, sentence = _verdict([good, bad], 1)
+    assert problems == ["double [B]: differs by 0.5"]
+    assert "2 of 2 results" in sentence and "1 problem" in sentence
+
+
+def test_without_expected_values_the_reference_is_fast_compile() -> None:
+    x = pt.dvector("x")
+    ex = Example("noisy", [x], [x], (np.ones(1),))
+    ref = _run("FAST_COMPILE", {"noisy": Cell(outputs=[np.array([1.0])])})
+    other = _run("C", {"noisy": Cell(outputs=[np.array([1.0 + 1e-12])])})
+    assert compare([ex], [other, ref], rewrites_on=True) == {"noisy": "mode FAST_COMPILE"}
+    assert other.cells["noisy"].agrees and 0 < other.cells["noisy"].diff < 1e-11
+
+
+def test_uncompared_results_are_never_counted_as_agreement() -> None:
+    x = pt.dvector("x")
+    ex = Example("stable", [x], [x], (np.ones(1),), [np.array([1.0])], needs_tag="fast_run")
+    no_tag = _run("FAST_COMPILE", {"stable": Cell(outputs=[np.array([np.inf])])})
+    tagged = _run("FAST_RUN", {"stable": Cell(outputs=[np.array([1.0])])},
+                  frozenset({"fast_run"}))
+    compare([ex], [no_tag, tagged], rewrites_on=False)
+    assert not no_tag.cells["stable"].compared and not tagged.cells["stable"].compared
+    problems, sentence = _verdict([no_tag, tagged], 1)
+    assert problems == []
+    assert sentence.startswith("0 of 2 results") and "2 not compared" in sentence
+
+
+def test_failed_compile_makes_the_demo_fail() -> None:
+    run = _run("C", {"x": Cell(error="RuntimeError: boom")})
+    problems, _ = _verdict([run], 1)
+    assert problems == ["x [C]: FAILED: RuntimeError: boom"]
+
+
+@pytest.mark.parametrize("x", [-3.0, 0.0, 0.5, 2.0, 10.0, 26.0])
+def test_log_erfc_reference_where_erfc_is_representable(x: float) -> None:
+    assert log_erfc_reference(x) == pytest.approx(math.log(math.erfc(x)), rel=1e-15)
+
+
+def test_log_erfc_reference_beyond_underflow_is_continuous() -> None:
+    below, above = log_erfc_reference(26.0), log_erfc_reference(26.0 + 1e-9)
+    assert math.isfinite(log_erfc_reference(40.0))
+    assert abs(above - below) < 1e-6  # the slope is about -2x = -52
+    assert log_erfc_reference(40.0) == pytest.approx(-1604.2615566532743, rel=1e-14)
+
+
+def test_run_returns_zero_in_process() -> None:
+    from opgraph_demo.main import run
+
+    out = io.StringIO()
+    code = run(argparse.Namespace(verbose=False, budget=0.001, no_cold=True), out)
+    assert code == 0, out.getvalue()
