@@ -1,0 +1,13 @@
+"""``opgraph.tensor.nlinalg`` (PyTensor's older path): the same names as ``linalg``."""
+
+from __future__ import annotations
+
+import importlib
+
+from opgraph_linalg import _WHERE
+
+__all__ = sorted(_WHERE)
+
+for _name in __all__:
+    globals()[_name] = getattr(importlib.import_module(f"opgraph_linalg.{_WHERE[_name]}"), _name)
+del _name
