@@ -1,0 +1,140 @@
+"""Every Op's values against NumPy/SciPy, for one matrix and for batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import opgraph.tensor as pt
+import opgraph_linalg as la
+from opgraph.tensor.blockwise import Blockwise
+
+from helpers_la import compile_py, spd, well_conditioned
+
+
+def _run(build, *values):
+    ins = [pt.tensor(dtype=str(v.dtype), shape=(None,) * v.ndim) for v in values]
+    outs = build(*ins)
+    return compile_py(ins, outs)(*values)
+
+
+@pytest.mark.parametrize("batch", [(), (3,), (2, 1)])
+def test_decompositions_match_scipy(rng, batch):
+    a = spd(rng, 4, batch)
+    m = well_conditioned(rng, 4, batch)
+    np.testing.assert_allclose(_run(la.cholesky, a), np.linalg.cholesky(a))
+    np.testing.assert_allclose(
+        _run(lambda x: la.cholesky(x, lower=False), a), np.swapaxes(np.linalg.cholesky(a), -1, -2)
+    )
+    w, v = _run(la.eigh, a)
+    np.testing.assert_allclose(w, np.linalg.eigh(a)[0])
+    np.testing.assert_allclose(np.abs(v), np.abs(np.linalg.eigh(a)[1]), atol=1e-10)
+    np.testing.assert_allclose(_run(la.eigvalsh, a), np.linalg.eigvalsh(a))
+    np.testing.assert_allclose(_run(lambda x: la.svd(x, compute_uv=False), m),
+                               np.linalg.svd(m, compute_uv=False))
+    q, r = _run(la.qr, m)
+    np.testing.assert_allclose(q @ r, m, atol=1e-12)
+    np.testing.assert_allclose(_run(la.det, m), np.linalg.det(m))
+    sign, logdet = _run(la.slogdet, m)
+    np.testing.assert_allclose(sign * np.exp(logdet), np.linalg.det(m))
+    np.testing.assert_allclose(_run(la.inv, m), np.linalg.inv(m))
+    np.testing.assert_allclose(_run(la.pinv, m), np.linalg.pinv(m), atol=1e-12)
+    np.testing.assert_allclose(_run(la.trace, m), np.trace(m, axis1=-2, axis2=-1))
+    expected = np.stack([scipy.linalg.expm(x) for x in (0.1 * m).reshape(-1, 4, 4)])
+    np.testing.assert_allclose(_run(la.expm, 0.1 * m), expected.reshape(m.shape))
+
+
+@pytest.mark.parametrize("assume_a", ["gen", "sym", "pos"])
+def test_solve_vector_and_matrix_rhs(rng, assume_a):
+    a = spd(rng, 4)
+    b = rng.normal(size=4)
+    bm = rng.normal(size=(4, 2))
+    np.testing.assert_allclose(_run(lambda x, y: la.solve(x, y, assume_a=assume_a), a, b),
+                               np.linalg.solve(a, b))
+    np.testing.assert_allclose(_run(lambda x, y: la.solve(x, y, assume_a=assume_a), a, bm),
+                               np.linalg.solve(a, bm))
+
+
+def test_batched_solve_broadcasts_b(rng):
+    a = well_conditioned(rng, 3, (2, 4))
+    b = rng.normal(size=(4, 3))  # a batch of 4 vectors, broadcast against a's (2, 4)
+    got = _run(lambda x, y: la.solve(x, y, b_ndim=1), a, b)
+    np.testing.assert_allclose(got, np.linalg.solve(a, b[None, ..., None])[..., 0])
+
+
+def test_triangular_and_factor_solvers(rng):
+    a = spd(rng, 4)
+    b = rng.normal(size=(4, 2))
+    low = np.linalg.cholesky(a)
+    np.testing.assert_allclose(
+        _run(lambda x, y: la.solve_triangular(x, y, lower=True), low, b),
+        scipy.linalg.solve_triangular(low, b, lower=True))
+    np.testing.assert_allclose(
+        _run(lambda x, y: la.solve_triangular(x, y, lower=True, trans="T"), low, b),
+        scipy.linalg.solve_triangular(low, b, lower=True, trans=1))
+    np.testing.assert_allclose(_run(lambda c, y: la.cho_solve((c, True), y), low, b),
+                               np.linalg.solve(a, b))
+    lu, piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(_run(lambda x, p, y: la.lu_solve((x, p), y), lu, piv, b),
+                               np.linalg.solve(a, b))
+    p, l_, u = _run(la.lu, a)
+    np.testing.assert_allclose(p @ l_ @ u, a, atol=1e-12)
+    perm = _run(la.pivot_to_permutation, piv)
+    low_f = np.tril(lu, -1) + np.eye(4)
+    np.testing.assert_allclose(a[perm], low_f @ np.triu(lu), atol=1e-12)
+
+
+def test_constructors_and_products(rng):
+    m = rng.normal(size=(3, 4))
+    v = rng.normal(size=3)
+    np.testing.assert_allclose(_run(la.diag, v), np.diag(v))
+    np.testing.assert_allclose(_run(lambda x: la.diag(x, 1), m), np.diag(m, 1))
+    np.testing.assert_allclose(_run(lambda x: la.diagonal(x, -1, 1, 0), m), np.diagonal(m, -1, 1, 0))
+    np.testing.assert_allclose(_run(lambda x: la.tril(x, -1), m), np.tril(m, -1))
+    np.testing.assert_allclose(_run(lambda x: la.triu(x, 1), m), np.triu(m, 1))
+    np.testing.assert_allclose(_run(la.kron, m, m[:2]), np.kron(m, m[:2]))
+    np.testing.assert_allclose(_run(la.kron, v, m), np.kron(v, m))
+    np.testing.assert_allclose(_run(la.block_diag, m, m[:2, :1]),
+                               scipy.linalg.block_diag(m, m[:2, :1]))
+    sq = well_conditioned(rng, 3)
+    for n in (-2, 0, 1, 5):
+        np.testing.assert_allclose(_run(lambda x, n=n: la.matrix_power(x, n), sq),
+                                   np.linalg.matrix_power(sq, n))
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+def test_matrix_norms(rng, ord):
+    m = rng.normal(size=(2, 3, 4))
+    got = _run(lambda x: la.norm(x, ord=ord, axis=(1, 2)), m)
+    np.testing.assert_allclose(got, np.linalg.norm(m, ord=ord, axis=(1, 2)))
+
+
+@pytest.mark.parametrize("ord", [None, 0, 1, 2, 3, np.inf, -np.inf])
+def test_vector_norms(rng, ord):
+    v = rng.normal(size=(3, 5))
+    got = _run(lambda x: la.norm(x, ord=ord, axis=-1, keepdims=True), v)
+    np.testing.assert_allclose(got, np.linalg.norm(v, ord=ord, axis=-1, keepdims=True))
+
+
+def test_float32_stays_float32(rng):
+    a = spd(rng, 3).astype("float32")
+    out = la.cholesky(pt.tensor(dtype="float32", shape=(None, None)))
+    assert out.type.dtype == "float32"
+    assert _run(la.cholesky, a).dtype == np.float32
+    assert la.det(pt.imatrix()).type.dtype == "float64"
+
+
+def test_every_function_builds_a_blockwise():
+    x = pt.dtensor3("x")
+    for fn in (la.cholesky, la.inv, la.det, la.expm, la.eigvalsh, la.pinv):
+        out = fn(x)
+        assert isinstance(out.owner.op, Blockwise), fn
+        assert out.type.ndim == fn(pt.dmatrix()).type.ndim + 1
+
+
+def test_eig_complex(rng):
+    m = rng.normal(size=(4, 4))
+    w, v = _run(la.eig, m)
+    np.testing.assert_allclose(m @ v, v * w, atol=1e-10)
+    assert w.dtype == np.complex128
