@@ -281,3 +281,12 @@ def test_vectorize_node_fallback_uses_own_signature() -> None:
     (out,) = vectorize_node_fallback(node.op, node, pt.tensor3("A"), v)
     assert out.owner.op.signature == "(m,k),(k)->(m)"
     assert out.type.ndim == 2
+
+
+def test_repeated_core_dim_must_match_within_one_input() -> None:
+    op = Blockwise(Dot(), "(m,m),(m,m)->(m,m)")
+    with pytest.raises(ValueError, match=r"input 0 \(s\) must have equal lengths.*square matrix"):
+        op(pt.tensor(name="s", shape=(3, 4)), pt.matrix("t"))
+    s, t = pt.matrix("s"), pt.matrix("t")
+    with pytest.raises(ValueError, match=r"got shape \(3, 4\)"):
+        evaluate(op(s, t), {s: np.ones((3, 4)), t: np.ones((3, 3))})

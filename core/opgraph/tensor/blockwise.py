@@ -169,6 +169,8 @@ class Blockwise(Op):
                     continue
                 if name in seen and seen[name][1] != length:
                     j = seen[name][0]
+                    if j == i:
+                        raise ValueError(_same_input_message(self, inp, i, sig, inp.type.shape))
                     raise ValueError(
                         f"{self}: core dimension {name!r} has length {seen[name][1]} in "
                         f"{_label(inputs[j], j)} but {length} in {_label(inp, i)}"
@@ -206,6 +208,10 @@ class Blockwise(Op):
             for name, length in zip(sig, x.shape[nb:]):
                 if name in dims and dims[name][1] != length:
                     j = dims[name][0]
+                    if j == i:
+                        raise ValueError(
+                            _same_input_message(self, node.inputs[i], i, sig, x.shape)
+                        )
                     raise ValueError(
                         f"{self}: core dimension {name!r} has length {dims[name][1]} in "
                         f"{_label(node.inputs[j], j)} (shape {inputs[j].shape}) but {length} in "
@@ -357,6 +363,14 @@ class Blockwise(Op):
             t if _not_a_tensor(t) or t.type.ndim == o.type.ndim else alloc(t, *_dims(o))
             for t, o in zip(result, outputs)
         ]
+
+
+def _same_input_message(op: Op, var: Variable, i: int, sig: Sequence[str], shape: Any) -> str:
+    square = " (a square matrix)" if len(sig) == 2 and sig[0] == sig[1] else ""
+    return (
+        f"{op}: {_label(var, i)} must have equal lengths for its core dimensions "
+        f"({','.join(sig)}){square}, got shape {tuple(shape)}"
+    )
 
 
 def _not_a_tensor(v: Any) -> bool:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import opgraph_linalg as la
 import pytest
 from helpers_la import check_grad, compile_py, spd, well_conditioned
 
 import opgraph.tensor as pt
-import opgraph_linalg as la
 from opgraph.gradient import pullback, pushforward
 
 

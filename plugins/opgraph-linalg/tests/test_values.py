@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import opgraph_linalg as la
 import pytest
 import scipy.linalg
+from helpers_la import compile_py, spd, well_conditioned
 
 import opgraph.tensor as pt
-import opgraph_linalg as la
 from opgraph.tensor.blockwise import Blockwise
-
-from helpers_la import compile_py, spd, well_conditioned
 
 
 def _run(build, *values):

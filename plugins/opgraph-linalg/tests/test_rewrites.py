@@ -1,0 +1,77 @@
+"""The linear-algebra rewrites fire under FAST_RUN and keep every result."""
+
+from __future__ import annotations
+
+import numpy as np
+import opgraph_linalg as la
+import pytest
+from helpers_la import spd, well_conditioned
+
+import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.tensor.blockwise import Blockwise
+
+
+def _core_ops(f):
+    return [type(n.op.core_op).__name__ for n in f.maker.fgraph.apply_nodes
+            if isinstance(n.op, Blockwise)]
+
+
+def _both(inputs, out):
+    fast = function(inputs, out, mode="FAST_RUN", on_unused_input="ignore")
+    plain = function(inputs, out, mode="FAST_COMPILE", on_unused_input="ignore")
+    return fast, plain
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda a, b, m: pt.dot(la.inv(a), b), lambda a, b, m: pt.dot(la.inv(a), m),
+     lambda a, b, m: pt.dot(m, la.inv(a)), lambda a, b, m: pt.matmul(la.inv(a), m),
+     lambda a, b, m: pt.dot(b, la.inv(a))],
+    ids=["inv_dot_vec", "inv_dot_mat", "mat_dot_inv", "matmul", "vec_dot_inv"],
+)
+def test_inv_times_b_becomes_solve(rng, build):
+    a, b, m = pt.dmatrix("a"), pt.dvector("b"), pt.dmatrix("m")
+    fast, plain = _both([a, b, m], build(a, b, m))
+    assert "Solve" in _core_ops(fast) and "MatrixInverse" not in _core_ops(fast)
+    vals = (well_conditioned(rng, 3), rng.normal(size=3), rng.normal(size=(3, 3)))
+    np.testing.assert_allclose(fast(*vals), plain(*vals))
+
+
+def test_log_det_becomes_slogdet(rng):
+    a = pt.dmatrix("a")
+    for out in (pt.log(la.det(a)), pt.log(pt.abs(la.det(a)))):
+        fast, plain = _both([a], out)
+        assert "SLogDet" in _core_ops(fast) and "Det" not in _core_ops(fast)
+        for val in (spd(rng, 3), -spd(rng, 3), np.zeros((3, 3))):
+            np.testing.assert_allclose(fast(val), plain(val))
+
+
+def test_log_det_stays_finite_where_det_overflows():
+    a = pt.dmatrix("a")
+    fast = function([a], pt.log(la.det(a)), mode="FAST_RUN")
+    np.testing.assert_allclose(fast(np.eye(400) * 1e3), 400 * np.log(1e3))
+
+
+def test_psd_solve_uses_cholesky(rng):
+    a, b = pt.dmatrix("a"), pt.dvector("b")
+    vals = (spd(rng, 4), rng.normal(size=4))
+    fast, plain = _both([a, b], la.solve(a, b, assume_a="pos"))
+    assert {"Cholesky", "CholeskySolve"} <= set(_core_ops(fast))
+    np.testing.assert_allclose(fast(*vals), plain(*vals))
+    a.tag.psd = True
+    fast, plain = _both([a, b], la.solve(a, b) + pt.sum(la.inv(a)))
+    assert "Solve" not in _core_ops(fast) and "MatrixInverse" not in _core_ops(fast)
+    np.testing.assert_allclose(fast(*vals), plain(*vals))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("trans", [0, 1])
+def test_transposed_triangular_solve(rng, lower, trans):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    fast, plain = _both([a, b], la.solve_triangular(a.T, b, lower=lower, trans=trans))
+    node = next(n for n in fast.maker.fgraph.apply_nodes if isinstance(n.op, Blockwise))
+    assert node.op.core_op.lower is (not lower) and node.op.core_op.trans == 1 - trans
+    tri = np.triu if lower else np.tril  # a.T must be `lower`-triangular
+    vals = (tri(well_conditioned(rng, 3)), rng.normal(size=(3, 2)))
+    np.testing.assert_allclose(fast(*vals), plain(*vals))
