@@ -95,7 +95,8 @@ def test_svd_qr_grads(rng):
 
     def uv_loss(x):  # invariant under the sign of each singular pair
         u, s, vh = la.svd(x, full_matrices=False)
-        return (u**2 * pt.arange(1.0, 4.0)).sum() + (vh**2 * pt.arange(1.0, 4.0)[:, None]).sum() + s.sum()
+        w = pt.arange(1.0, 4.0)
+        return (u**2 * w).sum() + (vh**2 * w[:, None]).sum() + s.sum()
 
     check_grad(uv_loss, [m], rng)
     check_grad(lambda x: la.qr(x)[0] * 1.5 + 0.0, [m], rng)
