@@ -84,7 +84,7 @@ def test_eigen_grads(rng):
     a = spd(rng, 4)
     check_grad(lambda x: la.eigh(x)[0], [a], rng)
     check_grad(lambda x: la.eigh(x)[1] ** 2, [a], rng)  # squared: no sign ambiguity
-    check_grad(lambda x: la.eigh(x, "U")[0], [a], rng)
+    check_grad(lambda x: la.eigh(x, UPLO="U")[0], [a], rng)
     check_grad(la.eigvalsh, [a], rng)
     check_grad(lambda x, y: la.eigvalsh(x, y), [a, spd(rng, 4)], rng)
 
@@ -137,3 +137,19 @@ def test_pushforward_matches_pullback(rng, build):
     f = compile_py([x, t, u], [jvp, vjp])
     j, v = f(a, tv, uv)
     np.testing.assert_allclose(np.sum(j * uv), np.sum(tv * v), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_generalized_eigh_grads(rng, lower):
+    a, b = spd(rng, 4), spd(rng, 4)
+    check_grad(lambda x, y: la.eigh(x, y, lower=lower)[0], [a, b], rng)
+    check_grad(lambda x, y: la.eigh(x, y, lower=lower)[1] ** 2, [a, b], rng)
+
+
+@pytest.mark.parametrize(("permute_l", "p_indices"), [(True, False), (False, True)])
+def test_lu_grad_every_output_form(rng, permute_l, p_indices):
+    def loss(x):
+        out = la.lu(x, permute_l=permute_l, p_indices=p_indices)
+        return out[-1].sum() + (out[-2] ** 2).sum()
+
+    check_grad(loss, [rng.normal(size=(2, 4, 4))], rng)

@@ -138,3 +138,27 @@ def test_eig_complex(rng):
     w, v = _run(la.eig, m)
     np.testing.assert_allclose(m @ v, v * w, atol=1e-10)
     assert w.dtype == np.complex128
+
+
+def test_pivot_to_permutation_matches_scipy_p_indices(rng):
+    a = rng.normal(size=(5, 5))
+    _, piv = scipy.linalg.lu_factor(a)
+    p, low, up = scipy.linalg.lu(a, p_indices=True)
+    np.testing.assert_array_equal(_run(la.pivot_to_permutation, piv), p)
+    np.testing.assert_array_equal(_run(lambda v: la.pivot_to_permutation(v, inverse=True), piv),
+                                  np.argsort(p))
+    got = _run(lambda x: la.lu(x, p_indices=True), a)
+    for g, e in zip(got, (p, low, up)):
+        np.testing.assert_allclose(g, e)
+
+
+def test_generalized_eigh_and_hermitian(rng):
+    a, b = spd(rng, 4), spd(rng, 4)
+    w, v = _run(la.eigh, a, b)
+    np.testing.assert_allclose(a @ v, b @ v * w, atol=1e-10)
+    np.testing.assert_allclose(_run(la.eigvalsh, a, b), scipy.linalg.eigvalsh(a, b))
+    h = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    h = h + h.conj().T
+    w, v = _run(la.eigh, h)
+    assert w.dtype == np.float64
+    np.testing.assert_allclose(h @ v, v * w, atol=1e-10)

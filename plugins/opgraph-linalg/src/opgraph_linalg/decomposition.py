@@ -8,6 +8,7 @@ only, which is what finite differences on the raw input measure.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,7 +74,7 @@ class Cholesky(Op):
     gufunc_signature = "(m,m)->(m,m)"
 
     def __init__(self, *, lower: bool = True, check_finite: bool = False,
-                 on_error: str = "raise", overwrite_a: bool = False) -> None:
+                 on_error: str = "nan", overwrite_a: bool = False) -> None:
         if on_error not in ("raise", "nan"):
             raise ValueError(f"cholesky: on_error must be 'raise' or 'nan', got {on_error!r}")
         self.lower = bool(lower)
@@ -133,14 +134,22 @@ class Cholesky(Op):
 
 
 def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
-             overwrite_a: bool = False, on_error: str = "raise") -> Variable:
+             overwrite_a: bool = False, on_error: str = "nan") -> Variable:
     """Cholesky factor of ``x`` (or of each matrix in a batch); see ``scipy.linalg.cholesky``.
 
-    ``on_error="nan"`` returns NaNs for a matrix that is not positive definite
-    instead of raising ``LinAlgError``.
+    A matrix that is not positive definite gives NaNs (``on_error="nan"``, the
+    default, as in PyTensor 3); ``on_error="raise"`` raises ``LinAlgError``
+    instead and, as in PyTensor, warns that the option is deprecated.
     """
     x = as_matrix(x, "cholesky", "x")
     check_square_static(x, "cholesky", "x")
+    if on_error == "raise":
+        warnings.warn(
+            'cholesky: on_error="raise" is deprecated (as in PyTensor 3): the default '
+            '"nan" returns NaNs for a matrix that is not positive definite',
+            FutureWarning,
+            stacklevel=2,
+        )
     op = Cholesky(lower=lower, check_finite=check_finite, on_error=on_error,
                   overwrite_a=overwrite_a)
     return Blockwise(op)(x)
@@ -157,64 +166,100 @@ def _eig_weights(w: Variable) -> Variable:
     return pt.switch(eye, pt.zeros_like(diff), one / pt.switch(eye, one, diff))
 
 
+def _real_dtype(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
 class Eigh(Op):
-    """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix."""
+    """Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix, or
+    of the pencil ``a v = w b v`` with ``b`` positive definite when ``generalized``."""
 
-    __props__ = ("lower",)
-    gufunc_signature = "(m,m)->(m),(m,m)"
+    __props__ = ("lower", "generalized")
 
-    def __init__(self, UPLO: str = "L", *, lower: bool | None = None) -> None:
-        if lower is None:
-            if UPLO not in ("L", "U"):
-                raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
-            lower = UPLO == "L"
+    def __init__(self, lower: bool = True, generalized: bool = False) -> None:
         self.lower = bool(lower)
+        self.generalized = bool(generalized)
+
+    @property
+    def gufunc_signature(self) -> str:
+        return "(m,m),(m,m)->(m),(m,m)" if self.generalized else "(m,m)->(m),(m,m)"
 
     @property
     def UPLO(self) -> str:
         return "L" if self.lower else "U"
 
-    def make_node(self, x: Any) -> Apply:
-        x = pt.as_tensor_variable(x)
-        dtype = float_dtype(x.type.dtype)
-        m = x.type.shape[-1] if x.type.ndim else None
-        return _square_node(self, x, "eigh",
-                            [TensorType(dtype, (m,)), TensorType(dtype, x.type.shape)])
+    def make_node(self, a: Any, b: Any = None) -> Apply:
+        a = as_matrix(a, "eigh", "a")
+        check_square_static(a, "eigh", "a")
+        inputs = [a]
+        if self.generalized:
+            if b is None:
+                raise TypeError("eigh: the generalized op needs b")
+            b = as_matrix(b, "eigh", "b")
+            check_square_static(b, "eigh", "b")
+            inputs.append(b)
+        elif b is not None:
+            raise TypeError("eigh: this op takes one matrix; use Eigh(generalized=True)")
+        if any(x.type.ndim != 2 for x in inputs):
+            raise ValueError("eigh: the core op takes matrices (use eigh(), which batches)")
+        dtype = float_dtype(*(x.type.dtype for x in inputs))
+        m = a.type.shape[-1]
+        outs = [TensorType(_real_dtype(dtype), (m,))(), TensorType(dtype, a.type.shape)()]
+        return Apply(self, inputs, outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (a,) = inputs
-        check_square_value(a, "eigh", "a")
-        w, v = np.linalg.eigh(a, UPLO=self.UPLO)
+        check_square_value(inputs[0], "eigh", "a")
+        if self.generalized:
+            w, v = scipy.linalg.eigh(inputs[0], inputs[1], lower=self.lower)
+        else:
+            w, v = np.linalg.eigh(inputs[0], UPLO=self.UPLO)
         output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.numpy_dtype)
         output_storage[1][0] = np.asarray(v, dtype=node.outputs[1].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        (shp,) = input_shapes
+        shp = input_shapes[0]
         return [(shp[0],), tuple(shp)]
 
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         w, v = outputs
         gw, gv = cotangents
         if not _live(gw) and not _live(gv):
-            return [disconnected_type()]
-        inner = None
-        if _live(gv):
-            inner = _eig_weights(w) * pt.dot(v.T, gv)
+            return [disconnected_type()] * len(inputs)
+        n = w.shape[0]
+        eye = pt.eq(pt.arange(n)[:, None], pt.arange(n)[None, :])
+        zero = pt.zeros_like(_eig_weights(w))
+        # K = diag(gw) + F o (V^T gV): gA = V K V^T (and gB = -V (K W + diag(V^T gV)/2) V^T)
+        k = zero
+        vtgv = None
         if _live(gw):
-            scaled = v * gw[None, :]
-            g = pt.dot(scaled, v.T)
-            if inner is not None:
-                g = g + pt.dot(pt.dot(v, inner), v.T)
-        else:
-            g = pt.dot(pt.dot(v, inner), v.T)
-        return [triangle_grad(g, self.lower)]
+            k = k + pt.switch(eye, gw[:, None] + zero, zero)
+        if _live(gv):
+            vtgv = pt.dot(v.T, gv)
+            k = k + _eig_weights(w) * vtgv
+        grads = [triangle_grad(pt.dot(pt.dot(v, k), v.T), self.lower)]
+        if self.generalized:
+            inner = k * w[None, :]
+            if vtgv is not None:
+                inner = inner + 0.5 * pt.switch(eye, vtgv, zero)
+            grads.append(triangle_grad(-pt.dot(pt.dot(v, inner), v.T), self.lower))
+        return grads
 
 
-def eigh(a: Any, UPLO: str = "L") -> list[Variable]:
-    """``(w, v)`` of a symmetric matrix (``numpy.linalg.eigh``; reads the ``UPLO`` triangle)."""
+def eigh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None) -> list[Variable]:
+    """``(w, v)`` of symmetric ``a`` (or of ``a v = w b v``), as ``scipy.linalg.eigh``.
+
+    Only the ``lower`` (or upper) triangle is read; ``UPLO="L"/"U"`` is
+    accepted too, as in ``numpy.linalg.eigh``.
+    """
+    if UPLO is not None:
+        if UPLO not in ("L", "U"):
+            raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+        lower = UPLO == "L"
     a = as_matrix(a, "eigh", "a")
     check_square_static(a, "eigh", "a")
-    return Blockwise(Eigh(UPLO))(a)
+    if b is None:
+        return Blockwise(Eigh(lower))(a)
+    return Blockwise(Eigh(lower, generalized=True))(a, b)
 
 
 class Eigvalsh(Op):
@@ -244,7 +289,7 @@ class Eigvalsh(Op):
             dtypes.append(b.type.dtype)
         elif b is not None:
             raise TypeError("eigvalsh: this op takes one matrix; use Eigvalsh(generalized=True)")
-        out = TensorType(float_dtype(*dtypes), (a.type.shape[-1],))()
+        out = TensorType(_real_dtype(float_dtype(*dtypes)), (a.type.shape[-1],))()
         return Apply(self, inputs, [out])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:

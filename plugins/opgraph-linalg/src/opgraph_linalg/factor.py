@@ -263,15 +263,25 @@ class LU(Op):
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         (a,) = inputs
         m, n = a.type.shape
-        if self.permute_l or self.p_indices or (m is not None and n is not None and m != n):
-            return [grad_not_implemented(
-                self, 0, a, "Implemented for square matrices, with P returned as a matrix."
-            )]
-        p, low, up = outputs
-        _, gl, gu = cotangents
+        if m is not None and n is not None and m != n:
+            return [grad_not_implemented(self, 0, a, "Implemented for square matrices.")]
+        gl, gu = cotangents[-2], cotangents[-1]
         if not _live(gl) and not _live(gu):
             return [disconnected_type()]
-        return [_lu_grad(p, low, up, gl, gu)]
+        dtype = outputs[-1].type.dtype
+        if self.permute_l:  # outputs (P L, U): recover P (piecewise constant) and L
+            p_idx = LU(p_indices=True, check_finite=self.check_finite)(a)[0]
+            p = pt.eye(a.shape[0], dtype=dtype)[p_idx]
+            low = pt.dot(p.T, outputs[0])
+            gl = pt.dot(p.T, gl) if _live(gl) else gl
+        else:
+            p_out, low = outputs[0], outputs[1]
+            p = pt.eye(a.shape[0], dtype=dtype)[p_out] if self.p_indices else p_out
+        return [_lu_grad(p, low, outputs[-1], gl, gu)]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        n_out = len(node.outputs)
+        return [[not (k == 0 and n_out == 3) for k in range(n_out)]]
 
 
 def _lu_grad(p: Variable, low: Variable, up: Variable, gl: Any, gu: Any) -> Variable:
@@ -331,8 +341,7 @@ class LUFactor(Op):
             return [disconnected_type()]
         low = triangle(lu_, -1, True) + pt.eye(a.shape[0], dtype=lu_.type.dtype)
         up = triangle(lu_, 0, False)
-        inv_perm = PivotToPermutations(inverse=True)(piv)
-        p = pt.eye(a.shape[0], dtype=lu_.type.dtype)[inv_perm]
+        p = pt.eye(a.shape[0], dtype=lu_.type.dtype)[PivotToPermutations()(piv)]
         return [_lu_grad(p, low, up, triangle(glu, -1, True), triangle(glu, 0, False))]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
@@ -346,8 +355,9 @@ def lu_factor(a: Any, check_finite: bool = True, overwrite_a: bool = False) -> l
 
 
 class PivotToPermutations(Op):
-    """LAPACK row-swap pivots -> the permutation ``perm`` with ``a[perm] = L @ U``
-    (``inverse=True``: its inverse, so ``P = eye[inverse]``)."""
+    """LAPACK row-swap pivots -> the row indices ``p`` with ``a = L[p] @ U`` (what
+    ``scipy.linalg.lu(a, p_indices=True)`` returns; ``P = eye[p]``);
+    ``inverse=True`` gives ``argsort(p)``, with ``a[argsort(p)] = L @ U``."""
 
     __props__ = ("inverse",)
     gufunc_signature = "(m)->(m)"
@@ -368,7 +378,7 @@ class PivotToPermutations(Op):
         perm = np.arange(len(piv))
         for i, j in enumerate(piv):
             perm[i], perm[j] = perm[j], perm[i]
-        output_storage[0][0] = np.argsort(perm) if self.inverse else perm
+        output_storage[0][0] = perm if self.inverse else np.argsort(perm)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
         return [tuple(input_shapes[0])]
