@@ -109,7 +109,8 @@ class SVD(Op):
         gu, gs, gvh = cotangents
         if self.full_matrices and (_live(gu) or _live(gvh)):
             return [grad_not_implemented(
-                self, 0, a, "Use full_matrices=False to differentiate through U and Vh."
+                self, 0, a, "svd: no gradient through U or Vh with full_matrices=True (the "
+                "extra columns are not unique); use full_matrices=False."
             )]
         u, s, vh = outputs
         return [_svd_grad(a, u, s, vh, gu, gs, gvh)]

@@ -1,13 +1,10 @@
-"""``opgraph.tensor.slinalg`` (PyTensor's older path): the same names as ``linalg``."""
+"""``opgraph.tensor.slinalg``: PyTensor's older path, deprecated; names forward to
+``opgraph.tensor.linalg`` with a ``DeprecationWarning``."""
 
 from __future__ import annotations
 
-import importlib
-
 from opgraph_linalg import _WHERE
+from opgraph_linalg.faces._shim import make_getattr
 
 __all__ = sorted(_WHERE)
-
-for _name in __all__:
-    globals()[_name] = getattr(importlib.import_module(f"opgraph_linalg.{_WHERE[_name]}"), _name)
-del _name
+__getattr__ = make_getattr("opgraph.tensor.slinalg")
