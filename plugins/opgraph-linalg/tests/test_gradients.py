@@ -28,13 +28,15 @@ def test_cholesky_grad_batched_and_broadcast(rng):
                rng)
 
 
-@pytest.mark.parametrize("assume_a", ["gen", "sym", "pos"])
+@pytest.mark.parametrize("assume_a", ["gen", "sym", "pos", "diagonal", "tridiagonal"])
 @pytest.mark.parametrize("b_shape", [(4,), (4, 2)])
-def test_solve_grad(rng, assume_a, b_shape):
+@pytest.mark.parametrize("transposed", [False, True])
+def test_solve_grad(rng, assume_a, b_shape, transposed):
     a = spd(rng, 4)
-    check_grad(lambda x, y: la.solve(x, y, assume_a=assume_a), [a, rng.normal(size=b_shape)], rng)
-    check_grad(lambda x, y: la.solve(x, y, assume_a=assume_a, lower=True),
-               [a, rng.normal(size=b_shape)], rng)
+    for lower in (False, True):
+        check_grad(lambda x, y, lower=lower: la.solve(x, y, assume_a=assume_a, lower=lower,
+                                                      transposed=transposed),
+                   [a, rng.normal(size=b_shape)], rng)
 
 
 def test_solve_transposed_and_batched_grad(rng):
@@ -67,8 +69,9 @@ def test_lu_family_grads(rng):
     a = well_conditioned(rng, 4)[[2, 0, 3, 1]] * np.array([[1.0], [0.1], [1.0], [0.2]])
     check_grad(lambda x: la.lu(x)[1].sum() + (la.lu(x)[2] ** 2).sum(), [a], rng)
     check_grad(lambda x: (la.lu_factor(x)[0] ** 2).sum(), [a], rng)
-    lu_piv = la.lu_factor(pt.constant(a))
-    check_grad(lambda y: la.lu_solve(lu_piv, y), [rng.normal(size=4)], rng)
+    for trans in (0, 1):
+        check_grad(lambda x, y, trans=trans: la.lu_solve(la.lu_factor(x), y, trans=trans),
+                   [a, rng.normal(size=(4, 2))], rng)
 
 
 def test_inverse_det_grads(rng):

@@ -44,9 +44,13 @@ def test_decompositions_match_scipy(rng, batch):
     np.testing.assert_allclose(_run(la.expm, 0.1 * m), expected.reshape(m.shape))
 
 
-@pytest.mark.parametrize("assume_a", ["gen", "sym", "pos"])
+@pytest.mark.parametrize("assume_a", ["gen", "sym", "pos", "diagonal", "tridiagonal"])
 def test_solve_vector_and_matrix_rhs(rng, assume_a):
     a = spd(rng, 4)
+    if assume_a == "diagonal":
+        a = np.diag(np.diag(a))
+    elif assume_a == "tridiagonal":
+        a = np.triu(np.tril(a, 1), -1)
     b = rng.normal(size=4)
     bm = rng.normal(size=(4, 2))
     np.testing.assert_allclose(_run(lambda x, y: la.solve(x, y, assume_a=assume_a), a, b),
@@ -162,3 +166,12 @@ def test_generalized_eigh_and_hermitian(rng):
     w, v = _run(la.eigh, h)
     assert w.dtype == np.float64
     np.testing.assert_allclose(h @ v, v * w, atol=1e-10)
+
+
+@pytest.mark.parametrize(("assume_a", "lower"), [("lower triangular", True),
+                                                 ("upper triangular", False)])
+def test_solve_triangular_assumption_is_solve_triangular(assume_a, lower):
+    a, b = pt.dmatrix("a"), pt.dvector("b")
+    core = la.solve(a, b, assume_a=assume_a, transposed=True).owner.op.core_op
+    assert isinstance(core, la.SolveTriangular)
+    assert core.lower is lower and core.trans == 1

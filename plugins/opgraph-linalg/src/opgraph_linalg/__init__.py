@@ -23,10 +23,11 @@ _WHERE = {
         ["Cholesky", "Eig", "Eigh", "Eigvalsh", "EigvalshGrad", "cholesky", "eig", "eigh",
          "eigvalsh"], "decomposition"),
     **dict.fromkeys(
-        ["LU", "QR", "SVD", "LUFactor", "PivotToPermutations", "lu", "lu_factor",
-         "pivot_to_permutation", "qr", "svd"], "factor"),
+        ["LU", "QR", "SVD", "LUFactor", "lu", "lu_factor", "pivot_to_permutation", "qr",
+         "svd"], "factor"),
     **dict.fromkeys(
-        ["CholeskySolve", "LUSolve", "Solve", "SolveBase", "SolveTriangular", "cho_solve",
+        ["CholeskySolve", "LUSolve", "PivotToPermutations", "Solve", "SolveBase",
+         "SolveTriangular", "cho_solve",
          "lu_solve", "solve", "solve_triangular"], "solvers"),
     **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv"], "inverse"),
     **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),

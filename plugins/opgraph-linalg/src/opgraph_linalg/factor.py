@@ -21,7 +21,7 @@ from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_value, float_dtype, triangle
-from opgraph_linalg.solvers import SolveTriangular
+from opgraph_linalg.solvers import PivotToPermutations, SolveTriangular
 
 __all__ = [
     "LU",
@@ -353,42 +353,6 @@ def lu_factor(a: Any, check_finite: bool = True, overwrite_a: bool = False) -> l
     """``(LU, piv)`` of square ``a`` (``scipy.linalg.lu_factor``)."""
     a = as_matrix(a, "lu_factor", "a")
     return Blockwise(LUFactor(check_finite=check_finite))(a)
-
-
-class PivotToPermutations(Op):
-    """LAPACK row-swap pivots -> the row indices ``p`` with ``a = L[p] @ U`` (what
-    ``scipy.linalg.lu(a, p_indices=True)`` returns; ``P = eye[p]``);
-    ``inverse=True`` gives ``argsort(p)``, with ``a[argsort(p)] = L @ U``."""
-
-    __props__ = ("inverse",)
-    gufunc_signature = "(m)->(m)"
-
-    def __init__(self, inverse: bool = False) -> None:
-        self.inverse = bool(inverse)
-
-    def make_node(self, piv: Any) -> Apply:
-        piv = pt.as_tensor_variable(piv)
-        if piv.type.dtype not in pt.integer_dtypes or piv.type.ndim != 1:
-            raise TypeError(
-                f"pivot_to_permutation: pivots must be an integer vector, got {piv.type}"
-            )
-        return Apply(self, [piv], [TensorType("int64", piv.type.shape)()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        (piv,) = inputs
-        perm = np.arange(len(piv))
-        for i, j in enumerate(piv):
-            perm[i], perm[j] = perm[j], perm[i]
-        output_storage[0][0] = perm if self.inverse else np.argsort(perm)
-
-    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        return [tuple(input_shapes[0])]
-
-    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
-        return [disconnected_type()]
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[False]]
 
 
 def pivot_to_permutation(p: Any, inverse: bool = False) -> Variable:

@@ -16,7 +16,6 @@ import numpy as np
 import scipy.linalg
 
 import opgraph.tensor as pt
-from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
@@ -36,6 +35,7 @@ from opgraph_linalg._util import (
 __all__ = [
     "CholeskySolve",
     "LUSolve",
+    "PivotToPermutations",
     "Solve",
     "SolveBase",
     "SolveTriangular",
@@ -47,8 +47,11 @@ __all__ = [
 
 _ASSUME_A = {
     "gen": "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "her",
-    "hermitian": "her", "pos": "pos", "positive definite": "pos",
+    "hermitian": "her", "pos": "pos", "positive definite": "pos", "diagonal": "diagonal",
+    "tridiagonal": "tridiagonal",
 }
+#: assume_a values that solve() hands to solve_triangular
+_TRIANGULAR = {"lower triangular": True, "upper triangular": False}
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
 
 
@@ -186,13 +189,13 @@ class Solve(SolveBase):
     ) -> None:
         if assume_a not in _ASSUME_A:
             raise ValueError(
-                f"solve: assume_a must be one of {sorted(set(_ASSUME_A))}, got {assume_a!r}"
+                f"solve: assume_a must be one of {sorted({*_ASSUME_A, *_TRIANGULAR})}, "
+                f"got {assume_a!r}"
             )
         super().__init__(lower=lower, check_finite=check_finite, b_ndim=b_ndim)
         self.assume_a = _ASSUME_A[assume_a]
-        self.transposed = bool(transposed)
-        if self.transposed and self.assume_a != "gen":
-            raise ValueError("solve: transposed=True is only meaningful with assume_a='gen'")
+        # a symmetric (or diagonal) matrix is its own transpose
+        self.transposed = bool(transposed) and self.assume_a in ("gen", "tridiagonal")
 
     def _solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return scipy.linalg.solve(
@@ -207,7 +210,21 @@ class Solve(SolveBase):
         )
 
     def _sym_mask(self, g: Variable) -> Variable:
-        return g if self.assume_a == "gen" else triangle_grad(g, self.lower)
+        """Keep the gradient on the entries the solver reads."""
+        if self.assume_a == "gen":
+            return g
+        if self.assume_a == "diagonal":
+            return triangle(triangle(g, 0, True), 0, False)
+        if self.assume_a == "tridiagonal":
+            return triangle(triangle(g, 1, True), -1, False)
+        return triangle_grad(g, self.lower)
+
+    def _read_tangent(self, t: Variable) -> Variable:
+        """The matrix the solver sees when its input moves by ``t``."""
+        if self.assume_a in ("gen", "diagonal", "tridiagonal"):
+            return self._sym_mask(t)
+        low = triangle(t, 0, self.lower)
+        return low + matrix_transpose(triangle(t, -1 if self.lower else 1, self.lower))
 
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         a, _ = inputs
@@ -215,7 +232,7 @@ class Solve(SolveBase):
         (gx,) = cotangents
         if not _live(gx):
             return [disconnected_type(), disconnected_type()]
-        flip = self.assume_a == "gen"
+        flip = self.assume_a in ("gen", "tridiagonal")
         gb = self._with_transposed(not self.transposed if flip else False)(a, gx)
         ga = -_outer(x, gb) if self.transposed else -_outer(gb, x)
         return [self._sym_mask(ga), gb]
@@ -228,9 +245,7 @@ class Solve(SolveBase):
             return [disconnected_type()]
         rhs = tb if _live(tb) else pt.zeros_like(x)
         if _live(ta):
-            if self.assume_a != "gen":  # the matrix a stands for: one triangle mirrored
-                low = triangle(ta, 0, self.lower)
-                ta = low + matrix_transpose(triangle(ta, -1 if self.lower else 1, self.lower))
+            ta = self._read_tangent(ta)
             rhs = rhs - pt.dot(ta.T if self.transposed else ta, x)
         return [self(a, rhs)]
 
@@ -301,17 +316,58 @@ class LUSolve(Op):
         (gx,) = cotangents
         if not _live(gx):
             return [disconnected_type()] * 3
+        (x,) = outputs
         flipped = LUSolve(trans=0 if self.trans else 1, check_finite=self.check_finite,
                           b_ndim=self.b_ndim)
         gb = flipped(lu, piv, gx)
-        return [
-            grad_not_implemented(self, 0, lu, "Differentiate solve(a, b) instead."),
-            disconnected_type(),
-            gb,
-        ]
+        ga = -_outer(x, gb) if self.trans else -_outer(gb, x)
+        # a = P L U with L, U packed in lu: gL = P^T gA U^T, gU = L^T P^T gA
+        eye = pt.eye(lu.shape[0], dtype=lu.type.dtype)
+        ptga = pt.dot(eye[PivotToPermutations()(piv)].T, ga)
+        low = triangle(lu, -1, True) + eye
+        up = triangle(lu, 0, False)
+        glu = triangle(pt.dot(ptga, up.T), -1, True) + triangle(pt.dot(low.T, ptga), 0, False)
+        return [glu, disconnected_type(), gb]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False], [True]]
+
+
+class PivotToPermutations(Op):
+    """LAPACK row-swap pivots -> the row indices ``p`` with ``a = L[p] @ U`` (what
+    ``scipy.linalg.lu(a, p_indices=True)`` returns; ``P = eye[p]``);
+    ``inverse=True`` gives ``argsort(p)``, with ``a[argsort(p)] = L @ U``."""
+
+    __props__ = ("inverse",)
+    gufunc_signature = "(m)->(m)"
+
+    def __init__(self, inverse: bool = False) -> None:
+        self.inverse = bool(inverse)
+
+    def make_node(self, piv: Any) -> Apply:
+        piv = pt.as_tensor_variable(piv)
+        if piv.type.dtype not in pt.integer_dtypes or piv.type.ndim != 1:
+            raise TypeError(
+                f"pivot_to_permutation: pivots must be an integer vector, got {piv.type}"
+            )
+        return Apply(self, [piv], [TensorType("int64", piv.type.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (piv,) = inputs
+        perm = np.arange(len(piv))
+        for i, j in enumerate(piv):
+            perm[i], perm[j] = perm[j], perm[i]
+        output_storage[0][0] = perm if self.inverse else np.argsort(perm)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
+        return [tuple(input_shapes[0])]
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        return [disconnected_type()]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[False]]
+
 
 
 # --------------------------------------------------------------------------- functions
@@ -335,6 +391,9 @@ def solve(
     """
     a = as_matrix(a, "solve", "a")
     b = as_matrix(b, "solve", "b", 1)
+    if assume_a in _TRIANGULAR:
+        return solve_triangular(a, b, lower=_TRIANGULAR[assume_a], trans=int(transposed),
+                                check_finite=check_finite, b_ndim=b_ndim)
     op = Solve(assume_a=assume_a, lower=lower, check_finite=check_finite,
                b_ndim=_b_ndim(b, b_ndim), transposed=transposed)
     check_square_static(a, "solve", "a")
