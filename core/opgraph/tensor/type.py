@@ -453,27 +453,28 @@ for _fn, _doc in [
 
 
 def tensor(
-    dtype: Any = None,
+    dtype_or_name: Any = None,
     shape: Sequence[int | None] | None = None,
     name: str | None = None,
     broadcastable: Sequence[bool] | None = None,
     *,
+    dtype: Any = None,
     ndim: int | None = None,
 ) -> Variable:
     """A tensor variable of any rank: ``tensor("float32", shape=(None, 3), name="x")``.
 
-    Like PyTensor, a first argument that is not a dtype is taken as the name
-    (``tensor("x", shape=(2,))``).
+    Like PyTensor, a first argument that is not a dtype name is taken as the name
+    (``tensor("x", shape=(2,))``, ``tensor("b", shape=(2,), dtype="int8")``).
     """
-    if isinstance(dtype, str) and dtype not in _VALID_DTYPE_NAMES:
-        try:
-            np.dtype(dtype)
-        except TypeError:
-            if name is not None:
-                raise TypeError(
-                    f"tensor(): {dtype!r} is not a dtype and name={name!r} was also given"
-                ) from None
-            dtype, name = None, dtype
+    first = dtype_or_name
+    if dtype is None and not (isinstance(first, str) and first not in _VALID_DTYPE_NAMES):
+        dtype, first = first, None
+    if first is not None:
+        if name is not None:
+            raise TypeError(
+                f"tensor(): {first!r} is not a dtype name and name={name!r} was also given"
+            )
+        name = first
     if shape is None and broadcastable is None:
         if ndim is None:
             raise TypeError(

@@ -86,3 +86,8 @@ def test_check_finite():
     bad[0, 1] = np.nan
     with pytest.raises(ValueError, match="infs or NaNs"):
         f(bad, np.ones(2))
+
+
+def test_kron_of_two_vectors_is_refused():
+    with pytest.raises(TypeError, match="ranks must add up to 3 or more"):
+        la.kron(pt.dvector("u"), pt.dvector("v"))

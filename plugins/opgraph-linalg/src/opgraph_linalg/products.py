@@ -25,8 +25,11 @@ __all__ = ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"]
 def kron(a: Any, b: Any) -> Variable:
     """The Kronecker product (``numpy.kron``) of two tensors of rank >= 1."""
     a, b = pt.as_tensor_variable(a), pt.as_tensor_variable(b)
-    if a.type.ndim == 0 or b.type.ndim == 0:
-        raise TypeError(f"kron: both inputs need at least one dimension, got {a.type} and {b.type}")
+    if a.type.ndim == 0 or b.type.ndim == 0 or a.type.ndim + b.type.ndim < 3:
+        raise TypeError(
+            f"kron: the inputs' ranks must add up to 3 or more (as in PyTensor; for two "
+            f"vectors use outer), got {a.type} and {b.type}"
+        )
     nd = max(a.type.ndim, b.type.ndim)
     a = pt.shape_padleft(a, nd - a.type.ndim) if a.type.ndim < nd else a
     b = pt.shape_padleft(b, nd - b.type.ndim) if b.type.ndim < nd else b
