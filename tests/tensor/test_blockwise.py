@@ -73,6 +73,7 @@ def test_parse_signature() -> None:
 
 
 def test_safe_signature_names_every_axis_apart() -> None:
+    assert safe_signature([1, 2], [1, 2]) == "(i00),(i10,i11)->(o00),(o10,o11)"
     ins, outs = parse_gufunc_signature(safe_signature([2, 0], [1]))
     names = [d for core in ins + outs for d in core]
     assert [len(c) for c in ins] == [2, 0] and len(outs[0]) == 1
@@ -148,8 +149,9 @@ def test_matmul_over_batches_matches_numpy(shapes: Any, m: int, k: int, n: int) 
     rng = np.random.default_rng(0)
     (ba, bb) = shapes
     av, bv = rng.normal(size=(*ba, m, k)), rng.normal(size=(*bb, k, n))
-    a = pt.tensor(name="a", shape=(None,) * len(ba) + (None, None))
-    b = pt.tensor(name="b", shape=(None,) * len(bb) + (None, None))
+    # a length-1 batch axis broadcasts only when its type says so
+    a = pt.tensor(name="a", shape=(*(1 if s == 1 else None for s in ba), None, None))
+    b = pt.tensor(name="b", shape=(*(1 if s == 1 else None for s in bb), None, None))
     out = MATMUL(a, b)
     got = evaluate(out, {a: av, b: bv})
     np.testing.assert_allclose(got, np.matmul(av, bv))
@@ -175,6 +177,18 @@ def test_one_core_node_per_node_sees_its_dtypes() -> None:
     np.testing.assert_array_equal(fx, np.ones(3))
     np.testing.assert_array_equal(fy, -np.ones(3))
     assert fx.dtype == np.float32 and fy.dtype == np.int32
+
+
+def test_runtime_broadcasting_needs_a_static_length_one() -> None:
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    out = MATMUL(a, b)
+    with pytest.raises(ValueError, match=r"runtime broadcasting not allowed: input 0 \(a\)"):
+        evaluate(out, {a: np.ones((1, 3, 5)), b: np.ones((2, 5, 3))})
+    np.testing.assert_allclose(evaluate(out, {a: np.ones((1, 3, 5)), b: np.ones((1, 5, 3))}),
+                               np.full((1, 3, 3), 5.0))
+    a1 = pt.tensor(name="a1", shape=(1, None, None))
+    got = evaluate(MATMUL(a1, b), {a1: np.ones((1, 3, 5)), b: np.ones((2, 5, 3))})
+    np.testing.assert_allclose(got, np.full((2, 3, 3), 5.0))
 
 
 def test_empty_batch() -> None:

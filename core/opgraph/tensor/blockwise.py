@@ -70,13 +70,15 @@ def _parse_args(text: str) -> list[tuple[str, ...]]:
 
 
 def safe_signature(core_inputs_ndim: Sequence[int], core_outputs_ndim: Sequence[int]) -> str:
-    """A signature with a distinct dimension name for every axis (no shared lengths)."""
-    counter = iter(range(10_000))
+    """A signature with a distinct dimension name for every axis (no shared lengths):
+    ``i<input><axis>`` and ``o<output><axis>``, e.g. ``(i00),(i10,i11)->(o00)``."""
 
-    def cores(ndims: Sequence[int]) -> str:
-        return ",".join("(" + ",".join(f"i{next(counter)}" for _ in range(n)) + ")" for n in ndims)
+    def cores(prefix: str, ndims: Sequence[int]) -> str:
+        return ",".join(
+            "(" + ",".join(f"{prefix}{k}{j}" for j in range(n)) + ")" for k, n in enumerate(ndims)
+        )
 
-    return f"{cores(core_inputs_ndim)}->{cores(core_outputs_ndim)}"
+    return f"{cores('i', core_inputs_ndim)}->{cores('o', core_outputs_ndim)}"
 
 
 def _label(var: Variable, i: int) -> str:
@@ -219,13 +221,32 @@ class Blockwise(Op):
                     )
                 dims.setdefault(name, (i, length))
         try:
-            return tuple(np.broadcast_shapes(*batches))
+            shape = tuple(np.broadcast_shapes(*batches))
         except ValueError:
             described = ", ".join(
                 f"{_label(v, i)} batch shape {b}"
                 for i, (v, b) in enumerate(zip(node.inputs, batches))
             )
             raise ValueError(f"{self}: batch dimensions do not broadcast: {described}") from None
+        self._check_runtime_broadcast(node, batches, shape)
+        return shape
+
+    def _check_runtime_broadcast(
+        self, node: Apply, batches: Sequence[tuple[int, ...]], shape: tuple[int, ...]
+    ) -> None:
+        """A length-1 batch axis broadcasts only if its type says so (static length 1),
+        as for Elemwise: the gradient, built from the types, must sum over it."""
+        nb = len(shape)
+        for i, (var, batch) in enumerate(zip(node.inputs, batches)):
+            offset = nb - len(batch)
+            for k, length in enumerate(batch):
+                if length == 1 and shape[offset + k] != 1 and var.type.shape[k] != 1:
+                    raise ValueError(
+                        f"{self}: runtime broadcasting not allowed: {_label(var, i)} has length "
+                        f"1 on batch axis {k} where the others have {shape[offset + k]}, but "
+                        f"its type {var.type} does not mark the axis broadcastable (give it "
+                        f"static length 1, e.g. with specify_shape)"
+                    )
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         core_node = self._core_node(node)
