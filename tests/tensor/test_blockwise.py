@@ -304,3 +304,31 @@ def test_repeated_core_dim_must_match_within_one_input() -> None:
     s, t = pt.matrix("s"), pt.matrix("t")
     with pytest.raises(ValueError, match=r"got shape \(3, 4\)"):
         evaluate(op(s, t), {s: np.ones((3, 4)), t: np.ones((3, 3))})
+
+
+class Opaque(Op):
+    """A core op with no infer_shape: output lengths the signature cannot tell stay unknown."""
+
+    __props__ = ()
+
+    def make_node(self, *inputs: Any) -> Apply:
+        inputs = [pt.as_tensor_variable(x) for x in inputs]
+        return Apply(self, inputs, [x.type() for x in inputs])
+
+    def perform(self, node: Apply, inputs: Any, out: Any) -> None:
+        (x,) = inputs
+        out[0][0] = np.zeros((x.shape[0], 2 * x.shape[-1]))
+
+
+def test_static_core_shape_from_signature_and_partial_infer_shape() -> None:
+    op = Blockwise(Opaque(), "(m,n)->(n,m)")
+    assert op(pt.tensor(name="x", shape=(5, 4, 3))).type.shape == (5, 3, 4)
+    op = Blockwise(Opaque(), "(m,n)->(m,k)")
+    x = pt.tensor(name="x", shape=(5, None, None))
+    out = op(x)
+    node = out.owner
+    shapes = op.infer_shape(None, node, [x.shape])[0]
+    value = {x: np.zeros((5, 4, 3))}
+    assert [int(evaluate(d, value)) if not isinstance(d, int) else d for d in shapes] == [5, 4, 6]
+    # k is tied to no input: its length is read from the output itself
+    assert shapes[2].owner.inputs[0] is out

@@ -147,6 +147,7 @@ class Blockwise(Op):
         self._check_static_core_dims(inputs)
         batch_shape = self._static_batch_shape(inputs)
         core_node = self.core_op.make_node(*self._core_inputs(inputs))
+        known = self._static_core_lengths(inputs)
         outputs = []
         for out, sig in zip(core_node.outputs, self.outputs_sig):
             if not isinstance(out.type, TensorType) or out.type.ndim != len(sig):
@@ -154,13 +155,22 @@ class Blockwise(Op):
                     f"{self}: core output {out} of type {out.type} does not match the "
                     f"signature's core dims ({','.join(sig)})"
                 )
-            outputs.append(TensorType(out.type.dtype, batch_shape + out.type.shape)())
+            # lengths the signature ties to an input win; else the core op's static ones
+            core_shape = tuple(known.get(d, s) for s, d in zip(out.type.shape, sig))
+            outputs.append(TensorType(out.type.dtype, batch_shape + core_shape)())
         if len(outputs) != len(self.outputs_sig):
             raise TypeError(
                 f"{self}: core op gives {len(outputs)} output(s), the signature "
                 f"{len(self.outputs_sig)}"
             )
         return Apply(self, inputs, outputs)
+
+    def _static_core_lengths(self, inputs: Sequence[Variable]) -> dict[str, int]:
+        known: dict[str, int] = {}
+        for inp, sig in zip(inputs, self.inputs_sig):
+            core = inp.type.shape[inp.type.ndim - len(sig):] if sig else ()
+            known.update((d, n) for d, n in zip(sig, core) if n is not None)
+        return known
 
     def _check_static_core_dims(self, inputs: Sequence[Variable]) -> None:
         seen: dict[str, tuple[int, int]] = {}
@@ -323,7 +333,8 @@ class Blockwise(Op):
                 else:
                     if core_shapes is None:
                         core_shapes = self._core_infer_shape(fgraph, node, input_shapes)
-                    dims.append(core_shapes[k][j])
+                    # no inference for this length: read it from the output itself
+                    dims.append(core_shapes[k][j] if core_shapes else Shape_i(nb + j)(o))
             out.append(tuple(batch) + tuple(dims))
         return out
 
@@ -333,11 +344,13 @@ class Blockwise(Op):
             tuple(shp)[inp.type.ndim - len(sig):] for inp, shp, sig in
             zip(node.inputs, input_shapes, self.inputs_sig)
         ]
-        for shp in core_shapes:  # a core length that depends on the batch cannot be used
-            for s in shp:
-                if isinstance(s, Variable) and s.type.ndim != 0:
-                    raise NotImplementedError(f"{self}: no core shape inference")
-        return self.core_op.infer_shape(fgraph, core_node, core_shapes)
+        infer = getattr(self.core_op, "infer_shape", None)
+        if infer is None:
+            return []
+        try:
+            return infer(fgraph, core_node, core_shapes)
+        except Exception:  # the core op cannot say: the caller reads the output's shape
+            return []
 
     # -- differentiation ------------------------------------------------------------
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
