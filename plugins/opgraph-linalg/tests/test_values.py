@@ -175,3 +175,23 @@ def test_solve_triangular_assumption_is_solve_triangular(assume_a, lower):
     core = la.solve(a, b, assume_a=assume_a, transposed=True).owner.op.core_op
     assert isinstance(core, la.SolveTriangular)
     assert core.lower is lower and core.trans == 1
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_norm_without_axis_is_batched_over_leading_axes(rng, ord, keepdims):
+    m = rng.normal(size=(2, 4, 3)) + 1j * rng.normal(size=(2, 4, 3))
+    got = _run(lambda x: la.norm(x, ord=ord, keepdims=keepdims), m)
+    expected = np.stack([np.linalg.norm(x, ord=ord, keepdims=keepdims) for x in m])
+    np.testing.assert_allclose(got, expected)
+
+
+def test_norm_errors():
+    with pytest.raises(ValueError, match="invalid ord 'fro' for a vector norm"):
+        la.norm(pt.dvector(), "fro")
+    with pytest.raises(ValueError, match="invalid ord 0 for a matrix norm"):
+        la.norm(pt.dmatrix(), 0)
+    with pytest.raises(ValueError, match="at least one dimension"):
+        la.norm(pt.dscalar(), 2)
+    with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
+        la.norm(pt.dmatrix(), axis=pt.iscalar("i"))

@@ -141,7 +141,8 @@ def _matrix_norm(x: Variable, ord: Any, axes: tuple[int, int], keepdims: bool) -
         out = pick(axis=other, keepdims=True)
         return out if keepdims else pt.squeeze(out, axis=tuple(sorted(axes)))
     else:
-        raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm")
+        raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm (None, 'fro', 'nuc', "
+                         f"1, -1, 2, -2, inf or -inf)")
     if keepdims:
         out = pt.expand_dims(out, tuple(sorted(axes)))
     return out
@@ -160,31 +161,37 @@ def _vector_norm(x: Variable, ord: Any, axis: int, keepdims: bool) -> Variable:
     if ord == 1:
         return pt.sum(a, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
-        raise ValueError(f"norm: invalid ord {ord!r} for a vector norm")
+        raise ValueError(f"norm: invalid ord {ord!r} for a vector norm (a number or None)")
     return pt.sum(a**ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Variable:
     """``numpy.linalg.norm``: a vector norm over one axis, a matrix norm over two.
 
-    With ``axis=None`` a 1-d input gets the vector norm, a 2-d input the matrix
-    norm; higher ranks need ``axis`` (or ``ord=None``: the 2-norm of all entries).
+    With ``axis=None`` a 1-d input gets the vector norm and an input of two or
+    more dimensions the matrix norm of its last two axes (the leading ones are
+    a batch, as in PyTensor 3).
     """
     x = pt.as_tensor_variable(x)
     nd = x.type.ndim
+    if isinstance(axis, Variable):
+        raise TypeError(
+            f"norm: axis must be None, an int or a tuple of ints, got the variable {axis}"
+        )
     if axis is None:
-        if ord is None:
-            out = pt.sqrt(pt.sum(pt.abs(x) ** 2))
-            return pt.reshape(out, (1,) * nd) if keepdims else out
-        if nd == 1:
-            axis = 0
-        elif nd == 2:
-            axis = (0, 1)
-        else:
-            raise ValueError(f"norm: give axis for a {nd}-d input with ord={ord!r}")
-    if isinstance(axis, int):
-        return _vector_norm(x, ord, axis % nd, keepdims)
-    axes = tuple(int(a) % nd for a in axis)
+        if nd == 0:
+            raise ValueError(f"norm: x must have at least one dimension, got {x.type}")
+        axis = (-1,) if nd == 1 else (-2, -1)
+    if isinstance(axis, int | np.integer):
+        axis = (int(axis),)
+    try:
+        axes = tuple(int(a) % nd for a in axis)
+    except (TypeError, ZeroDivisionError):
+        raise TypeError(
+            f"norm: axis must be None, an int or a tuple of ints, got {axis!r}"
+        ) from None
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
     if len(axes) != 2 or axes[0] == axes[1]:
-        raise ValueError(f"norm: axis must be an int or two different axes, got {axis!r}")
+        raise ValueError(f"norm: axis must name one axis or two different axes, got {axis!r}")
     return _matrix_norm(x, ord, axes, keepdims)
