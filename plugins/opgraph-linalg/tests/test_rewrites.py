@@ -75,3 +75,27 @@ def test_transposed_triangular_solve(rng, lower, trans):
     tri = np.triu if lower else np.tril  # a.T must be `lower`-triangular
     vals = (tri(well_conditioned(rng, 3)), rng.normal(size=(3, 2)))
     np.testing.assert_allclose(fast(*vals), plain(*vals))
+
+
+def test_gram_product_solve_uses_cholesky(rng):
+    x, b = pt.dmatrix("x"), pt.dvector("b")
+    fast, plain = _both([x, b], la.solve(pt.dot(x, x.T), b))
+    assert "CholeskySolve" in _core_ops(fast) and "Solve" not in _core_ops(fast)
+    vals = (well_conditioned(rng, 3), rng.normal(size=3))
+    np.testing.assert_allclose(fast(*vals), plain(*vals))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_of_cholesky_product(rng, lower):
+    a = pt.dmatrix("a")
+    chol = la.cholesky(a, lower=lower)
+    prod = pt.dot(chol, chol.T) if lower else pt.dot(chol.T, chol)
+    fast, plain = _both([a], la.cholesky(prod, lower=lower))
+    assert _core_ops(fast) == ["Cholesky"]
+    val = spd(rng, 3)
+    np.testing.assert_allclose(fast(val), plain(val))
+    # a different factor orientation is not the same matrix: left alone
+    other = pt.dot(chol.T, chol) if lower else pt.dot(chol, chol.T)
+    fast, plain = _both([a], la.cholesky(other, lower=lower))
+    assert _core_ops(fast).count("Cholesky") == 2
+    np.testing.assert_allclose(fast(val), plain(val))

@@ -1,18 +1,15 @@
 """Rewrites PyTensor users rely on for linear algebra (each keeps the graph's meaning).
 
-==============================  ============  =============================================
-entry                           phase         what
-==============================  ============  =============================================
-linalg_transposed_triangular    canonicalize  solve_triangular(A.T, b, lower) ->
-                                              solve_triangular(A, b, not lower, trans=1)
-linalg_inv_to_solve             stabilize     inv(A) @ b -> solve(A, b); b @ inv(A) ->
-                                              solve(A.T, b.T).T
-linalg_log_det_to_slogdet       stabilize     log(det(A)) -> log(sign) + logabsdet,
-                                              log(abs(det(A))) -> logabsdet
-linalg_psd_solve_to_cho_solve   specialize    solve(A, b) with A tagged psd (A.tag.psd) or
-                                              assume_a="pos" -> cho_solve(cholesky(A), b);
-                                              inv(A) with A tagged psd -> cho_solve(.., I)
-==============================  ============  =============================================
+- ``linalg_transposed_triangular`` (canonicalize):
+  solve_triangular(A.T, b, lower=l, trans=t) -> solve_triangular(A, b, lower=not l, trans=1-t)
+- ``linalg_cholesky_of_cholesky_product`` (canonicalize):
+  cholesky(L @ L.T) -> L when L = cholesky(.) (its diagonal is positive)
+- ``linalg_inv_to_solve`` (stabilize): inv(A) @ b -> solve(A, b); b @ inv(A) -> solve(A.T, b.T).T
+- ``linalg_log_det_to_slogdet`` (stabilize):
+  log(det(A)) -> log(sign) + logabsdet; log(abs(det(A))) -> logabsdet
+- ``linalg_psd_solve_to_cho_solve`` (specialize): solve(A, b) with A positive definite
+  (assume_a="pos", A.tag.psd = True, or A = X @ X.T) -> cho_solve((cholesky(A), lower), b);
+  inv(A) for such A -> cho_solve(.., I)
 """
 
 from __future__ import annotations
@@ -27,12 +24,13 @@ from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg._util import matrix_transpose
-from opgraph_linalg.decomposition import cholesky
+from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
 
 __all__ = [
+    "cholesky_of_cholesky_product",
     "inv_to_solve",
     "log_det_to_slogdet",
     "psd_solve_to_cho_solve",
@@ -131,8 +129,52 @@ def log_det_to_slogdet(fgraph: Any, node: Apply) -> Any:
     return [_as_old(new, node.outputs[0])]
 
 
+def _product_operands(var: Variable) -> tuple[Variable, Variable] | None:
+    """``(x, y)`` when ``var`` is the matrix product ``x @ y`` (dot, matmul, batched dot)."""
+    node = var.owner
+    if node is None or len(node.inputs) != 2:
+        return None
+    op = node.op
+    core = op.core_op if isinstance(op, Blockwise) else op
+    if not isinstance(core, Dot | MatMul):
+        return None
+    x, y = node.inputs
+    if x.type.ndim < 2 or y.type.ndim < 2:
+        return None
+    return x, y
+
+
+def _is_gram(var: Variable) -> bool:
+    """``var`` is ``X @ X.T`` or ``X.T @ X``: symmetric positive semi-definite."""
+    operands = _product_operands(var)
+    if operands is None:
+        return False
+    x, y = operands
+    return _is_matrix_transpose(y) is x or _is_matrix_transpose(x) is y
+
+
 def _tagged_psd(var: Variable) -> bool:
-    return bool(getattr(var.tag, "psd", False))
+    """Tagged positive definite (``var.tag.psd = True``) or a product ``X @ X.T``."""
+    return bool(getattr(var.tag, "psd", False)) or _is_gram(var)
+
+
+@node_rewriter([Blockwise])
+def cholesky_of_cholesky_product(fgraph: Any, node: Apply) -> Any:
+    """cholesky(L @ L.T) -> L when L is itself a (lower) Cholesky factor; likewise U.T @ U."""
+    core = node.op.core_op
+    if not isinstance(core, Cholesky):
+        return None
+    operands = _product_operands(node.inputs[0])
+    if operands is None:
+        return None
+    x, y = operands
+    factor, other = (x, y) if core.lower else (y, x)
+    chol = _core_node(factor, Cholesky)
+    if chol is None or chol.op.core_op.lower != core.lower:
+        return None
+    if _is_matrix_transpose(other) is not factor:
+        return None
+    return [_as_old(factor, node.outputs[0])]
 
 
 @node_rewriter([Blockwise])
@@ -161,6 +203,8 @@ def register_rewrites(db: Any) -> None:
     """Register into the standard phases (tags ``fast_run`` and ``linalg``)."""
     db["canonicalize"].register("linalg_transposed_triangular", transposed_triangular_solve,
                                 "fast_run", "fast_compile", "linalg")
+    db["canonicalize"].register("linalg_cholesky_of_cholesky_product",
+                                cholesky_of_cholesky_product, "fast_run", "fast_compile", "linalg")
     db["stabilize"].register("linalg_inv_to_solve", inv_to_solve, "fast_run", "linalg")
     db["stabilize"].register("linalg_log_det_to_slogdet", log_det_to_slogdet, "fast_run",
                              "linalg")
