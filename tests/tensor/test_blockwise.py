@@ -332,3 +332,15 @@ def test_static_core_shape_from_signature_and_partial_infer_shape() -> None:
     assert [int(evaluate(d, value)) if not isinstance(d, int) else d for d in shapes] == [5, 4, 6]
     # k is tied to no input: its length is read from the output itself
     assert shapes[2].owner.inputs[0] is out
+
+
+@settings(max_examples=12, deadline=None)
+@given(broadcastable_pair(), st.integers(1, 2), st.integers(1, 3))
+def test_pullback_over_random_batch_shapes(shapes: Any, m: int, k: int) -> None:
+    """Finite differences through Blockwise for broadcasting batch shapes (size-1 axes,
+    missing leading axes), where the cotangents must be summed back."""
+    rng = np.random.default_rng(5)
+    ba, bv = shapes
+    check_derivatives(
+        Blockwise(Affine()), [rng.normal(size=(*ba, m, k)), rng.normal(size=(*bv, k))], rng,
+    )
