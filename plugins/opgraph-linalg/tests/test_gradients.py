@@ -156,3 +156,9 @@ def test_lu_grad_every_output_form(rng, permute_l, p_indices):
         return out[-1].sum() + (out[-2] ** 2).sum()
 
     check_grad(loss, [rng.normal(size=(2, 4, 4))], rng)
+
+
+def test_tensor_solve_and_inverse_grads(rng):
+    t = np.eye(6).reshape(2, 3, 6) + 0.1 * rng.normal(size=(2, 3, 6))
+    check_grad(la.tensorsolve, [t, rng.normal(size=(2, 3))], rng)
+    check_grad(la.tensorinv, [well_conditioned(rng, 4).reshape(2, 2, 4)], rng)

@@ -195,3 +195,19 @@ def test_norm_errors():
         la.norm(pt.dscalar(), 2)
     with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
         la.norm(pt.dmatrix(), axis=pt.iscalar("i"))
+
+
+def test_lstsq_tensorsolve_tensorinv(rng):
+    a, b = rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
+    got = _run(lambda x, y: la.lstsq(x, y, -1), a, b)
+    for g, e in zip(got, np.linalg.lstsq(a, b, rcond=-1)):
+        np.testing.assert_allclose(g, e)
+    assert got[2].dtype == np.int32
+    x = pt.dvector("x")
+    with pytest.raises(np.linalg.LinAlgError, match="a must be a matrix"):
+        compile_py([x], la.lstsq(x, x, 1)[0])(np.ones(2))
+    t = np.eye(24).reshape(6, 4, 2, 12) + 0.1 * rng.normal(size=(6, 4, 2, 12))
+    rhs = rng.normal(size=(6, 4))
+    np.testing.assert_allclose(_run(la.tensorsolve, t, rhs), np.linalg.tensorsolve(t, rhs))
+    c = rng.normal(size=(4, 6, 8, 3))
+    np.testing.assert_allclose(_run(la.tensorinv, c), np.linalg.tensorinv(c))

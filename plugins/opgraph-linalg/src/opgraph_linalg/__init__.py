@@ -29,7 +29,9 @@ _WHERE = {
         ["CholeskySolve", "LUSolve", "PivotToPermutations", "Solve", "SolveBase",
          "SolveTriangular", "cho_solve",
          "lu_solve", "solve", "solve_triangular"], "solvers"),
-    **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv"], "inverse"),
+    **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"],
+                    "inverse"),
+    **dict.fromkeys(["Lstsq", "lstsq", "tensorsolve"], "leastsq"),
     **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),
     **dict.fromkeys(
         ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal", "trace",

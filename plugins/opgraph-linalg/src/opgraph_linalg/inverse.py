@@ -16,7 +16,7 @@ from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
 
-__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv"]
+__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"]
 
 
 def _live(g: Any) -> bool:
@@ -114,3 +114,15 @@ def pinv(x: Any, hermitian: bool = False) -> Variable:
     """The Moore-Penrose pseudo-inverse of ``x`` (batched)."""
     x = as_matrix(x, "pinv", "x")
     return Blockwise(MatrixPinv(hermitian=hermitian))(x)
+
+
+def tensorinv(a: Any, ind: int = 2) -> Variable:
+    """The inverse of ``a`` for ``tensordot(.., ind)`` (``numpy.linalg.tensorinv``)."""
+    a = pt.as_tensor_variable(a)
+    nd = a.type.ndim
+    if not 0 < ind < nd:
+        raise ValueError(f"tensorinv: ind must be between 1 and {nd - 1}, got {ind}")
+    front = [a.shape[i] for i in range(ind)]
+    back = [a.shape[i] for i in range(ind, nd)]
+    square = pt.reshape(a, pt.stack([pt.prod(pt.stack(front)), pt.prod(pt.stack(back))]), ndim=2)
+    return pt.reshape(matrix_inverse(square), pt.stack(back + front), ndim=nd)

@@ -8,6 +8,7 @@ from opgraph_linalg.inverse import (
     inv,
     matrix_inverse,
     pinv,
+    tensorinv,
 )
 
-__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv"]
+__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"]
