@@ -13,9 +13,11 @@ import opgraph.tensor as pt
 from opgraph.autodiff.vectorize import BATCHING_RULES
 from opgraph.gradient import jacobian
 from opgraph.graph.basic import Apply
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import (
     Blockwise,
+    local_useless_blockwise,
     parse_gufunc_signature,
     safe_signature,
     vectorize_core_graph,
@@ -344,3 +346,16 @@ def test_pullback_over_random_batch_shapes(shapes: Any, m: int, k: int) -> None:
     check_derivatives(
         Blockwise(Affine()), [rng.normal(size=(*ba, m, k)), rng.normal(size=(*bv, k))], rng,
     )
+
+
+def test_local_useless_blockwise() -> None:
+    from opgraph.graph.fg import FunctionGraph
+    from opgraph.tensor.blockwise import local_useless_blockwise
+
+    a, b = pt.matrix("a"), pt.matrix("b")
+    node = MATMUL(a, b).owner
+    (out,) = local_useless_blockwise.transform(FunctionGraph([a, b], node.outputs), node)
+    assert isinstance(out.owner.op, Dot) and out.type == node.outputs[0].type
+    batched = MATMUL(pt.tensor3("c"), b).owner
+    assert not local_useless_blockwise.transform(FunctionGraph(batched.inputs, batched.outputs),
+                                                 batched)

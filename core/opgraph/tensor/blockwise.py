@@ -24,6 +24,7 @@ from opgraph.autodiff.vectorize import BATCHING_RULES
 from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
+from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise, _is_disconnected, broadcast_static_shape
 from opgraph.tensor.products import Dot, MatMul, matmul
@@ -575,6 +576,27 @@ def vectorize_core_graph(
             new[old] = o
             extra[old] = 0 if type(node.op) in _UNBATCHED_OUTPUTS else max(ext)
     return [o if skip(o) or isinstance(o, Constant) else new.get(o, o) for o in outputs]
+
+
+# --------------------------------------------------------------------------- rewrite
+
+
+@node_rewriter([Blockwise])
+def local_useless_blockwise(fgraph: Any, node: Apply) -> Any:
+    """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node)."""
+    op = node.op
+    if op._batch_ndim(node) != 0:
+        return None
+    outs = op.core_op.make_node(*node.inputs).outputs
+    result = []
+    for new, old in zip(outs, node.outputs):
+        if new.type != old.type:
+            try:
+                new = old.type.filter_variable(new)
+            except TypeError:
+                return None
+        result.append(new)
+    return result
 
 
 # --------------------------------------------------------------------------- batching table

@@ -11,10 +11,18 @@ import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.tensor.blockwise import Blockwise
 
+_LINALG_CORE = (la.Cholesky, la.CholeskySolve, la.Det, la.SLogDet, la.Solve,
+                la.SolveTriangular, la.MatrixInverse)
+
 
 def _core_ops(f):
-    return [type(n.op.core_op).__name__ for n in f.maker.fgraph.apply_nodes
-            if isinstance(n.op, Blockwise)]
+    """Names of the linear-algebra ops in the compiled graph, batched or not."""
+    names = []
+    for n in f.maker.fgraph.apply_nodes:
+        op = n.op.core_op if isinstance(n.op, Blockwise) else n.op
+        if isinstance(op, _LINALG_CORE):
+            names.append(type(op).__name__)
+    return names
 
 
 def _both(inputs, out):
@@ -70,8 +78,8 @@ def test_psd_solve_uses_cholesky(rng):
 def test_transposed_triangular_solve(rng, lower, trans):
     a, b = pt.dmatrix("a"), pt.dmatrix("b")
     fast, plain = _both([a, b], la.solve_triangular(a.T, b, lower=lower, trans=trans))
-    node = next(n for n in fast.maker.fgraph.apply_nodes if isinstance(n.op, Blockwise))
-    assert node.op.core_op.lower is (not lower) and node.op.core_op.trans == 1 - trans
+    (op,) = [n.op for n in fast.maker.fgraph.apply_nodes if isinstance(n.op, la.SolveTriangular)]
+    assert op.lower is (not lower) and op.trans == 1 - trans
     tri = np.triu if lower else np.tril  # a.T must be `lower`-triangular
     vals = (tri(well_conditioned(rng, 3)), rng.normal(size=(3, 2)))
     np.testing.assert_allclose(fast(*vals), plain(*vals))
@@ -99,3 +107,14 @@ def test_cholesky_of_cholesky_product(rng, lower):
     fast, plain = _both([a], la.cholesky(other, lower=lower))
     assert _core_ops(fast).count("Cholesky") == 2
     np.testing.assert_allclose(fast(val), plain(val))
+
+
+def test_useless_blockwise_is_removed_without_batch_axes(rng):
+    a, batch = pt.dmatrix("a"), pt.dtensor3("batch")
+    fast, plain = _both([a, batch], [la.det(a), la.det(batch)])
+    ops = [n.op for n in fast.maker.fgraph.apply_nodes]
+    assert any(isinstance(op, la.Det) for op in ops)  # the unbatched one, bare
+    assert any(isinstance(op, Blockwise) and isinstance(op.core_op, la.Det) for op in ops)
+    vals = (well_conditioned(rng, 3), well_conditioned(rng, 3, (2,)))
+    for got, expected in zip(fast(*vals), plain(*vals)):
+        np.testing.assert_allclose(got, expected)

@@ -1,5 +1,7 @@
 """Rewrites PyTensor users rely on for linear algebra (each keeps the graph's meaning).
 
+- ``local_useless_blockwise`` (own pass at position 48, after specialize; defined in the
+  core): Blockwise(op)(x) -> op(x) when no input has batch axes
 - ``linalg_transposed_triangular`` (canonicalize):
   solve_triangular(A.T, b, lower=l, trans=t) -> solve_triangular(A, b, lower=not l, trans=1-t)
 - ``linalg_cholesky_of_cholesky_product`` (canonicalize):
@@ -20,7 +22,7 @@ import opgraph.scalar as ps
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
-from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg._util import matrix_transpose
@@ -201,6 +203,10 @@ def psd_solve_to_cho_solve(fgraph: Any, node: Apply) -> Any:
 
 def register_rewrites(db: Any) -> None:
     """Register into the standard phases (tags ``fast_run`` and ``linalg``)."""
+    # Blockwise's own clean-up (it lives in the core; this package is its main user). A
+    # pass of its own after specialize, so the rewrites above still see Blockwise nodes.
+    db.register("local_useless_blockwise", local_useless_blockwise, "fast_run", "linalg",
+                position=48, use_db_name_as_tag=False)
     db["canonicalize"].register("linalg_transposed_triangular", transposed_triangular_solve,
                                 "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("linalg_cholesky_of_cholesky_product",
