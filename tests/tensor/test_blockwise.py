@@ -349,8 +349,6 @@ def test_pullback_over_random_batch_shapes(shapes: Any, m: int, k: int) -> None:
 
 
 def test_local_useless_blockwise() -> None:
-    from opgraph.graph.fg import FunctionGraph
-    from opgraph.tensor.blockwise import local_useless_blockwise
 
     a, b = pt.matrix("a"), pt.matrix("b")
     node = MATMUL(a, b).owner
