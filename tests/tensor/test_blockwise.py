@@ -349,7 +349,6 @@ def test_pullback_over_random_batch_shapes(shapes: Any, m: int, k: int) -> None:
 
 
 def test_local_useless_blockwise() -> None:
-
     a, b = pt.matrix("a"), pt.matrix("b")
     node = MATMUL(a, b).owner
     (out,) = local_useless_blockwise.transform(FunctionGraph([a, b], node.outputs), node)

@@ -162,3 +162,12 @@ def test_tensor_solve_and_inverse_grads(rng):
     t = np.eye(6).reshape(2, 3, 6) + 0.1 * rng.normal(size=(2, 3, 6))
     check_grad(la.tensorsolve, [t, rng.normal(size=(2, 3))], rng)
     check_grad(la.tensorinv, [well_conditioned(rng, 4).reshape(2, 2, 4)], rng)
+
+
+def test_linear_control_grads(rng):
+    a, b, q = rng.normal(size=(3, 3)), rng.normal(size=(2, 2)), rng.normal(size=(3, 2))
+    check_grad(la.solve_sylvester, [a, b, q], rng)
+    check_grad(la.solve_continuous_lyapunov, [a, rng.normal(size=(3, 3))], rng)
+    for method in ("direct", "bilinear"):
+        check_grad(lambda x, y, m=method: la.solve_discrete_lyapunov(x, y, method=m),
+                   [0.3 * a, rng.normal(size=(3, 3))], rng)

@@ -211,3 +211,17 @@ def test_lstsq_tensorsolve_tensorinv(rng):
     np.testing.assert_allclose(_run(la.tensorsolve, t, rhs), np.linalg.tensorsolve(t, rhs))
     c = rng.normal(size=(4, 6, 8, 3))
     np.testing.assert_allclose(_run(la.tensorinv, c), np.linalg.tensorinv(c))
+
+
+def test_linear_control_equations(rng):
+    a, b, q = rng.normal(size=(4, 4)), rng.normal(size=(3, 3)), rng.normal(size=(4, 3))
+    np.testing.assert_allclose(_run(la.solve_sylvester, a, b, q),
+                               scipy.linalg.solve_sylvester(a, b, q))
+    q2 = rng.normal(size=(2, 4, 4))
+    np.testing.assert_allclose(_run(la.solve_continuous_lyapunov, a, q2),
+                               np.stack([scipy.linalg.solve_continuous_lyapunov(a, x) for x in q2]))
+    small = 0.3 * rng.normal(size=(2, 4, 4))
+    expected = np.stack([scipy.linalg.solve_discrete_lyapunov(x, y) for x, y in zip(small, q2)])
+    for method in ("direct", "bilinear"):
+        got = _run(lambda x, y, m=method: la.solve_discrete_lyapunov(x, y, method=m), small, q2)
+        np.testing.assert_allclose(got, expected)

@@ -32,6 +32,9 @@ _WHERE = {
     **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"],
                     "inverse"),
     **dict.fromkeys(["Lstsq", "lstsq", "tensorsolve"], "leastsq"),
+    **dict.fromkeys(
+        ["SolveSylvester", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
+         "solve_sylvester"], "control"),
     **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),
     **dict.fromkeys(
         ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal", "trace",

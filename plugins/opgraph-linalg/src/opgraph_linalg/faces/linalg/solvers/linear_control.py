@@ -1,0 +1,17 @@
+"""``opgraph.tensor.linalg.solvers.linear_control``."""
+
+from __future__ import annotations
+
+from opgraph_linalg.control import (
+    SolveSylvester,
+    solve_continuous_lyapunov,
+    solve_discrete_lyapunov,
+    solve_sylvester,
+)
+
+__all__ = [
+    "SolveSylvester",
+    "solve_continuous_lyapunov",
+    "solve_discrete_lyapunov",
+    "solve_sylvester",
+]
