@@ -8,6 +8,7 @@ import opgraph_linalg as la
 import pytest
 from helpers_la import compile_py, spd
 
+import opgraph
 import opgraph.tensor as pt
 
 
@@ -91,3 +92,12 @@ def test_check_finite():
 def test_kron_of_two_vectors_is_refused():
     with pytest.raises(TypeError, match="ranks must add up to 3 or more"):
         la.kron(pt.dvector("u"), pt.dvector("v"))
+
+
+def test_svd_full_matrices_gradient_is_refused():
+    x = pt.dmatrix("x")
+    _, s, _ = la.svd(x, full_matrices=True)
+    with pytest.raises(NotImplementedError, match="full_matrices=True"):
+        opgraph.grad(s.sum(), x)
+    # the singular values alone are differentiable
+    opgraph.grad(la.svd(x, compute_uv=False).sum(), x)

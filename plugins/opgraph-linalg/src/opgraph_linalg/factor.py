@@ -107,11 +107,12 @@ class SVD(Op):
             u, _, vh = SVD(full_matrices=False)(a)
             return [pt.dot(u * gs[None, :], vh)]
         gu, gs, gvh = cotangents
-        if self.full_matrices and (_live(gu) or _live(gvh)):
-            return [grad_not_implemented(
-                self, 0, a, "svd: no gradient through U or Vh with full_matrices=True (the "
-                "extra columns are not unique); use full_matrices=False."
-            )]
+        if self.full_matrices:
+            # the extra columns of U / rows of Vh are not unique: as PyTensor, refuse
+            raise NotImplementedError(
+                "svd: gradient not implemented for full_matrices=True; use "
+                "svd(a, full_matrices=False) or compute_uv=False"
+            )
         u, s, vh = outputs
         return [_svd_grad(a, u, s, vh, gu, gs, gvh)]
 
