@@ -102,8 +102,12 @@ def test_svd_qr_grads(rng):
         return (u**2 * w).sum() + (vh**2 * w[:, None]).sum() + s.sum()
 
     check_grad(uv_loss, [m], rng)
-    check_grad(lambda x: la.qr(x)[0] * 1.5 + 0.0, [m], rng)
-    check_grad(lambda x: la.qr(x)[1], [m], rng)
+    for shape in [(5, 3), (3, 5), (3, 3)]:  # tall, wide, square
+        x0 = rng.normal(size=shape)
+        check_grad(lambda x: la.qr(x, mode="economic")[0], [x0], rng)
+        check_grad(lambda x: la.qr(x, mode="economic")[1], [x0], rng)
+        check_grad(lambda x: la.qr(x, mode="r"), [x0], rng)
+    check_grad(lambda x: la.qr(x)[0].sum() + la.qr(x)[1].sum(), [rng.normal(size=(3, 5))], rng)
 
 
 def test_other_grads(rng):

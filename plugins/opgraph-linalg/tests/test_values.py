@@ -225,3 +225,21 @@ def test_linear_control_equations(rng):
     for method in ("direct", "bilinear"):
         got = _run(lambda x, y, m=method: la.solve_discrete_lyapunov(x, y, method=m), small, q2)
         np.testing.assert_allclose(got, expected)
+
+
+@pytest.mark.parametrize("mode", ["full", "economic", "r", "raw", "complete", "reduced"])
+@pytest.mark.parametrize("pivoting", [False, True])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5)])
+def test_qr_modes_match_scipy(rng, mode, pivoting, shape):
+    a = rng.normal(size=shape)
+    got = _run(lambda x: la.qr(x, mode=mode, pivoting=pivoting), a)
+    got = got if isinstance(got, list) else [got]
+    sp_mode = {"complete": "full", "reduced": "economic"}.get(mode, mode)
+    expected = scipy.linalg.qr(a, mode=sp_mode, pivoting=pivoting)
+    if sp_mode == "raw":
+        expected = (*expected[0], *expected[1:])
+    elif not isinstance(expected, tuple):
+        expected = (expected,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e)

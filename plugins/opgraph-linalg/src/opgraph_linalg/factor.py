@@ -158,70 +158,105 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
 # --------------------------------------------------------------------------- qr
 
 
+_QR_MODES = {"full": "full", "complete": "full", "economic": "economic",
+             "reduced": "economic", "r": "r", "raw": "raw"}
+
+
 class QR(Op):
-    """QR decomposition (``numpy.linalg.qr``): mode "reduced", "complete" or "r"."""
+    """QR decomposition (``scipy.linalg.qr``): mode "full", "economic", "r" or "raw"
+    (NumPy's "complete" and "reduced" are accepted), optionally with column pivoting."""
 
-    __props__ = ("mode",)
+    __props__ = ("mode", "pivoting")
 
-    def __init__(self, mode: str = "reduced") -> None:
-        if mode not in ("reduced", "complete", "r"):
-            raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-        self.mode = mode
+    def __init__(self, mode: str = "full", pivoting: bool = False) -> None:
+        if mode not in _QR_MODES:
+            raise ValueError(f"qr: mode must be one of {sorted(_QR_MODES)}, got {mode!r}")
+        self.mode = _QR_MODES[mode]
+        self.pivoting = bool(pivoting)
 
     @property
     def gufunc_signature(self) -> str:
-        return {"reduced": "(m,n)->(m,k),(k,n)", "complete": "(m,n)->(m,m),(m,n)",
-                "r": "(m,n)->(k,n)"}[self.mode]
+        outs = {"full": "(m,m),(m,n)", "economic": "(m,k),(k,n)", "r": "(m,n)",
+                "raw": "(m,n),(k),(k,n)"}[self.mode]
+        return f"(m,n)->{outs}" + (",(n)" if self.pivoting else "")
 
     def make_node(self, x: Any) -> Apply:
         x = _core_matrix(x, "qr")
         dtype = float_dtype(x.type.dtype)
         m, n = x.type.shape
         k = _min_static(m, n)
-        if self.mode == "r":
-            return Apply(self, [x], [TensorType(dtype, (k, n))()])
-        q_shape, r_shape = ((m, k), (k, n)) if self.mode == "reduced" else ((m, m), (m, n))
-        return Apply(self, [x], [TensorType(dtype, q_shape)(), TensorType(dtype, r_shape)()])
+        shapes = {"full": [(m, m), (m, n)], "economic": [(m, k), (k, n)], "r": [(m, n)],
+                  "raw": [(m, n), (k,), (k, n)]}[self.mode]
+        outs = [TensorType(dtype, shp)() for shp in shapes]
+        if self.pivoting:
+            outs.append(TensorType("int32", (n,))())
+        return Apply(self, [x], outs)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        res = np.linalg.qr(a, mode=self.mode)
-        res = (res,) if self.mode == "r" else tuple(res)
+        res = scipy.linalg.qr(a, mode=self.mode, pivoting=self.pivoting)
+        if self.mode == "raw":
+            res = (*res[0], *res[1:])
+        elif self.mode == "r" and not self.pivoting:
+            res = (res[0],) if isinstance(res, tuple) else (res,)
         for cell, value, out in zip(output_storage, res, node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
         m, n = input_shapes[0]
         k = pt.minimum(m, n)
-        if self.mode == "r":
-            return [(k, n)]
-        return [(m, k), (k, n)] if self.mode == "reduced" else [(m, m), (m, n)]
+        shapes = {"full": [(m, m), (m, n)], "economic": [(m, k), (k, n)], "r": [(m, n)],
+                  "raw": [(m, n), (k,), (k, n)]}[self.mode]
+        return shapes + ([(n,)] if self.pivoting else [])
 
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         (a,) = inputs
         m, n = a.type.shape
-        if self.mode != "reduced" or (m is not None and n is not None and m < n):
-            # (a shape only known at run time with m < n fails in the triangular solve)
+        tall_full = self.mode == "full" and m is not None and n is not None and m > n
+        if self.pivoting or self.mode == "raw" or tall_full:
             return [grad_not_implemented(
-                self, 0, a, "Implemented for mode='reduced' with m >= n."
+                self, 0, a, "Implemented without pivoting for modes 'economic', 'r', and "
+                "'full' when the matrix is not taller than wide."
             )]
+        if self.mode == "r":
+            (gr,) = cotangents
+            if not _live(gr):
+                return [disconnected_type()]
+            q, r = QR("economic")(a)
+            k = pt.minimum(a.shape[0], a.shape[1])
+            return [_qr_grad(a, q, r, None, gr[:k])]
         q, r = outputs
         gq, gr = cotangents
         if not _live(gq) and not _live(gr):
             return [disconnected_type()]
-        gq = gq if _live(gq) else pt.zeros_like(q)
-        gr = gr if _live(gr) else pt.zeros_like(r)
-        mm = pt.dot(r, gr.T) - pt.dot(gq.T, q)
-        copyltu = triangle(mm, -1, True) + triangle(mm, 0, True).T
-        rhs = gq + pt.dot(q, copyltu)
-        solve_rt = SolveTriangular(lower=False, check_finite=False, b_ndim=2)
-        return [solve_rt(r, rhs.T).T]  # rhs R^-T
+        return [_qr_grad(a, q, r, gq if _live(gq) else None, gr if _live(gr) else None)]
 
 
-def qr(a: Any, mode: str = "reduced") -> Any:
-    """``(Q, R)`` (or ``R`` for mode="r") of ``a``; ``numpy.linalg.qr``."""
+def _qr_grad(a: Variable, q: Variable, r: Variable, gq: Any, gr: Any) -> Variable:
+    """Reverse mode of a = Q R (Q: m x k, R: k x n, k = min(m, n)).
+
+    The square block R1 = R[:, :k] covers X = a[:, :k]; the rest Y = a[:, k:] = Q R2
+    (empty for a tall matrix) adds Y gR2^T to gQ and has gradient Q gR2.
+    """
+    k = pt.minimum(a.shape[0], a.shape[1])
+    r1 = r[:, :k]
+    gq = pt.zeros_like(q) if gq is None else gq
+    gr = pt.zeros_like(r) if gr is None else gr
+    gr1, gr2 = gr[:, :k], gr[:, k:]
+    gq = gq + pt.dot(a[:, k:], gr2.T)
+    mm = pt.dot(r1, gr1.T) - pt.dot(gq.T, q)
+    copyltu = triangle(mm, -1, True) + triangle(mm, 0, True).T
+    rhs = gq + pt.dot(q, copyltu)
+    solve_r = SolveTriangular(lower=False, check_finite=False, b_ndim=2)
+    gx = solve_r(r1, rhs.T).T  # rhs R1^-T
+    return pt.concatenate([gx, pt.dot(q, gr2)], axis=1)
+
+
+def qr(a: Any, mode: str = "full", pivoting: bool = False) -> Any:
+    """``(Q, R)`` of ``a`` as ``scipy.linalg.qr`` (mode "full" by default, as PyTensor 3);
+    mode "r" gives ``R``, "raw" ``(H, tau, R)``; ``pivoting=True`` adds the permutation."""
     a = as_matrix(a, "qr", "a")
-    return Blockwise(QR(mode))(a)
+    return Blockwise(QR(mode, pivoting=pivoting))(a)
 
 
 # --------------------------------------------------------------------------- lu
