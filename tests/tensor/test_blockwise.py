@@ -356,3 +356,43 @@ def test_local_useless_blockwise() -> None:
     batched = MATMUL(pt.tensor3("c"), b).owner
     assert not local_useless_blockwise.transform(FunctionGraph(batched.inputs, batched.outputs),
                                                  batched)
+
+
+class ValueDependent(Op):
+    """Core op whose infer_shape gives one length from the input shape (usable) and one
+    from the input's values (not a shape of the batched node)."""
+
+    __props__ = ()
+
+    def make_node(self, a: Any) -> Apply:
+        a = pt.as_tensor_variable(a)
+        return Apply(self, [a], [pt.vector().type(), pt.vector().type()])
+
+    def perform(self, node: Apply, inputs: Any, out: Any) -> None:
+        (a,) = inputs
+        out[0][0] = np.zeros(2 * a.size)
+        out[1][0] = np.zeros(int(a.sum()))
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Any) -> Any:
+        ((n,),) = input_shapes
+        return [(2 * n,), (pt.cast(node.inputs[0].sum(), "int64"),)]
+
+
+def test_infer_shape_drops_lengths_that_depend_on_core_values() -> None:
+    a = pt.tensor(name="a", shape=(5, None))
+    c, d = Blockwise(ValueDependent(), "(n)->(c),(d)")(a)
+    shapes = c.owner.op.infer_shape(None, c.owner, [a.shape])
+    value = {a: np.ones((5, 3))}
+    assert int(evaluate(shapes[0][1], value)) == 6
+    assert shapes[1][1].owner.inputs[0] is d  # read from the output itself
+    assert int(evaluate(shapes[1][1], value)) == 3
+
+
+def test_literal_dimensions_in_the_signature() -> None:
+    op = Blockwise(Opaque(), "(2,n)->(2,n)")
+    x = pt.tensor(name="x", shape=(4, None, None))
+    assert op(x).type.shape == (4, 2, None)
+    with pytest.raises(ValueError, match=r"must have length 2"):
+        op(pt.tensor(name="y", shape=(4, 3, 5)))
+    with pytest.raises(ValueError, match=r"must have length 2"):
+        evaluate(op(x), {x: np.zeros((4, 3, 5))})

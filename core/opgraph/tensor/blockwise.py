@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 
 from opgraph.autodiff.vectorize import BATCHING_RULES
-from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
+from opgraph.graph.basic import (
+    Apply,
+    Constant,
+    Variable,
+    ancestors,
+    io_toposort,
+    variable_depends_on,
+)
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import node_rewriter
@@ -167,7 +174,7 @@ class Blockwise(Op):
         return Apply(self, inputs, outputs)
 
     def _static_core_lengths(self, inputs: Sequence[Variable]) -> dict[str, int]:
-        known: dict[str, int] = {}
+        known: dict[str, int] = {d: int(d) for sig in self.outputs_sig for d in sig if d.isdigit()}
         for inp, sig in zip(inputs, self.inputs_sig):
             core = inp.type.shape[inp.type.ndim - len(sig):] if sig else ()
             known.update((d, n) for d, n in zip(sig, core) if n is not None)
@@ -178,6 +185,11 @@ class Blockwise(Op):
         for i, (inp, sig) in enumerate(zip(inputs, self.inputs_sig)):
             core = inp.type.shape[inp.type.ndim - len(sig):] if sig else ()
             for name, length in zip(sig, core):
+                if name.isdigit() and length is not None and length != int(name):
+                    raise ValueError(
+                        f"{self}: {_label(inp, i)} must have length {name} in its core "
+                        f"dimensions ({','.join(sig)}), got static shape {inp.type.shape}"
+                    )
                 if length is None:
                     continue
                 if name in seen and seen[name][1] != length:
@@ -219,6 +231,11 @@ class Blockwise(Op):
             nb = x.ndim - len(sig)
             batches.append(x.shape[:nb])
             for name, length in zip(sig, x.shape[nb:]):
+                if name.isdigit() and length != int(name):
+                    raise ValueError(
+                        f"{self}: {_label(node.inputs[i], i)} must have length {name} in its "
+                        f"core dimensions ({','.join(sig)}), got shape {x.shape}"
+                    )
                 if name in dims and dims[name][1] != length:
                     j = dims[name][0]
                     if j == i:
@@ -290,7 +307,8 @@ class Blockwise(Op):
             cell[0] = r
 
     def _empty_core_shapes(self, node: Apply, inputs: Sequence[np.ndarray]) -> list[tuple]:
-        lengths: dict[str, int] = {}
+        lengths: dict[str, int] = {d: int(d) for sig in self.outputs_sig for d in sig
+                                   if d.isdigit()}
         for x, sig in zip(inputs, self.inputs_sig):
             lengths.update(zip(sig, x.shape[x.ndim - len(sig):]))
         shapes = []
@@ -317,7 +335,8 @@ class Blockwise(Op):
                     dim = shp[k]
                     break
             batch.append(dim)
-        lengths: dict[str, Any] = {}
+        lengths: dict[str, Any] = {d: int(d) for sig in self.outputs_sig for d in sig
+                                   if d.isdigit()}
         for inp, shp, sig in zip(node.inputs, input_shapes, self.inputs_sig):
             for d, s in zip(sig, list(shp)[inp.type.ndim - len(sig):]):
                 lengths.setdefault(d, s)
@@ -334,8 +353,9 @@ class Blockwise(Op):
                 else:
                     if core_shapes is None:
                         core_shapes = self._core_infer_shape(fgraph, node, input_shapes)
+                    known = core_shapes[k][j] if core_shapes else None
                     # no inference for this length: read it from the output itself
-                    dims.append(core_shapes[k][j] if core_shapes else Shape_i(nb + j)(o))
+                    dims.append(known if known is not None else Shape_i(nb + j)(o))
             out.append(tuple(batch) + tuple(dims))
         return out
 
@@ -349,9 +369,17 @@ class Blockwise(Op):
         if infer is None:
             return []
         try:
-            return infer(fgraph, core_node, core_shapes)
+            shapes = infer(fgraph, core_node, core_shapes)
         except Exception:  # the core op cannot say: the caller reads the output's shape
             return []
+        # A length computed from the core node's own variables (its stand-in inputs or
+        # outputs, e.g. a value-dependent length) is not a shape of this node: drop it.
+        stand_ins = {*ancestors(core_node.inputs), *core_node.outputs}
+        return [
+            [None if isinstance(d, Variable) and variable_depends_on(d, stand_ins) else d
+             for d in shp]
+            for shp in shapes
+        ]
 
     # -- differentiation ------------------------------------------------------------
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
