@@ -243,3 +243,25 @@ def test_qr_modes_match_scipy(rng, mode, pivoting, shape):
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e)
+
+
+@pytest.mark.parametrize("output", ["real", "complex"])
+def test_schur_and_qz_match_scipy(rng, output):
+    a, b = rng.normal(size=(2, 4, 4)), rng.normal(size=(2, 4, 4))
+    t, z = _run(lambda x: la.schur(x, output=output), a)
+    np.testing.assert_allclose(np.einsum("...ij,...jk,...lk->...il", z, t, z.conj()), a,
+                               atol=1e-10)
+    for sort in (None, "lhp"):
+        got = _run(lambda x, y, s=sort: la.qz(x, y, output=output, sort=s,
+                                              return_eigenvalues=s is not None), a, b)
+        for k in range(2):
+            fn = (scipy.linalg.qz(a[k], b[k], output=output) if sort is None
+                  else scipy.linalg.ordqz(a[k], b[k], sort=sort, output=output))
+            for g, e in zip(got, fn):
+                np.testing.assert_allclose(g[k], e, atol=1e-10)
+
+
+def test_public_names_are_not_shadowed_by_modules():
+    import types
+
+    assert not [n for n in la.__all__ if isinstance(getattr(la, n), types.ModuleType)]

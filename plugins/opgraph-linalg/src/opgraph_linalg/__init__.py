@@ -32,6 +32,7 @@ _WHERE = {
     **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"],
                     "inverse"),
     **dict.fromkeys(["Lstsq", "lstsq", "tensorsolve"], "leastsq"),
+    **dict.fromkeys(["QZ", "Schur", "qz", "schur"], "schur_decomp"),
     **dict.fromkeys(
         ["SolveSylvester", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
          "solve_sylvester"], "control"),
