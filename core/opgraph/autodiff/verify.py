@@ -85,9 +85,8 @@ def verify_grad(
             raise TypeError(
                 f"verify_grad: pt_values[{i}] must hold floats to be perturbed; got dtype {v.dtype}"
             )
-    rng = rng if isinstance(rng, (np.random.Generator, np.random.RandomState)) else (
-        np.random.default_rng(rng)
-    )
+    # a Generator, a RandomState, or anything with random(shape) (the np.random module)
+    rng = rng if callable(getattr(rng, "random", None)) else np.random.default_rng(rng)
     inputs = [_symbolic_input(i, v) for i, v in enumerate(values)]
     output = fun(*inputs)
     if isinstance(output, (list, tuple)):

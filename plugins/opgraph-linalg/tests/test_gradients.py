@@ -8,7 +8,7 @@ import pytest
 from helpers_la import check_grad, compile_py, spd, well_conditioned
 
 import opgraph.tensor as pt
-from opgraph.gradient import pullback, pushforward
+from opgraph.gradient import pullback, pushforward, verify_grad
 
 
 def test_cholesky_grad_reads_one_triangle(rng):
@@ -175,3 +175,9 @@ def test_linear_control_grads(rng):
     for method in ("direct", "bilinear"):
         check_grad(lambda x, y, m=method: la.solve_discrete_lyapunov(x, y, method=m),
                    [0.3 * a, rng.normal(size=(3, 3))], rng)
+
+
+def test_verify_grad_takes_the_numpy_random_module():
+    """PyTensor code passes ``rng=np.random``; the legacy global generator works too."""
+    verify_grad(la.inv, [well_conditioned(np.random.default_rng(0), 3)], rng=np.random,
+                mode="FAST_COMPILE")
