@@ -181,3 +181,16 @@ def test_verify_grad_takes_the_numpy_random_module():
     """PyTensor code passes ``rng=np.random``; the legacy global generator works too."""
     verify_grad(la.inv, [well_conditioned(np.random.default_rng(0), 3)], rng=np.random,
                 mode="FAST_COMPILE")
+
+
+@pytest.mark.parametrize("which", range(4), ids=["A", "B", "Q", "R"])
+def test_discrete_are_grad(rng, which):
+    values = [0.5 * rng.normal(size=(3, 3)), rng.normal(size=(3, 2)), np.eye(3), np.eye(2)]
+
+    def fn(x):
+        args = [pt.as_tensor_variable(v) for v in values]
+        # Q and R are symmetric by definition: perturb them symmetrically
+        args[which] = x if which < 2 else (x + x.T) / 2
+        return la.solve_discrete_are(*args)
+
+    check_grad(fn, [values[which]], rng)

@@ -265,3 +265,11 @@ def test_public_names_are_not_shadowed_by_modules():
     import types
 
     assert not [n for n in la.__all__ if isinstance(getattr(la, n), types.ModuleType)]
+
+
+def test_discrete_are_batched(rng):
+    a = 0.5 * rng.normal(size=(2, 3, 3))
+    b = rng.normal(size=(3, 2))
+    got = _run(lambda x, y: la.solve_discrete_are(x, y, np.eye(3), np.eye(2)), a, b)
+    expected = [scipy.linalg.solve_discrete_are(x, b, np.eye(3), np.eye(2)) for x in a]
+    np.testing.assert_allclose(got, np.stack(expected))

@@ -34,8 +34,8 @@ _WHERE = {
     **dict.fromkeys(["Lstsq", "lstsq", "tensorsolve"], "leastsq"),
     **dict.fromkeys(["QZ", "Schur", "qz", "schur"], "schur_decomp"),
     **dict.fromkeys(
-        ["SolveSylvester", "solve_continuous_lyapunov", "solve_discrete_lyapunov",
-         "solve_sylvester"], "control"),
+        ["SolveDiscreteARE", "SolveSylvester", "solve_continuous_lyapunov",
+         "solve_discrete_are", "solve_discrete_lyapunov", "solve_sylvester"], "control"),
     **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),
     **dict.fromkeys(
         ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal", "trace",

@@ -1,5 +1,5 @@
 """Linear-control equations: solve_sylvester, solve_continuous_lyapunov,
-solve_discrete_lyapunov (Blockwise over batches, differentiable)."""
+solve_discrete_lyapunov, solve_discrete_are (Blockwise over batches, differentiable)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,13 @@ from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_static, float_dtype, matrix_transpose
 from opgraph_linalg.inverse import matrix_inverse
 from opgraph_linalg.products import kron
-from opgraph_linalg.solvers import solve
+from opgraph_linalg.solvers import Solve, solve
 
 __all__ = [
+    "SolveDiscreteARE",
     "SolveSylvester",
     "solve_continuous_lyapunov",
+    "solve_discrete_are",
     "solve_discrete_lyapunov",
     "solve_sylvester",
 ]
@@ -131,3 +133,51 @@ def _discrete_direct(A: Variable, Q: Variable) -> Variable:
         return pt.reshape(vec, pt.stack([n, n]), ndim=2)
 
     return pt.vectorize(core, signature="(m,m),(m,m)->(m,m)")(A, Q)
+
+
+class SolveDiscreteARE(Op):
+    """The stabilising solution ``X`` of the discrete algebraic Riccati equation
+    ``A^T X A - X - A^T X B (R + B^T X B)^-1 B^T X A + Q = 0``."""
+
+    __props__ = ()
+    gufunc_signature = "(m,m),(m,n),(m,m),(n,n)->(m,m)"
+
+    def make_node(self, a: Any, b: Any, q: Any, r: Any) -> Apply:
+        ins = [pt.as_tensor_variable(v) for v in (a, b, q, r)]
+        for name, v in zip("ABQR", ins):
+            if v.type.ndim != 2:
+                raise ValueError(
+                    f"solve_discrete_are: the core op takes matrices, {name} is {v.type}"
+                )
+        dtype = float_dtype(*(v.type.dtype for v in ins))
+        return Apply(self, ins, [TensorType(dtype, ins[0].type.shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        x = scipy.linalg.solve_discrete_are(*inputs)
+        output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.numpy_dtype)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
+        return [tuple(input_shapes[0])]
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        (gx,) = cotangents
+        if _is_disconnected(gx):
+            return [disconnected_type()] * 4
+        a, b, _, r = inputs
+        (x,) = outputs
+        # K = (R + B^T X B)^-1 B^T X A and the closed loop Acl = A - B K; dX solves
+        # dX = Acl^T dX Acl + dQ + K^T dR K + (dA - dB K)^T X Acl + Acl^T X (dA - dB K),
+        # so the adjoint S solves S = Acl S Acl^T + sym(gX).
+        btx = pt.dot(b.T, x)
+        k = Solve(b_ndim=2)(r + pt.dot(btx, b), pt.dot(btx, a))
+        acl = a - pt.dot(b, k)
+        s = solve_discrete_lyapunov(acl, 0.5 * (gx + gx.T), method="direct")
+        xas = pt.dot(pt.dot(x, acl), s)
+        return [2 * xas, -2 * pt.dot(xas, k.T), s, pt.dot(pt.dot(k, s), k.T)]
+
+
+def solve_discrete_are(A: Any, B: Any, Q: Any, R: Any) -> Variable:
+    """``X`` solving the discrete algebraic Riccati equation (``scipy.linalg``), batched."""
+    A = as_matrix(A, "solve_discrete_are", "A")
+    check_square_static(A, "solve_discrete_are", "A")
+    return Blockwise(SolveDiscreteARE())(A, B, Q, R)
