@@ -198,7 +198,8 @@ def conformance(session: nox.Session) -> None:
     if not script.is_file():
         session.skip(f"{script} not found (the conformance suite lives beside the repository)")
     _install(session, list(PACKAGES.values()))
-    session.install("pytest-timeout", "pytest-mock")
+    # numba only because some PyTensor test files name its warning classes in filters.
+    session.install("pytest-timeout", "pytest-mock", "numba")
     out = ROOT / "conformance-report"
     python = Path(session.bin) / "python"
     session.run(

@@ -106,3 +106,50 @@ def test_import_opgraph_installs_finder_once_and_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["2", "False"]
+
+
+def _name_plugin(module: str, target: str, names: tuple[str, ...]) -> types.SimpleNamespace:
+    @hookimpl
+    def opgraph_public_modules() -> list[PublicModule]:
+        return [PublicModule(module, target, names=names)]
+
+    return types.SimpleNamespace(opgraph_public_modules=opgraph_public_modules)
+
+
+def test_plugin_provides_names_of_a_core_module(private_manager) -> None:
+    private_manager(("fake", _name_plugin("opgraph.tensor", "math", ("erf", "lgamma"))))
+    import math
+
+    assert faces.provided_name("opgraph.tensor", "erf") is math.erf
+    assert faces.provided_name("opgraph.tensor", "lgamma") is math.lgamma
+
+
+def test_expected_name_without_its_plugin_is_a_placeholder_naming_it(private_manager) -> None:
+    private_manager()
+    erf = faces.provided_name("opgraph.tensor", "erf")
+    assert isinstance(erf, faces.MissingPluginName)
+    with pytest.raises(ImportError, match=r"opgraph-special, which is not installed"):
+        erf(1.0)
+    with pytest.raises(ImportError, match="opgraph-special"):
+        erf.nin  # noqa: B018 - any use says what is missing
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        faces.provided_name("opgraph.tensor", "not_a_name")
+
+
+def test_two_plugins_providing_one_name_conflict_only_there(private_manager) -> None:
+    private_manager(
+        ("a", _name_plugin("opgraph.tensor", "math", ("erf", "gamma"))),
+        ("b", _name_plugin("opgraph.tensor", "cmath", ("erf",))),
+    )
+    import math
+
+    with pytest.warns(manager.OpgraphPluginWarning, match="opgraph.tensor.erf"):
+        assert faces.provided_name("opgraph.tensor", "gamma") is math.gamma
+    with pytest.raises(ImportError, match="declared by several plugins"):
+        faces.provided_name("opgraph.tensor", "erf")(0.0)
+
+
+def test_record_names_must_be_identifiers() -> None:
+    with pytest.raises(TypeError, match="identifiers"):
+        PublicModule("opgraph.tensor", "math", names=("not a name",))
+    assert PublicModule("opgraph.tensor", "math", names="erf").keys() == ("opgraph.tensor.erf",)

@@ -294,3 +294,148 @@ def test_tensor_elemwise_prints_its_scalar_op_and_inner_graph():
     fused = Elemwise(ps.Composite([a, b], [ps.add(ps.exp(a), b)]))(x, y)
     text = dprint(fused, file="str")
     assert "Inner graphs:" in text and " ← add [id" in text
+
+
+# -- PyTensor's small helpers: PatternPrinter, min_informative_str, get_node_by_id --------
+
+
+def test_pattern_printer_beats_a_catch_all_predicate() -> None:
+    from opgraph.printing import PatternPrinter, PPrinter, default_printer
+
+    x, y = ps.float64("x"), ps.float64("y")
+    out = x - y
+    printer = PPrinter()
+    printer.assign(out.owner.op, PatternPrinter(("|%(0)s - %(1)s|", -1000)))
+    printer.assign(lambda pstate, r: True, default_printer)
+    assert printer(out) == "|x - y|"
+    # an input given no precedence is printed at 1000: an operator in it gets parentheses
+    from opgraph.printing import OperatorPrinter
+
+    nested = PPrinter()
+    nested.assign(ps.Sub, PatternPrinter("%(0)s minus %(1)s"))
+    nested.assign(ps.Add, OperatorPrinter("+", -2, "either"))
+    assert nested((x + y) - x) == "(x + y) minus x"
+    loose = PPrinter()
+    loose.assign(ps.Sub, PatternPrinter(("%(0)s minus %(1)s", -1000)))
+    loose.assign(ps.Add, OperatorPrinter("+", -2, "either"))
+    assert loose((x + y) - x) == "x + y minus x"
+
+
+def test_pattern_printer_rejects_bad_patterns() -> None:
+    from opgraph.printing import PatternPrinter
+
+    with pytest.raises(TypeError, match="pattern"):
+        PatternPrinter(3)
+    with pytest.raises(TypeError, match="at least one"):
+        PatternPrinter()
+
+
+def test_min_informative_str_stops_at_names_and_tags_repeats() -> None:
+    from opgraph.printing import min_informative_str
+
+    a, b, d = ps.float64("a"), ps.float64("b"), ps.float64("d")
+    c = a + b
+    c.name = "c"
+    g = (c * d) + c
+    text = min_informative_str(g)
+    lines = text.splitlines()
+    assert lines[0] == "A. " + str(g.owner.op)
+    assert lines[1] == " B. " + str((c * d).owner.op)
+    assert lines[2] == "  C. c"  # named: not expanded
+    assert lines[3] == "  D. d"
+    assert lines[4] == " C"  # seen before: its tag only
+    assert len(lines) == 5
+
+
+def test_get_node_by_id_matches_debugprint_ids() -> None:
+    from opgraph.printing import debugprint, get_node_by_id
+
+    x, y = ps.float64("x"), ps.float64("y")
+    out = (x + y) * x
+    text = debugprint(out, file="str")
+    assert "[id A]" in text and "[id C]" in text
+    assert get_node_by_id(out, "A") is out.owner
+    assert get_node_by_id([out], "C") is x
+    assert get_node_by_id(out, "nope") is None
+    assert debugprint(out, file="str", id_type="int") == debugprint(out, file="str", ids="int")
+
+
+def test_debugprint_stop_on_name_marks_hidden_inputs() -> None:
+    from opgraph.printing import debugprint
+
+    a, b, d = ps.float64("a"), ps.float64("b"), ps.float64("d")
+    c = a + b
+    c.name = "c"
+    lines = debugprint(c * d, file="str", stop_on_name=True).splitlines()
+    assert lines[1].endswith("'c'")
+    assert lines[2] == " │  └─ ···"  # c's inputs are not shown
+    assert lines[3].endswith("d [id C]")
+
+
+def test_debugprint_auto_ids_are_auto_names() -> None:
+    from opgraph.printing import debugprint
+
+    x, y = ps.float64(), ps.float64()
+    out = x * y
+    text = debugprint(out, file="str", id_type="auto")
+    assert text.splitlines()[0].endswith(f"[id {out.auto_name}]")
+    assert f"[id {x.auto_name}]" in text and f"[id {y.auto_name}]" in text
+
+
+class TestRichTree:
+    rich = pytest.importorskip("rich")
+
+    def _labels(self, tree: object) -> list[str]:
+        return [str(child.label) for child in tree.children]  # type: ignore[attr-defined]
+
+    def test_outputs_are_children_of_a_hidden_root(self) -> None:
+        from opgraph.printing import debugprint
+
+        x, y = ps.float64("x"), ps.float64("y")
+        tree = debugprint([x + y, x * y], file="rich")
+        assert isinstance(tree, self.rich.tree.Tree) and tree.hide_root
+        assert len(tree.children) == 2
+        assert [len(c.children) for c in tree.children] == [2, 2]
+        assert self._labels(tree.children[0]) == [r"x \[id B]", r"y \[id C]"]
+
+    def test_shared_node_is_coloured_and_not_expanded_twice(self) -> None:
+        from opgraph.printing import debugprint
+
+        x = ps.float64("x")
+        shared = x * 2
+        other = x + 1
+        tree = debugprint((shared + other) * (shared - other), file="rich")
+        top = tree.children[0]
+        first, second = top.children
+        repeat = second.children[0]  # shared again, under the subtraction
+        assert len(repeat.children) == 1 and "···" in str(repeat.children[0].label)
+        canonical = first.children[0]
+        color = str(canonical.label).split("]")[0].lstrip("[")
+        assert str(repeat.label).startswith(f"[{color}]")
+        assert str(repeat.children[0].label) == f"[{color}]···[/{color}]"
+        assert str(second.children[1].label).split("]")[0] != f"[{color}"  # other colour
+
+    def test_depth_names_and_markup(self) -> None:
+        from opgraph.printing import debugprint
+
+        x = ps.float64("x")
+        y = x * 2
+        y.name = "y[0]"
+        shallow = debugprint(y + 1, depth=1, file="rich")
+        assert shallow.children[0].children == []
+        tree = debugprint(y + 1, file="rich")
+        buf = io.StringIO()
+        self.rich.console.Console(file=buf, highlight=False).print(tree)
+        assert "'y[0]'" in buf.getvalue()
+
+    def test_inner_graphs_section(self) -> None:
+        from opgraph.printing import debugprint
+
+        a, b = ps.float64("a"), ps.float64("b")
+        comp = ps.Composite([a, b], [a * b + a])
+        x, y = ps.float64("x"), ps.float64("y")
+        tree = debugprint(comp(x, y), file="rich")
+        assert len(tree.children) == 2
+        section = tree.children[1]
+        assert str(section.label) == "[bold]Inner graphs:[/bold]"
+        assert len(section.children) == 1 and len(section.children[0].children) == 1

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-__all__ = ["FACES", "FaceFinder", "install"]
+__all__ = ["FACES", "NAME_FACES", "FaceFinder", "MissingPluginName", "install", "provided_name"]
 
 FACES: dict[str, str] = {
     "opgraph.graph.rewriting.db": "opgraph-rewrites",
@@ -107,7 +107,8 @@ _SERVED: dict[str, str] = {}
 def _served_paths() -> dict[str, str]:
     manager = importlib.import_module(_MANAGER_MODULE)
     for path, record in manager.public_module_records().items():
-        _SERVED.setdefault(path, record.target)
+        if not record.names:
+            _SERVED.setdefault(path, record.target)
     return _SERVED
 
 
@@ -116,6 +117,97 @@ def _missing_message(fullname: str, prefix: str) -> str:
     dist = FACES.get(prefix, "")
     hint = manager.provider_hint(prefix, dist=dist) if dist else None
     return f"No module named {fullname!r}: {hint or 'no installed opgraph plugin serves it'}"
+
+
+NAME_FACES: dict[str, dict[str, str]] = {
+    "opgraph.tensor": dict.fromkeys(
+        (
+            "betainc",
+            "betaincinv",
+            "betaln",
+            "chi2sf",
+            "digamma",
+            "erf",
+            "erfc",
+            "erfcinv",
+            "erfcx",
+            "erfinv",
+            "gamma",
+            "gammainc",
+            "gammaincc",
+            "gammainccinv",
+            "gammaincinv",
+            "gammal",
+            "gammaln",
+            "gammau",
+            "hyp2f1",
+            "i0",
+            "i1",
+            "iv",
+            "ive",
+            "j0",
+            "j1",
+            "jv",
+            "kn",
+            "kv",
+            "kve",
+            "log_ndtr",
+            "owens_t",
+            "polygamma",
+            "psi",
+            "tri_gamma",
+            "xlog1py",
+            "xlogy",
+        ),
+        "opgraph-special",
+    ),
+}
+"""Names of core modules that a plugin provides (PyTensor's ``pt.erf``...), per module."""
+
+
+class MissingPluginName:
+    """What ``pt.erf`` is when no installed plugin provides it: using it says which one to install.
+
+    A placeholder rather than an ``AttributeError``, so ``from opgraph.tensor import
+    erf`` succeeds and the error, when the function is called, names the distribution.
+    """
+
+    def __init__(self, module: str, name: str, distribution: str) -> None:
+        self.module, self.name, self.distribution = module, name, distribution
+
+    def message(self) -> str:
+        """Why this name is unavailable here, and what to install."""
+        manager = importlib.import_module(_MANAGER_MODULE)
+        hint = manager.provider_hint(f"{self.module}.{self.name}", dist=self.distribution)
+        return f"{self.module}.{self.name}: {hint}"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ImportError(self.message(), name=self.module)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise ImportError(self.message(), name=self.module)
+
+    def __repr__(self) -> str:
+        return f"<{self.module}.{self.name}: provided by {self.distribution}, not available>"
+
+
+def provided_name(module: str, name: str) -> Any:
+    """The plugin-provided attribute ``name`` of the core module ``module``.
+
+    Resolves through the ``opgraph_public_modules`` records that carry names;
+    a name the core expects from a plugin that is not in use gives a
+    :class:`MissingPluginName`; any other name raises ``AttributeError``.
+    """
+    manager = importlib.import_module(_MANAGER_MODULE)
+    record = manager.public_module_records().get(f"{module}.{name}")
+    if record is not None:
+        return getattr(importlib.import_module(record.target), name)
+    dist = NAME_FACES.get(module, {}).get(name)
+    if dist is not None:
+        return MissingPluginName(module, name, dist)
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
 
 def install() -> None:

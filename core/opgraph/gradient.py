@@ -6,21 +6,26 @@ implementation lives in the small modules of :mod:`opgraph.autodiff`.
 
 from __future__ import annotations
 
-from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian
-from opgraph.autodiff.forward import Rop, pushforward
+from opgraph.autodiff.batched import Batched, batched_jacobian
+from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian, subgraph_grad
+from opgraph.autodiff.forward import Rop, pushforward, pushforward_through_pullback
 from opgraph.autodiff.ops import (
     ConsiderConstant,
     DisconnectedGrad,
     GradClip,
+    GradientIdentity,
     GradScale,
     UndefinedGrad,
     ZeroGrad,
     consider_constant,
     disconnected_grad,
+    disconnected_grad_,
     grad_clip,
     grad_scale,
     undefined_grad,
+    undefined_grad_,
     zero_grad,
+    zero_grad_,
 )
 from opgraph.autodiff.reverse import Lop, grad, pullback
 from opgraph.autodiff.undefined import (
@@ -35,9 +40,17 @@ from opgraph.autodiff.undefined import (
     is_disconnected,
     is_null,
 )
-from opgraph.autodiff.verify import numeric_jacobian, verify_grad
+from opgraph.autodiff.vectorize import (
+    NoBatchingRule,
+    register_batching_rule,
+    vectorize_graph,
+)
+from opgraph.autodiff.verify import numeric_grad, numeric_jacobian, verify_grad
+from opgraph.graph.basic import Apply, Variable
 
 __all__ = [
+    "Apply",
+    "Batched",
     "ConsiderConstant",
     "DisconnectedGrad",
     "DisconnectedInputError",
@@ -45,14 +58,19 @@ __all__ = [
     "GradClip",
     "GradScale",
     "GradientError",
+    "GradientIdentity",
     "Lop",
+    "NoBatchingRule",
     "NullType",
     "NullTypeGradError",
     "Rop",
     "UndefinedGrad",
+    "Variable",
     "ZeroGrad",
+    "batched_jacobian",
     "consider_constant",
     "disconnected_grad",
+    "disconnected_grad_",
     "disconnected_type",
     "grad",
     "grad_clip",
@@ -64,10 +82,17 @@ __all__ = [
     "is_disconnected",
     "is_null",
     "jacobian",
+    "numeric_grad",
     "numeric_jacobian",
     "pullback",
     "pushforward",
+    "pushforward_through_pullback",
+    "register_batching_rule",
+    "subgraph_grad",
     "undefined_grad",
+    "undefined_grad_",
+    "vectorize_graph",
     "verify_grad",
     "zero_grad",
+    "zero_grad_",
 ]

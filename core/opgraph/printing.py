@@ -21,8 +21,10 @@ import attrs
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
-from opgraph.printing_dot import pydotprint
+from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
+from opgraph.printing_rich import build_rich_tree
+from opgraph.printing_util import PatternPrinter, min_informative_str
 
 __all__ = [
     "DefaultPrinter",
@@ -30,11 +32,15 @@ __all__ = [
     "IgnorePrinter",
     "OperatorPrinter",
     "PPrinter",
+    "PatternPrinter",
     "Print",
     "PrinterState",
     "char_from_number",
     "debugprint",
+    "default_printer",
     "dprint",
+    "get_node_by_id",
+    "min_informative_str",
     "pp",
     "pprint",
     "pydotprint",
@@ -113,9 +119,11 @@ class _DebugPrinter:
                 found = str(len(self.used_ids))
             elif self.ids == "id":
                 found = hex(id(key))
+            elif self.ids == "auto":  # the variable's auto_name (a node: its first output's)
+                found = (key if isinstance(key, Variable) else key.outputs[0]).auto_name
             else:
                 raise ValueError(
-                    f"debugprint: ids must be 'CHAR', 'int', 'id' or '', got {self.ids!r}"
+                    f"debugprint: ids must be 'CHAR', 'int', 'id', 'auto' or '', got {self.ids!r}"
                 )
             self.used_ids[key] = found
         return f" [id {found}]"
@@ -153,7 +161,7 @@ class _DebugPrinter:
             return ""
         cell = self.storage[var]
         value = cell[0] if isinstance(cell, list) else cell
-        return f" -> {value!r:.60}"
+        return f" [{value!r}]"  # PyTensor's form: the storage cell, e.g. "[None]"
 
     def tree(self, root: Variable, first_prefix: str = "", child_prefix: str = "") -> None:
         """Print ``root`` and everything above it, depth first, with an explicit stack."""
@@ -176,6 +184,8 @@ class _DebugPrinter:
             if 0 <= self.depth <= level + 1:
                 continue
             if self.stop_on_name and var.name is not None and level > 0:
+                if node.inputs:  # inputs hidden behind the name
+                    self.lines.append(cont + _LAST + _SEEN_MARK.strip())
                 continue
             inputs = node.inputs
             if len(cont) > _MAX_INDENT:  # very deep graphs: fold the indentation, keep memory flat
@@ -260,6 +270,7 @@ def debugprint(
     file: TextIO | str | None = None,
     ids: str = "CHAR",
     stop_on_name: bool = False,
+    id_type: str | None = None,
     done: dict | None = None,
     print_storage: bool = False,
     used_ids: dict | None = None,
@@ -269,6 +280,8 @@ def debugprint(
     print_fgraph_inputs: bool = False,
 ) -> Any:
     """Print a graph as an indented tree; ``file="str"`` returns the text instead.
+
+    ``file="rich"`` returns the tree as a ``rich.tree.Tree`` (needs ``rich``).
 
     Each line shows an op (or input) with an id like ``[id A]`` and the
     variable's name in quotes; a node printed before shows ``···`` instead of
@@ -280,7 +293,7 @@ def debugprint(
         raise TypeError(f"debugprint: depth must be an int (-1: no limit), got {depth!r}")
     roots, fgraph = _roots(obj)
     printer = _DebugPrinter(
-        ids=ids,
+        ids=ids if id_type is None else id_type,  # id_type: PyTensor 3's name for ids
         depth=depth,
         print_type=print_type,
         stop_on_name=stop_on_name,
@@ -297,6 +310,8 @@ def debugprint(
         if print_fgraph_inputs:
             for inp in fgraph.inputs:
                 printer.lines.append(" → " + printer.label(inp))
+    if file == "rich":
+        return build_rich_tree(printer, roots, _inner_graph_op)
     for root in roots:
         printer.tree(root)
     printer.inner_graphs()
@@ -470,11 +485,12 @@ class PPrinter:
             self.printers.insert(0, (condition, printer))
 
     def _find(self, op: Any, var: Variable, pstate: PrinterState) -> Any:
+        # As in PyTensor, a printer assigned to this very op wins over predicates.
         for cond, printer in self.printers:
-            if isinstance(cond, Op) or not callable(cond):
-                if cond == op:
-                    return printer
-            elif cond(pstate, var):
+            if (isinstance(cond, Op) or not callable(cond)) and cond == op:
+                return printer
+        for cond, printer in self.printers:
+            if callable(cond) and not isinstance(cond, Op) and cond(pstate, var):
                 return printer
         for klass in type(op).__mro__:
             if klass in self._by_class:
@@ -599,3 +615,22 @@ class _LazyPPrinter:
 
 pprint: PPrinter = _LazyPPrinter()  # type: ignore[assignment]
 pp = pprint
+
+default_printer = DefaultPrinter()
+"""PyTensor's name for the printer that writes ``op(args)``."""
+
+_try_pydot_import = _require_pydot
+"""PyTensor's name: import pydot (and check Graphviz), or raise ImportError naming what lacks."""
+
+
+def get_node_by_id(graphs: Any, target_var_id: str, id_types: str = "CHAR") -> Any:
+    """The Apply node or input variable that debugprint labels ``[id target_var_id]``.
+
+    Searches the graphs and their inner graphs; None when no object has that id.
+    """
+    used: dict = {}
+    debugprint(graphs, file="str", ids=id_types, used_ids=used)
+    for obj, found in used.items():
+        if found == target_var_id:
+            return obj
+    return None

@@ -191,10 +191,13 @@ def test_vectorized_jacobian_matches_the_loop_and_finite_differences():
     np.testing.assert_allclose(vx, num[0], rtol=1e-6, atol=1e-8)
 
 
-def test_unknown_size_without_batching_rule_is_a_clear_error():
+def test_unknown_size_through_indexing_loops_over_rows():
     x = pt.dvector("x")
-    with pytest.raises(NotImplementedError, match="no batching rule"):
-        jacobian(x[1:] * 2.0, x)
+    J = jacobian(x[1:] * x[0], x)
+    v = np.array([2.0, 3.0, 5.0])
+    got = compile_callable([x], [J])(v)[0]
+    want = np.array([[3.0, 2.0, 0.0], [5.0, 0.0, 2.0]])
+    np.testing.assert_allclose(got, want)
 
 
 def test_vectorize_falls_back_to_the_loop_when_size_is_static():

@@ -41,7 +41,7 @@ def test_pushforward_alias_and_structure():
     single = pushforward(y, x, v)
     listed = Rop([y], [x], [v])
     assert not isinstance(single, list) and isinstance(listed, list)
-    assert float(ev(single, {v: 2.0})) == 6.0
+    assert float(ev(single, {x: 1.0, v: 2.0})) == 6.0
 
 
 def test_rop_disconnected_outputs():
@@ -50,7 +50,7 @@ def test_rop_disconnected_outputs():
     with pytest.raises(DisconnectedInputError, match="does not depend"):
         Rop(y, x, pt.dscalar())
     z = Rop(y, x, pt.dscalar(), disconnected_outputs="ignore")
-    assert float(ev(z, {})) == 0.0
+    assert float(ev(z, {w: 3.0})) == 0.0
     d = Rop(y, x, pt.dscalar(), disconnected_outputs="ignore", return_disconnected="disconnected")
     assert isinstance(d.type, DisconnectedType)
     assert Rop(y, x, pt.dscalar(), disconnected_outputs="ignore",

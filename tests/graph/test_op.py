@@ -82,3 +82,28 @@ def test_add_tag_trace_records_user_frame():
     add_tag_trace(x)
     frames = x.tag.trace[0]
     assert any("test_op.py" in f[0] for f in frames)
+
+
+def test_library_frames_are_decided_by_package_location(tmp_path, monkeypatch):
+    """A user's file under a directory named ``opgraph/`` (a clone) is the user's frame."""
+    import sys as _sys
+
+    from opgraph.graph import utils as graph_utils
+
+    user_dir = tmp_path / "opgraph" / "my project"
+    user_dir.mkdir(parents=True)
+    script = user_dir / "model_code.py"
+    script.write_text(
+        "from opgraph.graph.utils import simple_extract_stack\n"
+        "def build():\n"
+        "    return simple_extract_stack()\n"
+    )
+    monkeypatch.syspath_prepend(str(user_dir))
+    module = __import__("model_code")
+    try:
+        frames = module.build()
+    finally:
+        _sys.modules.pop("model_code", None)
+    assert any(f[0] == str(script) for f in frames)
+    assert not graph_utils.is_library_frame(str(script))
+    assert graph_utils.is_library_frame(graph_utils.__file__)

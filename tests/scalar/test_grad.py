@@ -106,8 +106,21 @@ def test_mixed_precision_gradient_has_input_dtype():
     assert gx.type == ps.float32 and gy.type == ps.float64
 
 
-@pytest.mark.parametrize("name", ["exp", "sqrt", "neg", "sigmoid", "floor"])
-def test_discrete_input_gets_float_zero(name):
+@pytest.mark.parametrize("name, want", [("exp", np.exp(3.0)), ("sqrt", 0.5 / np.sqrt(3.0)),
+                                        ("sigmoid", np.exp(-3.0) / (1 + np.exp(-3.0)) ** 2)])
+def test_discrete_input_of_float_op_gets_the_float_gradient(name, want):
+    """As in PyTensor: exp(int) is differentiated as exp over floats."""
+    x = ps.int16("x")
+    op = getattr(ps, name)
+    out = op(x)
+    gz = out.type("gz")
+    (g,) = op.pullback([x], [out], [gz])
+    assert g.type.dtype.startswith("float")
+    assert evaluate(g, {x: 3, gz: 1.0}) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["neg", "floor"])
+def test_discrete_input_of_integer_valued_op_gets_float_zero(name):
     x = ps.int16("x")
     op = getattr(ps, name)
     out = op(x)

@@ -41,6 +41,7 @@ from opgraph.scalar.type import get_scalar_type
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.type import TensorType
 
+from .aliasing_cases_arrays import ARRAY_CASES
 from .helpers import evaluate, input_type_for
 
 # Modules whose Op subclasses are audited (opgraph.tensor.* is walked automatically).
@@ -651,6 +652,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.indexing.SliceLength": slice_length_cases,
     "opgraph.printing_op.Print": print_cases,
     **_grad_ops(),
+    **ARRAY_CASES,
 }
 
 

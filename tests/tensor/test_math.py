@@ -237,8 +237,8 @@ def test_dot_scalars_and_higher_rank():
     m = pt.dmatrix("m")
     a, b = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((4, 5))
     np.testing.assert_allclose(evaluate(pt.dot(t, m), {t: a, m: b}), np.dot(a, b))
-    with pytest.raises(NotImplementedError, match="tensordot"):
-        pt.dot(m, t)
+    c = RNG.standard_normal((3, 4, 2))
+    np.testing.assert_allclose(evaluate(pt.dot(m, t), {m: b.T, t: c}), np.dot(b.T, c))
     with pytest.raises(TypeError, match="1-D or 2-D"):
         Dot()(t, m)
 

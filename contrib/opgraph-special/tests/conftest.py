@@ -19,6 +19,33 @@ DOMAINS = {
     "i0": (1, lambda rng, n: [rng.uniform(-4, 4, n)]),
     "i1": (1, lambda rng, n: [rng.uniform(-4, 4, n)]),
     "log_ndtr": (1, lambda rng, n: [rng.uniform(-8, 4, n)]),
+    "gamma": (1, lambda rng, n: [rng.uniform(0.3, 5, n)]),
+    "erfcinv": (1, lambda rng, n: [rng.uniform(0.1, 1.9, n)]),
+    "j0": (1, lambda rng, n: [rng.uniform(-8, 8, n)]),
+    "j1": (1, lambda rng, n: [rng.uniform(-8, 8, n)]),
+    "jv": (2, lambda rng, n: [rng.integers(0, 4, n).astype(float), rng.uniform(0.5, 8, n)]),
+    "iv": (2, lambda rng, n: [rng.integers(0, 4, n).astype(float), rng.uniform(0.5, 4, n)]),
+    "ive": (2, lambda rng, n: [rng.integers(0, 4, n).astype(float), rng.uniform(0.5, 4, n)]),
+    "kv": (2, lambda rng, n: [rng.integers(0, 4, n).astype(float), rng.uniform(0.5, 4, n)]),
+    "kve": (2, lambda rng, n: [rng.integers(0, 4, n).astype(float), rng.uniform(0.5, 4, n)]),
+    "gammainc": (2, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.2, 5, n)]),
+    "gammaincc": (2, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.2, 5, n)]),
+    "gammaincinv": (2, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.1, 0.9, n)]),
+    "gammainccinv": (2, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.1, 0.9, n)]),
+    "betainc": (3, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.5, 4, n),
+                                   rng.uniform(0.1, 0.9, n)]),
+    "betaincinv": (3, lambda rng, n: [rng.uniform(0.5, 4, n), rng.uniform(0.5, 4, n),
+                                      rng.uniform(0.1, 0.9, n)]),
+    "hyp2f1": (4, lambda rng, n: [rng.uniform(0.1, 2, n), rng.uniform(0.1, 2, n),
+                                  rng.uniform(2.5, 4, n), rng.uniform(-0.8, 0.8, n)]),
+    "owens_t": (2, lambda rng, n: [rng.uniform(-3, 3, n), rng.uniform(-3, 3, n)]),
+}
+
+#: for functions with a gradient in only some inputs: the inputs it is defined for
+DIFFERENTIABLE = {
+    "jv": (1,), "iv": (1,), "ive": (1,), "kv": (1,), "kve": (1,),
+    "gammainc": (1,), "gammaincc": (1,), "gammaincinv": (1,), "gammainccinv": (1,),
+    "betainc": (2,), "betaincinv": (2,), "hyp2f1": (3,),
 }
 
 
@@ -32,4 +59,5 @@ def compile_py(inputs, outputs, **kwargs):
     isolated test session installs)."""
     from opgraph.compile.function import function
 
-    return function(inputs, outputs, mode="FAST_COMPILE", **kwargs)
+    kwargs.setdefault("mode", "FAST_COMPILE")
+    return function(inputs, outputs, **kwargs)

@@ -11,9 +11,16 @@ import scipy.special as sc
 from conftest import compile_py
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from opgraph_special.rewrites import local_log_erfc, register_rewrites, stable_log_erfc
+from opgraph_special.rewrites import (
+    local_grad_log_erfc,
+    local_log_erfc,
+    register_rewrites,
+    stable_log_erfc,
+)
 
 import opgraph.tensor as pt
+from opgraph.autodiff.reverse import grad
+from opgraph.compile.mode import Mode
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.walking import in2out
 
@@ -43,7 +50,7 @@ def test_rewrite_replaces_log_erfc() -> None:
 
 def test_rewritten_graph_is_accurate_where_the_naive_one_underflows() -> None:
     x = pt.dvector("x")
-    naive = compile_py([x], pt.log(special.erfc(x)))
+    naive = compile_py([x], pt.log(special.erfc(x)), mode=Mode(linker="vm", optimizer=None))
     fgraph = _rewritten(x, pt.log(special.erfc(x)))
     stable = compile_py(fgraph.inputs, fgraph.outputs[0])
     values = np.array([-50.0, -5.0, -1e-3, 0.0, 1e-3, 1.0, 10.0, 27.0, 100.0, 1e5])
@@ -94,6 +101,34 @@ class _FakeDB(dict):
 def test_registers_into_the_stabilize_phase() -> None:
     db = _FakeDB(stabilize=_FakePhase())
     register_rewrites(db)
-    ((name, rewriter, tags),) = db["stabilize"].entries
-    assert name == "special_log_erfc" and rewriter is local_log_erfc
-    assert {"fast_run", "stabilize"} <= set(tags)
+    entries = {name: (rewriter, set(tags)) for name, rewriter, tags in db["stabilize"].entries}
+    assert entries["special_log_erfc"][0] is local_log_erfc
+    assert entries["special_grad_log_erfc"][0] is local_grad_log_erfc
+    assert all({"fast_run", "stabilize"} <= tags for _, tags in entries.values())
+
+
+def test_fast_compile_runs_the_rewrites_in_canonicalize() -> None:
+    db = _FakeDB(stabilize=_FakePhase(), canonicalize=_FakePhase())
+    register_rewrites(db)
+    entries = {name: set(tags) for name, _, tags in db["canonicalize"].entries}
+    assert set(entries) == {"special_log_erfc", "special_grad_log_erfc"}
+    assert all("fast_compile" in tags and "fast_run" not in tags for tags in entries.values())
+
+
+@pytest.mark.parametrize("mode", ["FAST_COMPILE", "FAST_RUN"])
+def test_gradient_of_log_erfc_is_finite_and_exact(mode: str) -> None:
+    # d/dx log(erfc(x)) = -2/sqrt(pi) * exp(-x^2) / erfc(x) = -2/sqrt(pi) / erfcx(x)
+    x = pt.dvector("x")
+    out = pt.log(special.erfc(x))
+    g = grad(out.sum(), x)
+    fn = compile_py([x], g, mode=mode)
+    plain = compile_py([x], g, mode=Mode(linker="vm", optimizer=None))
+    values = np.array([-1e3, -40.0, -1.0, 0.0, 0.5, 3.0, 27.0, 40.0, 1e3])
+    expected = -2.0 / math.sqrt(math.pi) / sc.erfcx(values)
+    got = fn(values)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300)
+    ordinary = values[1:6]
+    np.testing.assert_allclose(fn(ordinary), plain(ordinary), rtol=1e-12)
+    with np.errstate(all="ignore"):
+        assert np.isnan(plain(np.array([40.0]))).all()  # 0/0 without the rewrite

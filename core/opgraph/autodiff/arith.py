@@ -18,6 +18,7 @@ __all__ = [
     "add_terms",
     "as_tensor",
     "cast_like",
+    "filled_like",
     "float_dtype_of",
     "is_discrete",
     "is_tensor",
@@ -104,6 +105,23 @@ def one_constant(var: Variable) -> Variable:
 
         return ps.constant(np.ones((), dtype=dtype), dtype=dtype)
     return _pt().constant(np.ones((), dtype=dtype))
+
+
+def filled_like(var: Variable, value: float | Variable, dtype: str | None = None) -> Variable:
+    """``value`` broadcast to the shape of ``var`` (``second(var, value)``), so it depends on var.
+
+    PyTensor builds seeds and disconnected zeros this way; a rewrite folds it.
+    """
+    if isinstance(value, Variable):
+        if _is_scalar_type(var):
+            return value
+        return _pt().second(var, value)
+    dtype = dtype or float_dtype_of(var)
+    if _is_scalar_type(var):
+        ps = _lib(var)  # the scalar library
+        return ps.second(var, ps.constant(np.asarray(value, dtype=dtype), dtype=dtype))
+    pt = _pt()
+    return pt.second(var, pt.constant(np.asarray(value, dtype=dtype)))
 
 
 def cast_like(term: Variable, var: Variable) -> Variable:

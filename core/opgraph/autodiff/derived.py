@@ -6,11 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.autodiff import arith
+from opgraph.autodiff.batched import batched_jacobian
 from opgraph.autodiff.forward import Rop
 from opgraph.autodiff.reverse import _as_var_list, grad
 from opgraph.graph.basic import Variable
 
-__all__ = ["hessian", "hessian_vector_product", "jacobian"]
+#: Largest static size whose jacobian is built as one ``grad`` per element; larger
+#: (or run-time) sizes vectorise one pullback graph instead of growing the graph.
+UNROLL_LIMIT = 16
+
+__all__ = ["hessian", "hessian_vector_product", "jacobian", "subgraph_grad"]
 
 
 def _static_size(var: Variable) -> int | None:
@@ -33,10 +38,10 @@ def jacobian(
     """d expression / d wrt, shaped ``expression.shape + wrt.shape`` for each ``wrt``.
 
     A scalar expression is one ``grad``.  Otherwise the rows are the gradients
-    of each element: with ``vectorize`` (or when the expression's size is not
-    known statically) one reverse pass with a batch of unit cotangents (when
-    every Op in it has a batching rule), else one ``grad`` per element of the
-    (statically sized) expression.
+    of each element: with ``vectorize``, or when the expression's size is not
+    known statically or exceeds ``UNROLL_LIMIT``, one reverse pass with a batch
+    of unit cotangents (Ops without a batching rule loop over the rows, see
+    ``Batched``); else one ``grad`` per element.
     """
     if not isinstance(expression, Variable):
         raise TypeError(
@@ -46,22 +51,13 @@ def jacobian(
     kw = {"consider_constant": consider_constant, "disconnected_inputs": disconnected_inputs}
     if expression.type.ndim == 0:
         result = grad(expression, wrt_list, **kw)
-        return result if wrt_is_list else result[0]
+        return _like(wrt, result, wrt_is_list)
 
     pt = arith._pt()
     size = _static_size(expression)
     rows = None
-    if vectorize or size is None:
-        from opgraph.autodiff.vectorize import NoBatchingRule, batched_jacobian
-
-        try:
-            rows = batched_jacobian(expression, wrt_list, **kw)
-        except NoBatchingRule as exc:
-            if size is None:
-                raise NotImplementedError(
-                    f"jacobian: cannot vectorise ({exc}) and the size of {expression} is not "
-                    "known statically, so there is no element loop to fall back to"
-                ) from exc
+    if vectorize or size is None or size == 0 or size > UNROLL_LIMIT:
+        rows = batched_jacobian(expression, wrt_list, **kw)
     if rows is None:
         flat = expression.flatten() if hasattr(expression, "flatten") else pt.flatten(expression)
         per_elem = [grad(flat[k], wrt_list, **kw) for k in range(size)]
@@ -70,7 +66,14 @@ def jacobian(
     for w, r in zip(wrt_list, rows):
         result.append(pt.reshape(r, (*_shape_tuple(expression), *_shape_tuple(w)),
                                  ndim=expression.type.ndim + w.type.ndim))
-    return result if wrt_is_list else result[0]
+    return _like(wrt, result, wrt_is_list)
+
+
+def _like(wrt: Any, result: list[Any], is_list: bool) -> Any:
+    """``result`` in the structure of ``wrt``: a tuple, a list or one item."""
+    if not is_list:
+        return result[0]
+    return tuple(result) if isinstance(wrt, tuple) else result
 
 
 def _shape_tuple(var: Variable) -> tuple[Any, ...]:
@@ -95,7 +98,7 @@ def hessian(
                  disconnected_inputs=disconnected_inputs)
         result.append(jacobian(g, w, consider_constant=consider_constant,
                                disconnected_inputs="ignore", vectorize=vectorize))
-    return result if wrt_is_list else result[0]
+    return _like(wrt, result, wrt_is_list)
 
 
 def hessian_vector_product(
@@ -119,4 +122,44 @@ def hessian_vector_product(
         pt = arith._pt()
         dot = arith.add_terms([pt.sum(g * v) for g, v in zip(grads, p_list)])
         result = grad(dot, wrt_list, disconnected_inputs="ignore")
-    return result if wrt_is_list else result[0]
+    return _like(wrt, result, wrt_is_list)
+
+
+def subgraph_grad(
+    wrt: Sequence[Variable],
+    end: Sequence[Variable],
+    start: dict[Variable, Variable] | None = None,
+    cost: Variable | None = None,
+    details: bool = False,
+) -> Any:
+    """Gradients of ``wrt`` and of ``end`` from one piece of a graph differentiated alone.
+
+    The gradient flowing back from ``cost`` and from the known gradients
+    ``start`` stops at the ``end`` variables; their gradients are returned so
+    the caller can seed the next piece (``start=dict(zip(end, end_grads))``).
+    Returns ``(wrt_grads, end_grads)``, plus the separate contributions of
+    ``start`` and ``cost`` (over ``wrt + end``) when ``details``.
+    """
+    if cost is None and start is None:
+        raise ValueError("subgraph_grad needs a cost, a start dict of known gradients, or both")
+    if not isinstance(wrt, (list, tuple)) or not isinstance(end, (list, tuple)):
+        raise TypeError(f"subgraph_grad: wrt and end must be lists; got {type(wrt).__name__} "
+                        f"and {type(end).__name__}")
+    if start is not None and not isinstance(start, dict):
+        raise TypeError(f"subgraph_grad: start must be a dict; got {type(start).__name__}")
+    params = list(dict.fromkeys([*wrt, *end]))
+    kw: dict[str, Any] = {"consider_constant": list(end), "disconnected_inputs": "ignore"}
+    start_grads = grad(None, params, known_grads=start, **kw) if start is not None else None
+    cost_grads = grad(cost, params, **kw) if cost is not None else None
+    if start_grads is None:
+        totals = list(cost_grads or [])
+    elif cost_grads is None:
+        totals = list(start_grads)
+    else:
+        totals = [a + b for a, b in zip(start_grads, cost_grads)]
+    by_param = dict(zip(params, totals))
+    wrt_grads = [by_param[v] for v in wrt]
+    end_grads = [by_param[v] for v in end]
+    if details:
+        return wrt_grads, end_grads, start_grads, cost_grads
+    return wrt_grads, end_grads

@@ -19,8 +19,10 @@ from opgraph.autodiff.reverse import (
     _as_var_list,
     _check_choice,
     apply_nodes_above,
+    connected_to,
     connection_pattern,
     disconnected_result,
+    grad,
 )
 from opgraph.autodiff.undefined import (
     NullTypeGradError,
@@ -31,7 +33,7 @@ from opgraph.autodiff.undefined import (
 from opgraph.graph.basic import Apply, Variable, clone_replace
 from opgraph.graph.op import Op
 
-__all__ = ["Rop", "pushforward"]
+__all__ = ["Rop", "pushforward", "pushforward_through_pullback"]
 
 
 def _input_tangent(inp: Variable, t: Variable | None) -> Variable:
@@ -96,7 +98,6 @@ def Rop(
     """
     _check_choice("disconnected_outputs", disconnected_outputs, _DISCONNECTED_INPUTS)
     _check_choice("return_disconnected", return_disconnected, _RETURN_DISCONNECTED)
-    f_list, f_is_list = _as_var_list("f", f)
     wrt_list, _ = _as_var_list("wrt", wrt)
     points = list(eval_points) if isinstance(eval_points, (list, tuple)) else [eval_points]
     if len(points) != len(wrt_list):
@@ -112,6 +113,7 @@ def Rop(
                 f"eval_points[{i}] must have the dimensions of wrt[{i}] ({w}: {wn}); got {pn}"
             )
 
+    f_list, f_is_list = _as_var_list("f", f)
     if use_op_rop_implementation:
         tangents = _forward(f_list, wrt_list, points)
     else:
@@ -173,28 +175,75 @@ def _forward(
 def _rop_by_double_lop(
     f: Sequence[Variable], wrt: Sequence[Variable], points: Sequence[Variable]
 ) -> list[Variable | None]:
-    """J v as d/du (u^T J) v: two reverse passes, for Ops lacking a pushforward."""
-    from opgraph.autodiff.reverse import grad
+    """J v as d/du (u^T J) v: two reverse passes, for Ops lacking a pushforward.
 
-    us = [y.type() for y in f]
-    known = {y: u for y, u in zip(f, us)}
-    vjps = grad(None, list(wrt), known_grads=known, disconnected_inputs="ignore",
-                return_disconnected="none", add_names=False)
-    pairs = [(g, p) for g, p in zip(vjps, points) if g is not None]
+    The first pass differentiates the scalar ``sum_i sum(u_i * f_i)``, so an
+    output that is also a ``wrt`` (or feeds another output) keeps every
+    contribution.  An output connected to ``wrt`` whose product comes out
+    disconnected (e.g. through ``zero_grad``) has a zero tangent.
+    """
+    pt = arith._pt()
+    order = apply_nodes_above(f, set(wrt))
+    reached = connected_to(wrt, order, set(), {})
+    us = [y.type() if arith.is_tensor(y) else None for y in f]
+    pairs = [(y, u) for y, u in zip(f, us) if u is not None and y in reached
+             and not arith.is_discrete(y)]
     if not pairs:
         return [None for _ in f]
-    from opgraph.autodiff import arith as _a
-
-    pt = _a._pt()
-    inner = _a.add_terms([pt.sum(g * p) for g, p in pairs])
-    jvps = grad(None, us, known_grads={inner: _a.one_constant(inner)},
-                disconnected_inputs="ignore", return_disconnected="none", add_names=False)
+    seed = arith.add_terms([pt.sum(arith.cast_like(y, u) * u) for y, u in pairs])
+    vjps = grad(seed, list(wrt), disconnected_inputs="ignore", return_disconnected="none",
+                add_names=False)
+    live = [(g, p) for g, p in zip(vjps, points) if g is not None and not is_null(g)]
+    if live:
+        inner = arith.add_terms([pt.sum(g * p) for g, p in live])
+        jvps = grad(inner, [u for _, u in pairs], disconnected_inputs="ignore",
+                    return_disconnected="none", add_names=False)
+    else:
+        jvps = [None for _ in pairs]
+    by_output = {y: j for (y, _), j in zip(pairs, jvps)}
     # The result is linear in u, so its value does not depend on u; shape-only uses
     # (fills) may still mention it: give u a concrete value.
-    replace = {u: _a.zeros_like(y, dtype=u.type.dtype) for u, y in zip(us, f)}
-    live = [j for j in jvps if j is not None]
-    replaced = iter(clone_replace(live, replace) if live else [])
-    return [None if j is None else next(replaced) for j in jvps]
+    replace = {u: arith.zeros_like(y, dtype=u.type.dtype) for y, u in pairs}
+    out: list[Variable | None] = []
+    for y in f:
+        if y not in reached:
+            out.append(None)
+            continue
+        j = by_output.get(y)
+        if j is None:
+            out.append(arith.filled_like(y, 0))
+        else:
+            out.append(clone_replace([j], replace)[0])
+    return out
 
 
-pushforward = Rop
+def pushforward(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+    use_op_pushforward: bool = False,
+) -> Any:
+    """Jacobian-vector product ``d f / d wrt . tangents``; ``Rop`` under its current name.
+
+    With ``use_op_pushforward`` every Op's own pushforward is used; otherwise
+    (the default, as in PyTensor) it is computed as two reverse passes.  The
+    result has the structure of ``f``: a tuple for a tuple, a list for a list.
+    """
+    result = Rop(f, wrt, tangents, disconnected_outputs=disconnected_outputs,
+                 return_disconnected=return_disconnected,
+                 use_op_rop_implementation=use_op_pushforward)
+    return tuple(result) if isinstance(f, tuple) else result
+
+
+def pushforward_through_pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    tangents: Variable | Sequence[Variable],
+    disconnected_outputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """``pushforward`` computed as the pullback of a pullback (no Op pushforward needed)."""
+    return pushforward(f, wrt, tangents, disconnected_outputs=disconnected_outputs,
+                       return_disconnected=return_disconnected, use_op_pushforward=False)

@@ -23,14 +23,18 @@ __all__ = [
     "DisconnectedGrad",
     "GradClip",
     "GradScale",
+    "GradientIdentity",
     "UndefinedGrad",
     "ZeroGrad",
     "consider_constant",
     "disconnected_grad",
+    "disconnected_grad_",
     "grad_clip",
     "grad_scale",
     "undefined_grad",
+    "undefined_grad_",
     "zero_grad",
+    "zero_grad_",
 ]
 
 
@@ -54,6 +58,10 @@ class _GradientIdentity(Op):
 
     def __str__(self) -> str:
         return type(self).__name__
+
+
+#: The public name of the base class (rewrites remove these identities after grad).
+GradientIdentity = _GradientIdentity
 
 
 @attrs.frozen
@@ -135,9 +143,15 @@ class GradScale(_GradientIdentity):
         return [[True], [False]]
 
 
+#: The Op instances behind the functions (PyTensor's ``zero_grad_`` and friends).
+zero_grad_ = ZeroGrad()
+disconnected_grad_ = DisconnectedGrad()
+undefined_grad_ = UndefinedGrad()
+
+
 def zero_grad(x: Any) -> Variable:
     """``x``, but its gradient is zero (forward value unchanged)."""
-    return ZeroGrad()(x)
+    return zero_grad_(x)
 
 
 def consider_constant(x: Any) -> Variable:
@@ -147,12 +161,12 @@ def consider_constant(x: Any) -> Variable:
 
 def disconnected_grad(x: Any) -> Variable:
     """``x``, but ``grad`` sees no path through it (DisconnectedType, not zeros)."""
-    return DisconnectedGrad()(x)
+    return disconnected_grad_(x)
 
 
 def undefined_grad(x: Any) -> Variable:
     """``x``, but its gradient is undefined: ``grad`` raises if it is needed."""
-    return UndefinedGrad()(x)
+    return undefined_grad_(x)
 
 
 def grad_clip(x: Any, lower_bound: float, upper_bound: float) -> Variable:

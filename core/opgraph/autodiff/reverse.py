@@ -249,14 +249,14 @@ def backpropagate(
             if not any(pattern[i][j] and real[j] for j in range(len(real))):
                 # Reached only through integer outputs: piecewise constant, zero.
                 if arith.is_tensor(inp):
-                    acc.add(inp, arith.zeros_like(inp))
+                    acc.add(inp, arith.filled_like(inp, 0))
                 continue
             if is_disconnected(term):
                 continue
             if not is_null(term):
                 _check_term(node, i, term)
-                if arith.is_discrete(inp):
-                    term = arith.zeros_like(inp)  # integers cannot move: zero gradient
+            # An integer input keeps the Op's term, as in PyTensor: the gradient with
+            # respect to an integer wrt is the one of the same graph over floats.
             acc.add(inp, term)
     return [acc.total(v) for v in wrt]
 
@@ -279,7 +279,7 @@ def disconnected_result(
     if policy == "warn":
         warnings.warn(message, stacklevel=stacklevel)
     if return_disconnected == "zero":
-        return arith.zeros_like(var) if arith.is_tensor(var) else disconnected_type()
+        return arith.filled_like(var, 0) if arith.is_tensor(var) else disconnected_type()
     if return_disconnected == "none":
         return None
     return disconnected_type()
@@ -353,15 +353,18 @@ def grad(
                 f"cost must be a scalar (0 dimensions); got {cost} with {cost.type.ndim}. "
                 "Use Lop/pullback for non-scalar outputs."
             )
-        seeds[cost] = arith.one_constant(cost)
+        seeds[cost] = arith.filled_like(cost, 1)
     for var, g in (known_grads or {}).items():
         if not isinstance(var, Variable):
             raise TypeError(f"known_grads keys must be Variables; got {type(var).__name__}")
         g = g if isinstance(g, Variable) else arith.as_tensor(g)
         if arith.is_tensor(var) and arith.is_tensor(g) and g.type.ndim != var.type.ndim:
-            raise ValueError(
-                f"known_grads[{var}] has {g.type.ndim} dimensions; {var} has {var.type.ndim}"
-            )
+            if g.type.ndim > var.type.ndim:
+                raise ValueError(
+                    f"known_grads[{var}] has {g.type.ndim} dimensions; {var} has only "
+                    f"{var.type.ndim}"
+                )
+            g = arith.filled_like(var, g)  # a lower-rank gradient broadcasts
         seeds[var] = None if is_disconnected(g) else g
 
     cost_name = cost.name if (add_names and cost is not None) else None
@@ -395,4 +398,15 @@ def Lop(
     )
 
 
-pullback = Lop
+def pullback(
+    f: Variable | Sequence[Variable],
+    wrt: Variable | Sequence[Variable],
+    cotangents: Variable | Sequence[Variable],
+    consider_constant: Sequence[Variable] | None = None,
+    disconnected_inputs: str = "raise",
+    return_disconnected: str = "zero",
+) -> Any:
+    """Vector-Jacobian product ``cotangents^T d f / d wrt``; ``Lop`` under its current name."""
+    result = Lop(f, wrt, cotangents, consider_constant=consider_constant,
+                 disconnected_inputs=disconnected_inputs, return_disconnected=return_disconnected)
+    return tuple(result) if isinstance(wrt, tuple) else result

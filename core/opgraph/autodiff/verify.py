@@ -17,7 +17,7 @@ from opgraph.autodiff.evaluate import compile_callable
 from opgraph.autodiff.reverse import grad
 from opgraph.autodiff.undefined import GradientError
 
-__all__ = ["numeric_jacobian", "verify_grad"]
+__all__ = ["numeric_grad", "numeric_jacobian", "verify_grad"]
 
 #: (step, absolute tolerance, relative tolerance) per float dtype.
 DEFAULTS: dict[str, tuple[float, float, float]] = {
@@ -49,6 +49,71 @@ def numeric_jacobian(
         jacobians.append(jac)
         values[i] = v
     return jacobians
+
+
+class numeric_grad:
+    """The gradient of a scalar-valued numeric function by one-sided finite differences.
+
+    ``f`` takes one array per item of ``pt`` (or a single array) and returns a
+    scalar; ``gf`` holds the gradients in the structure of ``pt``.
+    """
+
+    def __init__(self, f: Callable[..., Any], pt: Any, eps: float | None = None,
+                 out_type: str | None = None) -> None:
+        is_list = isinstance(pt, (list, tuple))
+        values = [np.array(v, dtype="float64" if np.asarray(v).dtype.kind != "f" else None)
+                  for v in (pt if is_list else [pt])]
+        dtype = out_type or min((str(v.dtype) for v in values),
+                                key=lambda d: np.dtype(d).itemsize)
+        step = eps if eps is not None else DEFAULTS.get(dtype, DEFAULTS["float64"])[0]
+        base = float(np.asarray(f(*values)))
+        grads = []
+        for v in values:
+            flat = v.reshape(-1)
+            g = np.zeros(flat.size, dtype="float64")
+            for k in range(flat.size):
+                orig = flat[k]
+                flat[k] = orig + step
+                g[k] = (float(np.asarray(f(*values))) - base) / step
+                flat[k] = orig
+            grads.append(g.reshape(v.shape))
+        self.gf: Any = grads if is_list else grads[0]
+
+    @staticmethod
+    def abs_rel_err(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Absolute and relative errors of ``a`` against ``b`` (relative to their sizes)."""
+        a, b = np.asarray(a, dtype="float64"), np.asarray(b, dtype="float64")
+        abs_err = np.abs(a - b)
+        rel_err = abs_err / np.maximum(np.abs(a) + np.abs(b), 1e-8)
+        return abs_err, rel_err
+
+    def abs_rel_errors(self, g_pt: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Errors of each analytic gradient in ``g_pt`` against ``gf``."""
+        gfs = self.gf if isinstance(self.gf, list) else [self.gf]
+        g_list = list(g_pt) if isinstance(g_pt, (list, tuple)) else [g_pt]
+        if len(g_list) != len(gfs):
+            raise ValueError(f"numeric_grad: {len(gfs)} numeric gradients, {len(g_list)} given")
+        out = []
+        for i, (a, b) in enumerate(zip(g_list, gfs)):
+            if np.shape(a) != b.shape:
+                raise ValueError(f"numeric_grad: gradient {i} has shape {np.shape(a)}; the "
+                                 f"numeric one has {b.shape}")
+            out.append(self.abs_rel_err(a, b))
+        return out
+
+    def max_err(self, g_pt: Any, abs_tol: float, rel_tol: float) -> tuple[int, int, float, float]:
+        """(argument, flat position, abs error, rel error) of the worst mismatch."""
+        best = (-1, -1, 0.0, 0.0)
+        best_score = -np.inf
+        for i, (abs_err, rel_err) in enumerate(self.abs_rel_errors(g_pt)):
+            if abs_err.size == 0:
+                continue
+            score = np.minimum(abs_err / abs_tol, rel_err / rel_tol).reshape(-1)
+            k = int(np.argmax(score))
+            if score[k] > best_score:
+                best_score = score[k]
+                best = (i, k, float(abs_err.reshape(-1)[k]), float(rel_err.reshape(-1)[k]))
+        return best
 
 
 def _symbolic_input(i: int, value: np.ndarray) -> Any:

@@ -26,6 +26,7 @@ from opgraph.compile.mode import Mode, get_mode, get_rewriter, warn_link_fallbac
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.compile.sharedvalue import SharedVariable
+from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, alias_ancestors
@@ -83,9 +84,9 @@ def function(
     t0 = time.perf_counter()
     spec = prepare_graph(
         wrapped_in, wrapped_out, updates, givens, no_default_updates,
-        on_unused_input or "raise",
+        on_unused_input or config.on_unused_input,
     )
-    profile_stats = _profile_stats(profile, name)
+    profile_stats = _profile_stats(config.profile if profile is None else profile, name)
     maker = FunctionMaker(
         spec, get_mode(mode), accept_inplace=accept_inplace, name=name,
         profile=profile_stats, single=single, output_keys=output_keys,
@@ -148,14 +149,17 @@ class FunctionMaker:
         t0 = time.perf_counter()
         rewriter = get_rewriter(mode)
         self._attach_features(fgraph, with_destroy_handler=rewriter is not None)
+        stats = None
         if rewriter is not None:
             if hasattr(rewriter, "rewrite"):
-                rewriter.rewrite(fgraph)
+                stats = rewriter.rewrite(fgraph)
             else:
-                rewriter(fgraph)
+                stats = rewriter(fgraph)
         self.rewriter = rewriter
         if profile is not None:
             profile.rewrite_time += time.perf_counter() - t0
+            if config.profile_optimizer:
+                profile.record_rewrites(stats)
         self.linker = mode.linker
         self.copy_outputs = self._outputs_needing_copy()
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from opgraph.config import config
 from opgraph.link.basic import Linker
 from opgraph.plugins.records import LinkerRecord, ModeRecord
 
@@ -198,6 +199,8 @@ def resolve_linker(spec: Any, pm: Any = None, mode_name: str | None = None) -> L
             f"linker {chosen!r} target produced {linker!r}, which is not a Linker "
             "(it needs accept() and make_thunk())"
         )
+    if not config.allow_gc and getattr(linker, "allow_gc", False):
+        linker = linker.clone(allow_gc=False)  # config.allow_gc=False: a linker named keeps all
     return linker
 
 
@@ -247,16 +250,19 @@ def reset_caches() -> None:
 # -- Mode ---------------------------------------------------------------------------------
 
 
+# PyTensor's optimizer levels (config.optimizer) as rewrite tags; o2/o3 run as fast_run.
+_OPTIMIZER_TAGS = {"o4": ("fast_run",), "o3": ("fast_run",), "o2": ("fast_run",),
+                   "o1": ("fast_compile",), "unsafe": ("fast_run", "unsafe")}
+
+
 def _as_optimizer(optimizer: Any) -> Any:
+    if isinstance(optimizer, str) and optimizer.lower() == "default":
+        optimizer = config.optimizer
     if optimizer is None or optimizer == "None":
         return None
     if isinstance(optimizer, str):
         name = optimizer.lower()
-        if name == "default":
-            name = "fast_run"
-        if name == "o1":
-            name = "fast_compile"
-        return RewriteQuery(include=(name,))
+        return RewriteQuery(include=_OPTIMIZER_TAGS.get(name, (name,)))
     return optimizer
 
 
@@ -373,12 +379,10 @@ def _configured_linker() -> str | None:
 
 def get_mode(mode: Any = None, pm: Any = None) -> Mode:
     """A Mode from a name (``"FAST_RUN"``), a Mode (returned as is), or None (config.mode)."""
+    if mode is None:
+        mode = config.mode  # a name or, as in PyTensor, a Mode instance
     if isinstance(mode, Mode):
         return mode
-    if mode is None:
-        from opgraph.config import config
-
-        mode = config.mode
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a mode name, a Mode or None, got {mode!r}")
     pm = _manager(pm)

@@ -15,6 +15,7 @@ from typing import Any
 from opgraph.compile.io import In, Out
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable, ancestors, clone_replace, graph_inputs
+from opgraph.graph.null_type import NullType
 from opgraph.graph.utils import MissingInputError, type_name
 
 __all__ = ["GraphSpec", "UnusedInputError", "prepare_graph"]
@@ -233,6 +234,9 @@ def _check_missing(exprs: Sequence[Variable], known: set[Variable]) -> None:
     for v in graph_inputs(exprs, blockers=known):
         if v in known or isinstance(v, Constant):
             continue
+        if isinstance(v.type, NullType):  # an undefined gradient (as PyTensor: TypeError)
+            raise TypeError(f"function(): the outputs contain an undefined gradient. "
+                            f"{v.type.why_null}")
         raise MissingInputError(
             f"function(): the outputs depend on {v!s} (type {v.type}), which is neither an "
             "input, a shared variable nor a constant; add it to the inputs or give it a "

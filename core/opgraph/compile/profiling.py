@@ -30,6 +30,18 @@ class ProfileStats:
         self.fct_callcount = 0
         self.fct_call_time = 0.0
         self._orders: list[tuple[list[Apply], Sequence[float], Sequence[Any]]] = []
+        #: per-rewriter (time, calls, applied) when ``config.profile_optimizer`` is on
+        self.rewriter_profile: dict[str, list[float]] | None = None
+
+    def record_rewrites(self, stats: Any) -> None:
+        """Add a rewrite run's counters (``RewriterStats``, or None: nothing ran) to the profile."""
+        table = self.rewriter_profile if self.rewriter_profile is not None else {}
+        for name, seconds in dict(getattr(stats, "time", None) or {}).items():
+            row = table.setdefault(name, [0.0, 0, 0])
+            row[0] += seconds
+            row[1] += stats.calls.get(name, 0)
+            row[2] += stats.applied.get(name, 0)
+        self.rewriter_profile = table
 
     def node_timers(self, order: Sequence[Apply]) -> tuple[list[float], list[int]]:
         """Fresh (seconds, calls) lists for ``order``, which the linker updates."""
@@ -138,6 +150,14 @@ class ProfileStats:
             total_nodes,
             lambda node: (counts.get(node, 0), _node_label(node)),
         )
+        if self.rewriter_profile is not None:
+            lines += ["", "Rewriter Profile",
+                      f"  {'<time s>':>11} {'<calls>':>8} {'<applied>':>9}  <rewriter>"]
+            lines += [
+                f"  {t:11.6f} {int(c):8d} {int(a):9d}  {name}"
+                for name, (t, c, a) in sorted(self.rewriter_profile.items(),
+                                              key=lambda kv: -kv[1][0])
+            ] or ["  (no rewrite ran)"]
         text = "\n".join(lines) + "\n"
         out.write(text)
         return text

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.features import AlreadyThere, Bookkeeper
 from opgraph.graph.utils import InconsistencyError
@@ -61,7 +62,7 @@ class DestroyHandler(Bookkeeper):
         mutable_inputs: Iterable[Variable] = (),
     ) -> None:
         self.do_imports = do_imports
-        self.algo = algo
+        self.algo = config.cycle_detection if algo is None else algo  # as PyTensor: recorded
         self.fgraph: FunctionGraph | None = None
         self.mutable: set[Variable] = set(mutable_inputs)
         self.destroyer_nodes: dict[Apply, None] = {}  # ordered set

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import attrs
 
+from opgraph.config import config
 from opgraph.graph.basic import (
     Apply,
     Constant,
@@ -429,8 +430,14 @@ class FunctionGraph:
         verbose: bool | None = None,
         import_missing: bool = False,
     ) -> None:
-        """Make every client of ``var`` use ``new_var`` instead."""
-        if verbose:
+        """Make every client of ``var`` use ``new_var`` instead.
+
+        ``verbose`` (default ``config.optimizer_verbose``) prints the replacement,
+        unless ``reason`` is listed in ``config.optimizer_verbose_ignore``.
+        """
+        if verbose is None:
+            verbose = config.optimizer_verbose
+        if verbose and str(reason) not in config.optimizer_verbose_ignore.split(","):
             print(f"rewriting: rewrite {reason} replaces {var} of {var.owner} with {new_var}")
         if not isinstance(new_var, Variable):
             raise TypeError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -52,13 +54,47 @@ class Scratchpad:
         return new
 
 
+_ROOTS: tuple[int, tuple[str, ...]] = (-1, ())
+
+
+def library_roots() -> tuple[str, ...]:
+    """The directories of opgraph and of its loaded plugin packages (``opgraph_*``).
+
+    A frame is the library's when its file lies in one of them: decided by where
+    the packages really are, never by a path substring, so a user's checkout
+    named ``opgraph/`` or a path with spaces is still the user's.  Recomputed
+    only when the set of loaded modules changes.
+    """
+    global _ROOTS
+    count = len(sys.modules)
+    if _ROOTS[0] == count:
+        return _ROOTS[1]
+    roots: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if name != "opgraph" and not (name.startswith("opgraph_") and "." not in name):
+            continue
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        for variant in (os.path.abspath(path), os.path.realpath(path)):
+            roots.add(os.path.join(os.path.dirname(variant), ""))
+    _ROOTS = (count, tuple(sorted(roots)))
+    return _ROOTS[1]
+
+
+def is_library_frame(filename: str) -> bool:
+    """Whether a stack frame's file belongs to opgraph or one of its plugins."""
+    return filename.startswith(library_roots())
+
+
 def simple_extract_stack(limit: int | None = None, skip: int = 1) -> list[tuple]:
-    """Stack frames outside opgraph itself: where the user built the node."""
+    """Stack frames outside opgraph and its plugins: where the user built the node."""
     frames = traceback.extract_stack()[:-skip]
+    roots = library_roots()
     kept = [
         (f.filename, f.lineno, f.name, f.line)
         for f in frames
-        if "/opgraph/" not in f.filename.replace("\\", "/")
+        if not f.filename.startswith(roots)
     ]
     if limit is not None and limit >= 0:
         kept = kept[-limit:] if limit else []

@@ -141,9 +141,17 @@ def _check_module_path(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
         raise TypeError(f"{attr.name} must be a dotted module path, got {value!r}")
 
 
+def _to_identifiers(value: Any) -> tuple[str, ...]:
+    names = _to_names(value)
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f"names must be Python identifiers, got {name!r}")
+    return names
+
+
 @attrs.frozen
 class PublicModule:
-    """A module path under ``opgraph`` that a plugin's module serves.
+    """A module path under ``opgraph`` that a plugin's module serves, or names in one.
 
     PyTensor code imports ``pytensor.graph.rewriting.db`` or
     ``pytensor.tensor.linalg.decomposition.cholesky``; when the code behind
@@ -151,11 +159,22 @@ class PublicModule:
     ``PublicModule("opgraph.tensor.linalg", "opgraph_linalg")`` and the core
     makes ``opgraph.tensor.linalg`` (and every submodule below it) the
     plugin's module objects, so classes keep one identity under both names.
+
+    With ``names``, the plugin serves only those attributes of a core module:
+    ``PublicModule("opgraph.tensor", "opgraph_special.tensor", names=("erf",))``
+    makes ``pt.erf`` the plugin's ``erf``.
     """
 
     module: str = attrs.field(validator=_check_module_path)
     target: str = attrs.field(validator=_check_module_path)
     description: str = ""
+    names: tuple[str, ...] = attrs.field(default=(), converter=_to_identifiers)
+
+    def keys(self) -> tuple[str, ...]:
+        """What this record claims: the module path, or ``module.name`` per name."""
+        if not self.names:
+            return (self.module,)
+        return tuple(f"{self.module}.{name}" for name in self.names)
 
 
 @attrs.frozen

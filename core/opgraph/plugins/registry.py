@@ -78,8 +78,9 @@ class PluginRegistry:
         claims: dict[str, list[tuple[str, Any]]] = {}
         for plugin, result in iter_hook_results(pm, hookname, {}):
             for rec in _as_records(pm, plugin, hookname, result, record_type):
-                key = rec.module if isinstance(rec, PublicModule) else rec.name
-                claims.setdefault(key, []).append((plugin, rec))
+                keys = rec.keys() if isinstance(rec, PublicModule) else (rec.name,)
+                for key in keys:
+                    claims.setdefault(key, []).append((plugin, rec))
         for key, found in claims.items():
             if len(found) == 1:
                 plugin, rec = found[0]
@@ -176,6 +177,9 @@ def command_records(pm: pluggy.PluginManager | None = None) -> dict[str, Command
 
 
 def public_module_records(pm: pluggy.PluginManager | None = None) -> dict[str, PublicModule]:
-    """All plugin-served module paths, from every plugin (a path claimed twice: module doc)."""
+    """Plugin-served module paths and names, keyed by path or ``module.name``.
+
+    A path claimed twice, or a name: see the module doc.
+    """
     return dict(plugin_registry(pm).modules)
 

@@ -31,6 +31,11 @@ for _d in all_dtypes:
 #: PyTensor's ``round`` rounds half to even, like np.round.
 round = _math.round_half_to_even
 
+#: PyTensor's other spellings of the same ops.
+floor_div = _arith.int_div
+scalar_maximum = _arith.maximum
+scalar_minimum = _arith.minimum
+
 __all__ = sorted(
     (
         set(_arith.__all__)
@@ -39,7 +44,7 @@ __all__ = sorted(
         | set(_structural.__all__)
         | set(_type.__all__)
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
-        | {"Composite"}
+        | {"Composite", "floor_div", "scalar_maximum", "scalar_minimum"}
         | {d for d in all_dtypes}
         | {f"convert_to_{d}" for d in all_dtypes}
     )

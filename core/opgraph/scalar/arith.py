@@ -59,8 +59,15 @@ __all__ = [
 
 
 def _g(x: Variable, expr: Callable[[], Variable]) -> Variable:
-    """Gradient for input x: ``expr()`` in x's dtype, or zero for a discrete x."""
-    return grad_zeros(x) if is_discrete(x) else cast_like(expr(), x)
+    """Gradient for input x: ``expr()`` in x's dtype (a float one for a discrete x).
+
+    As in PyTensor, an integer input of a float-valued op gets the gradient the
+    same graph would have over floats; the driver gives zeros to integer outputs.
+    """
+    g = expr()
+    if is_discrete(x) and is_discrete(g):
+        return grad_zeros(x)  # an integer-valued op (its output cotangent is integer)
+    return cast_like(g, x)
 
 
 class Add(ScalarOp):

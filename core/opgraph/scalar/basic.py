@@ -16,6 +16,7 @@ float32; opgraph follows NumPy everywhere.)
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +37,7 @@ from opgraph.scalar.type import (
 
 __all__ = [
     "BinaryScalarOp",
+    "ComplexError",
     "ScalarOp",
     "UfuncOut",
     "UnaryScalarOp",
@@ -56,6 +58,10 @@ __all__ = [
 ]
 
 TypeRule = Callable[..., Sequence[ScalarType]]
+
+
+class ComplexError(NotImplementedError, TypeError):
+    """The operation is not defined for complex inputs (PyTensor's name; also a TypeError)."""
 
 
 def _dtypes(types: Sequence[ScalarType]) -> list[str]:
@@ -224,12 +230,9 @@ class ScalarOp(Op):
 
     def __init__(self, output_types_preference: TypeRule | None = None, name: str | None = None):
         if output_types_preference is None:
-            output_types_preference = self.default_output_types_preference
-            spec = self.nfunc_spec
-            if output_types_preference is None and spec is not None:
-                if not isinstance(getattr(np, spec[0], None), np.ufunc):
-                    raise TypeError(f"{type(self).__name__}: give an output_types_preference")
-                output_types_preference = UfuncOut(spec[0])
+            output_types_preference = self._default_rule()
+            if output_types_preference is None and self.nfunc_spec is not None:
+                raise TypeError(f"{type(self).__name__}: give an output_types_preference")
         if output_types_preference is not None and not callable(output_types_preference):
             raise TypeError(
                 f"{type(self).__name__}: output_types_preference must be callable, "
@@ -238,19 +241,35 @@ class ScalarOp(Op):
         self.output_types_preference = output_types_preference
         self.name = name or type(self).__name__.lower()
 
+    @classmethod
+    def _default_rule(cls) -> TypeRule | None:
+        """The class's output-type rule: its default, else its NumPy ufunc's resolution."""
+        rule = cls.default_output_types_preference
+        spec = cls.nfunc_spec
+        if rule is None and spec is not None and isinstance(getattr(np, spec[0], None), np.ufunc):
+            rule = UfuncOut(spec[0])
+        return rule
+
+    def _rule(self) -> TypeRule | None:
+        """The output-type rule, the class default when the attribute is absent
+        (an Op unpickled from an older version), so equality and hash agree."""
+        if "output_types_preference" in self.__dict__:
+            return self.__dict__["output_types_preference"]
+        return self._default_rule()
+
     # -- identity ----------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if type(self) is not type(other):
             return False
-        return self.output_types_preference == other.output_types_preference and all(
+        return self._rule() == other._rule() and all(  # type: ignore[attr-defined]
             getattr(self, p) == getattr(other, p) for p in self.__props__
         )
 
     def __hash__(self) -> int:
         props = tuple(getattr(self, p) for p in self.__props__)
-        return hash((type(self), self.output_types_preference, props))
+        return hash((type(self), self._rule(), props))
 
     def __str__(self) -> str:
         return self.name
@@ -261,14 +280,15 @@ class ScalarOp(Op):
     # -- building -------------------------------------------------------------------
     def output_types(self, types: Sequence[ScalarType]) -> list[ScalarType]:
         """Output types for inputs of these types (TypeError when unsupported)."""
-        rule = self.output_types_preference
+        rule = self._rule()
         if rule is None:
             raise NotImplementedError(f"{self} has no output_types_preference")
         try:
             outs = list(rule(*types))
         except TypeError as err:
             given = ", ".join(str(t) for t in types)
-            raise TypeError(
+            error = ComplexError if any(t.dtype in complex_dtypes for t in types) else TypeError
+            raise error(
                 f"{self}: inputs of dtypes ({given}) are not supported: {err}"
             ) from None
         if len(outs) != self.nout:
@@ -302,6 +322,9 @@ class ScalarOp(Op):
             spec is None or not hasattr(np, spec[0])
         ):
             return self._vectorized_impl  # an op written PyTensor's way: only impl()
+        if (cls.numpy_fn is ScalarOp.numpy_fn and cls.impl is ScalarOp.impl
+                and cls.perform is not ScalarOp.perform and spec is None):
+            return self._vectorized_perform  # only perform(), e.g. a multi-output op
         if spec is None or cls.numpy_fn is not ScalarOp.numpy_fn:
             return self.numpy_fn
         uf = getattr(np, spec[0])
@@ -323,6 +346,25 @@ class ScalarOp(Op):
             return np.asarray(res).astype(out_types[0].dtype)
         return tuple(np.asarray(r).astype(t.dtype) for r, t in zip(res, out_types))
 
+    def _vectorized_perform(self, *arrays: Any) -> Any:
+        """The op's own ``perform`` applied element by element (slow; for ops that
+        define only ``perform``)."""
+        arrays = [np.asarray(a) for a in arrays]
+        node = self.make_node(*[get_scalar_type(a.dtype)() for a in arrays])
+        nout = len(node.outputs)
+
+        def one(*xs: Any) -> Any:
+            cells: list[list[Any]] = [[None] for _ in range(nout)]
+            self.perform(node, [np.asarray(x, dtype=a.dtype)[()] for x, a in zip(xs, arrays)],
+                         cells)
+            return cells[0][0] if nout == 1 else tuple(c[0] for c in cells)
+
+        res = np.frompyfunc(one, len(arrays), nout)(*arrays)
+        dtypes = [o.type.dtype for o in node.outputs]
+        if nout == 1:
+            return np.asarray(res).astype(dtypes[0])
+        return tuple(np.asarray(r).astype(d) for r, d in zip(res, dtypes))
+
     def numpy_fn(self, *inputs: Any) -> Any:
         """Vectorised computation; ops without ``nfunc_spec`` implement it."""
         raise NotImplementedError(f"{type(self).__name__} defines neither nfunc_spec nor numpy_fn")
@@ -330,7 +372,7 @@ class ScalarOp(Op):
     def impl(self, *inputs: Any) -> Any:
         """Compute on NumPy scalars: one value, or a tuple when ``nout > 1``."""
         result = self.ufunc(*[np.asarray(x) for x in inputs])
-        if self.nout == 1:
+        if not isinstance(result, tuple):
             return result[()] if isinstance(result, np.ndarray) else result
         return tuple(r[()] if isinstance(r, np.ndarray) else r for r in result)
 
@@ -372,3 +414,15 @@ def is_discrete(var: Variable) -> bool:
 
 def is_continuous(var: Variable) -> bool:
     return var.type.dtype in continuous_dtypes
+
+
+def __getattr__(name: str) -> Any:
+    """PyTensor's ``scalar.basic`` holds every scalar op; ours are split by topic.
+
+    The other scalar modules import this one, so it cannot import them: a
+    name not defined here is looked up in the (by then loaded) package.
+    """
+    package = sys.modules.get("opgraph.scalar")
+    if package is not None and not name.startswith("__") and name in vars(package):
+        return vars(package)[name]
+    raise AttributeError(f"module 'opgraph.scalar.basic' has no attribute {name!r}")

@@ -257,12 +257,15 @@ def _check_graph(inputs: list, outputs: list) -> None:
             raise TypeError(f"Composite: input {i} ({v}) is a Constant; inputs must be variables")
     for i, v in enumerate(outputs):
         if not isinstance(v, Variable) or not isinstance(v.type, ScalarType):
-            raise TypeError(f"Composite: output {i} must be a scalar Variable, got {v!r:.60}")
+            raise TypeError(
+                "The fgraph of Composite must be exclusively composed of scalar operations: "
+                f"output {i} must be a scalar Variable, got {v!r:.60}"
+            )
     for node in io_toposort(inputs, outputs):
         if not isinstance(node.op, ScalarOp):
             raise TypeError(
-                f"Composite: the inner graph may hold only scalar ops, found {node.op} "
-                f"({type(node.op).__name__})"
+                "The fgraph of Composite must be exclusively composed of scalar operations: "
+                f"found {node.op} ({type(node.op).__name__})"
             )
     for v in orphans_between(inputs, outputs):
         if not isinstance(v, Constant):

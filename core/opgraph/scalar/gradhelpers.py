@@ -28,8 +28,12 @@ def is_discrete(var: Variable) -> bool:
 
 
 def const_like(value: Any, like: Variable) -> Variable:
-    """A constant with ``like``'s dtype, so formulas do not change dtypes."""
-    return constant(value, dtype=like.type.dtype)
+    """A constant with ``like``'s dtype, so formulas do not change dtypes.
+
+    For a discrete ``like`` it is floatX: gradient formulas are over floats.
+    """
+    dtype = _floatx() if is_discrete(like) else like.type.dtype
+    return constant(value, dtype=dtype)
 
 
 def grad_zeros(x: Variable) -> Variable:

@@ -37,6 +37,7 @@ __all__ = [
     "Expm1",
     "Floor",
     "Log",
+    "Log1mexp",
     "Log1p",
     "Log2",
     "Log10",
@@ -65,6 +66,7 @@ __all__ = [
     "expm1",
     "floor",
     "log",
+    "log1mexp",
     "log1p",
     "log2",
     "log10",
@@ -114,7 +116,8 @@ class Expm1(FloatUnaryOp):
     nfunc_spec = ("expm1", 1, 1)
 
     def derivative(self, x: Variable, out: Variable) -> Variable:
-        return add(out, _one(x))
+        # exp(x), not out + 1: that rounds to 0 for x < ~-37
+        return exp(x)
 
 
 class Log(FloatUnaryOp):
@@ -255,7 +258,8 @@ class Sigmoid(FloatUnaryOp):
         return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
     def derivative(self, x: Variable, out: Variable) -> Variable:
-        return mul(out, sub(_one(out), out))
+        # sigmoid(x) * sigmoid(-x): 1 - out would round to 0 for x > ~37
+        return mul(out, sigmoid(neg(x)))
 
 
 class Softplus(FloatUnaryOp):
@@ -268,6 +272,23 @@ class Softplus(FloatUnaryOp):
 
     def derivative(self, x: Variable, out: Variable) -> Variable:
         return sigmoid(x)
+
+
+class Log1mexp(FloatUnaryOp):
+    """log(1 - exp(x)) for x <= 0, accurate at both ends (Maechler's switch at -log 2)."""
+
+    default_output_types_preference = staticmethod(upgrade_to_float_no_complex)
+
+    def numpy_fn(self, x: Any) -> Any:
+        x = _as_float(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            near = np.log(-np.expm1(x))
+            far = np.log1p(-np.exp(x))
+        return np.where(x < -np.log(2.0), far, near)
+
+    def derivative(self, x: Variable, out: Variable) -> Variable:
+        # -exp(x) / (1 - exp(x)) = -1 / expm1(-x): finite down to x = -inf
+        return neg(true_div(_one(x), expm1(neg(x))))
 
 
 class ArcTan2(BinaryScalarOp):
@@ -352,6 +373,7 @@ arccosh = ArcCosh(name="arccosh")
 arctanh = ArcTanh(name="arctanh")
 sigmoid = Sigmoid(name="sigmoid")
 softplus = Softplus(name="softplus")
+log1mexp = Log1mexp(name="log1mexp")
 floor = Floor(name="floor")
 ceil = Ceil(name="ceil")
 trunc = Trunc(name="trunc")

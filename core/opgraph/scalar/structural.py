@@ -61,7 +61,7 @@ class Cast(UnaryScalarOp):
 
     def pullback(self, inputs: list, outputs: list, cotangents: list) -> list:
         (x,), (gz,) = inputs, cotangents
-        if is_discrete(x) or is_discrete(outputs[0]):
+        if is_discrete(outputs[0]):
             return [grad_zeros(x)]
         return [cast_like(gz, x)]
 

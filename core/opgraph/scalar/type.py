@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import attrs
@@ -22,16 +23,29 @@ __all__ = [
     "ScalarType",
     "ScalarVariable",
     "all_dtypes",
+    "all_types",
     "as_scalar",
     "complex_dtypes",
+    "complex_types",
+    "complexs",
+    "complexs64",
+    "complexs128",
     "constant",
     "continuous_dtypes",
+    "continuous_types",
     "discrete_dtypes",
+    "discrete_types",
     "float_dtypes",
+    "float_types",
+    "floats",
     "get_scalar_type",
     "int_dtypes",
+    "int_types",
     "integer_dtypes",
+    "integer_types",
+    "ints",
     "uint_dtypes",
+    "uint_types",
     "upcast",
 ]
 
@@ -96,6 +110,12 @@ class ScalarType(Type):
     @property
     def numpy_dtype(self) -> np.dtype:
         return np.dtype(self.dtype)
+
+    def clone(self, dtype: Any = None, **kwargs: Any) -> ScalarType:
+        """This type with another dtype (``clone("float64")``, as in PyTensor)."""
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        return super().clone(**kwargs)  # type: ignore[return-value]
 
     # -- values ---------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
@@ -391,3 +411,44 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
             f"as_scalar: expected a number or a scalar Variable, got {type_name(x)} {x!r:.60}"
         )
     return constant(x, name=name)
+
+
+def _types(dtypes: tuple[str, ...]) -> tuple[ScalarType, ...]:
+    return tuple(get_scalar_type(d) for d in dtypes)
+
+
+#: PyTensor's tuples of scalar Types (the ``*_dtypes`` tuples hold their names).
+int_types = _types(int_dtypes)
+uint_types = _types(uint_dtypes)
+float_types = _types(float_dtypes)
+complex_types = _types(complex_dtypes)
+integer_types = _types(integer_dtypes)
+discrete_types = _types(discrete_dtypes)
+continuous_types = _types(continuous_dtypes)
+all_types = _types(all_dtypes)
+
+
+def _variables(dtype: str) -> Callable[..., Any]:
+    def make(*names: Any) -> Any:
+        """Scalar variables of one dtype: ``make("xyz")`` or ``make("x", "y")`` name them
+        (one per character of a single string), ``make(3)`` makes three unnamed ones;
+        a single name gives a single variable."""
+        typ = get_scalar_type(dtype)
+        if names and isinstance(names[0], int):
+            return [typ() for _ in range(names[0])]
+        if len(names) == 1:
+            names = names[0]
+        if len(names) == 1:
+            return typ(name=names[0])
+        return [typ(name=n) for n in names]
+
+    make.__name__ = f"{dtype}s"
+    return make
+
+
+#: PyTensor's plural constructors (``floats`` is float64, as there).
+floats = _variables("float64")
+ints = _variables("int64")
+complexs = _variables("complex128")
+complexs64 = _variables("complex64")
+complexs128 = _variables("complex128")

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import importlib as _importlib
 import warnings as _warnings
+from typing import Any as _Any
 
+from opgraph import faces as _faces
+
+# PyTensor also exposes the differentiation entry points on the tensor namespace.
+from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
+from opgraph.autodiff.reverse import grad  # noqa: F401
+
+# The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
+from opgraph.tensor import batching as _batching  # noqa: F401
 from opgraph.tensor.type import *  # noqa: F403
 from opgraph.tensor.type import TensorType  # noqa: F401
 from opgraph.tensor.variable import (  # noqa: F401
@@ -36,7 +45,23 @@ def _reexport(module_name: str) -> None:
         globals()[name] = getattr(module, name)
 
 
-for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ifelse", "inplace"):
+for _name in (
+    "elemwise",
+    "math",
+    "shape",
+    "basic",
+    "subtensor",
+    "special",
+    "ifelse",
+    "inplace",
+    "extra_ops",
+    "sort",
+    "indexing_along",
+    "arrays",
+    "contractions",
+    "einsum",
+    "math_names",
+):
     _reexport(_name)
 del _name
 
@@ -45,4 +70,14 @@ import opgraph.tensor.printers as _printers  # noqa: E402, F401
 from opgraph.tensor.blockwise import Blockwise  # noqa: E402, F401
 from opgraph.tensor.functional import vectorize  # noqa: E402, F401
 
-__all__ = [n for n in globals() if not n.startswith("_")]
+__all__ = [n for n in globals() if not n.startswith("_") and n != "annotations"] + sorted(
+    _faces.NAME_FACES[__name__]
+)
+
+
+def __getattr__(name: str) -> _Any:
+    """Names a plugin provides (``pt.erf`` from opgraph-special), resolved on first use."""
+    value = _faces.provided_name(__name__, name)
+    if not isinstance(value, _faces.MissingPluginName):
+        globals()[name] = value
+    return value

@@ -35,6 +35,7 @@ from opgraph.tensor.creation import (
 )
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
+from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
 from opgraph.tensor.type import TensorType, normalize_dtype
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
@@ -207,7 +208,8 @@ def second(model: Any, value: Any) -> Variable:
     return math.add(value, zeros_like(model, dtype=value.type.dtype))
 
 
-fill = second
+#: PyTensor's ``fill`` is the Elemwise op itself (``g.owner.op == fill`` holds).
+fill = _second_elemwise
 
 
 # --------------------------------------------------------------------------- small helpers

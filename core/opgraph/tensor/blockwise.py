@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.autodiff.vectorize import BATCHING_RULES
+from opgraph.autodiff.vectorize import register_batching_rule
 from opgraph.graph.basic import (
     Apply,
     Constant,
@@ -635,4 +635,4 @@ def _batch_blockwise(node: Apply, ins: list[Variable], batched: list[bool]) -> A
     return outs, [True] * len(outs)
 
 
-BATCHING_RULES[Blockwise] = _batch_blockwise
+register_batching_rule(Blockwise, _batch_blockwise)

@@ -56,6 +56,7 @@ __all__ = [
     "isnan",
     "le",
     "log",
+    "log1mexp",
     "log1p",
     "log2",
     "log10",
@@ -139,6 +140,7 @@ arccosh = Elemwise(_sm.arccosh)
 arctanh = Elemwise(_sm.arctanh)
 sigmoid = Elemwise(_sm.sigmoid)
 softplus = Elemwise(_sm.softplus)
+log1mexp = Elemwise(_sm.log1mexp)
 floor = Elemwise(_sm.floor)
 ceil = Elemwise(_sm.ceil)
 trunc = Elemwise(_sm.trunc)

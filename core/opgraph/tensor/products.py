@@ -18,7 +18,6 @@ from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.tensor.elemwise import (
     DimShuffle,
-    _float_zeros_like,
     _is_disconnected,
     broadcast_static_shape,
 )
@@ -47,7 +46,7 @@ def _check_inner(xs: int | None, ys: int | None, x: Variable, y: Variable, who: 
 
 def _grad_cast(g: Variable, x: Variable) -> Variable:
     if x.type.dtype not in continuous_dtypes:
-        return _float_zeros_like(x)
+        return g  # an integer operand gets the float gradient, as in PyTensor
     if g.type.dtype != x.type.dtype:
         from opgraph.tensor.math import cast
 
@@ -290,7 +289,7 @@ def matmul(x1: Any, x2: Any, dtype: Any = None) -> Variable:
 
 def dot(l: Any, r: Any) -> Variable:
     """``np.dot`` semantics: scalars multiply, 1-D/2-D use Dot, N-d·(1-D|2-D) contracts
-    the last axis of ``l``."""
+    the last axis of ``l``, and an N-d ``r`` is contracted over its second-to-last axis."""
     l = as_tensor_variable(l)
     r = as_tensor_variable(r)
     if l.type.ndim == 0 or r.type.ndim == 0:
@@ -301,10 +300,14 @@ def dot(l: Any, r: Any) -> Variable:
         return _dot(l, r)
     if r.type.ndim <= 2:
         return matmul(l, r)
-    raise NotImplementedError(
-        f"dot of {_name(l)} (ndim={l.type.ndim}) and {_name(r)} (ndim={r.type.ndim}): a right "
-        "operand with more than 2 dimensions needs tensordot; use pt.matmul for batched products"
-    )
+    # np.dot with an N-d right operand: sum over l's last and r's second-to-last axis.
+    nd = r.type.ndim
+    lead = [l.shape[d] for d in range(l.type.ndim - 1)]
+    rest = [r.shape[d] for d in range(nd) if d != nd - 2]
+    right = r.dimshuffle(nd - 2, *(d for d in range(nd) if d != nd - 2)).reshape((r.shape[nd - 2],
+                                                                                 -1))
+    out = _dot(l.reshape((-1, l.shape[-1])) if l.type.ndim != 1 else l, right)
+    return out.reshape((*lead, *rest))
 
 
 def outer(x: Any, y: Any) -> Variable:

@@ -39,6 +39,7 @@ __all__ = [
     "argmax",
     "argmin",
     "max",
+    "max_and_argmax",
     "mean",
     "min",
     "normalize_axis",
@@ -621,6 +622,11 @@ class Argmin(Argmax):
 def argmax(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Index of the maximum over ``axis`` (None: over the flattened input)."""
     return _reduce(Argmax, x, axis, keepdims)
+
+
+def max_and_argmax(x: _Any, axis: _Any = None, keepdims: bool = False) -> list[Variable]:
+    """``[max(x, axis), argmax(x, axis)]`` (PyTensor's pair; two nodes that merge)."""
+    return [max(x, axis, keepdims), argmax(x, axis, keepdims)]
 
 
 def argmin(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:

@@ -89,8 +89,10 @@ class Softmax(_SoftmaxBase):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         m = _math()
         sm, g = outputs[0], cotangents[0]
-        # d softmax: sm * (g - sum(g * sm))
-        return [m.mul(m.sub(g, self._sum(m.mul(g, sm))), sm)]
+        # d softmax: g*sm - sum(g*sm)*sm, expanded so that g*sm cancels when g = c/sm
+        # (the gradient of log(softmax(x)), which is NaN where sm underflows otherwise)
+        gs = m.mul(g, sm)
+        return [m.sub(gs, m.mul(self._sum(gs), sm))]
 
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if _missing(tangents[0]):

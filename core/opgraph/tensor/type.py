@@ -7,6 +7,8 @@ what PyTensor calls *broadcastable*.  Also the named constructors users know
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
@@ -141,6 +144,26 @@ def _format_shape(shape: tuple[int | None, ...], unknown: str) -> str:
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _on_float64_variable(var: Variable) -> None:
+    """``config.warn_float64``: warn, raise or break when a float64 variable is created."""
+    msg = (
+        f"a float64 tensor variable was created ({var}); config.warn_float64="
+        f"{config.warn_float64!r} asks to report it (set it to 'ignore' to allow float64)"
+    )
+    if config.warn_float64 == "warn":
+        level, frame = 1, sys._getframe(0)
+        while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            frame, level = frame.f_back, level + 1  # point the warning at the user's line
+        warnings.warn(msg, UserWarning, stacklevel=level)
+    elif config.warn_float64 == "raise":
+        raise TypeError(msg)
+    elif config.warn_float64 == "pdb":
+        breakpoint()
+
+
 @attrs.frozen(init=False, repr=False)
 class TensorType(Type):
     """NumPy arrays of ``dtype`` whose shape matches ``shape`` (None: any length)."""
@@ -184,6 +207,12 @@ class TensorType(Type):
             self.dtype if dtype is None else dtype,
             self.shape if shape is None else shape,
         )
+
+    def make_variable(self, name: str | None = None) -> Variable:
+        var = self.variable_type(self, None, None, name)
+        if self.dtype == "float64" and config.warn_float64 != "ignore":
+            _on_float64_variable(var)
+        return var
 
     # -- values --------------------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
@@ -453,28 +482,42 @@ for _fn, _doc in [
 
 
 def tensor(
-    dtype_or_name: Any = None,
+    *args: Any,
+    dtype: Any = None,
     shape: Sequence[int | None] | None = None,
     name: str | None = None,
     broadcastable: Sequence[bool] | None = None,
-    *,
-    dtype: Any = None,
     ndim: int | None = None,
 ) -> Variable:
-    """A tensor variable of any rank: ``tensor("float32", shape=(None, 3), name="x")``.
+    """A tensor variable of any rank.
 
-    Like PyTensor, a first argument that is not a dtype name is taken as the name
-    (``tensor("x", shape=(2,))``, ``tensor("b", shape=(2,), dtype="int8")``).
+    Both spellings work: PyTensor's ``tensor("x", dtype="float32", shape=(None, 3))``
+    (the one positional argument is the name when ``dtype=`` is given or it is
+    not a dtype) and ``tensor("float32", (None, 3), "x")`` (dtype, shape, name).
     """
-    first = dtype_or_name
-    if dtype is None and not (isinstance(first, str) and first not in _VALID_DTYPE_NAMES):
-        dtype, first = first, None
-    if first is not None:
+    if len(args) > 4:
+        raise TypeError(f"tensor() takes at most 4 positional arguments; got {len(args)}")
+    if len(args) == 1 and dtype is not None:
+        if name is not None:
+            raise TypeError(f"tensor(): name given twice ({args[0]!r} and name={name!r})")
+        args, name = (), args[0]
+    keywords = {"dtype": dtype, "shape": shape, "name": name, "broadcastable": broadcastable}
+    positional = dict(zip(keywords, args))
+    for key in positional:
+        if keywords[key] is not None:
+            raise TypeError(f"tensor(): {key} given both by position and by keyword")
+    dtype = positional.get("dtype", dtype)
+    shape = positional.get("shape", shape)
+    name = positional.get("name", name)
+    broadcastable = positional.get("broadcastable", broadcastable)
+    if "dtype" in positional and isinstance(dtype, str) and dtype not in _VALID_DTYPE_NAMES:
+        # Only full dtype names count as a positional dtype: NumPy also reads one-letter
+        # strings ("a", "b", "f"...) as dtypes, but tensor("a", shape=...) names a variable.
         if name is not None:
             raise TypeError(
-                f"tensor(): {first!r} is not a dtype name and name={name!r} was also given"
+                f"tensor(): {dtype!r} is not a dtype name and name={name!r} was also given"
             )
-        name = first
+        dtype, name = None, dtype
     if shape is None and broadcastable is None:
         if ndim is None:
             raise TypeError(

@@ -33,6 +33,7 @@ __all__ = [
     "as_tensor_variable",
     "constant",
     "python_number_dtype",
+    "register_tensor_methods",
 ]
 
 
@@ -299,6 +300,25 @@ class _TensorOperators:
         from opgraph.tensor.basic import ones_like
 
         return ones_like(self, dtype=dtype)
+
+
+def register_tensor_methods(**functions: Any) -> None:
+    """Give tensor variables and constants the methods ``x.name(...) == function(x, ...)``.
+
+    The modules that define array functions above this one (``sort``,
+    ``extra_ops``...) call this at import, so a method lives next to the
+    function it forwards to and this module imports none of them.
+    """
+    for name, fn in functions.items():
+        if name in _TensorOperators.__dict__ and _TensorOperators.__dict__[name] is not fn:
+            raise ValueError(f"tensor method {name!r} is already defined")
+
+        def method(self: Any, *args: Any, _fn: Any = fn, **kwargs: Any) -> Any:
+            return _fn(self, *args, **kwargs)
+
+        method.__name__ = name
+        method.__doc__ = fn.__doc__
+        setattr(_TensorOperators, name, method)
 
 
 class TensorVariable(_TensorOperators, Variable):

@@ -16,7 +16,7 @@ from typing import Any
 
 from opgraph_special import scalar as s
 
-__all__ = ["C_TEMPLATES", "HELPERS", "c_impl_for"]
+__all__ = ["C_TEMPLATES", "HELPERS", "PERFORM_ONLY", "c_impl_for"]
 
 #: scalar op class -> C expression for float outputs (see the module docstring)
 C_TEMPLATES: dict[type, str] = {
@@ -26,6 +26,9 @@ C_TEMPLATES: dict[type, str] = {
     # scipy: 0 where x == 0 unless y is nan
     s.XLogY: "((({0}) == 0 && ({1}) == ({1})) ? ({T})0 : ({0}) * log{f}({1}))",
     s.XLog1pY: "((({0}) == 0 && ({1}) == ({1})) ? ({T})0 : ({0}) * log1p{f}({1}))",
+    s.Gamma: "tgamma{f}({0})",
+    s.J0: "({T})j0((double)({0}))",
+    s.J1: "({T})j1((double)({0}))",
 }
 
 #: scalar op class -> (helper name in c_support, operand compute modes)
@@ -39,6 +42,13 @@ HELPERS: dict[type, tuple[str, str | tuple[str, ...]]] = {
     s.I0: ("i0", "out"),
     s.I1: ("i1", "out"),
 }
+
+
+#: scalar op classes with no C here: the C linker runs their perform (SciPy) in its schedule
+PERFORM_ONLY: frozenset[type] = frozenset({
+    s.Erfcinv, s.Jv, s.Iv, s.Ive, s.Kv, s.Kve, s.GammaInc, s.GammaIncC, s.GammaIncInv,
+    s.GammaIncCInv, s.BetaInc, s.BetaIncInv, s.Hyp2F1, s.OwensT,
+})
 
 
 def c_impl_for(op: Any) -> Any:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.plugins import hookimpl
+from opgraph.plugins import PublicModule, hookimpl
+from opgraph_special import __all__ as _function_names
+
+_EXTRA_NAMES = ("psi", "tri_gamma", "gammau", "gammal", "chi2sf", "kn")
 
 _OWN_MODULE = "opgraph_special."
 
@@ -29,3 +32,10 @@ def opgraph_op_impl(op: Any, backend: str) -> object | None:
     from opgraph_special.c_impl import c_impl_for
 
     return c_impl_for(op)
+
+
+@hookimpl
+def opgraph_public_modules() -> list[PublicModule]:
+    """``pt.erf``, ``pt.gammaln``...: this package's functions under PyTensor's names."""
+    return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
+                         names=(*_function_names, *_EXTRA_NAMES))]

@@ -21,6 +21,7 @@ import attrs
 import numpy as np
 
 import opgraph.scalar as ps
+from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Variable
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
@@ -44,6 +45,23 @@ __all__ = [
     "SpecialOp",
     "XLog1pY",
     "XLogY",
+    "BetaInc",
+    "BetaIncInv",
+    "Erfcinv",
+    "Gamma",
+    "GammaInc",
+    "GammaIncC",
+    "GammaIncCInv",
+    "GammaIncInv",
+    "Hyp2F1",
+    "Iv",
+    "Ive",
+    "J0",
+    "J1",
+    "Jv",
+    "Kv",
+    "Kve",
+    "OwensT",
     *_function_names,  # one op instance per tensor function, of the same name
 ]
 
@@ -90,8 +108,8 @@ class SpecialOp(ScalarOp):
     def numpy_fn(self, *inputs: Any) -> Any:
         return getattr(_sc(), self.scipy_name)(*inputs)
 
-    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
-        """d output / d input_i for each input, as scalar graphs."""
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        """d output / d input_i for each input, as scalar graphs (None: not implemented)."""
         raise NotImplementedError(f"{type(self).__name__} has no derivative")
 
     def pullback(
@@ -103,8 +121,10 @@ class SpecialOp(ScalarOp):
             return [grad_zeros(x) for x in inputs]
         partials = self.partials(list(inputs), out)
         return [
-            grad_zeros(x) if is_discrete(x) else cast_like(ps.mul(gz, d), x)
-            for x, d in zip(inputs, partials)
+            grad_zeros(x) if is_discrete(x)
+            else grad_not_implemented(self, i, x) if d is None
+            else cast_like(ps.mul(gz, d), x)
+            for i, (x, d) in enumerate(zip(inputs, partials))
         ]
 
     def c_code_cache_version(self) -> tuple:
@@ -216,7 +236,7 @@ class Polygamma(ScalarOp):
         cotangents: Sequence[Variable],
     ) -> list[Variable]:
         (n, x), (gz,) = inputs, cotangents
-        next_n = ps.add(n, const_like(1, n))
+        next_n = ps.add(n, ps.constant(1, dtype=n.type.dtype))  # n stays an integer
         gx = grad_zeros(x) if is_discrete(x) else cast_like(ps.mul(gz, polygamma(next_n, x)), x)
         return [grad_zeros(n), gx]
 
@@ -299,6 +319,234 @@ class LogNdtr(SpecialOp):
         return [ps.mul(_c(_INV_SQRT_2PI, output), ps.exp(exponent))]
 
 
+class Gamma(SpecialOp):
+    """The gamma function."""
+
+    nin = 1
+    scipy_name = "gamma"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        (x,) = inputs
+        return [ps.mul(output, digamma(x))]
+
+
+class Erfcinv(SpecialOp):
+    """The inverse of erfc on (0, 2)."""
+
+    nin = 1
+    scipy_name = "erfcinv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        return [ps.mul(_c(-_SQRT_PI_OVER_TWO, output), ps.exp(ps.sqr(output)))]
+
+
+class J0(SpecialOp):
+    """Bessel function of the first kind, order 0."""
+
+    nin = 1
+    scipy_name = "j0"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        (x,) = inputs
+        return [ps.neg(j1(x))]
+
+
+class J1(SpecialOp):
+    """Bessel function of the first kind, order 1."""
+
+    nin = 1
+    scipy_name = "j1"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        (x,) = inputs
+        two = const_like(2, x)
+        return [ps.mul(_c(0.5, output), ps.sub(j0(x), jv(two, x)))]
+
+
+def _order_shift(v: Variable, k: int) -> Variable:
+    return ps.add(v, const_like(k, v))
+
+
+class Jv(SpecialOp):
+    """Bessel function of the first kind of real order v (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "jv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        v, x = inputs
+        half = _c(0.5, output)
+        return [None, ps.mul(half, ps.sub(jv(_order_shift(v, -1), x), jv(_order_shift(v, 1), x)))]
+
+
+class Iv(SpecialOp):
+    """Modified Bessel function of the first kind of real order v (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "iv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        v, x = inputs
+        half = _c(0.5, output)
+        return [None, ps.mul(half, ps.add(iv(_order_shift(v, -1), x), iv(_order_shift(v, 1), x)))]
+
+
+class Ive(SpecialOp):
+    """Exponentially scaled iv: iv(v, x) * exp(-|x|) (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "ive"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        v, x = inputs
+        half = _c(0.5, output)
+        mean = ps.mul(half, ps.add(ive(_order_shift(v, -1), x), ive(_order_shift(v, 1), x)))
+        return [None, ps.sub(mean, ps.mul(ps.sign(x), output))]
+
+
+class Kv(SpecialOp):
+    """Modified Bessel function of the second kind of real order v (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "kv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        v, x = inputs
+        half = _c(-0.5, output)
+        return [None, ps.mul(half, ps.add(kv(_order_shift(v, -1), x), kv(_order_shift(v, 1), x)))]
+
+
+class Kve(SpecialOp):
+    """Exponentially scaled kv: kv(v, x) * exp(x) (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "kve"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        v, x = inputs
+        half = _c(-0.5, output)
+        mean = ps.mul(half, ps.add(kve(_order_shift(v, -1), x), kve(_order_shift(v, 1), x)))
+        return [None, ps.add(mean, output)]
+
+
+def _gamma_density(k: Variable, x: Variable, like: Variable) -> Variable:
+    """exp(-x) x^(k-1) / Gamma(k), computed in logs."""
+    one = const_like(1, like)
+    log_density = ps.sub(ps.sub(ps.mul(ps.sub(k, one), ps.log(x)), x), gammaln(k))
+    return ps.exp(log_density)
+
+
+class GammaInc(SpecialOp):
+    """Regularised lower incomplete gamma P(k, x) (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "gammainc"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        k, x = inputs
+        return [None, _gamma_density(k, x, output)]
+
+
+class GammaIncC(SpecialOp):
+    """Regularised upper incomplete gamma Q(k, x) = 1 - P(k, x) (gradient in x only)."""
+
+    nin = 2
+    scipy_name = "gammaincc"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        k, x = inputs
+        return [None, ps.neg(_gamma_density(k, x, output))]
+
+
+class GammaIncInv(SpecialOp):
+    """The x with P(k, x) = y (gradient in y only)."""
+
+    nin = 2
+    scipy_name = "gammaincinv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        k, _y = inputs
+        return [None, ps.true_div(const_like(1, output), _gamma_density(k, output, output))]
+
+
+class GammaIncCInv(SpecialOp):
+    """The x with Q(k, x) = y (gradient in y only)."""
+
+    nin = 2
+    scipy_name = "gammainccinv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        k, _y = inputs
+        return [None, ps.true_div(const_like(-1, output), _gamma_density(k, output, output))]
+
+
+class BetaInc(SpecialOp):
+    """Regularised incomplete beta I_x(a, b) (gradient in x only)."""
+
+    nin = 3
+    scipy_name = "betainc"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        a, b, x = inputs
+        one = const_like(1, output)
+        log_density = ps.sub(
+            ps.add(ps.mul(ps.sub(a, one), ps.log(x)), ps.mul(ps.sub(b, one), ps.log1p(ps.neg(x)))),
+            betaln(a, b),
+        )
+        return [None, None, ps.exp(log_density)]
+
+
+class BetaIncInv(SpecialOp):
+    """The x with I_x(a, b) = y (gradient in y only)."""
+
+    nin = 3
+    scipy_name = "betaincinv"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        a, b, _y = inputs
+        one = const_like(1, output)
+        log_density = ps.sub(
+            ps.add(ps.mul(ps.sub(a, one), ps.log(output)),
+                   ps.mul(ps.sub(b, one), ps.log1p(ps.neg(output)))),
+            betaln(a, b),
+        )
+        return [None, None, ps.exp(ps.neg(log_density))]
+
+
+class Hyp2F1(SpecialOp):
+    """Gauss's hypergeometric function 2F1(a, b; c; z) (gradient in z only)."""
+
+    nin = 4
+    scipy_name = "hyp2f1"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        a, b, c, z = inputs
+        one = const_like(1, output)
+        up = hyp2f1(ps.add(a, one), ps.add(b, one), ps.add(c, one), z)
+        return [None, None, None, ps.mul(ps.true_div(ps.mul(a, b), c), up)]
+
+
+class OwensT(SpecialOp):
+    """Owen's T function T(h, a)."""
+
+    nin = 2
+    scipy_name = "owens_t"
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
+        h, a = inputs
+        half = _c(0.5, output)
+        h2 = ps.sqr(h)
+        one_a2 = ps.add(const_like(1, output), ps.sqr(a))
+        dh = ps.mul(
+            _c(-0.5 * _INV_SQRT_2PI, output),
+            ps.mul(ps.exp(ps.mul(ps.neg(half), h2)), erf(ps.mul(_c(1 / math.sqrt(2.0), output),
+                                                               ps.mul(a, h)))),
+        )
+        da = ps.true_div(ps.exp(ps.mul(ps.neg(half), ps.mul(h2, one_a2))),
+                         ps.mul(_c(2 * math.pi, output), one_a2))
+        return [dh, da]
+
+
 erf = Erf()
 erfc = Erfc()
 erfcx = Erfcx()
@@ -312,10 +560,28 @@ xlog1py = XLog1pY()
 i0 = I0()
 i1 = I1()
 log_ndtr = LogNdtr()
+gamma = Gamma()
+erfcinv = Erfcinv()
+j0 = J0()
+j1 = J1()
+jv = Jv()
+iv = Iv()
+ive = Ive()
+kv = Kv()
+kve = Kve()
+gammainc = GammaInc()
+gammaincc = GammaIncC()
+gammaincinv = GammaIncInv()
+gammainccinv = GammaIncCInv()
+betainc = BetaInc()
+betaincinv = BetaIncInv()
+hyp2f1 = Hyp2F1()
+owens_t = OwensT()
 
 #: every scalar op of this package, by name (tests, C table and docs iterate over it)
 SPECIAL_OPS: dict[str, ScalarOp] = {
     op.name: op
     for op in (erf, erfc, erfcx, erfinv, gammaln, digamma, polygamma, betaln, xlogy, xlog1py,
-               i0, i1, log_ndtr)
+               i0, i1, log_ndtr, gamma, erfcinv, j0, j1, jv, iv, ive, kv, kve, gammainc,
+               gammaincc, gammaincinv, gammainccinv, betainc, betaincinv, hyp2f1, owens_t)
 }

@@ -26,3 +26,52 @@ xlog1py = Elemwise(_s.xlog1py)
 i0 = Elemwise(_s.i0)
 i1 = Elemwise(_s.i1)
 log_ndtr = Elemwise(_s.log_ndtr)
+gamma = Elemwise(_s.gamma)
+erfcinv = Elemwise(_s.erfcinv)
+j0 = Elemwise(_s.j0)
+j1 = Elemwise(_s.j1)
+jv = Elemwise(_s.jv)
+iv = Elemwise(_s.iv)
+ive = Elemwise(_s.ive)
+kv = Elemwise(_s.kv)
+kve = Elemwise(_s.kve)
+gammainc = Elemwise(_s.gammainc)
+gammaincc = Elemwise(_s.gammaincc)
+gammaincinv = Elemwise(_s.gammaincinv)
+gammainccinv = Elemwise(_s.gammainccinv)
+betainc = Elemwise(_s.betainc)
+betaincinv = Elemwise(_s.betaincinv)
+hyp2f1 = Elemwise(_s.hyp2f1)
+owens_t = Elemwise(_s.owens_t)
+
+# PyTensor's other names and compositions (not in the package list: no scalar op of their own).
+psi = digamma
+
+
+def tri_gamma(x):
+    """The trigamma function, polygamma(1, x)."""
+    return polygamma(1, x)
+
+
+def gammau(k, x):
+    """The upper incomplete gamma function Gamma(k, x) = gammaincc(k, x) * gamma(k)."""
+    return gammaincc(k, x) * gamma(k)
+
+
+def gammal(k, x):
+    """The lower incomplete gamma function gamma(k, x) = gammainc(k, x) * gamma(k)."""
+    return gammainc(k, x) * gamma(k)
+
+
+def chi2sf(x, k):
+    """The chi-squared survival function with k degrees of freedom."""
+    return gammaincc(k / 2.0, x / 2.0)
+
+
+def kn(n, x):
+    """Modified Bessel function of the second kind of integer order n."""
+    return kv(n, x)
+
+
+EXTRA_NAMES = ("psi", "tri_gamma", "gammau", "gammal", "chi2sf", "kn")
+"""Names this module adds to the package list (aliases and compositions)."""

@@ -55,7 +55,7 @@ def is_output_client(client: Any) -> bool:
 
 
 def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
-    """Default failure policy, read from ``config.on_opt_error`` (warn/raise/ignore)."""
+    """Default failure policy, read from ``config.on_opt_error`` (warn/raise/ignore/pdb)."""
     try:
         from opgraph.config import config
 
@@ -67,6 +67,8 @@ def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> Non
         raise RewriteFailure(
             f"rewrite {rewriter_name(rewriter)} failed{where}: {type(exc).__name__}: {exc}"
         ) from exc
+    if policy == "pdb":  # stop here with `exc` in scope, then skip the rewrite
+        breakpoint()
     if policy == "warn":
         warnings.warn(
             f"rewrite {rewriter_name(rewriter)} failed{where} and was skipped: "

@@ -14,8 +14,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from opgraph.gradient import register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
 from opgraph.graph.op import HasInnerGraph, Op
+from opgraph_ofg.batching import batch_opfromgraph
 from opgraph_ofg.inner import (
     GraphKey,
     _fresh,
@@ -511,3 +513,6 @@ def _default_pushforward(ins: list[Variable], outs: list[Variable], evals: list[
 def inner_toposort(op: OpFromGraph) -> list[Apply]:
     """The inner graph's nodes in order (for printing and tests)."""
     return io_toposort(op.inner_inputs, op.inner_outputs)
+
+
+register_batching_rule(OpFromGraph, batch_opfromgraph)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.gradient import GradientIdentity
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
@@ -312,6 +313,15 @@ def local_useless_cast() -> NodeRewriter:
     return rewrite
 
 
+def local_remove_gradient_identity() -> NodeRewriter:
+    @node_rewriter([GradientIdentity], name="local_remove_gradient_identity")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """zero_grad(x), grad_clip(x, ...), grad_scale(x, k), ... -> x once differentiated."""
+        return [node.inputs[0]]
+
+    return rewrite
+
+
 def _pattern_rules() -> list[NodeRewriter]:
     ps = _ps()
     E = ew
@@ -338,6 +348,7 @@ def canonicalize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
         ("canonicalize_mul", AlgebraicCanonizer("mul"), ("fast_compile",)),
         ("local_dimshuffle_dimshuffle", local_dimshuffle_dimshuffle(), ("fast_compile",)),
         ("local_useless_elemwise", local_useless_cast(), ("fast_compile",)),
+        ("local_remove_gradient_identity", local_remove_gradient_identity(), ("fast_compile",)),
     ]
     out.extend(useless_shape_rewriters())
     for k, rw in enumerate(_pattern_rules()):

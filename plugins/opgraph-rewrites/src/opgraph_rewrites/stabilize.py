@@ -1,7 +1,10 @@
 """Numerically stable forms: the same function, computed without cancellation or overflow.
 
 Pattern rules are data (``_rules``); the two structural ones (log of a softmax,
-log of a sum of exponentials) are node rewriters below.
+log of a sum of exponentials) are node rewriters below; products of
+exponentials and sigmoids (written-out sigmoids, and the gradients ``grad``
+builds from them) are in ``stable_products``.  Rules tagged "finite" turn an
+inf or NaN into the finite result and run in FAST_COMPILE too.
 """
 
 from __future__ import annotations
@@ -10,6 +13,11 @@ from typing import Any
 
 from opgraph.graph.rewriting.basic import NodeRewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
+from opgraph_rewrites.stable_products import (
+    ExpSigmoidProduct,
+    local_distribute_stable_product,
+    local_x_minus_x_sigmoid,
+)
 from opgraph_rewrites.utils import const_value, ew, keep_type, tensor_constant
 
 __all__ = ["stabilize_rewriters"]
@@ -37,9 +45,30 @@ def _rules() -> list[tuple[str, Any, Any]]:
          (E(ps.neg), (E(ps.softplus), "x"))),
         # log1p(exp(x)) = softplus(x), no overflow for large x
         ("softplus_from_log1p_exp", (E(ps.log1p), (E(ps.exp), "x")), (E(ps.softplus), "x")),
+        # log(1 + exp(x)) = softplus(x) (directly: FAST_COMPILE has no log1p rule)
+        ("softplus_from_log_add_exp", (E(ps.log), (E(ps.add), 1, (E(ps.exp), "x"))),
+         (E(ps.softplus), "x")),
+        ("softplus_from_log_add_exp_r", (E(ps.log), (E(ps.add), (E(ps.exp), "x"), 1)),
+         (E(ps.softplus), "x")),
         # log1p(-sigmoid(x)) = -softplus(x)
         ("log1p_neg_sigmoid", (E(ps.log1p), (E(ps.neg), (E(ps.sigmoid), "x"))),
          (E(ps.neg), (E(ps.softplus), "x"))),
+        # log(1 - exp(x)) = log1mexp(x): no log(0) near 0, no 1 - 1 for x << 0
+        ("log1mexp_from_log_sub", (E(ps.log), (E(ps.sub), 1, (E(ps.exp), "x"))),
+         (E(ps.log1mexp), "x")),
+        ("log1mexp_from_log1p", (E(ps.log1p), (E(ps.neg), (E(ps.exp), "x"))),
+         (E(ps.log1mexp), "x")),
+        ("log1mexp_from_expm1", (E(ps.log), (E(ps.neg), (E(ps.expm1), "x"))),
+         (E(ps.log1mexp), "x")),
+        # -(-x) = x: the rules above wrap their argument in a neg (canonicalize ran before)
+        ("stabilize_neg_neg", (E(ps.neg), (E(ps.neg), "x")), "x"),
+        # 1 - sigmoid(x) = sigmoid(-x), no cancellation for large x
+        ("one_minus_sigmoid", (E(ps.sub), 1, (E(ps.sigmoid), "x")),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
+        ("one_plus_neg_sigmoid", (E(ps.add), 1, (E(ps.neg), (E(ps.sigmoid), "x"))),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
+        ("one_plus_neg_sigmoid_r", (E(ps.add), (E(ps.neg), (E(ps.sigmoid), "x")), 1),
+         (E(ps.sigmoid), (E(ps.neg), "x"))),
     ]
 
 
@@ -142,14 +171,24 @@ def _logsumexp_rewriter() -> NodeRewriter:
     return logsumexp
 
 
+#: Rules that turn an inf/NaN into a finite value (the others only gain precision):
+#: tagged "finite", FAST_COMPILE runs them too.
+_PRECISION_ONLY = ("log1p_from", "expm1_from", "stabilize_neg_neg")  # canonicalize has --x
+
+
 def stabilize_rewriters() -> list[tuple[str, NodeRewriter, tuple[str, ...]]]:
+    """(name, rewriter, extra tags); the tag "finite" marks the rules FAST_COMPILE runs too."""
     out: list[tuple[str, NodeRewriter, tuple[str, ...]]] = []
     for name, i, o in _rules():
         rw = PatternNodeRewriter(i, o, allow_multiple_clients=True, name=name,
                                  get_constant=const_value, fix_type=keep_type)
-        out.append((name, rw, ()))
+        out.append((name, rw, () if name.startswith(_PRECISION_ONLY) else ("finite",)))
     lsm = _log_softmax_rewriter()
     if lsm is not None:
-        out.append(("log_softmax", lsm, ()))
-    out.append(("local_logsumexp", _logsumexp_rewriter(), ()))
+        out.append(("log_softmax", lsm, ("finite",)))
+    out.append(("local_logsumexp", _logsumexp_rewriter(), ("finite",)))
+    out.append(("local_exp_sigmoid_product", ExpSigmoidProduct(), ("finite",)))
+    out.append(("local_x_minus_x_sigmoid", local_x_minus_x_sigmoid, ("finite",)))
+    out.append(("local_distribute_stable_product", local_distribute_stable_product,
+                ("finite",)))
     return out

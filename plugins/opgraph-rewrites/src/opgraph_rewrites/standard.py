@@ -6,9 +6,10 @@ from typing import Any
 
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
-from opgraph_rewrites.fill import fill_rewriters
+from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
+from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
@@ -24,7 +25,8 @@ def register_standard_rewrites(db: Any) -> None:
                    "constant_folding")
     canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                    final_rewriter=True)
-    for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters()]:
+    for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
+                           *inverse_pair_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
     for name, rw, tags in fills["canonicalize"]:
@@ -33,6 +35,16 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in stabilize_rewriters():
         stab.register(name, rw, "fast_run", *tags)
+    # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
+    # written-out sigmoids and their gradients stay finite there too (PyTensor's
+    # FAST_COMPILE trains the logistic-regression tutorial; NaN would be a wrong result).
+    for name, rw, tags in stabilize_rewriters():
+        if "finite" in tags:
+            canon.register(name, rw, "fast_compile", "stabilize", *tags)
+    # The gradient's seed is fill(cost, 1); removing such no-op fills lets the rules above
+    # see exp(z)/sum(exp(z)) in gradients of log(sum(exp(z))) in FAST_COMPILE too.
+    canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
+                   "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in specialize_rewriters():
         spec.register(name, rw, "fast_run", *tags)
