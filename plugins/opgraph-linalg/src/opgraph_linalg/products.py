@@ -10,6 +10,7 @@ import numpy as np
 import scipy.linalg
 
 import opgraph.tensor as pt
+from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
@@ -127,6 +128,18 @@ class ExpmFrechet(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
         return [tuple(input_shapes[0])]
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        """Linear in ``E`` (adjoint: ``L(A^T, .)``); the second derivative in ``A`` is not
+        implemented."""
+        (gz,) = cotangents
+        a, _ = inputs
+        if _is_disconnected(gz):
+            return [disconnected_type(), disconnected_type()]
+        return [
+            grad_not_implemented(self, 0, a, "Second derivatives of expm are not implemented."),
+            ExpmFrechet()(a.T, gz),
+        ]
 
 
 def expm(A: Any) -> Variable:
