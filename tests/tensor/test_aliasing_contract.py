@@ -359,6 +359,19 @@ def matmul_cases() -> Iterator[Case]:
     yield from binary(pt.matmul, pairs, "matmul")
 
 
+def blockwise_cases() -> Iterator[Case]:
+    from opgraph.tensor.blockwise import Blockwise
+    from opgraph.tensor.elemwise import DimShuffle
+    from opgraph.tensor.products import Dot
+
+    batched_dot = Blockwise(Dot(), "(m,k),(k,n)->(m,n)")
+    pairs = [((2, 3, 4), (4, 2)), ((1, 2, 2), (3, 2, 2)), ((0, 2, 3), (3, 1))]
+    yield from binary(batched_dot, pairs, "blockwise dot")
+    # a core op whose perform returns a view of its input: the batch result must not alias
+    transpose = Blockwise(DimShuffle(input_ndim=2, new_order=(1, 0)), "(m,n)->(n,m)")
+    yield from unary(transpose, [(3, 2, 4), (1, 1, 1)], "blockwise transpose")
+
+
 def shape_cases() -> Iterator[Case]:
     yield from unary(pt.shape, ANY_SHAPES, "shape")
 
@@ -621,6 +634,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.reduction.Argmin": argmax_cases,
     "opgraph.tensor.products.Dot": dot_cases,
     "opgraph.tensor.products.MatMul": matmul_cases,
+    "opgraph.tensor.blockwise.Blockwise": blockwise_cases,
     "opgraph.tensor.shape.Shape": shape_cases,
     "opgraph.tensor.shape.Shape_i": shape_i_cases,
     "opgraph.tensor.shape.MakeVector": make_vector_cases,

@@ -31,7 +31,7 @@ def numeric_jacobian(
     f: Callable[..., Any], values: Sequence[np.ndarray], eps: float
 ) -> list[np.ndarray]:
     """d f / d values[i] by central differences, shaped ``(f.size, values[i].size)``."""
-    values = [np.array(v, copy=True) for v in values]
+    values = [np.array(v, copy=True, order="C") for v in values]  # reshape(-1) must be a view
     jacobians = []
     for i, v in enumerate(values):
         flat = v.reshape(-1)
@@ -150,9 +150,8 @@ def verify_grad(
             raise TypeError(
                 f"verify_grad: pt_values[{i}] must hold floats to be perturbed; got dtype {v.dtype}"
             )
-    rng = rng if isinstance(rng, (np.random.Generator, np.random.RandomState)) else (
-        np.random.default_rng(rng)
-    )
+    # a Generator, a RandomState, or anything with random(shape) (the np.random module)
+    rng = rng if callable(getattr(rng, "random", None)) else np.random.default_rng(rng)
     inputs = [_symbolic_input(i, v) for i, v in enumerate(values)]
     output = fun(*inputs)
     if isinstance(output, (list, tuple)):

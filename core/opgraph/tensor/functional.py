@@ -1,0 +1,67 @@
+"""``pt.vectorize``: turn a function written for core arrays into one over batches.
+
+Like :func:`numpy.vectorize` with a gufunc ``signature``: the function is
+called once, symbolically, on core-shaped stand-ins, and the graph it returns
+is rebuilt with the inputs' leading batch axes (see
+:func:`opgraph.tensor.blockwise.vectorize_core_graph`).  No Python loop runs
+at compute time unless an Op has no vectorisation rule (then it becomes a
+Blockwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from opgraph.graph.basic import Variable
+from opgraph.tensor.blockwise import parse_gufunc_signature, vectorize_core_graph
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import as_tensor_variable
+
+__all__ = ["vectorize"]
+
+
+def vectorize(func: Callable[..., Any], signature: str | None = None) -> Callable[..., Any]:
+    """``func`` on core arrays -> a function over arrays with extra leading batch axes.
+
+    ``signature`` ("(m,n),(n)->(m)") gives each input's core dimensions; without
+    it every input is taken as a scalar core, so ``func`` applies elementwise.
+    """
+    parsed = parse_gufunc_signature(signature) if signature is not None else None
+
+    def vectorized(*inputs: Any) -> Any:
+        tensors = [as_tensor_variable(x) for x in inputs]
+        in_sig = parsed[0] if parsed is not None else [()] * len(tensors)
+        if len(in_sig) != len(tensors):
+            raise TypeError(
+                f"vectorize({_fname(func)}): signature {signature!r} has {len(in_sig)} "
+                f"input(s), got {len(tensors)}"
+            )
+        core = []
+        for i, (x, sig) in enumerate(zip(tensors, in_sig)):
+            if not isinstance(x.type, TensorType):
+                raise TypeError(
+                    f"vectorize({_fname(func)}): input {i} must be a tensor, got type {x.type}"
+                )
+            if x.type.ndim < len(sig):
+                raise ValueError(
+                    f"vectorize({_fname(func)}): input {i} needs at least {len(sig)} "
+                    f"dimension(s) for core signature ({','.join(sig)}), got {x.type}"
+                )
+            core.append(TensorType(x.type.dtype, x.type.shape[x.type.ndim - len(sig):])())
+        result = func(*core)
+        single = isinstance(result, Variable)
+        outs = [result] if single else list(result)
+        batched = vectorize_core_graph(outs, dict(zip(core, tensors)))
+        if parsed is not None and len(parsed[1]) != len(outs):
+            raise TypeError(
+                f"vectorize({_fname(func)}): signature {signature!r} has {len(parsed[1])} "
+                f"output(s), the function returned {len(outs)}"
+            )
+        return batched[0] if single else batched
+
+    return vectorized
+
+
+def _fname(func: Any) -> str:
+    return getattr(func, "__name__", repr(func))

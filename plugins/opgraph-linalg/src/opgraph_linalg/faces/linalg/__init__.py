@@ -1,0 +1,13 @@
+"""``opgraph.tensor.linalg``: every public name of the package, at PyTensor's path."""
+
+from __future__ import annotations
+
+import importlib
+
+from opgraph_linalg import _WHERE
+
+__all__ = sorted(_WHERE)
+
+for _name in __all__:
+    globals()[_name] = getattr(importlib.import_module(f"opgraph_linalg.{_WHERE[_name]}"), _name)
+del _name

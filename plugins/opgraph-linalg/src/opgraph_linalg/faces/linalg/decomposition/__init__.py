@@ -1,0 +1,1 @@
+"""``opgraph.tensor.linalg.decomposition``."""

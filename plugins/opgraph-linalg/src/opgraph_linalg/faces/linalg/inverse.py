@@ -1,0 +1,14 @@
+"""``opgraph.tensor.linalg.inverse``."""
+
+from __future__ import annotations
+
+from opgraph_linalg.inverse import (
+    MatrixInverse,
+    MatrixPinv,
+    inv,
+    matrix_inverse,
+    pinv,
+    tensorinv,
+)
+
+__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"]

@@ -1,0 +1,13 @@
+"""``opgraph.tensor.linalg.products``."""
+
+from __future__ import annotations
+
+from opgraph_linalg.products import (
+    Expm,
+    expm,
+    kron,
+    matrix_dot,
+    matrix_power,
+)
+
+__all__ = ["Expm", "expm", "kron", "matrix_dot", "matrix_power"]

@@ -1,0 +1,44 @@
+"""The plugin's entry point: PyTensor's module paths and the rewrite hook."""
+
+from __future__ import annotations
+
+import importlib
+
+import opgraph_linalg
+import pytest
+from opgraph_linalg import plugin
+
+
+def test_public_modules_are_the_plugins_modules():
+    import opgraph.tensor.linalg as face
+    from opgraph.tensor.linalg.decomposition.cholesky import Cholesky
+    from opgraph.tensor.linalg.solvers.general import Solve
+
+    with pytest.warns(DeprecationWarning, match="opgraph.tensor.slinalg is deprecated"):
+        from opgraph.tensor.slinalg import solve_triangular
+
+    assert face.cholesky is opgraph_linalg.cholesky
+    assert Cholesky is opgraph_linalg.Cholesky and Solve is opgraph_linalg.Solve
+    assert solve_triangular is opgraph_linalg.solve_triangular
+    assert set(opgraph_linalg.__all__) <= set(dir(face))
+
+
+def test_hook_records_name_real_modules():
+    for record in plugin.opgraph_public_modules():
+        module = importlib.import_module(record.target)
+        assert record.module.startswith("opgraph.tensor.")
+        assert module.__all__
+
+
+def test_unknown_name():
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        opgraph_linalg.nope  # noqa: B018
+
+
+@pytest.mark.parametrize("path", ["opgraph.tensor.nlinalg", "opgraph.tensor.slinalg"])
+def test_old_paths_forward_with_a_deprecation_warning(path):
+    module = importlib.import_module(path)
+    with pytest.warns(DeprecationWarning, match=path):
+        assert module.det is opgraph_linalg.det
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        module.nope  # noqa: B018
