@@ -8,67 +8,35 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from opgraph_c.childproc import ChildProcess, Crash
 
 WORKER = Path(__file__).with_name("graph_worker.py")
 TIMEOUT = 300.0
 
 
 class Worker:
-    """One child running graph_worker.py; restarted after it dies."""
+    """graph_worker.py in a child process (see opgraph_c.childproc)."""
 
     def __init__(self, compiledir: str) -> None:
-        self.env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}",
-                        OPENBLAS_NUM_THREADS="1")
-        self.proc: subprocess.Popen | None = None
-        self.stderr = tempfile.TemporaryFile()
-
-    def _start(self) -> subprocess.Popen:
-        self.stderr.seek(0)
-        self.stderr.truncate()
-        return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=self.stderr, env=self.env,
-                                text=True, bufsize=1)
+        env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}", OPENBLAS_NUM_THREADS="1")
+        self.child = ChildProcess([sys.executable, str(WORKER)], env=env, timeout=TIMEOUT)
 
     def check(self, spec: dict) -> str | None:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = self._start()
-        self.proc.stdin.write(json.dumps(spec) + "\n")
-        self.proc.stdin.flush()
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        ready = sel.select(TIMEOUT)
-        sel.close()
-        line = self.proc.stdout.readline() if ready else ""
-        if not line:
-            if ready:
-                self.proc.wait(timeout=30)
-            else:
-                self.proc.kill()
-                self.proc.wait()
-            self.stderr.seek(0)
-            tail = self.stderr.read().decode(errors="replace")[-3000:]
-            code = self.proc.returncode
-            self.proc = None
-            what = "hung" if not ready else f"died with exit code {code}"
-            return f"the C worker {what} on this graph:\n{tail}"
-        answer = json.loads(line)
+        answer = self.child.ask(spec)
+        if isinstance(answer, Crash):
+            return f"on this graph, {answer.describe()}"
         return None if answer["ok"] else answer["error"]
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-        self.stderr.close()
+        self.child.close()
 
 
 @pytest.fixture(scope="module")
