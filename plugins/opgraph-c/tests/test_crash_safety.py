@@ -196,7 +196,48 @@ def test_hessian_and_jacobian_graph_in_a_child_process(tmp_path):
         "        np.testing.assert_allclose(got, want, rtol=1e-10)\n"
         "print('ok')\n"
     )
-    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'}")
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'},gcc__cxxflags=-O1")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=TIMEOUT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_mixed_dtype_dot_and_matmul_in_a_child_process(tmp_path):
+    """Every dtype pair and 1/2-D combination of dot (the C linker crashed on two vectors
+    of different dtypes; matmul of these shares the code): NumPy's values and dtype."""
+    script = tmp_path / "dots.py"
+    script.write_text(
+        "import faulthandler; faulthandler.enable()\n"
+        "import itertools, numpy as np, opgraph.tensor as pt\n"
+        "from opgraph.compile.function import function\n"
+        "from opgraph.compile.mode import Mode\n"
+        "dts = ['bool', 'int8', 'int32', 'uint8', 'float32', 'float64']\n"
+        "shapes = {1: (3,), 2: (2, 3)}\n"
+        "xs, ys, outs, want = [], [], [], []\n"
+        "rng = np.random.default_rng(0)\n"
+        "for (dx, dy), (nx, ny), f in itertools.product(\n"
+        "        itertools.product(dts, dts), [(1, 1), (2, 1), (1, 2), (2, 2)],\n"
+        "        [(pt.dot, np.dot)]):\n"
+        "    sx = shapes[nx]; sy = shapes[ny][::-1] if ny == 2 else (3,)\n"
+        "    x = pt.tensor(dtype=dx, shape=(None,) * nx)\n"
+        "    y = pt.tensor(dtype=dy, shape=(None,) * ny)\n"
+        "    vx = (rng.integers(-3, 4, sx)).astype(dx); vy = (rng.integers(-3, 4, sy)).astype(dy)\n"
+        "    xs += [x, y]; ys += [vx, vy]; outs.append(f[0](x, y)); want.append(f[1](vx, vy))\n"
+        "fn = function(xs, outs, mode=Mode(linker='c', optimizer=None))\n"
+        "for _ in range(2):\n"
+        "    for o, g, w in zip(outs, fn(*ys), want):\n"
+        "        g = np.asarray(g)\n"
+        "        assert g.dtype == np.asarray(w).dtype == o.type.dtype, (o, g.dtype, w)\n"
+        "        np.testing.assert_allclose(g, w, rtol=1e-6)\n"
+        "bad = function(xs[:2], outs[0], mode=Mode(linker='c', optimizer=None))\n"
+        "try:\n"
+        "    bad(np.ones(2, 'bool'), np.ones(3, 'bool'))\n"
+        "    raise SystemExit('misaligned vectors gave no error')\n"
+        "except ValueError:\n"
+        "    pass\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'},gcc__cxxflags=-O1")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=env, timeout=TIMEOUT)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
