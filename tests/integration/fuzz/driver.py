@@ -7,7 +7,8 @@ The long profile is this module's command line (``nox -s fuzz`` runs it)::
 
 or ``nox -s fuzz -- --graphs 20000``.
 
-It prints a summary and writes every finding, with its spec, to ``--out``.
+It prints a summary and writes every finding, with its spec, to ``--out`` (and, as they
+come, to the same name with an ``l`` appended: JSON lines).
 """
 
 from __future__ import annotations
@@ -74,8 +75,11 @@ def _chunks(seq: list, n: int) -> list[list]:
 
 
 def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
-             cflags: str = DEFAULT_CFLAGS) -> dict:
-    """Run ``graphs`` value graphs and ``grad`` gradient graphs; counts and findings."""
+             cflags: str = DEFAULT_CFLAGS, stream: str | None = None) -> dict:
+    """Run ``graphs`` value graphs and ``grad`` gradient graphs; counts and findings.
+
+    Each finding is also appended to the file ``stream`` (JSON lines) as it comes.
+    """
     work = [("specs", c) for c in _chunks([random_spec(seed + k) for k in range(graphs)], batch)]
     work += [("grad", c) for c in _chunks([random_spec(seed + graphs + k, smooth=True)
                                            for k in range(grad)], max(1, batch // 8))]
@@ -95,6 +99,10 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
             found = local.fuzzer.run(specs, grad=key == "grad")
             with lock:
                 findings.extend(found)
+                if stream and found:
+                    with open(stream, "a", encoding="utf-8") as fh:
+                        for spec, f in found:
+                            fh.write(json.dumps({"spec": spec, **f}) + "\n")
                 done[key] += len(specs)
                 total = done["specs"] + done["grad"]
                 if total % (batch * 10) < len(specs):
@@ -124,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cflags", default=DEFAULT_CFLAGS, help="extra C compiler flags")
     p.add_argument("--out", default="fuzz-report.json")
     args = p.parse_args(argv)
-    report = long_run(args.graphs, args.grad, args.jobs, args.batch, args.seed, args.cflags)
+    report = long_run(args.graphs, args.grad, args.jobs, args.batch, args.seed, args.cflags,
+                      stream=args.out + "l")
     Path(args.out).write_text(json.dumps(report, indent=1))
     print(f"{report['graphs']} graphs and {report['grad_graphs']} gradient graphs in "
           f"{report['seconds']:.0f}s (seed {args.seed})")
