@@ -38,6 +38,7 @@ MODES = {
     "py_rewrite": lambda: Mode(linker="py", optimizer=get_mode("FAST_RUN").optimizer),
 }
 REWRITTEN = ("c", "py_rewrite")
+NOT_REWRITTEN = {"py", "c_norewrite"}
 
 
 def _nonfinite_only(got: np.ndarray, want: np.ndarray) -> bool:
@@ -65,7 +66,7 @@ def _compare(got: Any, want: np.ndarray, declared: str, where: str) -> str | Non
         if not np.array_equal(got, want):
             return f"{where}: {got.tolist()} != NumPy {want.tolist()}"
         return None
-    rtol = 1e-3 if got.dtype == np.float32 else 1e-6
+    rtol = {2: 1e-2, 4: 1e-3}.get(got.dtype.itemsize, 1e-6)  # float16 keeps 11 bits
     finite = want[np.isfinite(want)]
     scale = float(np.max(np.abs(finite))) if finite.size else 0.0
     with np.errstate(all="ignore"):
@@ -97,6 +98,11 @@ def _check_call(specs: list[dict], outs_by_mode: dict, refs: list, declared: lis
     """Compare one call's results across modes and with NumPy (per spec slices)."""
     errors = {m: outs_by_mode[m][1] for m in outs_by_mode}
     raised = {m for m, e in errors.items() if e is not None}
+    if raised == NOT_REWRITTEN:
+        # the rewritten graph dropped the computation that raises (x * 0 -> 0, x / x -> 1
+        # without evaluating x), as PyTensor's rewrites do: reported, not failing
+        return _finding("rewrite", f"{label}: only the modes without rewrites raise "
+                                   f"({errors['py']})")
     if raised and len(raised) != len(errors):
         return _finding("disagree", f"{label}: " + "; ".join(
             f"{m}: {'raises ' + errors[m] if errors[m] else 'returns'}" for m in errors))
