@@ -80,9 +80,17 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
 
     Each finding is also appended to the file ``stream`` (JSON lines) as it comes.
     """
-    work = [("specs", c) for c in _chunks([random_spec(seed + k) for k in range(graphs)], batch)]
-    work += [("grad", c) for c in _chunks([random_spec(seed + graphs + k, smooth=True)
+    values = [("specs", c) for c in _chunks([random_spec(seed + k) for k in range(graphs)],
+                                             batch)]
+    grads = [("grad", c) for c in _chunks([random_spec(seed + graphs + k, smooth=True)
                                            for k in range(grad)], max(1, batch // 8))]
+    every = max(1, len(values) // max(1, len(grads)))
+    work: list[tuple[str, list[dict]]] = []
+    for k, item in enumerate(values):  # interleaved, so progress shows both kinds
+        work.append(item)
+        if k % every == every - 1 and grads:
+            work.append(grads.pop())
+    work += grads
     findings: list[tuple[dict, dict]] = []
     done = Counter()
     lock = threading.Lock()
