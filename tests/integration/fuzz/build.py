@@ -14,7 +14,7 @@ import opgraph.tensor as pt
 
 from .ops import BINARY, REDUCE, UNARY
 
-__all__ = ["bad_values", "build", "numpy_outputs", "values"]
+__all__ = ["bad_values", "build", "has_nonfinite", "numpy_outputs", "values"]
 
 
 def _data(dtype: str, shape: Any, rng: np.random.Generator, smooth: bool) -> np.ndarray:
@@ -155,6 +155,11 @@ def numpy_outputs(spec: dict, vals: list[np.ndarray], every_step: bool = False
 
     Only the steps the outputs need run, unless ``every_step``.
     """
+    pool = _entries(spec, vals, every_step)
+    return [pool[k] for k in spec["outputs"]]
+
+
+def _entries(spec: dict, vals: list[np.ndarray], every_step: bool) -> list:
     pool: list = list(vals)
     used = set(range(len(vals) + len(spec["steps"]))) if every_step else needed(spec)
     with np.errstate(all="ignore"):
@@ -163,4 +168,13 @@ def numpy_outputs(spec: dict, vals: list[np.ndarray], every_step: bool = False
                 pool.append(np.asarray(_step(step, pool, True, _smooth(spec))))
             else:
                 pool.append(None)
-    return [pool[k] for k in spec["outputs"]]
+    return pool
+
+
+def has_nonfinite(spec: dict, vals: list[np.ndarray]) -> bool:
+    """Whether NumPy meets a NaN or an infinity anywhere on the way to the outputs."""
+    try:
+        pool = _entries(spec, vals, False)
+    except Exception:
+        return False
+    return any(v is not None and v.dtype.kind == "f" and not np.isfinite(v).all() for v in pool)
