@@ -128,6 +128,19 @@ def integration(session: nox.Session) -> None:
     )
 
 
+@nox.session(python=PYTHON, default=False)
+def fuzz(session: nox.Session) -> None:
+    """The long differential-fuzz profile (docs/testing.md); not part of a plain ``nox`` run.
+
+    ``nox -s fuzz`` runs 20,000 random graphs and 500 gradient graphs on two workers;
+    ``nox -s fuzz -- --graphs 2000 --jobs 1`` (any option of the driver) changes that.
+    The CI profile runs inside the ``integration`` session.
+    """
+    _install(session, list(PACKAGES.values()))
+    session.run("python", "-m", "integration.fuzz.driver", *session.posargs,
+                env={"PYTHONPATH": str(ROOT / "tests")})
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff over the whole repository."""

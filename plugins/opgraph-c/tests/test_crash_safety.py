@@ -8,67 +8,35 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from opgraph_c.childproc import ChildProcess, Crash
 
 WORKER = Path(__file__).with_name("graph_worker.py")
 TIMEOUT = 300.0
 
 
 class Worker:
-    """One child running graph_worker.py; restarted after it dies."""
+    """graph_worker.py in a child process (see opgraph_c.childproc)."""
 
     def __init__(self, compiledir: str) -> None:
-        self.env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}",
-                        OPENBLAS_NUM_THREADS="1")
-        self.proc: subprocess.Popen | None = None
-        self.stderr = tempfile.TemporaryFile()
-
-    def _start(self) -> subprocess.Popen:
-        self.stderr.seek(0)
-        self.stderr.truncate()
-        return subprocess.Popen([sys.executable, str(WORKER)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=self.stderr, env=self.env,
-                                text=True, bufsize=1)
+        env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}", OPENBLAS_NUM_THREADS="1")
+        self.child = ChildProcess([sys.executable, str(WORKER)], env=env, timeout=TIMEOUT)
 
     def check(self, spec: dict) -> str | None:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = self._start()
-        self.proc.stdin.write(json.dumps(spec) + "\n")
-        self.proc.stdin.flush()
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        ready = sel.select(TIMEOUT)
-        sel.close()
-        line = self.proc.stdout.readline() if ready else ""
-        if not line:
-            if ready:
-                self.proc.wait(timeout=30)
-            else:
-                self.proc.kill()
-                self.proc.wait()
-            self.stderr.seek(0)
-            tail = self.stderr.read().decode(errors="replace")[-3000:]
-            code = self.proc.returncode
-            self.proc = None
-            what = "hung" if not ready else f"died with exit code {code}"
-            return f"the C worker {what} on this graph:\n{tail}"
-        answer = json.loads(line)
+        answer = self.child.ask(spec)
+        if isinstance(answer, Crash):
+            return f"on this graph, {answer.describe()}"
         return None if answer["ok"] else answer["error"]
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-        self.stderr.close()
+        self.child.close()
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +196,48 @@ def test_hessian_and_jacobian_graph_in_a_child_process(tmp_path):
         "        np.testing.assert_allclose(got, want, rtol=1e-10)\n"
         "print('ok')\n"
     )
-    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'}")
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'},gcc__cxxflags=-O1")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=TIMEOUT)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_mixed_dtype_dot_and_matmul_in_a_child_process(tmp_path):
+    """Every dtype pair and 1/2-D combination of dot (the C linker crashed on two vectors
+    of different dtypes; matmul of these shares the code): NumPy's values and dtype."""
+    script = tmp_path / "dots.py"
+    script.write_text(
+        "import faulthandler; faulthandler.enable()\n"
+        "import itertools, numpy as np, opgraph.tensor as pt\n"
+        "from opgraph.compile.function import function\n"
+        "from opgraph.compile.mode import Mode\n"
+        "dts = ['bool', 'int8', 'int32', 'uint8', 'float32', 'float64']\n"
+        "shapes = {1: (3,), 2: (2, 3)}\n"
+        "xs, ys, outs, want = [], [], [], []\n"
+        "rng = np.random.default_rng(0)\n"
+        "for (dx, dy), (nx, ny), f in itertools.product(\n"
+        "        itertools.product(dts, dts), [(1, 1), (2, 1), (1, 2), (2, 2)],\n"
+        "        [(pt.dot, np.dot)]):\n"
+        "    sx = shapes[nx]; sy = shapes[ny][::-1] if ny == 2 else (3,)\n"
+        "    x = pt.tensor(dtype=dx, shape=(None,) * nx)\n"
+        "    y = pt.tensor(dtype=dy, shape=(None,) * ny)\n"
+        "    vx = (rng.integers(-3, 4, sx)).astype(dx); vy = (rng.integers(-3, 4, sy)).astype(dy)\n"
+        "    xs += [x, y]; ys += [vx, vy]; outs.append(f[0](x, y)); want.append(f[1](vx, vy))\n"
+        "fn = function(xs, outs, mode=Mode(linker='c', optimizer=None))\n"
+        "for _ in range(2):\n"
+        "    for o, g, w in zip(outs, fn(*ys), want):\n"
+        "        g = np.asarray(g)\n"
+        "        assert g.dtype == np.asarray(w).dtype == o.type.dtype, (o, g.dtype, w)\n"
+        "        np.testing.assert_allclose(g, w, rtol=1e-6)\n"
+        "bad = function(xs[:2], outs[0], mode=Mode(linker='c', optimizer=None))\n"
+        "try:\n"
+        "    bad(np.ones(2, 'bool'), np.ones(3, 'bool'))\n"
+        "    raise SystemExit('misaligned vectors gave no error')\n"
+        "except ValueError:\n"
+        "    pass\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path / 'cache'},gcc__cxxflags=-O1")
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env=env, timeout=TIMEOUT)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]

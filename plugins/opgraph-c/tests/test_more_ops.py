@@ -62,6 +62,27 @@ def test_argmax_of_empty_raises():
         f(np.zeros(0))
 
 
+@pytest.mark.parametrize("shape, axis", [((0, 3, 0), 0), ((3, 0), 1), ((0, 3), 0), ((2, 0), 0),
+                                         ((0, 3, 0), None), ((2, 0, 3), (0, 1))])
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_max_min_over_an_empty_part_raise_like_numpy_even_with_an_empty_result(shape, axis,
+                                                                                reduce):
+    x = pt.tensor(dtype="int8", shape=(None,) * len(shape))
+    outs = getattr(pt, reduce)(x, axis=axis)
+    c = function([x], outs, mode=Mode(linker="c", optimizer=None))
+    value = np.zeros(shape, "int8")
+    try:
+        want = getattr(np, reduce)(value, axis=axis)
+    except ValueError:
+        with pytest.raises(ValueError, match="zero-size"):
+            c(value)
+    else:
+        got = c(value)
+        assert got.shape == want.shape and got.dtype == want.dtype
+    assert c(np.ones((2,) * len(shape), "int8")).shape == np.max(np.ones((2,) * len(shape)),
+                                                                  axis=axis).shape
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("axis", [-1, 0, 1, None])
 def test_softmax_and_log_softmax(dtype, axis):

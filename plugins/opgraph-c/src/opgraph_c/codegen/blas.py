@@ -117,7 +117,11 @@ static og_blasint og_ld(PyArrayObject *a, int *trans) {{
 
 _FALLBACK = r"""
 {
-    PyObject *r = PyArray_MatrixProduct2((PyObject *)i0, (PyObject *)i1, NULL);
+    /* NumPy returns a scalar, not a 0-d array, for two vectors: make it an array. */
+    PyObject *r0 = PyArray_MatrixProduct2((PyObject *)i0, (PyObject *)i1, NULL);
+    if (!r0) goto fail;
+    PyObject *r = PyArray_FROM_O(r0);
+    Py_DECREF(r0);
     if (!r) goto fail;
     if (PyArray_TYPE((PyArrayObject *)r) != OUT_TYPENUM) {
         PyObject *c = PyArray_Cast((PyArrayObject *)r, OUT_TYPENUM);

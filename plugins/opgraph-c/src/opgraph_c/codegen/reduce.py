@@ -77,17 +77,17 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
     L.append("npy_intp n_red = 1;")
     for d in axes:
         L.append(f"n_red *= PyArray_DIMS(i0)[{d}];")
+    if from_first:  # NumPy raises whenever the reduced part is empty, even for an empty result
+        L.append(
+            "if (n_red == 0) { PyErr_SetString(PyExc_ValueError, "
+            f"\"{label}: zero-size array to reduction operation {scalar_op} which has no "
+            "identity\"); goto fail; }"
+        )
     L.append(
         f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({len(kept)}, shp, {typenum(out_dt)}, o0, "
         "&i0, 1));"
     )
     L.append("npy_intp n_out = PyArray_SIZE(o0);")
-    if from_first:
-        L.append(
-            "if (n_red == 0 && n_out > 0) { PyErr_SetString(PyExc_ValueError, "
-            f"\"{label}: zero-size array to reduction operation {scalar_op} which has no "
-            "identity\"); goto fail; }"
-        )
     L.append(f"{O} *q = ({O} *)PyArray_DATA(o0);")
     last_red = axes[-1] if axes else None
     outer_red = list(axes[:-1])
