@@ -158,6 +158,13 @@ class Variable(Node):
             cp._tag = self._tag.copy()
         return cp
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Outputs of a FrozenApply unpickle as that (re-interned) node's outputs."""
+        owner = self.owner
+        if isinstance(owner, FrozenApply):
+            return (_frozen_output, (owner, self.index))
+        return super().__reduce_ex__(protocol)
+
     def __getstate__(self) -> dict[str, Any]:
         """Every field but the compiled-function cache of ``eval``."""
         return {
@@ -648,6 +655,18 @@ class FrozenApply(Apply):
 
     def clone(self, clone_inner_graph: bool = False) -> FrozenApply:
         return self
+
+    def clone_with_new_inputs(
+        self, inputs: Sequence[Variable], strict: bool = True, clone_inner_graph: bool = False
+    ) -> Apply:
+        """A mutable Apply of the same op on ``inputs`` (this node stays untouched)."""
+        plain = Apply(self.op, list(self.inputs), [o.type.make_variable() for o in self.outputs])
+        return plain.clone_with_new_inputs(inputs, strict, clone_inner_graph)
+
+
+def _frozen_output(node: FrozenApply, index: int) -> Variable:
+    """Unpickling target of a FrozenApply's output."""
+    return node.outputs[index]
 
 
 def default_node_formatter(node: Apply, argstrings: Sequence[str]) -> str:
