@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import numpy as np
 
 from opgraph.graph.traversal import (
     _postorder_nodes,
@@ -245,11 +246,7 @@ class Variable(Node):
 
 def _signature_of(type_: Any, data: Any) -> Hashable:
     """A hashable stand-in for constant data, so equal constants merge."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a core dependency
-        np = None
-    if np is not None and isinstance(data, np.ndarray | np.generic):
+    if isinstance(data, np.ndarray | np.generic):
         return ArraySignature(type_, np.asarray(data))
     try:
         hash(data)
@@ -289,8 +286,6 @@ class ArraySignature:
         if a is b:
             return True
         if a.dtype.kind in "fc":
-            import numpy as np
-
             return bool(np.array_equal(a, b, equal_nan=True))
         return bool((a == b).all())
 
@@ -438,8 +433,12 @@ class Constant(AtomicVariable):
         return []
 
     def clone(self, **kwargs: Any) -> Constant:
+        """Constants are immutable: the same object, unless a new ``name`` is asked for."""
+        name = kwargs.get("name", self.name)
+        if name == self.name:
+            return self
         cp = type(self).__new__(type(self))
-        Variable.__init__(cp, self.type, None, None, kwargs.get("name", self.name))
+        Variable.__init__(cp, self.type, None, None, name)
         cp._data = self._data
         if self._tag is not None:
             cp._tag = self._tag.copy()
@@ -798,7 +797,10 @@ def clone_get_equiv(
             memo[x] = x.clone() if copy_inputs else x
     get = memo.get
     fast = not clone_inner_graphs
-    for node in _postorder_nodes(set(inputs), outputs):
+    stop = set(inputs)
+    if len(memo) > len(inputs):  # variables the caller already mapped: not recloned
+        stop.update(k for k in memo if isinstance(k, Variable))
+    for node in _postorder_nodes(stop, outputs):
         new_inputs = []
         same = True
         for x in node.inputs:
@@ -888,7 +890,13 @@ def equal_computations(
     """True if ``xs`` and ``ys`` compute the same thing from corresponding inputs."""
     xs, ys = list(xs), list(ys)
     if len(xs) != len(ys):
-        return False
+        raise ValueError(
+            f"equal_computations: xs and ys must have the same length, got {len(xs)} and "
+            f"{len(ys)}"
+        )
+    values = [_value_of(v) for pair in zip(xs, ys) for v in pair if not isinstance(v, Variable)]
+    if values:
+        return _compare_with_values(xs, ys)
     in_xs = list(in_xs or [])
     in_ys = list(in_ys or [])
     if len(in_xs) != len(in_ys):
@@ -930,6 +938,24 @@ def equal_computations(
             return False
         seen.add(key)
         stack.extend(zip(xo.inputs, yo.inputs))
+    return True
+
+
+def _value_of(v: Any) -> Any:
+    return v.data if isinstance(v, Constant) else v
+
+
+def _compare_with_values(xs: list, ys: list) -> bool:
+    """``equal_computations`` where some items are plain values: compared as arrays."""
+    for x, y in zip(xs, ys):
+        x_var, y_var = isinstance(x, Variable), isinstance(y, Variable)
+        if x_var and y_var:
+            if not equal_computations([x], [y]):
+                return False
+        elif (x_var and not isinstance(x, Constant)) or (y_var and not isinstance(y, Constant)):
+            return False
+        elif not np.array_equal(_value_of(x), _value_of(y), equal_nan=True):
+            return False
     return True
 
 

@@ -21,9 +21,11 @@ from typing import Any, Literal
 
 import attrs
 
+from opgraph.config import config
 from opgraph.graph.basic import (
     DEBUGPRINT,
     Apply,
+    AtomicVariable,
     Constant,
     FrozenApply,
     NominalVariable,
@@ -31,6 +33,7 @@ from opgraph.graph.basic import (
     _postorder_nodes,
     clone_get_equiv,
     general_toposort,
+    graph_inputs,
 )
 from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
@@ -98,9 +101,7 @@ class FunctionGraph:
             )
         outputs = list(outputs)
         if inputs is None:
-            from opgraph.graph.basic import graph_inputs
-
-            inputs = [i for i in graph_inputs(outputs) if not isinstance(i, Constant)]
+            inputs = [i for i in graph_inputs(outputs) if not isinstance(i, AtomicVariable)]
         elif isinstance(inputs, Variable) or not isinstance(inputs, Iterable):
             raise TypeError(
                 f"FunctionGraph inputs must be a list of Variables, got {type_name(inputs)} "
@@ -188,6 +189,11 @@ class FunctionGraph:
         """Record that ``new_client = (node, i)`` uses ``var``."""
         if not isinstance(new_client, tuple) or len(new_client) != 2:
             raise TypeError(f"a client is a (node, index) pair, got {new_client!r}")
+        if not (isinstance(new_client[0], Apply) or new_client[0] == OUTPUT):
+            raise TypeError(
+                f"The first entry of a client must be an Apply node or {OUTPUT!r}, "
+                f"got {type_name(new_client[0])}"
+            )
         cl = self.clients.get(var)
         if cl is None:
             raise KeyError(f"add_client: {var} is not a variable of this FunctionGraph")
@@ -271,9 +277,9 @@ class FunctionGraph:
         if apply_nodes and new_nodes:  # only a corrupted graph walks into its own nodes
             new_nodes = [n for n in new_nodes if n not in apply_nodes]
         if check and (
-            any(not isinstance(x, Constant) for x in orphans)
+            any(not isinstance(x, AtomicVariable) for x in orphans)
             or any(
-                o.owner is None and o not in variables and not isinstance(o, Constant)
+                o.owner is None and o not in variables and not isinstance(o, AtomicVariable)
                 for o in outputs
             )
         ):
@@ -294,10 +300,10 @@ class FunctionGraph:
         missing: list[tuple[Variable, Apply | None]] = []
         for node in new_nodes:
             for x in node.inputs:
-                if x.owner is None and x not in variables and not isinstance(x, Constant):
+                if x.owner is None and x not in variables and not isinstance(x, AtomicVariable):
                     missing.append((x, node))
         for out in outputs:
-            if out.owner is None and out not in variables and not isinstance(out, Constant):
+            if out.owner is None and out not in variables and not isinstance(out, AtomicVariable):
                 missing.append((out, None))
         if not import_missing:
             var, node = missing[0]
@@ -447,10 +453,15 @@ class FunctionGraph:
         import_missing: bool = False,
     ) -> None:
         """Make every client of ``var`` use ``new_var`` instead."""
+        if verbose is None:
+            verbose = getattr(config, "optimizer_verbose", False)
+            if verbose:
+                ignored = getattr(config, "optimizer_verbose_ignore", "") or ""
+                verbose = str(reason) not in [n.strip() for n in ignored.split(",")]
         if verbose:
             print(
                 f"rewriting: rewrite {reason} replaces {var} of {var.owner} "
-                f"with {new_var} of {new_var.owner}"
+                f"with {new_var} of {getattr(new_var, 'owner', None)}"
             )
         if not isinstance(new_var, Variable):
             raise TypeError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.basic import AtomicVariable, Variable
 from opgraph.graph.traversal import _postorder_nodes
 from opgraph.graph.utils import InconsistencyError
 
@@ -72,7 +72,7 @@ def _integrity_holds(self: Any, nodes: list[Any], input_set: set[Any]) -> bool:
                 if (node, i) not in s:
                     return False
             if x.owner is None and x not in input_set:
-                if not isinstance(x, Constant):
+                if not isinstance(x, AtomicVariable):
                     return False
                 extra.add(x)
             i += 1
@@ -83,7 +83,7 @@ def _integrity_holds(self: Any, nodes: list[Any], input_set: set[Any]) -> bool:
         if cl is None or (OUTPUT, j) not in cl:
             return False
         if o.owner is None and o not in input_set:
-            if not isinstance(o, Constant):
+            if not isinstance(o, AtomicVariable):
                 return False
             extra.add(o)
     n_edges += len(outputs)
@@ -123,7 +123,7 @@ def _diagnose_integrity(self: Any, nodes: list[Any]) -> None:
     get = clients.get
 
     def undeclared(x: Variable) -> bool:
-        return x.owner is None and x not in input_set and not isinstance(x, Constant)
+        return x.owner is None and x not in input_set and not isinstance(x, AtomicVariable)
 
     for node in nodes:
         outs = node.outputs
@@ -172,9 +172,14 @@ def _diagnose_integrity(self: Any, nodes: list[Any]) -> None:
             if len(set(cl)) != len(cl):
                 raise InconsistencyError(f"Duplicate clients for {var}: {_fmt_clients(cl)}")
             for c, i in cl:
+                if c != OUTPUT and c not in apply_nodes:
+                    raise InconsistencyError(
+                        f"Client not in FunctionGraph: Inconsistent clients list for {var}: "
+                        f"({_node_label(c)}, {i}) is not a node of this graph"
+                    )
                 ok = (
                     self.outputs[i] is var if c == OUTPUT and i < len(self.outputs)
-                    else c != OUTPUT and c in apply_nodes and c.inputs[i] is var
+                    else c != OUTPUT and c.inputs[i] is var
                 )
                 if not ok:
                     raise InconsistencyError(
