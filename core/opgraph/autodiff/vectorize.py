@@ -16,12 +16,10 @@ from typing import Any
 from opgraph.autodiff import arith
 from opgraph.autodiff.reverse import apply_nodes_above, grad
 from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.replace import BATCHING_RULES, NoBatchingRule, register_batching_rules
+from opgraph.graph.replace import batching_rule_for as _rule_for
 
 __all__ = ["BATCHING_RULES", "NoBatchingRule", "batched_jacobian", "vectorize_outputs"]
-
-
-class NoBatchingRule(NotImplementedError):
-    """An Op in the gradient graph cannot be given a leading batch axis."""
 
 
 #: rule(node, inputs, batched) -> (outputs, batched flags); inputs carry the batch axis
@@ -103,18 +101,9 @@ def _rules() -> dict[type, Rule]:
             MatMul: _matmul, Shape_i: _shape_i, Reshape: _reshape}
 
 
-#: Filled on first use (the tensor library is imported lazily).
-BATCHING_RULES: dict[type, Rule] = {}
-
-
-def _rule_for(op: Any) -> Rule:
-    if not BATCHING_RULES:
-        BATCHING_RULES.update(_rules())
-    for cls in type(op).__mro__:
-        rule = BATCHING_RULES.get(cls)
-        if rule is not None:
-            return rule
-    raise NoBatchingRule(f"no batching rule for {op}")
+# The table lives in the graph layer (vectorize_graph uses it too); the rules
+# load on first use, since the tensor library is imported lazily.
+register_batching_rules(_rules)
 
 
 def vectorize_outputs(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
+from opgraph.graph.replace import clone_replace
 from opgraph.graph.traversal import (
     _postorder_nodes,
     ancestors,
@@ -844,40 +845,6 @@ def clone(
         copy_orphans = copy_inputs
     equiv = clone_get_equiv(inputs, outputs, copy_inputs, copy_orphans, None, clone_inner_graphs)
     return [equiv[i] for i in inputs], [equiv[o] for o in outputs]
-
-
-def clone_replace(
-    output: Any,
-    replace: Mapping[Variable, Variable] | Sequence[tuple[Variable, Variable]] | None = None,
-    **rebuild_kwds: Any,
-) -> Any:
-    """Clone ``output`` (a variable or a list) with some variables substituted."""
-    items = list(replace.items()) if isinstance(replace, Mapping) else list(replace or [])
-    single = isinstance(output, Variable)
-    outs = [output] if single else list(output)
-    tmp = {}
-    for old, new in items:
-        if not isinstance(old, Variable) or not isinstance(new, Variable):
-            raise TypeError(
-                f"clone_replace: replacement pairs must be Variables, got "
-                f"{type_name(old)} -> {type_name(new)}"
-            )
-        tmp[old] = new
-    # Clone everything downstream of the replaced variables, keep the rest.
-    memo: dict = dict(tmp)
-    for node in io_toposort([], outs):
-        if node in memo:
-            continue
-        new_inputs = [memo.get(i, i) for i in node.inputs]
-        if any(a is not b for a, b in zip(new_inputs, node.inputs)) or rebuild_kwds.get(
-            "copy_all"
-        ):
-            new_node = node.clone_with_new_inputs(new_inputs, strict=False)
-            memo[node] = new_node
-            for a, b in zip(node.outputs, new_node.outputs):
-                memo[a] = b
-    res = [memo.get(o, o) for o in outs]
-    return res[0] if single else res
 
 
 def equal_computations(

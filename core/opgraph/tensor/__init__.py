@@ -41,6 +41,8 @@ for _name in ("elemwise", "math", "shape", "basic", "subtensor", "special", "ife
 del _name
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
+# The tensor batching rules of vectorize_graph / jacobian, registered with the graph layer.
+import opgraph.autodiff.vectorize as _vectorize  # noqa: E402, F401
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
 __all__ = [n for n in globals() if not n.startswith("_")]
