@@ -54,6 +54,8 @@ class _Analysis:
 class DestroyHandler(Bookkeeper):
     """Enforces ``destroy_map`` / ``view_map`` safety; see the module docstring."""
 
+    provides: tuple[str, ...] = ("destroyers", "has_destroyers")
+
     def __init__(
         self,
         do_imports: bool = True,

@@ -37,6 +37,7 @@ __all__ = [
     "ReplaceValidate",
     "ReplacementDidNotRemoveError",
     "Validator",
+    "register_feature_callback",
 ]
 
 
@@ -52,28 +53,66 @@ class ReplacementDidNotRemoveError(Exception):
     """A replacement left in the graph a node or variable it was meant to remove."""
 
 
+def register_feature_callback(method: Any) -> Any:
+    """Mark a Feature method as a callback that ``execute_callbacks`` dispatches to.
+
+    The standard callbacks (``on_attach``, ``on_import``, ...) are already
+    registered; subclasses inherit registrations when they override them.
+    """
+    method._is_feature_callback = True
+    return method
+
+
 class Feature:
     """Base class of FunctionGraph extensions: every callback is a no-op here.
 
     Subclasses override only the callbacks they need; the graph skips the
-    others, so an unused callback costs nothing.
+    others, so an unused callback costs nothing. Names in ``provides`` are
+    methods the Feature installs on the graph (``fgraph.checkpoint()``); a
+    name is either provided or a callback, never both.
     """
 
+    #: Methods this Feature installs on the FunctionGraph it is attached to.
+    provides: tuple[str, ...] = ()
+    #: Callback names registered with :func:`register_feature_callback` (with bases).
+    _feature_callbacks: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names = {
+            name
+            for base in cls.__mro__
+            for name, value in vars(base).items()
+            if getattr(value, "_is_feature_callback", False)
+        }
+        cls._feature_callbacks = frozenset(names)
+        clash = set(cls.provides) & names
+        if clash:
+            raise TypeError(
+                f"{cls.__name__}: names {sorted(clash)} appear in both `provides` and as "
+                "callbacks; a name is one or the other"
+            )
+
+    @register_feature_callback
     def on_attach(self, fgraph: FunctionGraph) -> None:
         """Called when attached, after the graph is populated: check it here.
 
         Raise AlreadyThere to refuse when an equivalent Feature is attached.
         """
 
+    @register_feature_callback
     def on_detach(self, fgraph: FunctionGraph) -> None:
         """Called when removed: undo anything ``on_attach`` installed."""
 
+    @register_feature_callback
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         """Called for each node imported into the graph (not at construction)."""
 
+    @register_feature_callback
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         """Called for each node removed from the graph, after it is disconnected."""
 
+    @register_feature_callback
     def on_change_input(
         self,
         fgraph: FunctionGraph,
@@ -85,9 +124,14 @@ class Feature:
     ) -> None:
         """Called after ``node.inputs[i]`` changed from ``var`` to ``new_var``."""
 
+    @register_feature_callback
     def orderings(self, fgraph: FunctionGraph) -> dict[Apply, list[Apply]]:
         """``{node: [nodes that must run before it]}`` for ``toposort``."""
         return {}
+
+    @register_feature_callback
+    def on_validate(self, fgraph: FunctionGraph) -> None:
+        """Called by ``fgraph.validate()``: raise InconsistencyError to refuse the graph."""
 
     def clone(self) -> Feature:
         """A Feature to attach to a cloned graph; stateless Features return self."""
@@ -129,6 +173,13 @@ class LambdaExtract:
         self.r = r
         self.reason = reason
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The reason is kept as text: rewriters are often not picklable."""
+        d = self.__dict__.copy()
+        if not isinstance(d["reason"], str | tuple | type(None)):
+            d["reason"] = str(d["reason"])
+        return d
+
     def __call__(self) -> None:
         # check=False: a rewrite may have narrowed the type; going back must still work
         self.fgraph.change_node_input(
@@ -143,6 +194,7 @@ class History(Feature):
     ``fgraph.revert(checkpoint)``.
     """
 
+    provides: tuple[str, ...] = ("checkpoint", "revert")
     pickle_rm_attr = ("checkpoint", "revert")
 
     def __init__(self) -> None:
@@ -159,6 +211,8 @@ class History(Feature):
         return type(self)()
 
     def unpickle(self, fgraph: FunctionGraph) -> None:
+        if self.history.get(fgraph) is None:
+            self.history[fgraph] = []
         fgraph.checkpoint = GetCheckpoint(self, fgraph)
         fgraph.revert = partial(self.revert, fgraph)
 
@@ -204,6 +258,7 @@ class Validator(Feature):
     has one; they raise InconsistencyError when the graph is unacceptable.
     """
 
+    provides: tuple[str, ...] = ("validate", "consistent")
     pickle_rm_attr = ("validate", "consistent")
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -226,6 +281,7 @@ class Validator(Feature):
         """Run every Feature's ``validate``; raise InconsistencyError if one objects."""
         t0 = time.perf_counter()
         fgraph.execute_callbacks("validate")
+        fgraph.execute_callbacks("on_validate")
         fgraph.validate_time = getattr(fgraph, "validate_time", 0.0) + time.perf_counter() - t0
         return True
 
@@ -245,6 +301,13 @@ class ReplaceValidate(History, Validator):
     ``fgraph.replace_all_validate_remove``.
     """
 
+    provides: tuple[str, ...] = (
+        *History.provides,
+        *Validator.provides,
+        "replace_validate",
+        "replace_all_validate",
+        "replace_all_validate_remove",
+    )
     pickle_rm_attr = (
         "replace_validate",
         "replace_all_validate",
@@ -310,14 +373,18 @@ class ReplaceValidate(History, Validator):
             raise
         try:
             fgraph.validate()
-        except Exception:
+        except Exception as exc:
             fgraph.revert(chk)
             if verbose:
-                print(f"rewriting: validate failed on {reason}: reverted", file=sys.stderr)
+                for r, _ in replacements if isinstance(replacements, Sequence) else ():
+                    print(f"rewriting: validate failed on node {r}.\n Reason: {reason}, {exc}")
             raise
         if verbose:
             for r, new_r in replacements if isinstance(replacements, Sequence) else ():
-                print(f"rewriting: rewrite {reason} replaces {r} with {new_r}")
+                print(
+                    f"rewriting: rewrite {reason} replaces {r} of {r.owner} "
+                    f"with {new_r} of {new_r.owner}"
+                )
         return chk
 
     def replace_all_validate_remove(
@@ -343,11 +410,6 @@ class ReplaceValidate(History, Validator):
                     f"{reason}: replacement should have removed {rm} from the graph but did not"
                 )
         return chk
-
-    def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
-        d["history"] = {}
-        return d
 
 
 class NodeFinder(Bookkeeper):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable, Sequence
+from time import perf_counter
 from typing import Any, Literal
 
 import attrs
@@ -35,6 +36,7 @@ from opgraph.graph.basic import (
     general_toposort,
     graph_inputs,
 )
+from opgraph.graph.features import AlreadyThere, Feature, ReplaceValidate
 from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
@@ -150,6 +152,8 @@ class FunctionGraph:
         self._topo_cache = order
         for f in features or ():
             self.attach_feature(f)
+        # As in PyTensor: every graph can checkpoint/revert and validate replacements.
+        self.attach_feature(ReplaceValidate())
 
     # ------------------------------------------------------------------ inputs/vars
     def add_input(self, var: Variable, check: bool = True) -> None:
@@ -569,8 +573,6 @@ class FunctionGraph:
         ``on_attach`` raises AlreadyThere (an equivalent one is attached) is
         quietly refused, as rewriters rely on.
         """
-        from opgraph.graph.features import AlreadyThere
-
         if any(f is feature for f in self._features):
             raise AlreadyThere(
                 f"{type(feature).__name__} instance {feature!r:.80} is already attached to "
@@ -602,8 +604,6 @@ class FunctionGraph:
 
     def _refresh_callbacks(self) -> None:
         self._callbacks = {}
-        from opgraph.graph.features import Feature
-
         self._order_features = [
             f
             for f in self._features
@@ -617,8 +617,6 @@ class FunctionGraph:
         """Bound callbacks of Features that really implement ``name`` (cached)."""
         cbs = self._callbacks.get(name)
         if cbs is None:
-            from opgraph.graph.features import Feature
-
             cbs = []
             for f in self._features:
                 fn = getattr(f, name, None)
@@ -632,18 +630,45 @@ class FunctionGraph:
         return cbs
 
     def execute_callbacks(self, name: str, *args: Any, **kwargs: Any) -> None:
-        """Call ``feature.<name>(self, *args, **kwargs)`` on every Feature that has it."""
-        for fn in self._callbacks_for(name):
+        """Call ``feature.<name>(self, *args, **kwargs)`` on every Feature that has it.
+
+        The time each Feature spends is added up in ``execute_callbacks_times``.
+        """
+        cbs = self._callbacks_for(name)
+        if not cbs:
+            return
+        times = self.execute_callbacks_times
+        for fn in cbs:
+            t0 = perf_counter()
             fn(self, *args, **kwargs)
+            feature = getattr(fn, "__self__", fn)
+            times[feature] = times.get(feature, 0.0) + perf_counter() - t0
 
     def collect_callbacks(self, name: str, *args: Any) -> dict[Any, Any]:
-        """``{feature: feature.<name>(self, *args)}`` for every Feature that has it."""
+        """``{feature: feature.<name>(*args)}`` for every Feature that has it."""
         d = {}
         for f in self._features:
             fn = getattr(f, name, None)
             if callable(fn):
-                d[f] = fn(self, *args)
+                d[f] = fn(*args)
         return d
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The graph and its Features; the methods Features installed are re-made on load."""
+        d = self.__dict__.copy()
+        for f in self._features:
+            for name in (*getattr(f, "pickle_rm_attr", ()), *getattr(f, "provides", ())):
+                if name in d and getattr(f, "unpickle", None) is not None:
+                    del d[name]
+        d["_callbacks"] = {}
+        return d
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for f in self._features:
+            unpickle = getattr(f, "unpickle", None)
+            if unpickle is not None:
+                unpickle(self)
 
     # ------------------------------------------------------------------ ordering
     def orderings(self) -> dict[Apply, list[Apply]]:
