@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import threading
 import time
 import warnings
@@ -17,29 +18,60 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from opgraph.graph.basic import Apply, Variable
-from opgraph.graph.utils import InconsistencyError, type_name
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.op import Op
+from opgraph.graph.traversal import _postorder_nodes
+from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.rewriting.merge import MergeFeature, MergeOptimizer, merge_optimizer
+    from opgraph.graph.rewriting.pattern import (
+        PatternNodeRewriter,
+        RemovalNodeRewriter,
+        SubstitutionNodeRewriter,
+    )
+    from opgraph.graph.rewriting.walking import (
+        EquilibriumGraphRewriter,
+        WalkingGraphRewriter,
+        dfs_rewriter,
+        in2out,
+        out2in,
+    )
+
+_logger = logging.getLogger("opgraph.graph.rewriting.basic")
 
 __all__ = [
+    "EquilibriumGraphRewriter",
     "FromFunctionGraphRewriter",
     "FromFunctionNodeRewriter",
     "GraphRewriter",
+    "MergeFeature",
+    "MergeOptimizer",
+    "NodeProcessingGraphRewriter",
     "NodeRewriter",
     "OpToRewriterTracker",
+    "PatternNodeRewriter",
+    "RemovalNodeRewriter",
     "RewriteFailure",
     "Rewriter",
     "RewriterStats",
     "SequentialGraphRewriter",
     "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
+    "WalkingGraphRewriter",
     "apply_node_rewrite",
+    "dfs_rewriter",
     "gc_paused",
     "graph_rewriter",
+    "in2out",
     "is_output_client",
+    "merge_optimizer",
     "node_rewriter",
     "on_rewrite_error",
+    "out2in",
+    "pre_constant_merge",
+    "pre_greedy_node_rewriter",
 ]
 
 
@@ -231,12 +263,31 @@ class FromFunctionNodeRewriter(NodeRewriter):
         self.inplace = inplace
         self.name = name or getattr(fn, "__name__", None)
         self.__doc__ = fn.__doc__
+        self._track_classes = tuple(t for t in tracks or () if isinstance(t, type))
+        self._track_ops = [t for t in tracks or () if not isinstance(t, type)]
 
     def tracks(self) -> Sequence[Any] | None:
         return self._tracks
 
+    def _tracked(self, op: Any) -> bool:
+        if self._tracks is None or isinstance(op, self._track_classes):
+            return True
+        return any(op == t for t in self._track_ops)
+
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        """``fn(fgraph, node)`` when ``node.op`` is tracked; False otherwise."""
+        if not self._tracked(node.op):
+            return False
         return self.fn(fgraph, node)
+
+    def __str__(self) -> str:
+        return str(self.name)
+
+    def __repr__(self) -> str:
+        tracks = None if self._tracks is None else [
+            t.__name__ if isinstance(t, type) else str(t) for t in self._tracks
+        ]
+        return f"FromFunctionNodeRewriter({self.name}, {tracks}, {self.requirements})"
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         super().add_requirements(fgraph)
@@ -266,6 +317,12 @@ def node_rewriter(
             )
         if len(tracks) == 0:
             raise ValueError("node_rewriter(tracks): use None (not []) to track every node")
+        for t in tracks:
+            if not (isinstance(t, Op) or (isinstance(t, type) and issubclass(t, Op))):
+                raise TypeError(
+                    f"node_rewriter(tracks): each entry must be an Op instance or an Op "
+                    f"class, got {type_name(t)} {t!r:.60}"
+                )
         tracks = list(tracks)
 
     def decorator(fn: Callable[[Any, Apply], Any]) -> FromFunctionNodeRewriter:
@@ -341,6 +398,8 @@ class OpToRewriterTracker:
                 self.by_class[t].append(rewriter)
             else:
                 self.by_instance[t].append(rewriter)
+
+    add_tracker = add  # PyTensor's name
 
     def get_trackers(self, op: Any) -> tuple[NodeRewriter, ...]:
         # Ops are usually shared instances: look up by identity first, which
@@ -586,3 +645,102 @@ def flatten_rewriters(items: Iterable[Any]) -> list[Any]:
         else:
             out.append(x)
     return out
+
+
+class NodeProcessingGraphRewriter(GraphRewriter):
+    """Base of the graph rewriters that apply node rewriters node by node.
+
+    Its static ``warn*`` methods are ready-made ``failure_callback`` values.
+    """
+
+    @staticmethod
+    def warn(exc: BaseException, *args: Any) -> None:
+        """Log the failure of a node rewriter and carry on."""
+        _logger.error("node rewriter failed (%s: %s)", type(exc).__name__, exc)
+
+    @staticmethod
+    def warn_inplace(exc: BaseException, *args: Any) -> None:
+        """Carry on quietly after an InconsistencyError (a refused in-place rewrite)."""
+        if isinstance(exc, InconsistencyError):
+            return
+        NodeProcessingGraphRewriter.warn(exc, *args)
+
+    @staticmethod
+    def warn_ignore(exc: BaseException, *args: Any) -> None:
+        """Ignore the failure."""
+
+
+def pre_constant_merge(fgraph: FunctionGraph, variables: Sequence[Variable]) -> list[Variable]:
+    """Make equal constants in the graphs of ``variables`` the same object, in place.
+
+    Nodes already in ``fgraph`` are left alone; the others use the first
+    equal constant met (those of ``fgraph`` first). Returns ``variables``,
+    with constants among them merged too.
+    """
+    seen: dict[Any, Constant] = {}
+
+    def canonical(c: Constant) -> Constant:
+        try:
+            return seen.setdefault(c.signature(), c)
+        except TypeError:  # unhashable data: left as is
+            return c
+
+    for v in getattr(fgraph, "variables", ()):
+        if isinstance(v, Constant):
+            canonical(v)
+    stop = set(getattr(fgraph, "variables", ()))
+    for node in _postorder_nodes(stop, list(variables)):
+        for i, x in enumerate(node.inputs):
+            if isinstance(x, Constant):
+                node.inputs[i] = canonical(x)
+    return [canonical(v) if isinstance(v, Constant) and v not in stop else v for v in variables]
+
+
+def pre_greedy_node_rewriter(
+    fgraph: FunctionGraph, rewrites: Sequence[NodeRewriter], out: Variable
+) -> Variable:
+    """Apply ``rewrites`` greedily, producers first, to the graph of ``out`` outside ``fgraph``.
+
+    Used to simplify a graph before it is added to ``fgraph`` (e.g. fold
+    constants). The first rewrite that changes a node wins; nodes of
+    ``fgraph`` are left alone. Returns the (possibly new) ``out``.
+    """
+    tracker = OpToRewriterTracker()
+    for r in rewrites:
+        tracker.add(r)
+    memo: dict[Variable, Variable] = {}
+    for orig in _postorder_nodes(set(getattr(fgraph, "variables", ())), [out]):
+        node = orig
+        new_inputs = [memo.get(x, x) for x in orig.inputs]
+        if any(a is not b for a, b in zip(new_inputs, orig.inputs)):
+            node = orig.clone_with_new_inputs(new_inputs, strict=False)
+            memo.update(zip(orig.outputs, node.outputs))
+        for rewriter in tracker.get_trackers(node.op):
+            result = rewriter.transform(fgraph, node)
+            if not result:
+                continue
+            pairs, _ = replacement_pairs(node, result, rewriter)
+            replaced = dict(pairs)
+            for o_orig, o_now in zip(orig.outputs, node.outputs):
+                if o_now in replaced:
+                    memo[o_orig] = replaced[o_now]
+            break
+    return memo.get(out, out)
+
+
+# The drivers and pattern rewriters live in their own modules (which import this
+# one); PyTensor users import them from here, so they are exported lazily.
+_LAZY = {
+    **dict.fromkeys(
+        ("EquilibriumGraphRewriter", "WalkingGraphRewriter", "dfs_rewriter", "in2out", "out2in"),
+        "opgraph.graph.rewriting.walking",
+    ),
+    **dict.fromkeys(
+        ("MergeFeature", "MergeOptimizer", "merge_optimizer"), "opgraph.graph.rewriting.merge"
+    ),
+    **dict.fromkeys(
+        ("PatternNodeRewriter", "RemovalNodeRewriter", "SubstitutionNodeRewriter"),
+        "opgraph.graph.rewriting.pattern",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
