@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
+from opgraph.graph.rewriting.unify import OpPattern
 from opgraph.graph.traversal import _postorder_nodes
 from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
@@ -264,7 +265,10 @@ class FromFunctionNodeRewriter(NodeRewriter):
         self.name = name or getattr(fn, "__name__", None)
         self.__doc__ = fn.__doc__
         self._track_classes = tuple(t for t in tracks or () if isinstance(t, type))
-        self._track_ops = [t for t in tracks or () if not isinstance(t, type)]
+        self._track_patterns = [t for t in tracks or () if isinstance(t, OpPattern)]
+        self._track_ops = [
+            t for t in tracks or () if not isinstance(t, type | OpPattern)
+        ]
 
     def tracks(self) -> Sequence[Any] | None:
         return self._tracks
@@ -272,7 +276,9 @@ class FromFunctionNodeRewriter(NodeRewriter):
     def _tracked(self, op: Any) -> bool:
         if self._tracks is None or isinstance(op, self._track_classes):
             return True
-        return any(op == t for t in self._track_ops)
+        return any(op == t for t in self._track_ops) or any(
+            p.match_op(op) for p in self._track_patterns
+        )
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
         """``fn(fgraph, node)`` when ``node.op`` is tracked; False otherwise."""
@@ -318,10 +324,12 @@ def node_rewriter(
         if len(tracks) == 0:
             raise ValueError("node_rewriter(tracks): use None (not []) to track every node")
         for t in tracks:
-            if not (isinstance(t, Op) or (isinstance(t, type) and issubclass(t, Op))):
+            if not (
+                isinstance(t, Op | OpPattern) or (isinstance(t, type) and issubclass(t, Op))
+            ):
                 raise TypeError(
-                    f"node_rewriter(tracks): each entry must be an Op instance or an Op "
-                    f"class, got {type_name(t)} {t!r:.60}"
+                    f"node_rewriter(tracks): each entry must be an Op instance, an Op "
+                    f"class or an OpPattern, got {type_name(t)} {t!r:.60}"
                 )
         tracks = list(tracks)
 
@@ -381,6 +389,7 @@ class OpToRewriterTracker:
         self.by_instance: dict[Any, list[NodeRewriter]] = defaultdict(list)
         self.by_class: dict[type, list[NodeRewriter]] = defaultdict(list)
         self.untracked: list[NodeRewriter] = []
+        self.by_pattern: dict[type, list[tuple[OpPattern, NodeRewriter]]] = defaultdict(list)
         self._order: dict[int, int] = {}
         self._cache: dict[Any, tuple[NodeRewriter, ...]] = {}
         self._by_id: dict[int, tuple[Any, tuple[NodeRewriter, ...]]] = {}
@@ -396,6 +405,8 @@ class OpToRewriterTracker:
         for t in tracks:
             if isinstance(t, type):
                 self.by_class[t].append(rewriter)
+            elif isinstance(t, OpPattern):
+                self.by_pattern[t.op_class].append((t, rewriter))
             else:
                 self.by_instance[t].append(rewriter)
 
@@ -425,6 +436,7 @@ class OpToRewriterTracker:
             pass
         for cls in type(op).__mro__:
             found.extend(self.by_class.get(cls, ()))
+            found.extend(r for p, r in self.by_pattern.get(cls, ()) if p.match_op(op))
         seen: set[int] = set()
         unique = []
         for r in sorted(found, key=lambda r: self._order[id(r)]):
