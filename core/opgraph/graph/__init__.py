@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
     from opgraph.graph.null_type import DisconnectedType, NullType
     from opgraph.graph.op import HasInnerGraph, Op
-    from opgraph.graph.replace import clone_replace as clone_replace  # noqa: F811
     from opgraph.graph.replace import graph_replace, vectorize_graph
     from opgraph.graph.rewriting.utils import rewrite_graph
     from opgraph.graph.traversal import explicit_graph_inputs, toposort
