@@ -1,7 +1,5 @@
 """The graph package's PyTensor-path functions on compiled graphs (needs the linkers)."""
 
-import pickle
-
 import numpy as np
 import pytest
 
@@ -51,7 +49,8 @@ def test_eval_by_name_and_pickling_drops_the_cache():
     w = 2 * (x + y)
     assert w.eval({"x": 1.0, y: 2.0}) == 6.0
     assert hasattr(w, "_fn_cache")
-    assert not hasattr(pickle.loads(pickle.dumps(w)), "_fn_cache")
+    # the compiled functions never travel with the variable (pickle, copy)
+    assert "_fn_cache" not in w.__getstate__()
     e = pt.scalar("e")
     t = e + 1
     t.name = "e"

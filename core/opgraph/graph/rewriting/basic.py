@@ -412,6 +412,21 @@ class OpToRewriterTracker:
 
     add_tracker = add  # PyTensor's name
 
+    @property
+    def tracked_instances(self) -> dict[Any, list[NodeRewriter]]:
+        """``{op: rewriters}`` for rewriters tracking Op instances (PyTensor's name)."""
+        return dict(self.by_instance)
+
+    @property
+    def tracked_types(self) -> dict[type, list[NodeRewriter]]:
+        """``{Op class: rewriters}`` (PyTensor's name)."""
+        return dict(self.by_class)
+
+    @property
+    def untracked_rewrites(self) -> list[NodeRewriter]:
+        """Rewriters that see every node (PyTensor's name)."""
+        return list(self.untracked)
+
     def get_trackers(self, op: Any) -> tuple[NodeRewriter, ...]:
         # Ops are usually shared instances: look up by identity first, which
         # avoids hashing the Op's parameters on every node.
