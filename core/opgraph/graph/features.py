@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.utils import InconsistencyError
 
@@ -27,6 +28,7 @@ __all__ = [
     "AlreadyThere",
     "Bookkeeper",
     "Feature",
+    "FullHistory",
     "GetCheckpoint",
     "History",
     "LambdaExtract",
@@ -249,6 +251,84 @@ class History(Feature):
                 h.pop()()
         finally:
             self.history[fgraph] = h
+
+
+class FullHistory(Feature):
+    """Records every input change so the graph can be replayed back and forth.
+
+    After rewriting, ``start()`` shows the graph as it was when attached,
+    ``end()`` as it is now, and ``prev()`` / ``next()`` / ``goto(i)`` step
+    through the intermediate states (each returns the graph). ``callback``,
+    if given, is called after every step.
+    """
+
+    def __init__(self, callback: Any = None) -> None:
+        self.fgraph: FunctionGraph | None = None
+        self.changes: list[tuple[Any, int, Variable, Variable, Any]] = []
+        self.pointer = 0
+        self.callback = callback
+        self._replaying = False
+
+    def on_attach(self, fgraph: FunctionGraph) -> None:
+        if self.fgraph is not None:
+            raise ValueError("a FullHistory records one FunctionGraph only")
+        self.fgraph = fgraph
+        self.changes = []
+        self.pointer = 0
+
+    def on_detach(self, fgraph: FunctionGraph) -> None:
+        self.fgraph = None
+
+    def clone(self) -> FullHistory:
+        return type(self)(self.callback)
+
+    def on_change_input(
+        self, fgraph: FunctionGraph, node: Apply | str, i: int, r: Variable, new_r: Variable,
+        reason: str | None = None,
+    ) -> None:
+        if self._replaying:
+            return
+        del self.changes[self.pointer:]  # a new change forgets the undone ones
+        self.changes.append((node, i, r, new_r, reason))
+        self.pointer = len(self.changes)
+
+    def _apply(self, k: int, forward: bool) -> None:
+        node, i, r, new_r, reason = self.changes[k]
+        if getattr(config, "optimizer_verbose", False):
+            print(reason)
+        self.fgraph.change_node_input(node, i, new_r if forward else r, check=False,
+                                      reason=("FullHistory", reason))
+
+    def goto(self, checkpoint: int) -> FunctionGraph:
+        """Show the graph after the first ``checkpoint`` recorded changes."""
+        if self.fgraph is None:
+            raise ValueError("FullHistory.goto: not attached to a FunctionGraph")
+        target = max(0, min(int(checkpoint), len(self.changes)))
+        self._replaying = True
+        try:
+            while self.pointer > target:
+                self.pointer -= 1
+                self._apply(self.pointer, forward=False)
+            while self.pointer < target:
+                self._apply(self.pointer, forward=True)
+                self.pointer += 1
+        finally:
+            self._replaying = False
+        if self.callback is not None:
+            self.callback()
+        return self.fgraph
+
+    def start(self) -> FunctionGraph:
+        return self.goto(0)
+
+    def end(self) -> FunctionGraph:
+        return self.goto(len(self.changes))
+
+    def prev(self) -> FunctionGraph:
+        return self.goto(self.pointer - 1)
+
+    def next(self) -> FunctionGraph:
+        return self.goto(self.pointer + 1)
 
 
 class Validator(Feature):

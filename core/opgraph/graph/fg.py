@@ -955,6 +955,8 @@ class FrozenFunctionGraph:
 
 def _note(node: Apply, field: str, reason: Any) -> None:
     """Append ``reason`` to ``node.tag.<field>`` (who imported or removed the node)."""
+    if not isinstance(reason, str | None):
+        reason = str(reason)  # rewriters are often unpicklable; their names are enough
     tag = node.tag
     seen = getattr(tag, field, None)
     if seen is None:

@@ -172,8 +172,8 @@ def test_local_group_db_and_registration_errors():
         grp.register("a", _noop("a"))
     with pytest.raises(TypeError, match="NodeRewriter"):
         grp.register("z", object())
-    with pytest.raises(TypeError, match="tags"):
-        EquilibriumDB().register("q", _noop("q"), 3)
+    with pytest.raises(TypeError, match="tags must be hashable"):
+        EquilibriumDB().register("q", _noop("q"), ["unhashable"])
     with pytest.raises(KeyError, match="no entry"):
         grp["missing"]
 

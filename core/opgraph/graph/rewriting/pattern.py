@@ -219,10 +219,7 @@ class PatternNodeRewriter(NodeRewriter):
         if new is None or new is False:
             return False
         if not isinstance(new, Variable):
-            try:  # a plain value: a constant of the output's type, if it fits
-                new = out.type.filter_variable(new, allow_convert=True)
-            except (TypeError, ValueError, NotImplementedError):
-                return False
+            return False  # a plain value is not a replacement (its type is unknown)
         if new is out:
             return False
         if new.type != out.type:

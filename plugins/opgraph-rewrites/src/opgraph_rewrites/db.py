@@ -143,8 +143,12 @@ class RewriteDatabase:
                 f"NodeRewriter, GraphRewriter or RewriteDatabase, got {type_name(rewriter)}"
             )
         for t in tags:
-            if not isinstance(t, str) or not t:
-                raise TypeError(f"register({name!r}): tags must be non-empty strings, got {t!r}")
+            try:
+                hash(t)
+            except TypeError:
+                raise TypeError(f"register({name!r}): tags must be hashable, got {t!r}") from None
+            if t is None or t == "":
+                raise TypeError(f"register({name!r}): a tag may not be empty, got {t!r}")
         if name in self._entries and not overwrite_existing:
             raise ValueError(
                 f"The tag '{name}' is already present in the database {self._label()} "
