@@ -22,6 +22,9 @@ def test_clone_replace_copies_everything():
     y2 = pt.vector("y2")
     f4 = clone_replace(f1, replace=[(y, y2)])
     assert y2 in graph_inputs([f4]) and y not in graph_inputs([f4])
+    # without copy_inputs_over, the replacement's inputs are copied too
+    f5 = clone_replace(f1, replace=[(y, y2)], copy_inputs_over=False)
+    assert not {x, y, y2, z} & set(graph_inputs([f5]))
     fn = opgraph.function([x, y2], f4)
     np.testing.assert_allclose(fn([1.0], [2.0]), 0.25 * 9 + 5)
 

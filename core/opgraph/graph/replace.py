@@ -63,8 +63,8 @@ def _rebuild(outputs: list, memo: dict, copy_inputs: bool) -> list:
 
     Ownerless variables are cloned when ``copy_inputs`` (constants clone to
     themselves); nodes whose input types change are remade by ``make_node``.
+    ``memo`` (old -> new) is extended in place.
     """
-    memo = dict(memo)
     for node in _postorder_nodes(set(memo), outputs):
         new_inputs = []
         for x in node.inputs:
@@ -104,8 +104,11 @@ def clone_replace(
     # Two passes, so a replacement that uses a replaced variable keeps it:
     # old -> placeholder, then placeholder -> new (whose graph is copied too).
     holders = {old: old.type() for old in items}
-    outs = _rebuild(outs, holders, copy_inputs)
-    outs = _rebuild(outs, {holders[old]: new for old, new in items.items()}, copy_inputs)
+    outs = _rebuild(outs, dict(holders), copy_inputs)
+    memo: dict = {}
+    values = _rebuild(list(items.values()), memo, copy_inputs)
+    memo.update({holders[old]: new for old, new in zip(items, values)})
+    outs = _rebuild(outs, memo, copy_inputs)
     return outs[0] if single else outs
 
 
