@@ -177,3 +177,32 @@ def test_ops_without_perform_cannot_be_made():
 
     with pytest.raises(TypeError, match="defines no perform"):
         Abstract()
+
+
+def test_refused_replacements_reach_a_five_argument_failure_callback():
+    from opgraph.graph.features import Feature
+    from opgraph.graph.utils import InconsistencyError
+
+    seen = []
+
+    def watch(exc, nav, pairs, rewriter, node):
+        seen.append((type(exc), len(pairs), node.op))
+
+    class RefuseAll(Feature):
+        def on_validate(self, fgraph):
+            if fgraph.outputs[0].owner.op == dbl:
+                raise InconsistencyError("no dbl here")
+
+    x = var("x")
+    fg = FunctionGraph([x], [neg(x)], clone=False)
+    fg.attach_feature(RefuseAll())
+
+    @node_rewriter([neg])
+    def to_dbl(fgraph, node):
+        return [dbl(node.inputs[0])]
+
+    WalkingGraphRewriter(to_dbl, failure_callback=watch).rewrite(fg)
+    assert seen == [(InconsistencyError, 1, neg)] and fg.outputs[0].owner.op == neg
+    # the default policy drops refused replacements quietly
+    WalkingGraphRewriter(to_dbl).rewrite(fg)
+    assert fg.outputs[0].owner.op == neg

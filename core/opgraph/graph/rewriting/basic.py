@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import logging
 import threading
 import time
@@ -526,7 +527,7 @@ def apply_node_rewrite(
     except Exception as exc:
         if failure_callback is None:
             raise
-        failure_callback(exc, rewriter, node)
+        _report_failure(failure_callback, exc, rewriter, node, [])
         return False
     finally:
         if stats is not None:
@@ -541,16 +542,40 @@ def apply_node_rewrite(
             fgraph.replace_all_validate(pairs, reason=name)
         else:
             fgraph.replace_all(pairs, reason=name)
-    except InconsistencyError:
+    except InconsistencyError as exc:
+        # a replacement the validators refuse is dropped; a caller's own callback hears of it
+        if failure_callback is not None and failure_callback is not on_rewrite_error:
+            _report_failure(failure_callback, exc, rewriter, node, pairs)
         return False
     except Exception as exc:
         if failure_callback is None:
             raise
-        failure_callback(exc, rewriter, node)
+        _report_failure(failure_callback, exc, rewriter, node, pairs)
         return False
     if stats is not None:
         stats.applied[name] += 1
     return True
+
+
+def _report_failure(
+    callback: Callable[..., None], exc: BaseException, rewriter: Any, node: Any, pairs: list
+) -> None:
+    """Call ``callback(exc, rewriter, node)``, or PyTensor's five-argument form
+    ``callback(exc, navigator, pairs, rewriter, node)`` when it takes five."""
+    if _positional_count(callback) >= 5:
+        callback(exc, None, pairs, rewriter, node)
+    else:
+        callback(exc, rewriter, node)
+
+
+def _positional_count(fn: Callable[..., Any]) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 3
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 3
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
 class GraphRewriter(Rewriter):
