@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.fg import Output
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.unify import OpPattern
 from opgraph.graph.traversal import _postorder_nodes
@@ -85,7 +86,7 @@ def is_output_client(client: Any) -> bool:
     """True for the FunctionGraph-output pseudo client (``"output"`` or an Output node)."""
     if isinstance(client, str):
         return True
-    return type(getattr(client, "op", None)).__name__ == "Output"
+    return isinstance(getattr(client, "op", None), Output)
 
 
 def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
