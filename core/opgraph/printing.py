@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import attrs
 
-from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.basic import DEBUGPRINT, Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
 from opgraph.printing_dot import _require_pydot, pydotprint
@@ -324,6 +324,7 @@ def debugprint(
 
 
 dprint = debugprint
+DEBUGPRINT[:] = [debugprint]  # what Variable.dprint / FunctionGraph.dprint call
 
 
 # ------------------------------------------------------------------------------ pprint

@@ -59,6 +59,25 @@ def test_protected_input_is_refused_unless_mutable():
     fg2.validate()
 
 
+def test_plain_handler_lets_inputs_be_destroyed_as_in_pytensor():
+    x, y = var("x"), var("y")
+    fg = FunctionGraph([x, y], [add_inplace(x, y)], clone=False)
+    dh = DestroyHandler()
+    fg.attach_feature(dh)
+    assert fg.validate() and not dh.is_protected(x)
+    assert dh.clone().protect_inputs is False
+    # still refused: the destroyed input is also read after the destroyer
+    fg2 = FunctionGraph([x, y], [add_inplace(x, y), neg(x)], clone=False)
+    fg2.attach_feature(DestroyHandler())
+    fg2.validate()  # the reader is ordered first
+    guarded = DestroyHandler(protect_inputs=True)
+    fg3 = FunctionGraph([x, y], [add_inplace(x, y)], clone=False)
+    fg3.attach_feature(guarded)
+    with pytest.raises(InconsistencyError, match="protected graph input x"):
+        fg3.validate()
+    assert guarded.clone().protect_inputs is True
+
+
 def test_protected_through_a_view_and_constants():
     x, y = var("x"), var("y")
     fg, _ = make([x, y], [add_inplace(view(x), y)])

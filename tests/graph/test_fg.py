@@ -6,7 +6,7 @@ import pytest
 from toys import ToyType, add, dbl, mul, neg, tfloat, tother, two_out, var
 
 from opgraph.graph.basic import Apply, Constant
-from opgraph.graph.features import AlreadyThere, Feature
+from opgraph.graph.features import AlreadyThere, Feature, ReplaceValidate
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, MissingInputError
 
@@ -371,7 +371,7 @@ def test_check_integrity_catches_corruption():
         fg.check_integrity()
     fg.clients[x].pop()
     fg.clients[a].clear()
-    with pytest.raises(InconsistencyError, match="Wrong clients for a"):
+    with pytest.raises(InconsistencyError, match="wrong clients for a"):
         fg.check_integrity()
     fg.clients[a].append((z.owner, 0))
     fg.apply_nodes.add(neg(y).owner)
@@ -416,7 +416,7 @@ def test_clone_get_equiv_maps_everything_and_clones_features():
     assert rec in new._features  # Feature.clone() returns self by default
     new.check_integrity()
     new2, _ = fg.clone_get_equiv(attach_feature=False)
-    assert new2._features == []
+    assert [type(f) for f in new2._features] == [ReplaceValidate]  # only the default one
     assert str(fg.clone()) == str(fg)
 
 
@@ -427,16 +427,16 @@ def test_attach_feature_twice_and_refusal():
     assert fg.attach_feature(rec) is True
     with pytest.raises(AlreadyThere, match="already attached"):
         fg.attach_feature(rec)
-    assert fg._features == [rec]
+    assert fg._features[1:] == [rec]  # after the default ReplaceValidate
 
     class Refuses(Feature):
         def on_attach(self, fgraph):
             raise AlreadyThere("an equivalent feature is there")
 
     assert fg.attach_feature(Refuses()) is False
-    assert fg._features == [rec]
+    assert fg._features[1:] == [rec]
     fg.remove_feature(Refuses())  # not attached: no-op
-    assert fg.features == [rec]
+    assert fg.features[1:] == [rec]
 
 
 def test_execute_and_collect_callbacks():
@@ -453,7 +453,7 @@ def test_execute_and_collect_callbacks():
     fg.attach_feature(object())  # any object may be a feature; it just has no callbacks
     fg.execute_callbacks("ping", 41, k=2)
     assert f.got == (fg, 41, 2)
-    assert fg.collect_callbacks("ping", 1) == {f: 2}
+    assert fg.collect_callbacks("ping", fg, 1) == {f: 2}  # PyTensor: args as given
 
 
 def test_str_is_readable():
@@ -492,6 +492,9 @@ def test_setup_node_rejects_malformed_maps():
 
         def make_node(self, x):
             return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0]
 
     x = var("x")
     with pytest.raises(TypeError, match="list of input indices"):

@@ -20,9 +20,16 @@ def test_op_equality_attrs_and_props_styles():
     assert Unary("neg") != Unary("dbl")
 
     class Plain(Op):
-        pass
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0]
 
     assert Plain() != Plain()
+
+    class NoPerform(Op):
+        pass
+
+    with pytest.raises(TypeError, match="defines no perform"):
+        NoPerform()
     assert attrs.has(Elemwise2)
 
 
@@ -58,6 +65,9 @@ def test_gradient_dispatch_and_deprecations():
 
         def make_node(self, a):
             return Apply(self, [a], [tfloat()])
+
+        def perform(self, node, inputs, output_storage):
+            output_storage[0][0] = inputs[0]
 
         def grad(self, inputs, output_grads):
             return [neg(output_grads[0])]

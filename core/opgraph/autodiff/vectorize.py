@@ -16,6 +16,7 @@ from typing import Any
 from opgraph.autodiff import arith
 from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.replace import BATCHING_RULES, NoBatchingRule, batching_rule_for
 
 __all__ = [
     "BATCHING_RULES",
@@ -29,18 +30,9 @@ __all__ = [
 ]
 
 
-class NoBatchingRule(NotImplementedError):
-    """An Op in the gradient graph cannot be given a leading batch axis."""
-
-
 #: rule(node, inputs, batched) -> (outputs, batched flags); inputs carry the batch axis
 #: first where ``batched[i]`` is True.
 Rule = Callable[[Apply, list[Variable], list[bool]], tuple[list[Variable], list[bool]]]
-
-
-#: Batching rules by Op class; the module defining an Op adds its rule with
-#: ``register_batching_rule`` (the tensor library's are in ``opgraph.tensor.batching``).
-BATCHING_RULES: dict[type, Rule] = {}
 
 
 #: The rule used for Ops without one (set by :mod:`opgraph.autodiff.batched`).
@@ -48,7 +40,11 @@ _FALLBACK: list[Rule] = []
 
 
 def register_batching_rule(op_class: type, rule: Rule) -> None:
-    """Give ``op_class`` (and its subclasses) a batching rule; called next to the Op."""
+    """Give ``op_class`` (and its subclasses) a batching rule; called next to the Op.
+
+    The table is the graph layer's (:data:`opgraph.graph.replace.BATCHING_RULES`),
+    so ``vectorize_graph`` and ``jacobian`` use the same rules.
+    """
     BATCHING_RULES[op_class] = rule
 
 
@@ -58,11 +54,10 @@ def register_fallback(rule: Rule) -> None:
 
 
 def _rule_for(op: Any) -> Rule | None:
-    for cls in type(op).__mro__:
-        rule = BATCHING_RULES.get(cls)
-        if rule is not None:
-            return rule
-    return None
+    try:
+        return batching_rule_for(op)
+    except NoBatchingRule:
+        return None
 
 
 def batch_node(node: Apply, ins: list[Variable], flags: list[bool]) -> tuple[list[Any], list[bool]]:

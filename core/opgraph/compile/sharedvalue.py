@@ -38,6 +38,8 @@ class SharedVariable(Variable):
     ``no_default_updates`` says otherwise.
     """
 
+    implicit_input = True  # carries its value: not an explicit graph input
+
     __slots__ = ("container", "default_update")
 
     def __init__(

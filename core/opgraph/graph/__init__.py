@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
     from opgraph.graph.null_type import DisconnectedType, NullType
     from opgraph.graph.op import HasInnerGraph, Op
+    from opgraph.graph.replace import graph_replace, vectorize_graph
+    from opgraph.graph.rewriting.utils import rewrite_graph
+    from opgraph.graph.traversal import explicit_graph_inputs, toposort
     from opgraph.graph.type import Type
     from opgraph.graph.utils import InconsistencyError, MissingInputError
 
@@ -68,6 +71,11 @@ _LAZY: dict[str, str] = {
     "DestroyHandler": "opgraph.graph.destroyhandler",
     "NullType": "opgraph.graph.null_type",
     "DisconnectedType": "opgraph.graph.null_type",
+    "graph_replace": "opgraph.graph.replace",
+    "vectorize_graph": "opgraph.graph.replace",
+    "rewrite_graph": "opgraph.graph.rewriting.utils",
+    "explicit_graph_inputs": "opgraph.graph.traversal",
+    "toposort": "opgraph.graph.traversal",
     "InconsistencyError": "opgraph.graph.utils",
     "MissingInputError": "opgraph.graph.utils",
 }
@@ -94,11 +102,16 @@ __all__ = [
     "clone_get_equiv",
     "clone_replace",
     "equal_computations",
+    "explicit_graph_inputs",
     "general_toposort",
     "graph_inputs",
+    "graph_replace",
     "io_toposort",
     "orphans_between",
+    "rewrite_graph",
+    "toposort",
     "vars_between",
+    "vectorize_graph",
     "walk",
 ]
 assert set(__all__) == set(_LAZY)

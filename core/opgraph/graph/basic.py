@@ -9,12 +9,29 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+import warnings
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import numpy as np
 
+from opgraph.graph.replace import clone_replace
+from opgraph.graph.traversal import (
+    _postorder_nodes,
+    ancestors,
+    applys_between,
+    general_toposort,
+    get_var_by_name,
+    graph_inputs,
+    io_toposort,
+    is_in_ancestors,
+    orphans_between,
+    variable_depends_on,
+    vars_between,
+    walk,
+)
 from opgraph.graph.utils import Scratchpad, type_name
 
 if TYPE_CHECKING:
@@ -23,17 +40,23 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Apply",
+    "AtomicVariable",
     "Constant",
+    "FrozenApply",
     "Node",
+    "NominalVariable",
     "Variable",
     "ancestors",
     "applys_between",
+    "as_string",
     "as_variables",
     "clone",
     "clone_get_equiv",
     "clone_replace",
+    "default_node_formatter",
     "equal_computations",
     "general_toposort",
+    "get_var_by_name",
     "graph_inputs",
     "io_connection_pattern",
     "io_toposort",
@@ -44,7 +67,10 @@ __all__ = [
     "walk",
 ]
 
-_ids = itertools.count()
+_ids = itertools.count()  # the former counter; Variable.__count__ is the live one
+
+#: Filled by ``opgraph.printing`` (a higher layer): the function ``Node.dprint`` calls.
+DEBUGPRINT: list[Callable[..., Any]] = []
 
 
 class Node:
@@ -71,8 +97,23 @@ class Node:
     def get_parents(self) -> list:
         raise NotImplementedError
 
+    def dprint(self, **kwargs: Any) -> Any:
+        """``debugprint(self, **kwargs)`` (needs ``opgraph.printing``, imported by ``opgraph``)."""
+        if not DEBUGPRINT:
+            raise RuntimeError("dprint needs opgraph.printing: import opgraph first")
+        return DEBUGPRINT[0](self, **kwargs)
 
-@attrs.define(eq=False, repr=False, init=False)
+
+def _slot_names(cls: type) -> list[str]:
+    """Every slot of ``cls`` and its bases (the fields of a slotted attrs class)."""
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        slots = klass.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return [n for n in dict.fromkeys(names) if n not in ("__weakref__", "__dict__")]
+
+
+@attrs.define(eq=False, repr=False, init=False, getstate_setstate=False)
 class Variable(Node):
     """A symbolic value: the output of an Apply (``owner``) or a graph input."""
 
@@ -82,7 +123,13 @@ class Variable(Node):
     name: str | None
     _tag: Scratchpad | None
     _uid: int
-    _fn_cache: dict | None
+    _fn_cache: dict
+
+    #: Source of ``auto_name`` numbers (PyTensor's name; tests may reset it).
+    __count__ = itertools.count()
+    #: True for variables that carry their own value (constants, shared
+    #: variables): ``explicit_graph_inputs`` leaves them out.
+    implicit_input = False
 
     def __init__(
         self,
@@ -96,8 +143,7 @@ class Variable(Node):
         self.index = index
         self.name = name
         self._tag = None
-        self._uid = next(_ids)
-        self._fn_cache = None
+        self._uid = next(Variable.__count__)
 
     @property
     def auto_name(self) -> str:
@@ -114,6 +160,25 @@ class Variable(Node):
             cp._tag = self._tag.copy()
         return cp
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Outputs of a FrozenApply unpickle as that (re-interned) node's outputs."""
+        owner = self.owner
+        if isinstance(owner, FrozenApply):
+            return (_frozen_output, (owner, self.index))
+        return super().__reduce_ex__(protocol)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Every field but the compiled-function cache of ``eval``."""
+        return {
+            k: getattr(self, k)
+            for k in _slot_names(type(self))
+            if k != "_fn_cache" and hasattr(self, k)
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
     def __str__(self) -> str:
         if self.name is not None:
             return self.name
@@ -127,35 +192,62 @@ class Variable(Node):
     def __repr__(self) -> str:
         return str(self)
 
-    def eval(self, inputs_to_values: Mapping[Variable, Any] | None = None, **kwargs: Any) -> Any:
-        """Compile (once per set of inputs) and evaluate this variable."""
+    def eval(self, inputs_to_values: Mapping[Any, Any] | None = None, **kwargs: Any) -> Any:
+        """Compile (once per set of inputs and keywords) and evaluate this variable.
+
+        Keys are Variables or their names; ``kwargs`` go to ``function``.
+        """
         from opgraph.compile.function import function
 
-        inputs_to_values = dict(inputs_to_values or {})
-        for k in list(inputs_to_values):
-            if isinstance(k, str):
-                raise TypeError(
-                    f"eval() keys must be Variables, got the string {k!r}; "
-                    "pass the variable object itself"
-                )
-        keys = tuple(sorted(inputs_to_values, key=lambda v: v._uid))
-        cache = self._fn_cache
-        if cache is None:
+        values = self._values_by_variable(inputs_to_values or {}, kwargs)
+        keys = tuple(sorted(values, key=lambda v: v._uid))
+        try:
+            cache = self._fn_cache
+        except AttributeError:
             cache = self._fn_cache = {}
-        fn_key = (keys, tuple(sorted(kwargs.items())))
-        fn = cache.get(fn_key)
+        fn_key = (keys, tuple(kwargs.items()))
+        try:
+            fn = cache.get(fn_key)
+        except TypeError:
+            fn = None
         if fn is None:
-            fn = cache[fn_key] = function(list(keys), self, **kwargs)
-        return fn(*[inputs_to_values[k] for k in keys])
+            fn = function(list(keys), self, **kwargs)
+            try:
+                cache[fn_key] = fn
+            except TypeError as exc:
+                warnings.warn(
+                    "Keyword arguments could not be used to create a cache key for eval; "
+                    f"the function is recompiled on every such call ({exc})",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        return fn(*[values[k] for k in keys])
+
+    def _values_by_variable(self, inputs_to_values: Mapping[Any, Any], kwargs: dict) -> dict:
+        """``eval``'s mapping with names replaced by the variables of this graph."""
+        lenient = kwargs.get("on_unused_input") in ("ignore", "warn")
+        values: dict = {}
+        for key, value in dict(inputs_to_values).items():
+            if not isinstance(key, str):
+                if not isinstance(key, Variable):
+                    raise TypeError(
+                        f"eval() keys must be Variables or names, got {type_name(key)} {key!r:.60}"
+                    )
+                values[key] = value
+                continue
+            found = get_var_by_name([self], key)
+            if len(found) > 1:
+                raise ValueError(f"Found multiple variables with name {key}")
+            if found:
+                values[found[0]] = value
+            elif not lenient:
+                raise ValueError(f"{key} not found in graph")
+        return values
 
 
 def _signature_of(type_: Any, data: Any) -> Hashable:
     """A hashable stand-in for constant data, so equal constants merge."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a core dependency
-        np = None
-    if np is not None and isinstance(data, np.ndarray | np.generic):
+    if isinstance(data, np.ndarray | np.generic):
         return ArraySignature(type_, np.asarray(data))
     try:
         hash(data)
@@ -195,17 +287,124 @@ class ArraySignature:
         if a is b:
             return True
         if a.dtype.kind in "fc":
-            import numpy as np
-
             return bool(np.array_equal(a, b, equal_nan=True))
         return bool((a == b).all())
 
 
-@attrs.define(eq=False, repr=False, init=False)
-class Constant(Variable):
+class AtomicVariable(Variable):
+    """A Variable that is never computed: no owner, no index (constants, nominals)."""
+
+    __slots__ = ()
+
+    def __init__(self, type: Type, name: str | None = None, **kwargs: Any) -> None:
+        Variable.__init__(self, type, None, None, name)
+
+    def signature(self) -> Hashable:
+        """What makes two atomic variables interchangeable."""
+        raise NotImplementedError(f"{type(self).__name__} must implement signature")
+
+    def merge_signature(self) -> Hashable:
+        return self.signature()
+
+    def equals(self, other: object) -> bool:
+        """Same class and same signature."""
+        return type(self) is type(other) and self.signature() == other.signature()
+
+    @property
+    def owner(self) -> None:  # type: ignore[override]
+        return None
+
+    @owner.setter
+    def owner(self, value: Any) -> None:
+        if value is not None:
+            raise ValueError(f"{type(self).__name__} {self} cannot have an owner")
+
+    @property
+    def index(self) -> None:  # type: ignore[override]
+        return None
+
+    @index.setter
+    def index(self, value: Any) -> None:
+        if value is not None:
+            raise ValueError(f"{type(self).__name__} {self} cannot have an index")
+
+    def get_parents(self) -> list:
+        return []
+
+
+_NOMINALS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_NOMINAL_CLASSES: dict[type, type] = {}
+
+
+def _nominal(id: Hashable, typ: Type, name: str | None = None) -> NominalVariable:
+    """Unpickling target: the interned NominalVariable of ``(typ, id)``."""
+    return NominalVariable(id, typ, name=name)
+
+
+class NominalVariable(AtomicVariable):
+    """A placeholder input identified by ``(type, id)`` alone, interned.
+
+    ``NominalVariable(0, t)`` called twice returns the same object, so two
+    graphs built on nominal inputs share them (inner graphs, frozen graphs).
+    The instance is of ``type.variable_type`` too (a TensorType gives a
+    TensorVariable with ``ndim``, ``dtype``, ...).
+    """
+
+    __slots__ = ("id",)
+
+    def __new__(cls, id: Hashable, typ: Type, **kwargs: Any) -> NominalVariable:
+        key = (typ, id)
+        found = _NOMINALS.get(key)
+        if found is not None:
+            return found
+        vt = getattr(typ, "variable_type", Variable)
+        if cls is NominalVariable and vt is not Variable and not issubclass(vt, cls):
+            sub = _NOMINAL_CLASSES.get(vt)
+            if sub is None:
+                sub = _NOMINAL_CLASSES[vt] = type(f"Nominal{vt.__name__}", (cls, vt), {
+                    "__slots__": (), "__module__": __name__,
+                })
+            cls = sub
+        obj = object.__new__(cls)
+        obj.id = id
+        AtomicVariable.__init__(obj, typ, kwargs.get("name"))
+        _NOMINALS[key] = obj
+        return obj
+
+    def __init__(self, id: Hashable, typ: Type, name: str | None = None) -> None:
+        """Everything is set by ``__new__`` (an interned instance is never re-initialised)."""
+
+    def __reduce__(self) -> tuple:
+        return (_nominal, (self.id, self.type, self.name))
+
+    def clone(self, **kwargs: Any) -> NominalVariable:
+        return self
+
+    def signature(self) -> tuple[Type, Hashable]:
+        return (self.type, self.id)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, NominalVariable) and self.signature() == other.signature()
+
+    def __hash__(self) -> int:
+        return hash((type(self.type), self.id, self.type))
+
+    def __repr__(self) -> str:
+        return f"NominalVariable({self.id}, {self.type!r})"
+
+    def __str__(self) -> str:
+        return self.name if self.name is not None else f"*{self.id}-<{self.type}>"
+
+
+@attrs.define(eq=False, repr=False, init=False, getstate_setstate=False)
+class Constant(AtomicVariable):
     """A Variable with a fixed, read-only value; equal constants share a signature."""
 
     _data: Any
+
+    implicit_input = True
 
     def __init__(self, type: Type, data: Any, name: str | None = None) -> None:
         Variable.__init__(self, type, None, None, name)
@@ -235,21 +434,16 @@ class Constant(Variable):
         return []
 
     def clone(self, **kwargs: Any) -> Constant:
+        """Constants are immutable: the same object, unless a new ``name`` is asked for."""
+        name = kwargs.get("name", self.name)
+        if name == self.name:
+            return self
         cp = type(self).__new__(type(self))
-        Variable.__init__(cp, self.type, None, None, kwargs.get("name", self.name))
+        Variable.__init__(cp, self.type, None, None, name)
         cp._data = self._data
         if self._tag is not None:
             cp._tag = self._tag.copy()
         return cp
-
-    @property
-    def owner(self) -> None:  # type: ignore[override]
-        return None
-
-    @owner.setter
-    def owner(self, value: Any) -> None:
-        if value is not None:
-            raise ValueError(f"Constant {self} cannot have an owner")
 
     def __str__(self) -> str:
         if self.name is not None:
@@ -417,6 +611,108 @@ class Apply(Node):
         return str(self)
 
 
+_FROZEN_NODES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _frozen_input_key(var: Variable) -> Hashable:
+    """Constants key by value (equal constants intern together), others by identity."""
+    if isinstance(var, Constant):
+        return ("constant", var.signature())
+    return var
+
+
+class FrozenApply(Apply):
+    """An immutable, interned Apply: one object per ``(op, inputs, output types)``.
+
+    Built on NominalVariables (and other frozen nodes' outputs), equal
+    subgraphs are the same objects, so frozen graphs compare and hash
+    cheaply. ``inputs`` and ``outputs`` are tuples.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, op: Op, inputs: Sequence[Variable], output_types: Sequence[Type]
+    ) -> FrozenApply:
+        inputs = tuple(inputs)
+        output_types = tuple(output_types)
+        key = (op, tuple(_frozen_input_key(x) for x in inputs), output_types)
+        found = _FROZEN_NODES.get(key)
+        if found is not None:
+            return found
+        node = object.__new__(cls)
+        Apply.__init__(node, op, inputs, [t.make_variable() for t in output_types])
+        node.inputs = inputs  # type: ignore[assignment]
+        node.outputs = tuple(node.outputs)  # type: ignore[assignment]
+        _FROZEN_NODES[key] = node
+        return node
+
+    def __init__(self, op: Op, inputs: Sequence[Variable], output_types: Sequence[Type]) -> None:
+        """Everything is set by ``__new__`` (an interned node is never re-initialised)."""
+
+    def __reduce__(self) -> tuple:
+        return (FrozenApply, (self.op, self.inputs, tuple(o.type for o in self.outputs)))
+
+    def clone(self, clone_inner_graph: bool = False) -> FrozenApply:
+        return self
+
+    def clone_with_new_inputs(
+        self, inputs: Sequence[Variable], strict: bool = True, clone_inner_graph: bool = False
+    ) -> Apply:
+        """A mutable Apply of the same op on ``inputs`` (this node stays untouched)."""
+        plain = Apply(self.op, list(self.inputs), [o.type.make_variable() for o in self.outputs])
+        return plain.clone_with_new_inputs(inputs, strict, clone_inner_graph)
+
+
+def _frozen_output(node: FrozenApply, index: int) -> Variable:
+    """Unpickling target of a FrozenApply's output."""
+    return node.outputs[index]
+
+
+def default_node_formatter(node: Apply, argstrings: Sequence[str]) -> str:
+    """``op(arg, ...)``: how ``as_string`` writes a node."""
+    return f"{node.op}({', '.join(argstrings)})"
+
+
+def as_string(
+    inputs: Sequence[Variable],
+    outputs: Sequence[Variable],
+    leaf_formatter: Callable[[Variable], str] = str,
+    node_formatter: Callable[[Apply, Sequence[str]], str] = default_node_formatter,
+) -> list[str]:
+    """One expression string per output, written down to ``inputs`` (and orphans).
+
+    A computed value used more than once is written ``*k -> expr`` the first
+    time and ``*k`` afterwards.
+    """
+    inputs = list(inputs)
+    outputs = list(outputs)
+    in_set = set(inputs)
+    uses: dict[Variable, int] = {}
+    for node in io_toposort(inputs, outputs):
+        for x in node.inputs:
+            uses[x] = uses.get(x, 0) + 1
+    for o in outputs:
+        uses[o] = uses.get(o, 0) + 1
+    labels: dict[Variable, str] = {}
+
+    def describe(v: Variable) -> str:
+        owner = v.owner
+        if owner is None or v in in_set:
+            return leaf_formatter(v)
+        if v in labels:
+            return labels[v]
+        text = node_formatter(owner, [describe(x) for x in owner.inputs])
+        if len(owner.outputs) > 1:
+            text += f".{v.index}"
+        if uses.get(v, 0) > 1:
+            labels[v] = f"*{len(labels) + 1}"
+            return f"{labels[v]} -> {text}"
+        return text
+
+    return [describe(o) for o in outputs]
+
+
 def as_variables(values: Iterable[Any]) -> list[Variable]:
     """Check that every value is a Variable, naming the first one that is not."""
     out = list(values)
@@ -424,225 +720,6 @@ def as_variables(values: Iterable[Any]) -> list[Variable]:
         if not isinstance(v, Variable):
             raise TypeError(f"item {i}: expected a Variable, got {type_name(v)} {v!r:.80}")
     return out
-
-
-def _as_list(x: Any) -> list:
-    if isinstance(x, Variable | Apply):
-        return [x]
-    return list(x)
-
-
-# --------------------------------------------------------------------------- traversals
-
-
-def walk(
-    nodes: Iterable[Any],
-    expand: Callable[[Any], Iterable[Any] | None],
-    bfs: bool = True,
-    return_children: bool = False,
-    hash_fn: Callable[[Any], Hashable] = id,
-) -> Iterator[Any]:
-    """Visit every node reachable through ``expand`` once (BFS or DFS)."""
-    queue: deque = deque(nodes)
-    seen: set = set()
-    pop = queue.popleft if bfs else queue.pop
-    while queue:
-        node = pop()
-        key = hash_fn(node)
-        if key in seen:
-            continue
-        seen.add(key)
-        children = expand(node)
-        if return_children:
-            yield node, children
-        else:
-            yield node
-        if children:
-            if bfs:
-                queue.extend(children)
-            else:
-                queue.extend(reversed(list(children)))
-
-
-def ancestors(
-    graphs: Iterable[Variable], blockers: Iterable[Variable] | None = None
-) -> Iterator[Variable]:
-    """Every variable that ``graphs`` depend on (including themselves), DFS order."""
-    blocked = set(blockers) if blockers is not None else ()
-
-    def expand(v: Variable) -> list[Variable] | None:
-        if v.owner is not None and v not in blocked:
-            return list(reversed(v.owner.inputs))
-        return None
-
-    yield from walk(_as_list(graphs), expand, bfs=False)
-
-
-def graph_inputs(
-    graphs: Iterable[Variable], blockers: Iterable[Variable] | None = None
-) -> list[Variable]:
-    """The ownerless (or blocked) variables the graphs start from."""
-    blocked = set(blockers) if blockers is not None else set()
-    return [v for v in ancestors(graphs, blocked) if v.owner is None or v in blocked]
-
-
-def vars_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> Iterator[Variable]:
-    """Variables on paths from ``ins`` (exclusive of their parents) to ``outs``."""
-    ins_set = set(ins)
-
-    def expand(v: Variable) -> list[Variable] | None:
-        if v.owner is not None and v not in ins_set:
-            return list(reversed(v.owner.inputs + v.owner.outputs))
-        return None
-
-    yield from walk(_as_list(outs), expand, bfs=False)
-
-
-def applys_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> Iterator[Apply]:
-    """Apply nodes between ``ins`` and ``outs``."""
-    seen: set = set()
-    for v in vars_between(ins, outs):
-        o = v.owner
-        if o is not None and o not in seen:
-            seen.add(o)
-            yield o
-
-
-def orphans_between(ins: Iterable[Variable], outs: Iterable[Variable]) -> Iterator[Variable]:
-    """Ownerless variables reached from ``outs`` that are not in ``ins``."""
-    ins_set = set(ins)
-    for v in vars_between(ins_set, outs):
-        if v.owner is None and v not in ins_set:
-            yield v
-
-
-def variable_depends_on(
-    variable: Variable, depends_on: Iterable[Variable], stop_search_at: Iterable[Variable] = ()
-) -> bool:
-    """True if ``variable`` has any of ``depends_on`` among its ancestors."""
-    targets = set(depends_on)
-    return any(v in targets for v in ancestors([variable], blockers=stop_search_at))
-
-
-def is_in_ancestors(l_apply: Apply, f_node: Apply) -> bool:
-    """True if ``f_node`` is ``l_apply`` or one of its ancestors."""
-    return any(v.owner is f_node for v in ancestors(l_apply.inputs)) or l_apply is f_node
-
-
-def general_toposort(
-    outputs: Iterable[Any],
-    deps: Callable[[Any], Iterable[Any]],
-) -> list[Any]:
-    """Postorder of everything reachable from ``outputs`` through ``deps``."""
-    order: list = []
-    done: set = set()
-    on_stack: set = set()
-    for root in outputs:
-        if root in done:
-            continue
-        stack = [(root, iter(deps(root)))]
-        on_stack.add(root)
-        while stack:
-            node, it = stack[-1]
-            for d in it:
-                if d in done:
-                    continue
-                if d in on_stack:
-                    raise ValueError(f"graph contains a cycle through {d}")
-                on_stack.add(d)
-                stack.append((d, iter(deps(d))))
-                break
-            else:
-                stack.pop()
-                on_stack.discard(node)
-                done.add(node)
-                order.append(node)
-    return order
-
-
-def _postorder_nodes(
-    in_set: Any, outputs: Iterable[Variable], orphans: list[Variable] | None = None
-) -> list[Apply]:
-    """Apply nodes feeding ``outputs`` (not crossing ``in_set``), producers first.
-
-    The hot path of toposort, clone and FunctionGraph construction: one
-    explicit-stack depth-first walk, each node and edge visited once. ``in_set``
-    should be a set (any other container is copied into one: a membership test
-    on a list would make the walk quadratic). When ``orphans`` is a list, it
-    receives the ownerless inputs of the walked nodes that are not in ``in_set``
-    (so FunctionGraph import finds missing inputs without a second pass).
-    """
-    if not isinstance(in_set, set | frozenset | dict):
-        in_set = set(in_set)
-    order: list[Apply] = []
-    seen: set = set()  # every node pushed so far
-    active: set = set()  # the nodes on the stack: reaching one again is a cycle
-    seen_add = seen.add
-    active_add = active.add
-    active_discard = active.discard
-    append = order.append
-    want_orphans = orphans is not None
-    for out in outputs:
-        root = out.owner
-        if root is None or root in seen or out in in_set:
-            continue
-        seen_add(root)
-        active_add(root)
-        stack = [(root, iter(root.inputs))]
-        push = stack.append
-        pop = stack.pop
-        while stack:
-            node, it = stack[-1]
-            for x in it:
-                own = x.owner
-                if own is None:
-                    if want_orphans and x not in in_set:
-                        orphans.append(x)
-                    continue
-                if own in seen:
-                    if own in active and x not in in_set:
-                        raise ValueError(f"graph contains a cycle through {own}")
-                    continue
-                if x in in_set:
-                    continue
-                seen_add(own)
-                active_add(own)
-                push((own, iter(own.inputs)))
-                break
-            else:
-                pop()
-                active_discard(node)
-                append(node)
-    return order
-
-
-def io_toposort(
-    inputs: Iterable[Variable],
-    outputs: Iterable[Variable],
-    orderings: Mapping[Apply, Iterable[Apply]] | None = None,
-    clients: Any = None,
-) -> list[Apply]:
-    """Apply nodes between inputs and outputs, each after everything it needs.
-
-    ``orderings`` maps a node to extra nodes that must run before it.
-    """
-    in_set = set(inputs)
-    outputs = list(outputs)
-    if not orderings:
-        return _postorder_nodes(in_set, outputs)
-
-    def deps(node: Apply) -> list[Apply]:
-        out = [i.owner for i in node.inputs if i.owner is not None and i not in in_set]
-        extra = orderings.get(node)
-        if extra:
-            out.extend(extra)
-        return out
-
-    reachable = set(_postorder_nodes(in_set, outputs))
-    roots = [o.owner for o in outputs if o.owner is not None and o not in in_set]
-    roots.extend(n for n in orderings if n in reachable)
-    order = general_toposort(roots, deps)
-    return [n for n in order if n in reachable]
 
 
 # --------------------------------------------------------------------------- cloning
@@ -683,8 +760,7 @@ def _clone_node_fast(node: Apply, new_inputs: list[Variable]) -> Apply:
             c.name = o.name
             otag = o._tag
             c._tag = otag.copy() if otag is not None else None
-            c._uid = next(_ids)
-            c._fn_cache = None
+            c._uid = next(Variable.__count__)
         else:
             c = o.clone()
             c.owner = new
@@ -722,7 +798,10 @@ def clone_get_equiv(
             memo[x] = x.clone() if copy_inputs else x
     get = memo.get
     fast = not clone_inner_graphs
-    for node in _postorder_nodes(set(inputs), outputs):
+    stop = set(inputs)
+    if len(memo) > len(inputs):  # variables the caller already mapped: not recloned
+        stop.update(k for k in memo if isinstance(k, Variable))
+    for node in _postorder_nodes(stop, outputs):
         new_inputs = []
         same = True
         for x in node.inputs:
@@ -768,40 +847,6 @@ def clone(
     return [equiv[i] for i in inputs], [equiv[o] for o in outputs]
 
 
-def clone_replace(
-    output: Any,
-    replace: Mapping[Variable, Variable] | Sequence[tuple[Variable, Variable]] | None = None,
-    **rebuild_kwds: Any,
-) -> Any:
-    """Clone ``output`` (a variable or a list) with some variables substituted."""
-    items = list(replace.items()) if isinstance(replace, Mapping) else list(replace or [])
-    single = isinstance(output, Variable)
-    outs = [output] if single else list(output)
-    tmp = {}
-    for old, new in items:
-        if not isinstance(old, Variable) or not isinstance(new, Variable):
-            raise TypeError(
-                f"clone_replace: replacement pairs must be Variables, got "
-                f"{type_name(old)} -> {type_name(new)}"
-            )
-        tmp[old] = new
-    # Clone everything downstream of the replaced variables, keep the rest.
-    memo: dict = dict(tmp)
-    for node in io_toposort([], outs):
-        if node in memo:
-            continue
-        new_inputs = [memo.get(i, i) for i in node.inputs]
-        if any(a is not b for a, b in zip(new_inputs, node.inputs)) or rebuild_kwds.get(
-            "copy_all"
-        ):
-            new_node = node.clone_with_new_inputs(new_inputs, strict=False)
-            memo[node] = new_node
-            for a, b in zip(node.outputs, new_node.outputs):
-                memo[a] = b
-    res = [memo.get(o, o) for o in outs]
-    return res[0] if single else res
-
-
 def equal_computations(
     xs: Sequence[Variable],
     ys: Sequence[Variable],
@@ -812,7 +857,13 @@ def equal_computations(
     """True if ``xs`` and ``ys`` compute the same thing from corresponding inputs."""
     xs, ys = list(xs), list(ys)
     if len(xs) != len(ys):
-        return False
+        raise ValueError(
+            f"equal_computations: xs and ys must have the same length, got {len(xs)} and "
+            f"{len(ys)}"
+        )
+    values = [_value_of(v) for pair in zip(xs, ys) for v in pair if not isinstance(v, Variable)]
+    if values:
+        return _compare_with_values(xs, ys)
     in_xs = list(in_xs or [])
     in_ys = list(in_ys or [])
     if len(in_xs) != len(in_ys):
@@ -854,6 +905,24 @@ def equal_computations(
             return False
         seen.add(key)
         stack.extend(zip(xo.inputs, yo.inputs))
+    return True
+
+
+def _value_of(v: Any) -> Any:
+    return v.data if isinstance(v, Constant) else v
+
+
+def _compare_with_values(xs: list, ys: list) -> bool:
+    """``equal_computations`` where some items are plain values: compared as arrays."""
+    for x, y in zip(xs, ys):
+        x_var, y_var = isinstance(x, Variable), isinstance(y, Variable)
+        if x_var and y_var:
+            if not equal_computations([x], [y]):
+                return False
+        elif (x_var and not isinstance(x, Constant)) or (y_var and not isinstance(y, Constant)):
+            return False
+        elif not np.array_equal(_value_of(x), _value_of(y), equal_nan=True):
+            return False
     return True
 
 

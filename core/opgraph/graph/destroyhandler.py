@@ -15,9 +15,12 @@ destroyer node:
   destroyer: ``orderings`` says so, and ``validate`` raises InconsistencyError
   when that is impossible (a client needs the destroyer's result).
 
-Protection design: every FunctionGraph input is protected unless it was
-declared mutable, with ``DestroyHandler(mutable_inputs=[...])`` or
-``handler.mark_mutable(var)`` (what ``In(mutable=True)`` maps to). Views and
+Protection design: a handler made with ``mutable_inputs=[...]`` (what
+``function()`` does, from ``In(mutable=True)``) or ``protect_inputs=True``
+protects every FunctionGraph input not declared mutable (also through
+``handler.mark_mutable(var)``). A plain ``DestroyHandler()`` lets graph inputs
+be destroyed, as PyTensor's does (there, compiled functions protect their
+inputs with a separate Feature). Views and
 clients are read from ``fgraph.clients`` on demand, so the only state kept
 between events is the set of destroyer nodes and a "changed" flag: import,
 prune and input changes cost O(1) here, and ``validate`` after no change is free.
@@ -55,16 +58,23 @@ class _Analysis:
 class DestroyHandler(Bookkeeper):
     """Enforces ``destroy_map`` / ``view_map`` safety; see the module docstring."""
 
+    provides: tuple[str, ...] = ("destroyers", "has_destroyers")
+
     def __init__(
         self,
         do_imports: bool = True,
         algo: str | None = None,
-        mutable_inputs: Iterable[Variable] = (),
+        mutable_inputs: Iterable[Variable] | None = None,
+        protect_inputs: bool | None = None,
     ) -> None:
         self.do_imports = do_imports
         self.algo = config.cycle_detection if algo is None else algo  # as PyTensor: recorded
         self.fgraph: FunctionGraph | None = None
-        self.mutable: set[Variable] = set(mutable_inputs)
+        self.mutable: set[Variable] = set(mutable_inputs or ())
+        #: Whether graph inputs not in ``mutable`` may not be destroyed.
+        self.protect_inputs = (
+            mutable_inputs is not None if protect_inputs is None else bool(protect_inputs)
+        )
         self.destroyer_nodes: dict[Apply, None] = {}  # ordered set
         self._analysis: _Analysis | None = None
 
@@ -98,7 +108,7 @@ class DestroyHandler(Bookkeeper):
         self._analysis = None
 
     def clone(self) -> DestroyHandler:
-        return type(self)(self.do_imports, self.algo, ())
+        return type(self)(self.do_imports, self.algo, (), protect_inputs=self.protect_inputs)
 
     def mark_mutable(self, *variables: Variable) -> None:
         """Allow graph inputs ``variables`` to be destroyed."""
@@ -110,8 +120,12 @@ class DestroyHandler(Bookkeeper):
         if isinstance(var, Constant) or getattr(var.tag, "indestructible", False):
             return True
         fg = self.fgraph
-        return fg is not None and var.owner is None and var in fg._inputs_set() and (
-            var not in self.mutable
+        return (
+            self.protect_inputs
+            and fg is not None
+            and var.owner is None
+            and var in fg._inputs_set()
+            and var not in self.mutable
         )
 
     # ------------------------------------------------------------------ events

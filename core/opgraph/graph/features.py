@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.utils import InconsistencyError
 
@@ -27,6 +28,7 @@ __all__ = [
     "AlreadyThere",
     "Bookkeeper",
     "Feature",
+    "FullHistory",
     "GetCheckpoint",
     "History",
     "LambdaExtract",
@@ -37,6 +39,7 @@ __all__ = [
     "ReplaceValidate",
     "ReplacementDidNotRemoveError",
     "Validator",
+    "register_feature_callback",
 ]
 
 
@@ -52,28 +55,66 @@ class ReplacementDidNotRemoveError(Exception):
     """A replacement left in the graph a node or variable it was meant to remove."""
 
 
+def register_feature_callback(method: Any) -> Any:
+    """Mark a Feature method as a callback that ``execute_callbacks`` dispatches to.
+
+    The standard callbacks (``on_attach``, ``on_import``, ...) are already
+    registered; subclasses inherit registrations when they override them.
+    """
+    method._is_feature_callback = True
+    return method
+
+
 class Feature:
     """Base class of FunctionGraph extensions: every callback is a no-op here.
 
     Subclasses override only the callbacks they need; the graph skips the
-    others, so an unused callback costs nothing.
+    others, so an unused callback costs nothing. Names in ``provides`` are
+    methods the Feature installs on the graph (``fgraph.checkpoint()``); a
+    name is either provided or a callback, never both.
     """
 
+    #: Methods this Feature installs on the FunctionGraph it is attached to.
+    provides: tuple[str, ...] = ()
+    #: Callback names registered with :func:`register_feature_callback` (with bases).
+    _feature_callbacks: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names = {
+            name
+            for base in cls.__mro__
+            for name, value in vars(base).items()
+            if getattr(value, "_is_feature_callback", False)
+        }
+        cls._feature_callbacks = frozenset(names)
+        clash = set(cls.provides) & names
+        if clash:
+            raise TypeError(
+                f"{cls.__name__}: names {sorted(clash)} appear in both `provides` and as "
+                "callbacks; a name is one or the other"
+            )
+
+    @register_feature_callback
     def on_attach(self, fgraph: FunctionGraph) -> None:
         """Called when attached, after the graph is populated: check it here.
 
         Raise AlreadyThere to refuse when an equivalent Feature is attached.
         """
 
+    @register_feature_callback
     def on_detach(self, fgraph: FunctionGraph) -> None:
         """Called when removed: undo anything ``on_attach`` installed."""
 
+    @register_feature_callback
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         """Called for each node imported into the graph (not at construction)."""
 
+    @register_feature_callback
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: str | None) -> None:
         """Called for each node removed from the graph, after it is disconnected."""
 
+    @register_feature_callback
     def on_change_input(
         self,
         fgraph: FunctionGraph,
@@ -85,9 +126,14 @@ class Feature:
     ) -> None:
         """Called after ``node.inputs[i]`` changed from ``var`` to ``new_var``."""
 
+    @register_feature_callback
     def orderings(self, fgraph: FunctionGraph) -> dict[Apply, list[Apply]]:
         """``{node: [nodes that must run before it]}`` for ``toposort``."""
         return {}
+
+    @register_feature_callback
+    def on_validate(self, fgraph: FunctionGraph) -> None:
+        """Called by ``fgraph.validate()``: raise InconsistencyError to refuse the graph."""
 
     def clone(self) -> Feature:
         """A Feature to attach to a cloned graph; stateless Features return self."""
@@ -129,6 +175,13 @@ class LambdaExtract:
         self.r = r
         self.reason = reason
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The reason is kept as text: rewriters are often not picklable."""
+        d = self.__dict__.copy()
+        if not isinstance(d["reason"], str | tuple | type(None)):
+            d["reason"] = str(d["reason"])
+        return d
+
     def __call__(self) -> None:
         # check=False: a rewrite may have narrowed the type; going back must still work
         self.fgraph.change_node_input(
@@ -143,6 +196,7 @@ class History(Feature):
     ``fgraph.revert(checkpoint)``.
     """
 
+    provides: tuple[str, ...] = ("checkpoint", "revert")
     pickle_rm_attr = ("checkpoint", "revert")
 
     def __init__(self) -> None:
@@ -159,6 +213,8 @@ class History(Feature):
         return type(self)()
 
     def unpickle(self, fgraph: FunctionGraph) -> None:
+        if self.history.get(fgraph) is None:
+            self.history[fgraph] = []
         fgraph.checkpoint = GetCheckpoint(self, fgraph)
         fgraph.revert = partial(self.revert, fgraph)
 
@@ -197,6 +253,84 @@ class History(Feature):
             self.history[fgraph] = h
 
 
+class FullHistory(Feature):
+    """Records every input change so the graph can be replayed back and forth.
+
+    After rewriting, ``start()`` shows the graph as it was when attached,
+    ``end()`` as it is now, and ``prev()`` / ``next()`` / ``goto(i)`` step
+    through the intermediate states (each returns the graph). ``callback``,
+    if given, is called after every step.
+    """
+
+    def __init__(self, callback: Any = None) -> None:
+        self.fgraph: FunctionGraph | None = None
+        self.changes: list[tuple[Any, int, Variable, Variable, Any]] = []
+        self.pointer = 0
+        self.callback = callback
+        self._replaying = False
+
+    def on_attach(self, fgraph: FunctionGraph) -> None:
+        if self.fgraph is not None:
+            raise ValueError("a FullHistory records one FunctionGraph only")
+        self.fgraph = fgraph
+        self.changes = []
+        self.pointer = 0
+
+    def on_detach(self, fgraph: FunctionGraph) -> None:
+        self.fgraph = None
+
+    def clone(self) -> FullHistory:
+        return type(self)(self.callback)
+
+    def on_change_input(
+        self, fgraph: FunctionGraph, node: Apply | str, i: int, r: Variable, new_r: Variable,
+        reason: str | None = None,
+    ) -> None:
+        if self._replaying:
+            return
+        del self.changes[self.pointer:]  # a new change forgets the undone ones
+        self.changes.append((node, i, r, new_r, reason))
+        self.pointer = len(self.changes)
+
+    def _apply(self, k: int, forward: bool) -> None:
+        node, i, r, new_r, reason = self.changes[k]
+        if getattr(config, "optimizer_verbose", False):
+            print(reason)
+        self.fgraph.change_node_input(node, i, new_r if forward else r, check=False,
+                                      reason=("FullHistory", reason))
+
+    def goto(self, checkpoint: int) -> FunctionGraph:
+        """Show the graph after the first ``checkpoint`` recorded changes."""
+        if self.fgraph is None:
+            raise ValueError("FullHistory.goto: not attached to a FunctionGraph")
+        target = max(0, min(int(checkpoint), len(self.changes)))
+        self._replaying = True
+        try:
+            while self.pointer > target:
+                self.pointer -= 1
+                self._apply(self.pointer, forward=False)
+            while self.pointer < target:
+                self._apply(self.pointer, forward=True)
+                self.pointer += 1
+        finally:
+            self._replaying = False
+        if self.callback is not None:
+            self.callback()
+        return self.fgraph
+
+    def start(self) -> FunctionGraph:
+        return self.goto(0)
+
+    def end(self) -> FunctionGraph:
+        return self.goto(len(self.changes))
+
+    def prev(self) -> FunctionGraph:
+        return self.goto(self.pointer - 1)
+
+    def next(self) -> FunctionGraph:
+        return self.goto(self.pointer + 1)
+
+
 class Validator(Feature):
     """Installs ``fgraph.validate()`` and ``fgraph.consistent()``.
 
@@ -204,6 +338,7 @@ class Validator(Feature):
     has one; they raise InconsistencyError when the graph is unacceptable.
     """
 
+    provides: tuple[str, ...] = ("validate", "consistent")
     pickle_rm_attr = ("validate", "consistent")
 
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -226,6 +361,7 @@ class Validator(Feature):
         """Run every Feature's ``validate``; raise InconsistencyError if one objects."""
         t0 = time.perf_counter()
         fgraph.execute_callbacks("validate")
+        fgraph.execute_callbacks("on_validate")
         fgraph.validate_time = getattr(fgraph, "validate_time", 0.0) + time.perf_counter() - t0
         return True
 
@@ -245,6 +381,13 @@ class ReplaceValidate(History, Validator):
     ``fgraph.replace_all_validate_remove``.
     """
 
+    provides: tuple[str, ...] = (
+        *History.provides,
+        *Validator.provides,
+        "replace_validate",
+        "replace_all_validate",
+        "replace_all_validate_remove",
+    )
     pickle_rm_attr = (
         "replace_validate",
         "replace_all_validate",
@@ -310,14 +453,18 @@ class ReplaceValidate(History, Validator):
             raise
         try:
             fgraph.validate()
-        except Exception:
+        except Exception as exc:
             fgraph.revert(chk)
             if verbose:
-                print(f"rewriting: validate failed on {reason}: reverted", file=sys.stderr)
+                for r, _ in replacements if isinstance(replacements, Sequence) else ():
+                    print(f"rewriting: validate failed on node {r}.\n Reason: {reason}, {exc}")
             raise
         if verbose:
             for r, new_r in replacements if isinstance(replacements, Sequence) else ():
-                print(f"rewriting: rewrite {reason} replaces {r} with {new_r}")
+                print(
+                    f"rewriting: rewrite {reason} replaces {r} of {r.owner} "
+                    f"with {new_r} of {new_r.owner}"
+                )
         return chk
 
     def replace_all_validate_remove(
@@ -343,11 +490,6 @@ class ReplaceValidate(History, Validator):
                     f"{reason}: replacement should have removed {rm} from the graph but did not"
                 )
         return chk
-
-    def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
-        d["history"] = {}
-        return d
 
 
 class NodeFinder(Bookkeeper):

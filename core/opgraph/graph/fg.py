@@ -15,24 +15,34 @@ Graph outputs are clients too: output ``i`` is the pair ``("output", i)`` in
 
 from __future__ import annotations
 
-import itertools
+import weakref
 from collections.abc import Iterable, Sequence
+from time import perf_counter
 from typing import Any, Literal
 
 import attrs
 
 from opgraph.config import config
 from opgraph.graph.basic import (
+    DEBUGPRINT,
     Apply,
+    AtomicVariable,
     Constant,
+    FrozenApply,
+    NominalVariable,
     Variable,
     _postorder_nodes,
     clone_get_equiv,
     general_toposort,
+    graph_inputs,
 )
+from opgraph.graph.features import AlreadyThere, Feature, ReplaceValidate
+from opgraph.graph.integrity import check_integrity
+from opgraph.graph.null_type import NullType
+from opgraph.graph.op import Op
 from opgraph.graph.utils import MissingInputError, type_name
 
-__all__ = ["OUTPUT", "ClientType", "FunctionGraph"]
+__all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "Output"]
 
 #: The pseudo-node that stands for the graph's outputs in ``clients``.
 OUTPUT: Literal["output"] = "output"
@@ -85,19 +95,19 @@ class FunctionGraph:
         **clone_kwds: Any,
     ) -> None:
         if outputs is None:
-            raise TypeError("FunctionGraph needs a list of outputs, got None")
+            raise ValueError("No outputs specified: FunctionGraph needs a list of outputs")
         if isinstance(outputs, Variable) or not isinstance(outputs, Iterable):
             raise TypeError(
-                f"FunctionGraph outputs must be a list of Variables, got {type_name(outputs)}"
+                f"FunctionGraph outputs must be a list of Variables, got {type_name(outputs)} "
+                f"('{type_name(outputs)}' object is not iterable)"
             )
         outputs = list(outputs)
         if inputs is None:
-            from opgraph.graph.basic import graph_inputs
-
-            inputs = [i for i in graph_inputs(outputs) if not isinstance(i, Constant)]
+            inputs = [i for i in graph_inputs(outputs) if not isinstance(i, AtomicVariable)]
         elif isinstance(inputs, Variable) or not isinstance(inputs, Iterable):
             raise TypeError(
-                f"FunctionGraph inputs must be a list of Variables, got {type_name(inputs)}"
+                f"FunctionGraph inputs must be a list of Variables, got {type_name(inputs)} "
+                f"('{type_name(inputs)}' object is not iterable)"
             )
         inputs = list(inputs)
         for kind, seq in (("input", inputs), ("output", outputs)):
@@ -127,8 +137,9 @@ class FunctionGraph:
         for v in inputs:
             if v.owner is not None:
                 raise ValueError(
-                    f"FunctionGraph input {v} is the output of {v.owner.op}: inputs must be "
-                    "ownerless variables (pass clone=True or use graph_inputs(outputs))"
+                    "One of the provided inputs is the output of an already existing node. "
+                    "If that is okay, either discard that input's owner or use graph.clone. "
+                    f"(FunctionGraph input {v} is the output of {v.owner.op})"
                 )
             if v in self.variables:
                 raise ValueError(f"FunctionGraph input {v} is listed twice")
@@ -141,6 +152,8 @@ class FunctionGraph:
         self._topo_cache = order
         for f in features or ():
             self.attach_feature(f)
+        # As in PyTensor: every graph can checkpoint/revert and validate replacements.
+        self.attach_feature(ReplaceValidate())
 
     # ------------------------------------------------------------------ inputs/vars
     def add_input(self, var: Variable, check: bool = True) -> None:
@@ -180,6 +193,11 @@ class FunctionGraph:
         """Record that ``new_client = (node, i)`` uses ``var``."""
         if not isinstance(new_client, tuple) or len(new_client) != 2:
             raise TypeError(f"a client is a (node, index) pair, got {new_client!r}")
+        if not (isinstance(new_client[0], Apply) or new_client[0] == OUTPUT):
+            raise TypeError(
+                f"The first entry of a client must be an Apply node or {OUTPUT!r}, "
+                f"got {type_name(new_client[0])}"
+            )
         cl = self.clients.get(var)
         if cl is None:
             raise KeyError(f"add_client: {var} is not a variable of this FunctionGraph")
@@ -231,6 +249,7 @@ class FunctionGraph:
             self.variables.difference_update(owner.outputs)
             for o in owner.outputs:
                 clients.pop(o, None)
+            _note(owner, "removed_by", reason)
             self.execute_callbacks("on_prune", owner, reason)
             for i, inp in enumerate(owner.inputs):
                 stack.append((inp, (owner, i)))
@@ -262,9 +281,9 @@ class FunctionGraph:
         if apply_nodes and new_nodes:  # only a corrupted graph walks into its own nodes
             new_nodes = [n for n in new_nodes if n not in apply_nodes]
         if check and (
-            any(not isinstance(x, Constant) for x in orphans)
+            any(not isinstance(x, AtomicVariable) for x in orphans)
             or any(
-                o.owner is None and o not in variables and not isinstance(o, Constant)
+                o.owner is None and o not in variables and not isinstance(o, AtomicVariable)
                 for o in outputs
             )
         ):
@@ -285,10 +304,10 @@ class FunctionGraph:
         missing: list[tuple[Variable, Apply | None]] = []
         for node in new_nodes:
             for x in node.inputs:
-                if x.owner is None and x not in variables and not isinstance(x, Constant):
+                if x.owner is None and x not in variables and not isinstance(x, AtomicVariable):
                     missing.append((x, node))
         for out in outputs:
-            if out.owner is None and out not in variables and not isinstance(out, Constant):
+            if out.owner is None and out not in variables and not isinstance(out, AtomicVariable):
                 missing.append((out, None))
         if not import_missing:
             var, node = missing[0]
@@ -376,7 +395,8 @@ class FunctionGraph:
         """Import ``apply_node`` and everything it needs that is not in the graph."""
         if not isinstance(apply_node, Apply):
             raise TypeError(f"import_node: expected an Apply, got {type_name(apply_node)}")
-        self._import_graph(apply_node.outputs, reason, import_missing, check)
+        for node in self._import_graph(apply_node.outputs, reason, import_missing, check):
+            _note(node, "imported_by", reason)
 
     def import_var(
         self, var: Variable, reason: str | None = None, import_missing: bool = False
@@ -386,7 +406,13 @@ class FunctionGraph:
             raise TypeError(f"import_var: expected a Variable, got {type_name(var)}")
         if var in self.variables:
             return
-        self._import_graph([var], reason, import_missing, True)
+        if isinstance(var.type, NullType):
+            raise TypeError(
+                f"Computation graph contains a NullType variable {var}, which has no value: "
+                f"{var.type.why_null}"
+            )
+        for node in self._import_graph([var], reason, import_missing, True):
+            _note(node, "imported_by", reason)
 
     # ------------------------------------------------------------------ rewiring
     def change_node_input(
@@ -436,9 +462,15 @@ class FunctionGraph:
         unless ``reason`` is listed in ``config.optimizer_verbose_ignore``.
         """
         if verbose is None:
-            verbose = config.optimizer_verbose
-        if verbose and str(reason) not in config.optimizer_verbose_ignore.split(","):
-            print(f"rewriting: rewrite {reason} replaces {var} of {var.owner} with {new_var}")
+            verbose = getattr(config, "optimizer_verbose", False)
+            if verbose:
+                ignored = getattr(config, "optimizer_verbose_ignore", "") or ""
+                verbose = str(reason) not in [n.strip() for n in ignored.split(",")]
+        if verbose:
+            print(
+                f"rewriting: rewrite {reason} replaces {var} of {var.owner} "
+                f"with {new_var} of {getattr(new_var, 'owner', None)}"
+            )
         if not isinstance(new_var, Variable):
             raise TypeError(
                 f"replace: the replacement of {var} must be a Variable, got {type_name(new_var)}"
@@ -492,6 +524,7 @@ class FunctionGraph:
         self.variables.difference_update(node.outputs)
         for o in node.outputs:
             self.clients.pop(o, None)
+        _note(node, "removed_by", reason)
         self.execute_callbacks("on_prune", node, reason)
         for i, inp in enumerate(node.inputs):
             self.remove_client(inp, (node, i), reason=reason)
@@ -544,8 +577,6 @@ class FunctionGraph:
         ``on_attach`` raises AlreadyThere (an equivalent one is attached) is
         quietly refused, as rewriters rely on.
         """
-        from opgraph.graph.features import AlreadyThere
-
         if any(f is feature for f in self._features):
             raise AlreadyThere(
                 f"{type(feature).__name__} instance {feature!r:.80} is already attached to "
@@ -577,8 +608,6 @@ class FunctionGraph:
 
     def _refresh_callbacks(self) -> None:
         self._callbacks = {}
-        from opgraph.graph.features import Feature
-
         self._order_features = [
             f
             for f in self._features
@@ -592,8 +621,6 @@ class FunctionGraph:
         """Bound callbacks of Features that really implement ``name`` (cached)."""
         cbs = self._callbacks.get(name)
         if cbs is None:
-            from opgraph.graph.features import Feature
-
             cbs = []
             for f in self._features:
                 fn = getattr(f, name, None)
@@ -607,18 +634,45 @@ class FunctionGraph:
         return cbs
 
     def execute_callbacks(self, name: str, *args: Any, **kwargs: Any) -> None:
-        """Call ``feature.<name>(self, *args, **kwargs)`` on every Feature that has it."""
-        for fn in self._callbacks_for(name):
+        """Call ``feature.<name>(self, *args, **kwargs)`` on every Feature that has it.
+
+        The time each Feature spends is added up in ``execute_callbacks_times``.
+        """
+        cbs = self._callbacks_for(name)
+        if not cbs:
+            return
+        times = self.execute_callbacks_times
+        for fn in cbs:
+            t0 = perf_counter()
             fn(self, *args, **kwargs)
+            feature = getattr(fn, "__self__", fn)
+            times[feature] = times.get(feature, 0.0) + perf_counter() - t0
 
     def collect_callbacks(self, name: str, *args: Any) -> dict[Any, Any]:
-        """``{feature: feature.<name>(self, *args)}`` for every Feature that has it."""
+        """``{feature: feature.<name>(*args)}`` for every Feature that has it."""
         d = {}
         for f in self._features:
             fn = getattr(f, name, None)
             if callable(fn):
-                d[f] = fn(self, *args)
+                d[f] = fn(*args)
         return d
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The graph and its Features; the methods Features installed are re-made on load."""
+        d = self.__dict__.copy()
+        for f in self._features:
+            for name in (*getattr(f, "pickle_rm_attr", ()), *getattr(f, "provides", ())):
+                if name in d and getattr(f, "unpickle", None) is not None:
+                    del d[name]
+        d["_callbacks"] = {}
+        return d
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for f in self._features:
+            unpickle = getattr(f, "unpickle", None)
+            if unpickle is not None:
+                unpickle(self)
 
     # ------------------------------------------------------------------ ordering
     def orderings(self) -> dict[Apply, list[Apply]]:
@@ -669,165 +723,9 @@ class FunctionGraph:
     def check_integrity(self) -> None:
         """Raise if clients, apply_nodes or variables disagree with the graph's edges.
 
-        One walk plus one pass over the edges, in linear time even when a
-        variable has thousands of clients; only when something disagrees does
-        ``_diagnose_integrity`` run the slower checks that name the culprit.
+        Linear time; see :mod:`opgraph.graph.integrity`.
         """
-        input_set = set(self.inputs)
-        nodes = _postorder_nodes(input_set, self.outputs)
-        if not self._integrity_holds(nodes, input_set):
-            self._diagnose_integrity(nodes)
-
-    def _integrity_holds(self, nodes: list[Apply], input_set: set[Variable]) -> bool:
-        """True when the bookkeeping matches the graph reachable from the outputs.
-
-        Each edge ``(node, i)`` must be found in ``clients[node.inputs[i]]``;
-        distinct edges find distinct entries, so with as many entries as edges
-        every entry is an edge. Likewise every expected variable must be in
-        ``variables`` and ``clients``, and the sizes must agree.
-        """
-        apply_nodes = self.apply_nodes
-        if len(nodes) != len(apply_nodes) or not apply_nodes.issuperset(nodes):
-            return False
-        if len(input_set) != len(self.inputs):
-            return False
-        variables = self.variables
-        clients = self.clients
-        get = clients.get
-        big: dict[Variable, set] = {}  # client sets of widely used variables
-        extra: set[Variable] = set()  # ownerless non-inputs: constants
-        n_vars = len(input_set)
-        n_edges = 0
-        for node in nodes:
-            k = 0
-            for o in node.outputs:
-                if o.owner is not node or o.index != k or o not in variables or o not in clients:
-                    return False
-                k += 1
-            n_vars += k
-            i = 0
-            for x in node.inputs:
-                cl = get(x)
-                if cl is None:
-                    return False
-                if len(cl) <= 8:
-                    if (node, i) not in cl:
-                        return False
-                else:
-                    s = big.get(x)
-                    if s is None:
-                        s = big[x] = set(cl)
-                    if (node, i) not in s:
-                        return False
-                if x.owner is None and x not in input_set:
-                    if not isinstance(x, Constant):
-                        return False
-                    extra.add(x)
-                i += 1
-            n_edges += i
-        outputs = self.outputs
-        for j, o in enumerate(outputs):
-            cl = get(o)
-            if cl is None or (OUTPUT, j) not in cl:
-                return False
-            if o.owner is None and o not in input_set:
-                if not isinstance(o, Constant):
-                    return False
-                extra.add(o)
-        n_edges += len(outputs)
-        n_vars += len(extra)
-        for v in itertools.chain(input_set, extra):
-            if v not in variables or v not in clients:
-                return False
-        return (
-            len(variables) == n_vars
-            and len(clients) == n_vars
-            and sum(map(len, clients.values())) == n_edges
-        )
-
-    def _diagnose_integrity(self, nodes: list[Apply]) -> None:
-        """Raise an InconsistencyError naming what disagrees (the slow, thorough check)."""
-        from opgraph.graph.utils import InconsistencyError
-
-        apply_nodes = self.apply_nodes
-        if len(nodes) != len(apply_nodes) or not apply_nodes.issuperset(nodes):
-            found = set(nodes)
-            extra = apply_nodes - found
-            lost = found - apply_nodes
-            raise InconsistencyError(
-                "The apply_nodes of this FunctionGraph do not match its graph: "
-                f"{len(extra)} unreachable recorded (e.g. {next(iter(extra), None)}), "
-                f"{len(lost)} reachable missing (e.g. {next(iter(lost), None)})"
-            )
-        input_set = set(self.inputs)
-        if len(input_set) != len(self.inputs):
-            raise InconsistencyError("an input is listed twice in fgraph.inputs")
-        clients = self.clients
-        expected_vars = set(input_set)
-        n_edges = 0
-        get = clients.get
-
-        def undeclared(x: Variable) -> bool:
-            return x.owner is None and x not in input_set and not isinstance(x, Constant)
-
-        for node in nodes:
-            outs = node.outputs
-            for k, o in enumerate(outs):
-                if o.owner is not node or o.index != k:
-                    raise InconsistencyError(f"{o} is output {k} of {node} but its owner differs")
-            expected_vars.update(outs)
-            ins = node.inputs
-            n_edges += len(ins)
-            for i, x in enumerate(ins):
-                cl = get(x)
-                if cl is None or (node, i) not in cl:
-                    raise InconsistencyError(
-                        f"Wrong clients for {x}: recorded {_fmt_clients(cl)}, "
-                        f"missing ({node}, {i})"
-                    )
-                if x not in expected_vars:
-                    if undeclared(x):
-                        raise InconsistencyError(f"Undeclared input {x} used by {node} (input {i})")
-                    expected_vars.add(x)
-        for j, o in enumerate(self.outputs):
-            if undeclared(o):
-                raise InconsistencyError(f"Undeclared input {o} used as output {j}")
-            cl = get(o)
-            if cl is None or (OUTPUT, j) not in cl:
-                raise InconsistencyError(
-                    f"Wrong clients for {o}: recorded {_fmt_clients(cl)}, missing (output, {j})"
-                )
-            expected_vars.add(o)
-        n_edges += len(self.outputs)
-        if expected_vars != self.variables:
-            extra = self.variables - expected_vars
-            lost = expected_vars - self.variables
-            raise InconsistencyError(
-                "The variables of this FunctionGraph do not match its graph: "
-                f"extra {sorted(map(str, extra))[:5]}, missing {sorted(map(str, lost))[:5]}"
-            )
-        if len(clients) != len(expected_vars) or sum(map(len, clients.values())) != n_edges:
-            for var, cl in clients.items():
-                if var not in expected_vars:
-                    raise InconsistencyError(
-                        f"{var} is not in the graph but has a clients entry {_fmt_clients(cl)}"
-                    )
-                if len(set(cl)) != len(cl):
-                    raise InconsistencyError(f"Duplicate clients for {var}: {_fmt_clients(cl)}")
-                for c, i in cl:
-                    ok = (
-                        self.outputs[i] is var if c == OUTPUT and i < len(self.outputs)
-                        else c != OUTPUT and c in apply_nodes and c.inputs[i] is var
-                    )
-                    if not ok:
-                        raise InconsistencyError(
-                            f"Wrong clients for {var}: ({_node_label(c)}, {i}) does not use it"
-                        )
-            raise InconsistencyError("clients hold more entries than the graph has edges")
-        raise InconsistencyError(
-            "clients do not match the graph's edges (a variable of the graph has no clients "
-            "entry, or an entry belongs to a variable outside it)"
-        )
+        check_integrity(self)
 
     # ------------------------------------------------------------------ cloning
     def clone(self, check_integrity: bool = True) -> FunctionGraph:
@@ -882,11 +780,193 @@ class FunctionGraph:
         """The attached Features, in attachment order (a copy)."""
         return list(self._features)
 
+    def dprint(self, **kwargs: Any) -> Any:
+        """``debugprint(self, **kwargs)`` (needs ``opgraph.printing`` imported)."""
+        return _debugprint(self, **kwargs)
 
-def _fmt_clients(cl: Any) -> str:
-    if cl is None:
-        return "nothing"
-    return "[" + ", ".join(f"({_node_label(n)}, {i})" for n, i in cl) + "]"
+    def freeze(self) -> FrozenFunctionGraph:
+        """An immutable, hashable copy: equal graphs freeze to equal objects."""
+        return FrozenFunctionGraph(self.inputs, self.outputs)
+
+
+def _debugprint(obj: Any, **kwargs: Any) -> Any:
+    if not DEBUGPRINT:
+        raise RuntimeError("dprint needs opgraph.printing: run `import opgraph.printing` first")
+    return DEBUGPRINT[0](obj, **kwargs)
+
+
+class Output(Op):
+    """Stands for "graph output ``idx``" as a client of a frozen graph's outputs."""
+
+    __props__ = ("idx",)
+
+    def __init__(self, idx: int) -> None:
+        self.idx = idx
+
+    def make_node(self, inp: Variable) -> Apply:
+        return Apply(self, [inp], [])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        raise RuntimeError("Output is a marker of graph outputs and is never computed")
+
+    def __str__(self) -> str:
+        return f"output[{self.idx}]"
+
+
+_FROZEN_CONSTANTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _intern_constant(c: Constant) -> Constant:
+    """The first-seen constant equal to ``c`` (so frozen graphs share their constants)."""
+    key = (type(c), c.signature())
+    found = _FROZEN_CONSTANTS.get(key)
+    if found is None:
+        found = _FROZEN_CONSTANTS[key] = c
+    return found
+
+
+class FrozenFunctionGraph:
+    """An immutable graph of interned nodes: hashable, and equal when structurally equal.
+
+    Inputs become ``NominalVariable(i, type)`` (numbered 0..n-1), nodes
+    become FrozenApply, equal constants are shared; two graphs computing the
+    same thing from the same input types therefore hold the very same
+    output objects, and compare and hash by them.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_hash",
+        "_order",
+        "apply_nodes",
+        "clients",
+        "inputs",
+        "outputs",
+        "variables",
+    )
+
+    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
+        inputs = list(inputs)
+        outputs = list(outputs)
+        memo: dict[Variable, Variable] = {}
+        new_inputs = []
+        for i, x in enumerate(inputs):
+            memo[x] = nominal = NominalVariable(i, x.type)
+            new_inputs.append(nominal)
+        order = []
+        for node in _postorder_nodes(set(inputs), outputs):
+            ins = []
+            for x in node.inputs:
+                nx = memo.get(x)
+                if nx is None:
+                    if not isinstance(x, Constant):
+                        raise ValueError(
+                            f"Orphan variable {x} (of type {x.type}) is used by {node} but is "
+                            "neither an input of the graph nor a constant"
+                        )
+                    nx = memo[x] = _intern_constant(x)
+                ins.append(nx)
+            frozen = FrozenApply(node.op, ins, [o.type for o in node.outputs])
+            order.append(frozen)
+            for o, fo in zip(node.outputs, frozen.outputs):
+                memo[o] = fo
+        new_outputs = []
+        for k, o in enumerate(outputs):
+            fo = memo.get(o)
+            if fo is None and isinstance(o, Constant):
+                fo = _intern_constant(o)
+            if fo is None and o.owner is not None:
+                fo = memo.get(o.owner.outputs[o.index])
+            if fo is None:
+                raise ValueError(
+                    f"Output {k} ({o}) could not be mapped to the frozen graph: it is not "
+                    "computed from the inputs"
+                )
+            new_outputs.append(fo)
+        self.inputs = tuple(new_inputs)
+        self.outputs = tuple(new_outputs)
+        self._order = tuple(dict.fromkeys(order))
+        self.apply_nodes = frozenset(self._order)
+        variables = set(self.inputs) | set(self.outputs)
+        clients: dict[Variable, list] = {v: [] for v in self.inputs}
+        for node in self._order:
+            variables.update(node.inputs)
+            variables.update(node.outputs)
+            for o in node.outputs:
+                clients.setdefault(o, [])
+            for i, x in enumerate(node.inputs):
+                clients.setdefault(x, []).append((node, i))
+        for i, o in enumerate(self.outputs):
+            clients.setdefault(o, []).append((Output(i).make_node(o), 0))
+        self.variables = frozenset(variables)
+        self.clients = clients
+        self._hash = hash((self.inputs, self.outputs))
+
+    def toposort(self) -> tuple[Apply, ...]:
+        return self._order
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, FrozenFunctionGraph):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.inputs == other.inputs
+            and len(self.outputs) == len(other.outputs)
+            and all(a is b for a, b in zip(self.outputs, other.outputs))
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple:
+        return (FrozenFunctionGraph, (self.inputs, self.outputs))
+
+    def __copy__(self) -> FrozenFunctionGraph:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> FrozenFunctionGraph:
+        return self
+
+    def __repr__(self) -> str:
+        return f"FrozenFunctionGraph({', '.join(map(str, self.outputs))})"
+
+    def bind(self, inputs: Sequence[Variable]) -> list[Variable]:
+        """The outputs rebuilt on ``inputs`` (mutable nodes, the frozen output types)."""
+        inputs = list(inputs)
+        if len(inputs) != len(self.inputs):
+            raise ValueError(
+                f"bind: this graph has {len(self.inputs)} inputs, got {len(inputs)}"
+            )
+        memo: dict[Variable, Variable] = dict(zip(self.inputs, inputs))
+        for node in self._order:
+            ins = [memo.get(x, x) for x in node.inputs]
+            if all(a.type == b.type for a, b in zip(ins, node.inputs)):
+                new = Apply(node.op, ins, [o.type.make_variable() for o in node.outputs])
+            else:
+                new = node.op.make_node(*ins)
+            memo.update(zip(node.outputs, new.outputs))
+        return [memo.get(o, o) for o in self.outputs]
+
+    def unfreeze(self) -> FunctionGraph:
+        """A mutable FunctionGraph over copies of these nodes (inputs stay nominal)."""
+        return FunctionGraph(list(self.inputs), list(self.outputs), clone=True)
+
+    def dprint(self, **kwargs: Any) -> Any:
+        return _debugprint(self, **kwargs)
+
+
+def _note(node: Apply, field: str, reason: Any) -> None:
+    """Append ``reason`` to ``node.tag.<field>`` (who imported or removed the node)."""
+    if not isinstance(reason, str | None):
+        reason = str(reason)  # rewriters are often unpicklable; their names are enough
+    tag = node.tag
+    seen = getattr(tag, field, None)
+    if seen is None:
+        setattr(tag, field, [reason])
+    else:
+        seen.append(reason)
 
 
 def _graph_strings(fgraph: FunctionGraph) -> list[str]:

@@ -62,6 +62,26 @@ class Op:
     #: Name of the optional attribute naming the op in printouts.
     _output_type_depends_on_input_value = False
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Op:
+        """Refuse to instantiate an Op class that has no way to compute.
+
+        ``perform`` is abstract: a subclass must define it, or another
+        implementation (``make_thunk``, ``c_code``), as in PyTensor.
+        """
+        abstract = _ABSTRACT.get(cls)
+        if abstract is None:
+            abstract = _ABSTRACT[cls] = (
+                cls.perform is Op.perform
+                and cls.make_thunk is Op.make_thunk
+                and not hasattr(cls, "c_code")
+            )
+        if abstract:
+            raise TypeError(
+                f"Can't instantiate {cls.__name__}: it defines no perform() (nor make_thunk "
+                "or c_code), so its nodes could not be computed"
+            )
+        return super().__new__(cls)
+
     # -- equality -------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -98,8 +118,33 @@ class Op:
 
     # -- building ---------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
-        """Return an Apply of this Op to ``inputs`` (converted and checked)."""
-        raise NotImplementedError(f"{type(self).__name__} must implement make_node")
+        """Return an Apply of this Op to ``inputs`` (converted and checked).
+
+        The default serves Ops that declare ``itypes`` and ``otypes`` (lists of
+        Types): the inputs must be of those kinds, the outputs are new
+        variables of ``otypes``.
+        """
+        itypes = getattr(self, "itypes", None)
+        otypes = getattr(self, "otypes", None)
+        if itypes is None or otypes is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement make_node (or declare itypes and otypes)"
+            )
+        if len(inputs) != len(itypes):
+            raise ValueError(
+                f"{self} expects {len(itypes)} inputs ({', '.join(map(str, itypes))}), "
+                f"got {len(inputs)}"
+            )
+        ins = [x if isinstance(x, Variable) else t.filter_variable(x)
+               for t, x in zip(itypes, inputs)]
+        bad = [(i, t, x) for i, (t, x) in enumerate(zip(itypes, ins)) if not t.in_same_class(x.type)
+               and not t.is_super(x.type)]
+        if bad:
+            raise TypeError(
+                f"Invalid input types for Op {self}: "
+                + "; ".join(f"input {i} must be {t}, got {x.type} ({x})" for i, t, x in bad)
+            )
+        return Apply(self, ins, [t() for t in otypes])
 
     def __call__(
         self, *inputs: Any, name: str | None = None, return_list: bool = False, **kwargs: Any
@@ -109,6 +154,8 @@ class Op:
         if name is not None:
             if len(node.outputs) == 1:
                 node.outputs[0].name = name
+            elif self.default_output is not None:
+                node.outputs[self.default_output].name = name
             else:
                 for i, o in enumerate(node.outputs):
                     o.name = f"{name}_{i}"
@@ -250,6 +297,9 @@ class Op:
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         """``pattern[i][j]``: output j depends on input i. Default: all connected."""
         return [[True] * len(node.outputs) for _ in node.inputs]
+
+
+_ABSTRACT: dict[type, bool] = {}
 
 
 def _warn_legacy(cls: type, old: str, new: str) -> None:

@@ -65,7 +65,10 @@ class Type:
         if other.type == self:
             return other
         if allow_convert:
-            converted = self.convert_variable(other)
+            try:
+                converted = self.convert_variable(other)
+            except NotImplementedError:  # this Type knows no conversion
+                converted = None
             if converted is not None:
                 return converted
         raise TypeError(
@@ -74,16 +77,29 @@ class Type:
         )
 
     def convert_variable(self, var: Variable) -> Variable | None:
-        """A Variable compatible with both this Type and ``var.type``, or None."""
+        """A Variable compatible with both this Type and ``var.type``, or None.
+
+        ``var`` itself when its type is at least as specific as this one; a Type
+        that can convert a less specific variable overrides this (the default
+        raises NotImplementedError in that case, as PyTensor's does).
+        """
         if self.is_super(var.type):
             return var
+        if var.type.is_super(self):
+            raise NotImplementedError(
+                f"{type(self).__name__} cannot convert {var} of the less specific type "
+                f"{var.type} into {self}"
+            )
         return None
 
     def is_super(self, otype: Type) -> bool | None:
-        """True when every value of ``otype`` is also a value of this Type."""
+        """True when every value of ``otype`` is also a value of this Type.
+
+        None when the relation is unknown (the default for different Types).
+        """
         if self == otype:
             return True
-        return False
+        return None
 
     def in_same_class(self, otype: Type) -> bool | None:
         """True when ``otype`` is a refinement of this Type (same kind of values)."""
@@ -101,12 +117,16 @@ class Type:
             raise TypeError(f"{self}: a variable name must be a str, got {type_name(name)}")
         return self.make_variable(name)
 
-    def clone(self, **kwargs: Any) -> Type:
-        """A copy with some parameters changed (attrs types only)."""
-        if attrs.has(type(self)):
+    def clone(self, *args: Any, **kwargs: Any) -> Type:
+        """A copy with some parameters changed.
+
+        attrs Types take field names; other Types are rebuilt with
+        ``type(self)(*args, **kwargs)`` (PyTensor's default).
+        """
+        if attrs.has(type(self)) and not args:
             return attrs.evolve(self, **kwargs)
-        if kwargs:
-            raise TypeError(f"{type(self).__name__} has no parameters to change")
+        if args or kwargs:
+            return type(self)(*args, **kwargs)
         return self
 
     # -- shapes (used by memory estimates and the ShapeFeature) --------------------

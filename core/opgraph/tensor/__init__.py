@@ -66,6 +66,8 @@ for _name in (
 del _name
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
+# The tensor batching rules of vectorize_graph / jacobian, registered with the graph layer.
+import opgraph.autodiff.vectorize as _vectorize  # noqa: E402, F401
 import opgraph.tensor.printers as _printers  # noqa: E402, F401
 
 # ``pt.random.normal(...)``, as in PyTensor; also registers shared(Generator).

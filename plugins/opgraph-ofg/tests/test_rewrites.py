@@ -123,7 +123,7 @@ def test_inplace_on_inputs_where_the_destroy_handler_allows():
     a = pt.vector("a")
     op = OpFromGraph([a], [pt.sin(a) * 2 + a])
     fg = FunctionGraph([x], [op(op(op(x)))], clone=True)
-    fg.attach_feature(DestroyHandler())
+    fg.attach_feature(DestroyHandler(protect_inputs=True))
     OpFromGraphInplace().rewrite(fg)
     nodes = _ofg_nodes(fg)
     assert [bool(n.op.destroy_map) for n in nodes] == [False, True, True]  # x is protected
@@ -144,7 +144,7 @@ def test_inplace_refused_when_value_still_needed():
     op = OpFromGraph([a], [a * 2])
     h = op(x)
     fg = FunctionGraph([x], [op(h) + h], clone=True)
-    fg.attach_feature(DestroyHandler())
+    fg.attach_feature(DestroyHandler(protect_inputs=True))
     OpFromGraphInplace().rewrite(fg)
     # h is read by the Add after (or before) the second op: at most an ordering, never wrong
     from opgraph.compile import Mode, function

@@ -168,12 +168,12 @@ def test_local_group_db_and_registration_errors():
     res = grp.query("fast_run")
     assert isinstance(res, SequentialNodeRewriter)
     assert [str(r) for r in res.rewriters] == ["b", "a"]
-    with pytest.raises(ValueError, match="already has an entry"):
+    with pytest.raises(ValueError, match="The tag 'a' is already present"):
         grp.register("a", _noop("a"))
     with pytest.raises(TypeError, match="NodeRewriter"):
         grp.register("z", object())
-    with pytest.raises(TypeError, match="tags"):
-        EquilibriumDB().register("q", _noop("q"), 3)
+    with pytest.raises(TypeError, match="tags must be hashable"):
+        EquilibriumDB().register("q", _noop("q"), ["unhashable"])
     with pytest.raises(KeyError, match="no entry"):
         grp["missing"]
 

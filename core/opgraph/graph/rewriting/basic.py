@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
+import logging
 import threading
 import time
 import warnings
@@ -17,29 +19,62 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from opgraph.graph.basic import Apply, Variable
-from opgraph.graph.utils import InconsistencyError, type_name
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.fg import Output
+from opgraph.graph.op import Op
+from opgraph.graph.rewriting.unify import OpPattern
+from opgraph.graph.traversal import _postorder_nodes
+from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.rewriting.merge import MergeFeature, MergeOptimizer, merge_optimizer
+    from opgraph.graph.rewriting.pattern import (
+        PatternNodeRewriter,
+        RemovalNodeRewriter,
+        SubstitutionNodeRewriter,
+    )
+    from opgraph.graph.rewriting.walking import (
+        EquilibriumGraphRewriter,
+        WalkingGraphRewriter,
+        dfs_rewriter,
+        in2out,
+        out2in,
+    )
+
+_logger = logging.getLogger("opgraph.graph.rewriting.basic")
 
 __all__ = [
+    "EquilibriumGraphRewriter",
     "FromFunctionGraphRewriter",
     "FromFunctionNodeRewriter",
     "GraphRewriter",
+    "MergeFeature",
+    "MergeOptimizer",
+    "NodeProcessingGraphRewriter",
     "NodeRewriter",
     "OpToRewriterTracker",
+    "PatternNodeRewriter",
+    "RemovalNodeRewriter",
     "RewriteFailure",
     "Rewriter",
     "RewriterStats",
     "SequentialGraphRewriter",
     "SequentialNodeRewriter",
+    "SubstitutionNodeRewriter",
+    "WalkingGraphRewriter",
     "apply_node_rewrite",
+    "dfs_rewriter",
     "gc_paused",
     "graph_rewriter",
+    "in2out",
     "is_output_client",
+    "merge_optimizer",
     "node_rewriter",
     "on_rewrite_error",
+    "out2in",
+    "pre_constant_merge",
+    "pre_greedy_node_rewriter",
 ]
 
 
@@ -51,7 +86,7 @@ def is_output_client(client: Any) -> bool:
     """True for the FunctionGraph-output pseudo client (``"output"`` or an Output node)."""
     if isinstance(client, str):
         return True
-    return type(getattr(client, "op", None)).__name__ == "Output"
+    return isinstance(getattr(client, "op", None), Output)
 
 
 def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
@@ -233,12 +268,36 @@ class FromFunctionNodeRewriter(NodeRewriter):
         self.inplace = inplace
         self.name = name or getattr(fn, "__name__", None)
         self.__doc__ = fn.__doc__
+        self._track_classes = tuple(t for t in tracks or () if isinstance(t, type))
+        self._track_patterns = [t for t in tracks or () if isinstance(t, OpPattern)]
+        self._track_ops = [
+            t for t in tracks or () if not isinstance(t, type | OpPattern)
+        ]
 
     def tracks(self) -> Sequence[Any] | None:
         return self._tracks
 
+    def _tracked(self, op: Any) -> bool:
+        if self._tracks is None or isinstance(op, self._track_classes):
+            return True
+        return any(op == t for t in self._track_ops) or any(
+            p.match_op(op) for p in self._track_patterns
+        )
+
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        """``fn(fgraph, node)`` when ``node.op`` is tracked; False otherwise."""
+        if not self._tracked(node.op):
+            return False
         return self.fn(fgraph, node)
+
+    def __str__(self) -> str:
+        return str(self.name)
+
+    def __repr__(self) -> str:
+        tracks = None if self._tracks is None else [
+            t.__name__ if isinstance(t, type) else str(t) for t in self._tracks
+        ]
+        return f"FromFunctionNodeRewriter({self.name}, {tracks}, {self.requirements})"
 
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         super().add_requirements(fgraph)
@@ -268,6 +327,14 @@ def node_rewriter(
             )
         if len(tracks) == 0:
             raise ValueError("node_rewriter(tracks): use None (not []) to track every node")
+        for t in tracks:
+            if not (
+                isinstance(t, Op | OpPattern) or (isinstance(t, type) and issubclass(t, Op))
+            ):
+                raise TypeError(
+                    f"node_rewriter(tracks): each entry must be an Op instance, an Op "
+                    f"class or an OpPattern, got {type_name(t)} {t!r:.60}"
+                )
         tracks = list(tracks)
 
     def decorator(fn: Callable[[Any, Apply], Any]) -> FromFunctionNodeRewriter:
@@ -326,6 +393,7 @@ class OpToRewriterTracker:
         self.by_instance: dict[Any, list[NodeRewriter]] = defaultdict(list)
         self.by_class: dict[type, list[NodeRewriter]] = defaultdict(list)
         self.untracked: list[NodeRewriter] = []
+        self.by_pattern: dict[type, list[tuple[OpPattern, NodeRewriter]]] = defaultdict(list)
         self._order: dict[int, int] = {}
         self._cache: dict[Any, tuple[NodeRewriter, ...]] = {}
         self._by_id: dict[int, tuple[Any, tuple[NodeRewriter, ...]]] = {}
@@ -341,8 +409,27 @@ class OpToRewriterTracker:
         for t in tracks:
             if isinstance(t, type):
                 self.by_class[t].append(rewriter)
+            elif isinstance(t, OpPattern):
+                self.by_pattern[t.op_class].append((t, rewriter))
             else:
                 self.by_instance[t].append(rewriter)
+
+    add_tracker = add  # PyTensor's name
+
+    @property
+    def tracked_instances(self) -> dict[Any, list[NodeRewriter]]:
+        """``{op: rewriters}`` for rewriters tracking Op instances (PyTensor's name)."""
+        return dict(self.by_instance)
+
+    @property
+    def tracked_types(self) -> dict[type, list[NodeRewriter]]:
+        """``{Op class: rewriters}`` (PyTensor's name)."""
+        return dict(self.by_class)
+
+    @property
+    def untracked_rewrites(self) -> list[NodeRewriter]:
+        """Rewriters that see every node (PyTensor's name)."""
+        return list(self.untracked)
 
     def get_trackers(self, op: Any) -> tuple[NodeRewriter, ...]:
         # Ops are usually shared instances: look up by identity first, which
@@ -368,6 +455,7 @@ class OpToRewriterTracker:
             pass
         for cls in type(op).__mro__:
             found.extend(self.by_class.get(cls, ()))
+            found.extend(r for p, r in self.by_pattern.get(cls, ()) if p.match_op(op))
         seen: set[int] = set()
         unique = []
         for r in sorted(found, key=lambda r: self._order[id(r)]):
@@ -442,7 +530,7 @@ def apply_node_rewrite(
     except Exception as exc:
         if failure_callback is None:
             raise
-        failure_callback(exc, rewriter, node)
+        _report_failure(failure_callback, exc, rewriter, node, [])
         return False
     finally:
         if stats is not None:
@@ -457,16 +545,40 @@ def apply_node_rewrite(
             fgraph.replace_all_validate(pairs, reason=name)
         else:
             fgraph.replace_all(pairs, reason=name)
-    except InconsistencyError:
+    except InconsistencyError as exc:
+        # a replacement the validators refuse is dropped; a caller's own callback hears of it
+        if failure_callback is not None and failure_callback is not on_rewrite_error:
+            _report_failure(failure_callback, exc, rewriter, node, pairs)
         return False
     except Exception as exc:
         if failure_callback is None:
             raise
-        failure_callback(exc, rewriter, node)
+        _report_failure(failure_callback, exc, rewriter, node, pairs)
         return False
     if stats is not None:
         stats.applied[name] += 1
     return True
+
+
+def _report_failure(
+    callback: Callable[..., None], exc: BaseException, rewriter: Any, node: Any, pairs: list
+) -> None:
+    """Call ``callback(exc, rewriter, node)``, or PyTensor's five-argument form
+    ``callback(exc, navigator, pairs, rewriter, node)`` when it takes five."""
+    if _positional_count(callback) >= 5:
+        callback(exc, None, pairs, rewriter, node)
+    else:
+        callback(exc, rewriter, node)
+
+
+def _positional_count(fn: Callable[..., Any]) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 3
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 3
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
 class GraphRewriter(Rewriter):
@@ -588,3 +700,102 @@ def flatten_rewriters(items: Iterable[Any]) -> list[Any]:
         else:
             out.append(x)
     return out
+
+
+class NodeProcessingGraphRewriter(GraphRewriter):
+    """Base of the graph rewriters that apply node rewriters node by node.
+
+    Its static ``warn*`` methods are ready-made ``failure_callback`` values.
+    """
+
+    @staticmethod
+    def warn(exc: BaseException, *args: Any) -> None:
+        """Log the failure of a node rewriter and carry on."""
+        _logger.error("node rewriter failed (%s: %s)", type(exc).__name__, exc)
+
+    @staticmethod
+    def warn_inplace(exc: BaseException, *args: Any) -> None:
+        """Carry on quietly after an InconsistencyError (a refused in-place rewrite)."""
+        if isinstance(exc, InconsistencyError):
+            return
+        NodeProcessingGraphRewriter.warn(exc, *args)
+
+    @staticmethod
+    def warn_ignore(exc: BaseException, *args: Any) -> None:
+        """Ignore the failure."""
+
+
+def pre_constant_merge(fgraph: FunctionGraph, variables: Sequence[Variable]) -> list[Variable]:
+    """Make equal constants in the graphs of ``variables`` the same object, in place.
+
+    Nodes already in ``fgraph`` are left alone; the others use the first
+    equal constant met (those of ``fgraph`` first). Returns ``variables``,
+    with constants among them merged too.
+    """
+    seen: dict[Any, Constant] = {}
+
+    def canonical(c: Constant) -> Constant:
+        try:
+            return seen.setdefault(c.signature(), c)
+        except TypeError:  # unhashable data: left as is
+            return c
+
+    for v in getattr(fgraph, "variables", ()):
+        if isinstance(v, Constant):
+            canonical(v)
+    stop = set(getattr(fgraph, "variables", ()))
+    for node in _postorder_nodes(stop, list(variables)):
+        for i, x in enumerate(node.inputs):
+            if isinstance(x, Constant):
+                node.inputs[i] = canonical(x)
+    return [canonical(v) if isinstance(v, Constant) and v not in stop else v for v in variables]
+
+
+def pre_greedy_node_rewriter(
+    fgraph: FunctionGraph, rewrites: Sequence[NodeRewriter], out: Variable
+) -> Variable:
+    """Apply ``rewrites`` greedily, producers first, to the graph of ``out`` outside ``fgraph``.
+
+    Used to simplify a graph before it is added to ``fgraph`` (e.g. fold
+    constants). The first rewrite that changes a node wins; nodes of
+    ``fgraph`` are left alone. Returns the (possibly new) ``out``.
+    """
+    tracker = OpToRewriterTracker()
+    for r in rewrites:
+        tracker.add(r)
+    memo: dict[Variable, Variable] = {}
+    for orig in _postorder_nodes(set(getattr(fgraph, "variables", ())), [out]):
+        node = orig
+        new_inputs = [memo.get(x, x) for x in orig.inputs]
+        if any(a is not b for a, b in zip(new_inputs, orig.inputs)):
+            node = orig.clone_with_new_inputs(new_inputs, strict=False)
+            memo.update(zip(orig.outputs, node.outputs))
+        for rewriter in tracker.get_trackers(node.op):
+            result = rewriter.transform(fgraph, node)
+            if not result:
+                continue
+            pairs, _ = replacement_pairs(node, result, rewriter)
+            replaced = dict(pairs)
+            for o_orig, o_now in zip(orig.outputs, node.outputs):
+                if o_now in replaced:
+                    memo[o_orig] = replaced[o_now]
+            break
+    return memo.get(out, out)
+
+
+# The drivers and pattern rewriters live in their own modules (which import this
+# one); PyTensor users import them from here, so they are exported lazily.
+_LAZY = {
+    **dict.fromkeys(
+        ("EquilibriumGraphRewriter", "WalkingGraphRewriter", "dfs_rewriter", "in2out", "out2in"),
+        "opgraph.graph.rewriting.walking",
+    ),
+    **dict.fromkeys(
+        ("MergeFeature", "MergeOptimizer", "merge_optimizer"), "opgraph.graph.rewriting.merge"
+    ),
+    **dict.fromkeys(
+        ("PatternNodeRewriter", "RemovalNodeRewriter", "SubstitutionNodeRewriter"),
+        "opgraph.graph.rewriting.pattern",
+    ),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -184,10 +184,15 @@ class MergeOptimizer(GraphRewriter):
             if dup.op != keep.op or any(a is not b for a, b in zip(dup.inputs, keep.inputs)):
                 feat._register(dup)
                 continue
-            pairs = [(o, n) for o, n in zip(dup.outputs, keep.outputs)
-                     if o.type == n.type and fgraph.clients.get(o)]
-            if len(pairs) != sum(1 for o in dup.outputs if fgraph.clients.get(o)):
+            direction = _merge_direction(dup, keep)
+            if direction is None:
                 continue
+            if direction == "swap":  # keep the node with the more specific types
+                dup, keep = keep, dup
+                feat._forget(dup)
+                feat.key_node[_node_key(keep, feat.interner)] = keep
+                feat.node_key[keep] = _node_key(keep, feat.interner)
+            pairs = [(o, n) for o, n in zip(dup.outputs, keep.outputs) if fgraph.clients.get(o)]
             try:
                 replace(pairs, reason="merge")
                 merged_nodes += 1
@@ -199,6 +204,26 @@ class MergeOptimizer(GraphRewriter):
         stats.time["merge"] = stats.total_time
         stats.calls["merge"] = 1
         return stats
+
+
+def _merge_direction(dup: Apply, keep: Apply) -> str | None:
+    """"keep" when ``keep``'s outputs may stand for ``dup``'s, "swap" for the converse.
+
+    Equal nodes may differ in static types (one input was found equal to a
+    more specific one); the survivor is the one with the more specific types.
+    None when neither can stand for the other.
+    """
+    forward = backward = True
+    for o, n in zip(dup.outputs, keep.outputs):
+        if o.type == n.type:
+            continue
+        forward = forward and bool(o.type.is_super(n.type))
+        backward = backward and bool(n.type.is_super(o.type))
+    if forward:
+        return "keep"
+    if backward:
+        return "swap"
+    return None
 
 
 merge_optimizer = MergeOptimizer()

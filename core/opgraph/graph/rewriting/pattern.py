@@ -7,14 +7,19 @@ Pattern language (PyTensor's):
 - ``"x"``: any variable, bound to the name ``x`` (a name used twice must bind
   the same variable, or equal constants);
 - a number or array: a constant with that value;
-- ``{"pattern": p, "constraint": fn}``: ``p``, where ``fn(variable)`` is true.
+- ``{"pattern": p, "constraint": fn}``: ``p``, where ``fn(variable)`` is true;
+- a Constant: an equal constant;
+- ``(OpPattern(cls, param=value, ...), p1, ...)``: an Op of class ``cls`` with
+  those parameters; a string parameter value binds the Op's parameter.
 
-An output pattern uses the same forms; names refer to bound variables and a
-callable ``fn(bindings)`` computes a replacement directly.
+An output pattern uses the same forms; names refer to bound values and a
+callable computes a replacement directly: ``fn(fgraph, node, bindings)``
+(PyTensor's form) or ``fn(bindings)``; returning False/None skips the rewrite.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +28,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import NodeRewriter, is_output_client
+from opgraph.graph.rewriting.unify import OpPattern
 from opgraph.graph.utils import type_name
 
 if TYPE_CHECKING:
@@ -35,7 +41,7 @@ __all__ = [
     "match_pattern",
 ]
 
-Bindings = dict[str, Variable]
+Bindings = dict[str, Any]
 
 
 def _default_constant_value(var: Variable) -> Any:
@@ -88,11 +94,21 @@ def match_pattern(
             return True
         return (isinstance(bound, Constant) and isinstance(var, Constant)
                 and bound.equals(var))
+    if isinstance(pattern, Constant):
+        return pattern is var or (isinstance(var, Constant) and pattern.equals(var))
     if isinstance(pattern, tuple | list):
         if not pattern:
             raise ValueError("empty pattern tuple: expected (op, sub-patterns...)")
         node = var.owner
-        if node is None or not _op_matches(pattern[0], node.op):
+        if node is None:
+            return False
+        head = pattern[0]
+        if isinstance(head, OpPattern):
+            extended = head.match(node.op, bindings)
+            if extended is None:
+                return False
+            bindings.update(extended)
+        elif not _op_matches(head, node.op):
             return False
         if len(node.inputs) != len(pattern) - 1:
             return False
@@ -110,18 +126,30 @@ def match_pattern(
     raise TypeError(f"unsupported pattern element {pattern!r} ({type_name(pattern)})")
 
 
-def _build(pattern: Any, bindings: Bindings) -> Any:
+def _build(pattern: Any, bindings: Bindings, fgraph: Any = None, node: Any = None) -> Any:
     if isinstance(pattern, str):
         return bindings[pattern]
     if isinstance(pattern, Mapping):
-        return _build(pattern["pattern"], bindings)
+        return _build(pattern["pattern"], bindings, fgraph, node)
     if isinstance(pattern, tuple | list):
         head = pattern[0]
-        args = [_build(p, bindings) for p in pattern[1:]]
+        args = [_build(p, bindings, fgraph, node) for p in pattern[1:]]
         return head(*args)
-    if callable(pattern):
+    if callable(pattern) and not isinstance(pattern, Variable | Op):
+        if _takes_three(pattern):
+            return pattern(fgraph, node, bindings)
         return pattern(bindings)
     return pattern
+
+
+def _takes_three(fn: Callable) -> bool:
+    """True for PyTensor's ``fn(fgraph, node, bindings)`` output callables."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
 class PatternNodeRewriter(NodeRewriter):
@@ -143,6 +171,8 @@ class PatternNodeRewriter(NodeRewriter):
         get_constant: Callable[[Variable], Any] | None = None,
         fix_type: Callable[[Variable, Variable], Variable | None] | None = None,
         doc: str | None = None,
+        get_nodes: Callable[[Any, Apply], list[Apply]] | None = None,
+        values_eq_approx: Callable[..., bool] | None = None,
     ) -> None:
         head = in_pattern.get("pattern") if isinstance(in_pattern, Mapping) else in_pattern
         if not isinstance(head, tuple | list) or not head:
@@ -156,9 +186,11 @@ class PatternNodeRewriter(NodeRewriter):
         self.get_constant = get_constant or _default_constant_value
         self.fix_type = fix_type
         self.doc = doc
+        self.get_nodes = get_nodes
+        self.values_eq_approx = values_eq_approx
         root = head[0]
         self._tracks = list(tracks) if tracks else (
-            [root] if isinstance(root, type | Op) else None
+            [root] if isinstance(root, type | Op | OpPattern) else None
         )
         self.name = name or f"{_pattern_str(in_pattern)} -> {_pattern_str(out_pattern)}"
 
@@ -166,6 +198,16 @@ class PatternNodeRewriter(NodeRewriter):
         return self._tracks
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        if self.get_nodes is not None:
+            for other in self.get_nodes(fgraph, node) or ():
+                if other is node:
+                    continue
+                found = self._rewrite_one(fgraph, other)
+                if found:
+                    return {other.outputs[0]: found[0]}
+        return self._rewrite_one(fgraph, node)
+
+    def _rewrite_one(self, fgraph: FunctionGraph, node: Apply) -> Any:
         if len(node.outputs) != 1:
             return False
         out = node.outputs[0]
@@ -173,13 +215,11 @@ class PatternNodeRewriter(NodeRewriter):
         if not match_pattern(fgraph, out, self.in_pattern, bindings,
                              self.allow_multiple_clients, self.get_constant):
             return False
-        new = _build(self.out_pattern, bindings)
-        if new is None:
+        new = _build(self.out_pattern, bindings, fgraph, node)
+        if new is None or new is False:
             return False
         if not isinstance(new, Variable):
-            raise TypeError(
-                f"{self.name}: output pattern built {type_name(new)}, expected a Variable"
-            )
+            return False  # a plain value is not a replacement (its type is unknown)
         if new is out:
             return False
         if new.type != out.type:
@@ -192,6 +232,8 @@ class PatternNodeRewriter(NodeRewriter):
                     new = out.type.filter_variable(new, allow_convert=True)
                 except TypeError:
                     return False
+        if self.values_eq_approx is not None:
+            new.tag.values_eq_approx = self.values_eq_approx
         return [new]
 
     def __str__(self) -> str:
@@ -207,6 +249,8 @@ def _pattern_str(p: Any) -> str:
         return p
     if isinstance(p, type):
         return p.__name__
+    if isinstance(p, OpPattern):
+        return repr(p)
     if callable(p) and not isinstance(p, Op):
         return getattr(p, "__name__", "fn")
     return str(p)

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from opgraph.graph.basic import Variable, equal_computations
+from opgraph.graph.replace import graph_replace
 
 __all__ = ["get_clients_at_depth", "is_same_graph", "rewrite_graph"]
 
@@ -55,9 +56,7 @@ def rewrite_graph(
 def is_same_graph(var1: Variable, var2: Variable, givens: dict | None = None) -> bool:
     """Whether two variables compute the same thing (structurally)."""
     if givens:
-        from opgraph.graph.basic import clone_replace
-
-        var1 = clone_replace(var1, givens)
+        var1, var2 = graph_replace([var1, var2], givens, strict=False)
     return equal_computations([var1], [var2])
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from opgraph.graph.basic import io_toposort
 from opgraph.graph.rewriting.basic import (
     GraphRewriter,
+    NodeProcessingGraphRewriter,
     NodeRewriter,
     OpToRewriterTracker,
     RewriterStats,
@@ -175,7 +176,7 @@ def _node_rewriters_of(rewriter: NodeRewriter) -> list[NodeRewriter]:
     return [rewriter]
 
 
-class WalkingGraphRewriter(GraphRewriter):
+class WalkingGraphRewriter(NodeProcessingGraphRewriter):
     """Applies a node rewriter to every node once, in topological order or its reverse.
 
     Nodes a rewrite creates are queued too, unless ``ignore_newtrees``.
@@ -267,7 +268,7 @@ def out2in(
 dfs_rewriter = in2out
 
 
-class EquilibriumGraphRewriter(GraphRewriter):
+class EquilibriumGraphRewriter(NodeProcessingGraphRewriter):
     """Applies node and graph rewriters until none of them changes the graph.
 
     Each node meets only the node rewriters tracking its Op (dispatch table),

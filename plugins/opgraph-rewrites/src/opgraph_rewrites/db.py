@@ -5,11 +5,19 @@ picked entries into one rewriter: a SequenceDB into a SequentialGraphRewriter
 ordered by position, an EquilibriumDB into an EquilibriumGraphRewriter, a
 LocalGroupDB into one SequentialNodeRewriter. Databases nest: an entry that
 is a database is queried in turn with the same query (or its subquery).
+TopoDB wraps a database's result in a WalkingGraphRewriter; ProxyDB lets one
+database be registered at several places.
+
+Names and tags share one namespace per database, as in PyTensor: a name may
+not repeat (unless ``overwrite_existing=True``) nor equal a tag in use, and a
+tag may not equal a name.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -28,10 +36,14 @@ from opgraph.graph.utils import type_name
 __all__ = [
     "EquilibriumDB",
     "LocalGroupDB",
+    "ProxyDB",
     "RewriteDatabase",
     "RewriteDatabaseQuery",
     "SequenceDB",
+    "TopoDB",
 ]
+
+_DEFAULT = object()
 
 
 def _tags(value: Any, what: str) -> frozenset[str]:
@@ -116,22 +128,45 @@ class RewriteDatabase:
         rewriter: Any,
         *tags: str,
         use_db_name_as_tag: bool = True,
+        overwrite_existing: bool = False,
         position: float | str | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Add ``rewriter`` under ``name`` with ``tags``; returns the rewriter."""
+        """Add ``rewriter`` under ``name`` with ``tags``; returns the rewriter.
+
+        ``use_db_name_as_tag`` also tags it with this database's name;
+        ``overwrite_existing`` replaces an entry of the same name.
+        """
         if not isinstance(name, str) or not name:
             raise TypeError(f"register: name must be a non-empty string, got {name!r}")
-        if name in self._entries:
-            raise ValueError(f"register: {self._label()} already has an entry named {name!r}")
         if not isinstance(rewriter, Rewriter | RewriteDatabase):
             raise TypeError(
-                f"register({name!r}): expected a NodeRewriter, GraphRewriter or "
-                f"RewriteDatabase, got {type_name(rewriter)}"
+                f"{rewriter!r:.80} is not a valid rewrite type: register({name!r}) expects a "
+                f"NodeRewriter, GraphRewriter or RewriteDatabase, got {type_name(rewriter)}"
             )
         for t in tags:
-            if not isinstance(t, str) or not t:
-                raise TypeError(f"register({name!r}): tags must be non-empty strings, got {t!r}")
+            try:
+                hash(t)
+            except TypeError:
+                raise TypeError(f"register({name!r}): tags must be hashable, got {t!r}") from None
+            if t is None or t == "":
+                raise TypeError(f"register({name!r}): a tag may not be empty, got {t!r}")
+        if name in self._entries and not overwrite_existing:
+            raise ValueError(
+                f"The tag '{name}' is already present in the database {self._label()} "
+                "(pass overwrite_existing=True to replace it)"
+            )
+        if name not in self._entries and name in self._tags_in_use():
+            raise ValueError(
+                f"The tag '{name}' is already present in the database {self._label()} "
+                "(a tag of another entry): a name must differ from every tag"
+            )
+        for t in tags:
+            if t in self._entries and t != name:
+                raise ValueError(
+                    f"The tag '{t}' for {name!r} collides with an existing name in "
+                    f"{self._label()}"
+                )
         all_tags = {name, *tags}
         if use_db_name_as_tag and self.name:
             all_tags.add(self.name)
@@ -146,6 +181,14 @@ class RewriteDatabase:
         self._entries[name] = entry
         self._cache.clear()
         return rewriter
+
+    def _tags_in_use(self) -> set[str]:
+        return {t for e in self._entries.values() for t in e.tags}
+
+    @property
+    def _names(self) -> set[str]:
+        """The registered names (PyTensor's attribute)."""
+        return set(self._entries)
 
     def _position(self, position: float | str | None) -> float:
         return 0.0 if position is None or position == "last" else float(position)
@@ -247,32 +290,63 @@ class RewriteDatabase:
         )
 
     def print_summary(self, stream: Any = None) -> None:
-        import sys
-
+        """The database's class, id, names and each entry's position and tags."""
         stream = stream or sys.stdout
-        print(f"{self._label()}:", file=stream)
+        label = f" {self.name!r}" if self.name else ""
+        print(f"{type(self).__name__}{label} (id {id(self)})", file=stream)
+        print(f"  names {self._names or '{}'}", file=stream)
         for e in sorted(self._entries.values(), key=lambda e: (e.position, e.name)):
             print(f"  {e.position:8.3f}  {e.name}  tags={sorted(e.tags - {e.name})}", file=stream)
 
 
 class SequenceDB(RewriteDatabase):
-    """Entries run in order of position (ties: registration order)."""
+    """Entries run in order of position (ties: registration order).
 
-    def __init__(self, name: str | None = None, failure_callback: Any = None) -> None:
+    ``SequenceDB(failure_callback=...)`` as in PyTensor; ``name=`` (or a string
+    as the only argument) names it.
+    """
+
+    def __init__(self, failure_callback: Any = _DEFAULT, name: str | None = None) -> None:
+        if isinstance(failure_callback, str) and name is None:  # SequenceDB("name")
+            failure_callback, name = _DEFAULT, failure_callback
         super().__init__(name)
-        self.failure_callback = failure_callback
-        self._counter = 0
+        self.failure_callback = None if failure_callback is _DEFAULT else failure_callback
 
     def _position(self, position: float | str | None) -> float:
         if position is None or position == "last":
             top = max((e.position for e in self._entries.values()), default=0.0)
             return top + 1.0
+        if isinstance(position, bool) or not isinstance(position, numbers.Real):
+            raise TypeError(f"`position` must be numeric or 'last'; got {position!r}")
         return float(position)
+
+    @property
+    def __position__(self) -> dict[str, float]:
+        """``{name: position}`` (PyTensor's attribute)."""
+        return {name: e.position for name, e in self._entries.items()}
 
     def register(self, name: str, rewriter: Any, *tags: str, position: float | str = "last",
                  use_db_name_as_tag: bool = True, **kwargs: Any) -> Any:
         return super().register(name, rewriter, *tags, position=position,
                                 use_db_name_as_tag=use_db_name_as_tag, **kwargs)
+
+    def query(self, *tags: Any, position_cutoff: float | None = None, **kwtags: Any) -> Any:
+        """As ``RewriteDatabase.query``; ``position_cutoff`` drops entries at or after it."""
+        if position_cutoff is not None:
+            q = self._as_query(tags, kwtags)
+            q = attrs.evolve(q, position_cutoff=position_cutoff)
+            return super().query(q)
+        return super().query(*tags, **kwtags)
+
+    def print_summary(self, stream: Any = None) -> None:
+        stream = stream or sys.stdout
+        label = f" {self.name!r}" if self.name else ""
+        print(f"{type(self).__name__}{label} (id {id(self)})", file=stream)
+        print(f"  position {sorted(self.__position__.items(), key=lambda kv: kv[1])}",
+              file=stream)
+        print(f"  names {self._names or '{}'}", file=stream)
+        for e in sorted(self._entries.values(), key=lambda e: (e.position, e.name)):
+            print(f"  {e.position:8.3f}  {e.name}  tags={sorted(e.tags - {e.name})}", file=stream)
 
     def __query__(self, q: RewriteDatabaseQuery) -> SequentialGraphRewriter:
         chosen = [e for e in self._selected(q) if e.position < q.position_cutoff]
@@ -298,19 +372,33 @@ class EquilibriumDB(RewriteDatabase):
     ``cleanup=True`` entries once at the very end.
     """
 
-    def __init__(self, name: str | None = None, max_use_ratio: float | None = None,
-                 ignore_newtrees: bool = True, tracks_on_change_inputs: bool = True) -> None:
+    def __init__(
+        self,
+        ignore_newtrees: bool | str = True,
+        tracks_on_change_inputs: bool = False,
+        eq_rewriter_class: type = EquilibriumGraphRewriter,
+        *,
+        name: str | None = None,
+        max_use_ratio: float | None = None,
+    ) -> None:
+        if isinstance(ignore_newtrees, str) and name is None:  # EquilibriumDB("name")
+            ignore_newtrees, name = True, ignore_newtrees
         super().__init__(name)
+        self.ignore_newtrees = ignore_newtrees
         self.max_use_ratio = max_use_ratio
         self.tracks_on_change_inputs = tracks_on_change_inputs
+        self.eq_rewriter_class = eq_rewriter_class
 
     def register(self, name: str, rewriter: Any, *tags: str, final_rewriter: bool = False,
                  cleanup: bool = False, use_db_name_as_tag: bool = True,
-                 position: float | str | None = None) -> Any:
+                 overwrite_existing: bool = False, position: float | str | None = None) -> Any:
         if final_rewriter and cleanup:
-            raise ValueError(f"register({name!r}): an entry is final or cleanup, not both")
+            raise ValueError(
+                f"`final_rewriter` and `cleanup` cannot both be true (register({name!r}))"
+            )
         return super().register(name, rewriter, *tags, use_db_name_as_tag=use_db_name_as_tag,
-                                position=position, final=final_rewriter, cleanup=cleanup)
+                                overwrite_existing=overwrite_existing, position=position,
+                                final=final_rewriter, cleanup=cleanup)
 
     def __query__(self, q: RewriteDatabaseQuery) -> EquilibriumGraphRewriter:
         chosen = self._selected(q)
@@ -319,7 +407,7 @@ class EquilibriumDB(RewriteDatabase):
             r = self._resolve(e, q)
             items = sorted(r, key=str) if isinstance(r, set) else [r]
             (final if e.final else cleanup if e.cleanup else main).extend(items)
-        return EquilibriumGraphRewriter(
+        return self.eq_rewriter_class(
             main,
             max_use_ratio=self.max_use_ratio,
             final_rewriters=final,
@@ -329,32 +417,65 @@ class EquilibriumDB(RewriteDatabase):
         )
 
 
-class LocalGroupDB(RewriteDatabase):
+class LocalGroupDB(SequenceDB):
     """Node rewriters grouped into one SequentialNodeRewriter (tried in position order)."""
 
-    def __init__(self, name: str | None = None, apply_all_rewrites: bool = False) -> None:
-        super().__init__(name)
+    def __init__(
+        self,
+        apply_all_rewrites: bool | str = False,
+        profile: bool = False,
+        node_rewriter: type = SequentialNodeRewriter,
+        *,
+        name: str | None = None,
+    ) -> None:
+        if isinstance(apply_all_rewrites, str) and name is None:  # LocalGroupDB("name")
+            apply_all_rewrites, name = False, apply_all_rewrites
+        super().__init__(name=name)
         self.apply_all_rewrites = apply_all_rewrites
+        self.profile = profile
+        self.node_rewriter = node_rewriter
 
-    def register(self, name: str, rewriter: Any, *tags: str, position: float | str | None = None,
-                 use_db_name_as_tag: bool = True) -> Any:
-        if not isinstance(rewriter, NodeRewriter | LocalGroupDB):
-            raise TypeError(
-                f"LocalGroupDB.register({name!r}): expected a NodeRewriter, got "
-                f"{type_name(rewriter)}"
-            )
-        return super().register(name, rewriter, *tags, position=position,
-                                use_db_name_as_tag=use_db_name_as_tag)
-
-    def __query__(self, q: RewriteDatabaseQuery) -> SequentialNodeRewriter:
+    def __query__(self, q: RewriteDatabaseQuery) -> Any:
         order = {name: i for i, name in enumerate(self._entries)}
         chosen = sorted(self._selected(q), key=lambda e: (e.position, order[e.name]))
-        rws: list[NodeRewriter] = []
-        for e in chosen:
-            r = self._resolve(e, q)
-            rws.append(r)
-        return SequentialNodeRewriter(*rws, name=self.name,
-                                      apply_all_rewrites=self.apply_all_rewrites)
+        rws = [self._resolve(e, q) for e in chosen]
+        return self.node_rewriter(*rws, name=self.name,
+                                  apply_all_rewrites=self.apply_all_rewrites)
+
+
+class TopoDB(RewriteDatabase):
+    """Runs what ``db`` gives for a query with a WalkingGraphRewriter."""
+
+    def __init__(self, db: RewriteDatabase, order: str = "in_to_out",
+                 ignore_newtrees: bool = False, failure_callback: Any = None) -> None:
+        if not isinstance(db, RewriteDatabase):
+            raise TypeError(f"`db` must be a RewriteDatabase, got {type_name(db)}")
+        super().__init__()
+        self.db = db
+        self.order = order
+        self.ignore_newtrees = ignore_newtrees
+        self.failure_callback = failure_callback
+
+    def query(self, *tags: Any, **kwtags: Any) -> WalkingGraphRewriter:
+        found = self.db.query(*tags, **kwtags)
+        if isinstance(found, set):
+            found = SequentialNodeRewriter(*sorted(found, key=str))
+        kw = {} if self.failure_callback is None else {"failure_callback": self.failure_callback}
+        return WalkingGraphRewriter(found, order=self.order,
+                                    ignore_newtrees=self.ignore_newtrees, **kw)
+
+
+class ProxyDB(RewriteDatabase):
+    """Stands for ``db``: lets one database be registered at several places."""
+
+    def __init__(self, db: RewriteDatabase) -> None:
+        if not isinstance(db, RewriteDatabase):
+            raise TypeError(f"`db` must be a RewriteDatabase, got {type_name(db)}")
+        super().__init__(getattr(db, "name", None))
+        self.db = db
+
+    def query(self, *tags: Any, **kwtags: Any) -> Any:
+        return self.db.query(*tags, **kwtags)
 
 
 def as_graph_rewriter(obj: Any) -> GraphRewriter:

@@ -41,16 +41,21 @@ _DATABASES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _REWRITERS: dict[tuple[int, RewriteDatabaseQuery], GraphRewriter] = {}
 
 
+def _phase(name: str) -> EquilibriumDB:
+    """An equilibrium phase that re-visits nodes whose inputs a rewrite changed."""
+    return EquilibriumDB(name=name, tracks_on_change_inputs=True)
+
+
 def standard_skeleton() -> SequenceDB:
     """The top SequenceDB with the standard phases and merges, no rewrites yet."""
-    db = SequenceDB("optdb")
+    db = SequenceDB(name="optdb")
     db.register("merge1", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                 position=0, use_db_name_as_tag=False)
-    db.register("canonicalize", EquilibriumDB("canonicalize"), "fast_run", "fast_compile",
+    db.register("canonicalize", _phase("canonicalize"), "fast_run", "fast_compile",
                 position=1, use_db_name_as_tag=False)
-    db.register("stabilize", EquilibriumDB("stabilize"), "fast_run", position=1.5,
+    db.register("stabilize", _phase("stabilize"), "fast_run", position=1.5,
                 use_db_name_as_tag=False)
-    db.register("specialize", EquilibriumDB("specialize"), "fast_run", position=2,
+    db.register("specialize", _phase("specialize"), "fast_run", position=2,
                 use_db_name_as_tag=False)
     db.register("merge2", MergeOptimizer(), "fast_run", "merge", position=49.5,
                 use_db_name_as_tag=False)

@@ -1,0 +1,242 @@
+"""Rebuilding graphs with some variables swapped: clone_replace, graph_replace, vectorize_graph.
+
+Duck-typed on the node fields (``owner``, ``inputs``, ``outputs``,
+``clone_with_new_inputs``) so that it sits below ``basic``, which re-exports
+``clone_replace`` at its historical place.
+
+``vectorize_graph`` gives graphs a leading batch axis through a table of
+batching rules owned here (``BATCHING_RULES``, ``type(op) -> rule``); the
+modules that know the Ops fill it (``opgraph.autodiff.vectorize`` registers
+the tensor rules, which ``jacobian`` uses too). ``_vectorize_node`` is the
+per-Op dispatch point, as in PyTensor: register an Op class on it to give
+that Op its own vectorisation.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from opgraph.graph.traversal import _postorder_nodes, ancestors
+
+__all__ = [
+    "BATCHING_RULES",
+    "NoBatchingRule",
+    "clone_replace",
+    "graph_replace",
+    "register_batching_rules",
+    "vectorize_graph",
+    "vectorize_node",
+]
+
+
+def _is_variable(x: Any) -> bool:
+    return hasattr(x, "owner") and hasattr(x, "type")
+
+
+def _format_replace(replace: Any) -> dict:
+    """A ``{old: new}`` dict from a dict, a sequence of pairs, or None."""
+    if replace is None:
+        return {}
+    if isinstance(replace, Mapping):
+        return dict(replace)
+    if isinstance(replace, Iterable):
+        return dict(replace)
+    raise ValueError(
+        f"replace must be a dict, a sequence of (old, new) pairs or None, got "
+        f"{type(replace).__qualname__}"
+    )
+
+
+def _check_pairs(items: dict, who: str) -> None:
+    for old, new in items.items():
+        if not _is_variable(old) or not _is_variable(new):
+            raise TypeError(
+                f"{who}: replacement pairs must be Variables, got "
+                f"{type(old).__qualname__} -> {type(new).__qualname__}"
+            )
+
+
+def _rebuild(outputs: list, memo: dict, copy_inputs: bool) -> list:
+    """Copies of every node between the graph's roots (or ``memo`` keys) and ``outputs``.
+
+    Ownerless variables are cloned when ``copy_inputs`` (constants clone to
+    themselves); nodes whose input types change are remade by ``make_node``.
+    ``memo`` (old -> new) is extended in place.
+    """
+    for node in _postorder_nodes(set(memo), outputs):
+        new_inputs = []
+        for x in node.inputs:
+            nx = memo.get(x)
+            if nx is None:
+                nx = memo[x] = x.clone() if copy_inputs and x.owner is None else x
+            new_inputs.append(nx)
+        new = node.clone_with_new_inputs(new_inputs, strict=False)
+        memo.update(zip(node.outputs, new.outputs))
+    result = []
+    for o in outputs:
+        no = memo.get(o)
+        if no is None:
+            no = o.clone() if copy_inputs and o.owner is None else o
+        result.append(no)
+    return result
+
+
+def clone_replace(
+    output: Any,
+    replace: Any = None,
+    rebuild_strict: bool = True,
+    copy_inputs_over: bool = True,
+    **rebuild_kwds: Any,
+) -> Any:
+    """A copy of the graph of ``output`` (a Variable or a list) with ``replace`` applied.
+
+    Every node is copied. With ``copy_inputs_over`` the graph's inputs (and
+    the replacements' inputs) are kept, otherwise they are cloned as well.
+    A replacement of another type makes the nodes using it be remade.
+    """
+    items = _format_replace(replace)
+    _check_pairs(items, "clone_replace")
+    single = _is_variable(output)
+    outs = [output] if single else list(output)
+    copy_inputs = not copy_inputs_over
+    # Two passes, so a replacement that uses a replaced variable keeps it:
+    # old -> placeholder, then placeholder -> new (whose graph is copied too).
+    holders = {old: old.type() for old in items}
+    outs = _rebuild(outs, dict(holders), copy_inputs)
+    memo: dict = {}
+    values = _rebuild(list(items.values()), memo, copy_inputs)
+    memo.update({holders[old]: new for old, new in zip(items, values)})
+    outs = _rebuild(outs, memo, copy_inputs)
+    return outs[0] if single else outs
+
+
+def graph_replace(
+    outputs: Any,
+    replace: Any = None,
+    *,
+    strict: bool = True,
+) -> Any:
+    """``outputs`` with ``replace`` applied, rebuilding only the nodes that change.
+
+    Everything that does not depend on a replaced variable is kept (the same
+    objects). With ``strict``, a replacement the outputs do not depend on is
+    a ValueError.
+    """
+    items = _format_replace(replace)
+    _check_pairs(items, "graph_replace")
+    single = _is_variable(outputs)
+    outs = [outputs] if single else list(outputs)
+    if strict and items:
+        seen = set(ancestors(outs))
+        unused = [old for old in items if old not in seen]
+        if unused:
+            raise ValueError(
+                f"Some replacements were not used: {', '.join(map(str, unused))} are not "
+                "in the graph of the outputs (pass strict=False to allow it)"
+            )
+    memo = dict(items)
+    for node in _postorder_nodes(set(memo), outs):
+        new_inputs = [memo.get(x, x) for x in node.inputs]
+        if any(a is not b for a, b in zip(new_inputs, node.inputs)):
+            new = node.clone_with_new_inputs(new_inputs, strict=False)
+            memo.update(zip(node.outputs, new.outputs))
+    result = [memo.get(o, o) for o in outs]
+    return result[0] if single else result
+
+
+# --------------------------------------------------------------------------- vectorize
+
+
+class NoBatchingRule(NotImplementedError):
+    """An Op cannot be given a leading batch axis (no rule for it)."""
+
+
+#: rule(node, inputs, batched) -> (outputs, batched flags); ``inputs[i]`` carries
+#: one extra leading (batch) axis where ``batched[i]`` is True.
+Rule = Callable[[Any, list, list], tuple[list, list]]
+
+BATCHING_RULES: dict[type, Rule] = {}
+_RULE_LOADERS: list[Callable[[], Mapping[type, Rule]]] = []
+
+
+def register_batching_rules(loader: Callable[[], Mapping[type, Rule]]) -> None:
+    """Add a callable returning ``{Op class: rule}``, called on first need.
+
+    Lets a module register rules for Ops it cannot import at module load.
+    """
+    _RULE_LOADERS.append(loader)
+
+
+def batching_rule_for(op: Any) -> Rule:
+    """The rule of ``type(op)`` (or of its nearest base class), or NoBatchingRule."""
+    while _RULE_LOADERS:
+        BATCHING_RULES.update(_RULE_LOADERS.pop(0)())
+    for cls in type(op).__mro__:
+        rule = BATCHING_RULES.get(cls)
+        if rule is not None:
+            return rule
+    raise NoBatchingRule(f"no batching rule for {op} (Op class {type(op).__qualname__})")
+
+
+def _batched_flags(node: Any, batched_inputs: Sequence[Any]) -> list[bool]:
+    flags = []
+    for old, new in zip(node.inputs, batched_inputs):
+        extra = getattr(new.type, "ndim", 0) - getattr(old.type, "ndim", 0)
+        if extra > 1:
+            raise NoBatchingRule(
+                f"vectorize: {new} adds {extra} dimensions to {old}; one batch axis is supported"
+            )
+        flags.append(extra == 1)
+    return flags
+
+
+@functools.singledispatch
+def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
+    """``node`` applied to inputs that may carry a leading batch axis.
+
+    Returns an Apply or a list of output Variables. The default uses the
+    batching-rule table; register an Op class to override it.
+    """
+    flags = _batched_flags(node, batched_inputs)
+    if not any(flags):
+        return node.clone_with_new_inputs(list(batched_inputs), strict=False)
+    outs, _ = batching_rule_for(op)(node, list(batched_inputs), flags)
+    return list(outs)
+
+
+def vectorize_node(node: Any, *batched_inputs: Any) -> Any:
+    """``_vectorize_node(node.op, node, *batched_inputs)``."""
+    return _vectorize_node(node.op, node, *batched_inputs)
+
+
+def _outputs_of(result: Any) -> list:
+    return list(result.outputs) if hasattr(result, "op") else list(result)
+
+
+def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
+    """``outputs`` rebuilt with each ``replace`` key swapped for a batched value.
+
+    A batched value has one more leading axis than the variable it replaces;
+    every node depending on one is vectorised (``_vectorize_node``), the rest
+    is kept as is.
+    """
+    items = _format_replace(replace)
+    if not all(_is_variable(k) and _is_variable(v) for k, v in items.items()):
+        raise ValueError(
+            "Some of the replaced items are not Variables: vectorize_graph needs "
+            "{Variable: batched Variable}"
+        )
+    single = _is_variable(outputs)
+    outs = [outputs] if single else list(outputs)
+    memo = dict(items)
+    for node in _postorder_nodes(set(memo), outs):
+        new_inputs = [memo.get(x, x) for x in node.inputs]
+        if all(a is b for a, b in zip(new_inputs, node.inputs)):
+            continue
+        new_outs = _outputs_of(_vectorize_node(node.op, node, *new_inputs))
+        for old, new in zip(node.outputs, new_outs):
+            memo.setdefault(old, new)
+    result = [memo.get(o, o) for o in outs]
+    return result[0] if single else result

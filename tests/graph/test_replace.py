@@ -1,0 +1,95 @@
+"""opgraph.graph.replace: clone_replace, graph_replace, vectorize_graph."""
+
+import pytest
+from toys import add, neg, tfloat, var
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.graph.replace import (
+    BATCHING_RULES,
+    NoBatchingRule,
+    _vectorize_node,
+    clone_replace,
+    graph_replace,
+    register_batching_rules,
+    vectorize_graph,
+)
+
+
+def test_graph_replace_rebuilds_only_what_changes():
+    x, y, z = var("x"), var("y"), var("z")
+    kept = neg(z)
+    out = add(add(x, y), kept)
+    new_x = neg(y)
+    new_out = graph_replace(out, {x: new_x})
+    assert new_out is not out
+    assert new_out.owner.inputs[0].owner.inputs[0] is new_x
+    assert new_out.owner.inputs[1] is kept  # independent of x: the same object
+    # replacing the output itself
+    assert graph_replace([out], {out: new_x}) == [new_x]
+    # a variable and its ancestor: the nearer replacement wins
+    a = neg(x)
+    assert graph_replace([neg(a)], {x: y, a: z})[0].owner.inputs[0] is z
+
+
+def test_graph_replace_unused_replacement():
+    x, fake = var("x"), var("fake")
+    out = neg(x)
+    assert graph_replace([out], {fake: x}, strict=False) == [out]
+    with pytest.raises(ValueError, match="Some replacements were not used"):
+        graph_replace([out], {fake: x})
+    with pytest.raises(TypeError, match="must be Variables"):
+        graph_replace([out], {x: 1.0})
+
+
+def test_clone_replace_other_type_remakes_nodes():
+    x, y = pt.vector("x"), pt.fvector("y")
+    y2 = pt.dvector("y2")
+    out = clone_replace(x + y, {y: y2}, rebuild_strict=False)
+    assert out.dtype == "float64"
+
+
+def test_vectorize_graph_keeps_independent_outputs_and_checks_inputs():
+    x, w = pt.vector("x"), pt.vector("w")
+    y, other = x * 2, w + 1
+    new_x = pt.matrix("new_x")
+    new_y, same = vectorize_graph([y, other], {x: new_x})
+    assert same is other
+    assert new_y.type.ndim == 2
+    with pytest.raises(ValueError, match="not Variables"):
+        vectorize_graph(y, {(x, x): new_x})
+    with pytest.raises(NoBatchingRule, match="one batch axis"):
+        vectorize_graph(y, {x: pt.tensor3("t")})
+
+
+def test_vectorize_node_dispatch_and_rule_table():
+    class Doubler(opgraph.graph.op.Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return opgraph.graph.basic.Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, out):
+            out[0][0] = inputs[0] * 2
+
+    x = var("x")
+    node = Doubler().make_node(x)
+    with pytest.raises(NoBatchingRule, match="Doubler"):
+        batching = var("b", tfloat)
+        batching.type = pt.vector().type  # one more dimension than x
+        _vectorize_node(node.op, node, batching)
+    calls = []
+
+    def rule(node, ins, batched):
+        calls.append(batched)
+        return [Doubler()(ins[0])], [True]
+
+    register_batching_rules(lambda: {Doubler: rule})
+    try:
+        v = pt.vector("v")
+        s = pt.scalar("s")
+        out = Doubler()(s)
+        new = vectorize_graph(out, {s: v})
+        assert calls == [[True]] and new.owner.inputs[0] is v
+    finally:
+        BATCHING_RULES.pop(Doubler, None)
