@@ -105,6 +105,9 @@ def test_random_make_inplace_respects_the_destroy_handler():
     rng = random_generator_type("rng")
     y = normal(0, 1, size=(2,), rng=rng)
     fg = FunctionGraph(inputs=[rng], outputs=[y], clone=False)
+    # As in PyTensor, a bare handler lets graph inputs be destroyed; function() protects
+    # them (mutable_inputs), and so does protect_inputs=True.
+    fg.attach_feature(DestroyHandler(protect_inputs=True))
     random_make_inplace.rewrite(fg)
     assert not fg.outputs[0].owner.op.inplace  # a caller's generator is protected
 
