@@ -39,6 +39,7 @@ FACES: dict[str, str] = {
     "opgraph.tensor.linalg": "opgraph-linalg",
     "opgraph.tensor.slinalg": "opgraph-linalg",
     "opgraph.tensor.nlinalg": "opgraph-linalg",
+    "opgraph.sparse": "opgraph-sparse",
 }
 """Module paths served by a plugin, and the distribution that serves each."""
 

@@ -51,6 +51,9 @@ FIRST_PARTY_PLUGINS: dict[str, str] = {
     "opgraph-ofg": "opgraph-ofg",
     "opgraph-linalg": "opgraph-linalg",
     "opgraph-special": "opgraph-special",
+    "opgraph-sparse": "opgraph-sparse",
+    "opgraph-dask": "opgraph-dask",
+    "opgraph-demo": "opgraph-demo",
 }
 """Entry point names reserved for opgraph's own distributions (name -> distribution)."""
 

@@ -7,7 +7,6 @@ variables, elementwise math, reductions, dot, shape and indexing ops.
 from __future__ import annotations
 
 import importlib as _importlib
-import warnings as _warnings
 from typing import Any as _Any
 
 from opgraph import faces as _faces
@@ -30,17 +29,8 @@ from opgraph.tensor.variable import (  # noqa: F401
 
 
 def _reexport(module_name: str) -> None:
-    """Re-export a tensor module's ``__all__``; a module not written yet is skipped."""
-    try:
-        module = _importlib.import_module(f"opgraph.tensor.{module_name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"opgraph.tensor.{module_name}":
-            _warnings.warn(
-                f"opgraph.tensor: skipped opgraph.tensor.{module_name}: {exc}",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-        return
+    """Re-export a tensor module's ``__all__``."""
+    module = _importlib.import_module(f"opgraph.tensor.{module_name}")
     for name in getattr(module, "__all__", ()):
         globals()[name] = getattr(module, name)
 
@@ -53,7 +43,6 @@ for _name in (
     "subtensor",
     "special",
     "ifelse",
-    "inplace",
     "extra_ops",
     "sort",
     "indexing_along",

@@ -14,7 +14,8 @@ from scipy.special import gamma as gamma_fn
 import opgraph.tensor as pt
 from opgraph.compile.sharedvalue import shared
 from opgraph.tensor.random import basic as rb
-from tests.tensor.helpers import evaluate
+
+from ..helpers import evaluate
 
 SEED = 20261124
 

@@ -23,7 +23,8 @@ from opgraph.tensor.random.basic import (
 from opgraph.tensor.random.op import RandomVariable, default_rng, vectorize_random_variable
 from opgraph.tensor.random.type import random_generator_type
 from opgraph.tensor.type_other import NoneConst
-from tests.tensor.helpers import evaluate
+
+from ..helpers import evaluate
 
 
 def test_signature_gives_ndims_and_str():

@@ -23,7 +23,8 @@ from opgraph.tensor.random.utils import (
 from opgraph.tensor.random.variable import RandomGeneratorSharedVariable, shared_rng
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.type_other import NoneConst
-from tests.tensor.helpers import evaluate
+
+from ..helpers import evaluate
 
 
 def test_type_filter_and_values_eq():
