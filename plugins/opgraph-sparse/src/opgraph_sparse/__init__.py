@@ -25,4 +25,5 @@ _TYPE = ("SparseConstant", "SparseTensorType", "SparseVariable")
 
 __all__ = sorted((*_BASIC, *_TYPE))
 
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys((*_BASIC, *_TYPE), "opgraph_sparse.basic"))
+_WHERE = dict.fromkeys((*_BASIC, *_TYPE), "opgraph_sparse.basic")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)
