@@ -253,3 +253,21 @@ def test_constant_is_tensor_constant():
     c = pt.constant(np.arange(3))
     assert isinstance(c, TensorConstant)
     assert c.type.shape == (3,)
+
+
+def test_values_eq_approx_helpers_ignore_what_they_name():
+    from opgraph.tensor.type import (
+        values_eq_approx_always_true,
+        values_eq_approx_remove_inf,
+        values_eq_approx_remove_inf_nan,
+        values_eq_approx_remove_nan,
+    )
+
+    a = np.array([1.0, np.nan, np.inf])
+    b = np.array([1.0, 2.0, 3.0])
+    assert values_eq_approx_always_true(a, b)
+    assert not values_eq_approx_remove_nan(a, b)
+    assert not values_eq_approx_remove_inf(a, b)
+    assert values_eq_approx_remove_inf_nan(a, b)
+    assert values_eq_approx_remove_nan(a[:2], b[:2])
+    assert values_eq_approx_remove_inf(a[[0, 2]], b[[0, 2]])

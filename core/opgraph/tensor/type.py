@@ -62,6 +62,10 @@ __all__ = [
     "tensor6",
     "tensor7",
     "uint_dtypes",
+    "values_eq_approx_always_true",
+    "values_eq_approx_remove_inf",
+    "values_eq_approx_remove_inf_nan",
+    "values_eq_approx_remove_nan",
     "vector",
     "vectors",
 ]
@@ -436,6 +440,26 @@ def _asarray(ttype: TensorType, data: Any, dtype: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- constructors
+
+def values_eq_approx_always_true(a: Any, b: Any) -> bool:
+    """Any two values compare equal: the tag rewrites set when a result may differ freely."""
+    return True
+
+
+def values_eq_approx_remove_nan(a: Any, b: Any) -> bool:
+    """``values_eq_approx`` ignoring positions where either value is NaN."""
+    return TensorType.values_eq_approx(a, b, allow_remove_nan=True)
+
+
+def values_eq_approx_remove_inf(a: Any, b: Any) -> bool:
+    """``values_eq_approx`` ignoring positions where either value is infinite."""
+    return TensorType.values_eq_approx(a, b, allow_remove_inf=True)
+
+
+def values_eq_approx_remove_inf_nan(a: Any, b: Any) -> bool:
+    """``values_eq_approx`` ignoring positions where either value is NaN or infinite."""
+    return TensorType.values_eq_approx(a, b, allow_remove_inf=True, allow_remove_nan=True)
+
 
 _VALID_DTYPE_NAMES = frozenset(all_dtypes) | {"floatX"}
 
