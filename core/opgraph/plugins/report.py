@@ -70,7 +70,10 @@ def _plugin_contributions(
         "linkers": tuple(r.name for r in linkers),
         "modes": tuple(r.name for r in found["opgraph_modes"]),
         "backends": tuple(dict.fromkeys(r.backend for r in linkers if r.backend)),
-        "modules": tuple(k for r in found["opgraph_public_modules"] for k in r.keys()),
+        "modules": tuple(
+            f"{r.module} ({len(r.names)} names)" if r.names else r.module
+            for r in found["opgraph_public_modules"]
+        ),
         "commands": tuple(r.name for r in found["opgraph_cli_commands"]),
     }
     for (plugin_name, hook), failure in pm.hook_failures.items():
