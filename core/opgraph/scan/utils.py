@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from opgraph.graph.basic import Constant, Variable, equal_computations, io_toposort
+from opgraph.graph.basic import Variable, equal_computations
+from opgraph.graph.signature import structure_signature
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["InnerGraphKey", "until"]
@@ -34,40 +35,6 @@ class until:
         self.condition = cond
 
 
-def _constant_key(c: Constant) -> Any:
-    try:
-        sig = c.signature()
-        hash(sig)
-    except TypeError:
-        return ("c", id(c))
-    return ("c", c.type, sig)
-
-
-def _structure(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> tuple:
-    """A hashable description of the computation (equal for equal_computations graphs)."""
-    ids: dict[Variable, Any] = {v: ("in", k) for k, v in enumerate(inputs)}
-    rows: list[tuple] = []
-    for node in io_toposort(list(inputs), list(outputs)):
-        args = []
-        for x in node.inputs:
-            key = ids.get(x)
-            if key is None:
-                key = _constant_key(x) if isinstance(x, Constant) else ("free", id(x))
-                ids[x] = key
-            args.append(key)
-        try:
-            op_key = hash(node.op)
-        except TypeError:
-            op_key = id(node.op)
-        n = len(rows)
-        rows.append((op_key, tuple(args)))
-        for j, o in enumerate(node.outputs):
-            ids[o] = ("n", n, j)
-    outs = tuple(ids.get(o, ("free", id(o))) if not isinstance(o, Constant)
-                 else _constant_key(o) for o in outputs)
-    return (tuple(v.type for v in inputs), tuple(rows), outs)
-
-
 class InnerGraphKey:
     """An inner graph compared by value (equal_computations), hashed alike, so equal Ops merge."""
 
@@ -80,7 +47,7 @@ class InnerGraphKey:
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash(_structure(self.inputs, self.outputs))
+            self._hash = hash(structure_signature(self.inputs, self.outputs))
         return self._hash
 
     def __eq__(self, other: object) -> bool:

@@ -19,6 +19,7 @@ from opgraph.graph.basic import (
     graph_inputs,
     io_toposort,
 )
+from opgraph.graph.signature import structure_signature
 from opgraph.graph.utils import MissingInputError
 
 __all__ = ["GraphKey", "InnerGraph", "build_inner_graph", "connection_pattern_of"]
@@ -94,15 +95,6 @@ def build_inner_graph(inputs: Sequence[Variable], outputs: Sequence[Variable],
                       len(inputs))
 
 
-def _constant_key(c: Constant) -> Any:
-    try:
-        sig = c.signature()
-        hash(sig)
-    except TypeError:
-        return ("c", id(c))
-    return ("c", c.type, sig)
-
-
 class GraphKey:
     """A graph from given inputs, compared by value (equal_computations) and hashed alike.
 
@@ -143,35 +135,6 @@ class GraphKey:
             return False
         return equal_computations(self._variables(), other._variables(), self.inputs,
                                   other.inputs)
-
-
-def structure_signature(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> tuple:
-    """A hashable description of the computation, equal for equal_computations graphs."""
-    ids: dict[Variable, Any] = {v: ("in", k) for k, v in enumerate(inputs)}
-    rows: list[tuple] = []
-    for node in io_toposort(list(inputs), list(outputs)):
-        args = []
-        for x in node.inputs:
-            key = ids.get(x)
-            if key is None:
-                key = _constant_key(x) if isinstance(x, Constant) else ("free", id(x))
-                ids[x] = key
-            args.append(key)
-        try:
-            op_key = hash(node.op)
-        except TypeError:
-            op_key = id(node.op)
-        n = len(rows)
-        rows.append((op_key, tuple(args)))
-        for j, o in enumerate(node.outputs):
-            ids[o] = ("n", n, j)
-    outs = []
-    for o in outputs:
-        key = ids.get(o)
-        if key is None:
-            key = _constant_key(o) if isinstance(o, Constant) else ("free", id(o))
-        outs.append(key)
-    return (tuple(v.type for v in inputs), tuple(rows), tuple(outs))
 
 
 def connection_pattern_of(inputs: Sequence[Variable],
