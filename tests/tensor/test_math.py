@@ -319,3 +319,11 @@ def test_reductions_over_random_axes(shape, data, name, keepdims):
     want = getattr(np, name)(a, axis=axis, keepdims=keepdims)
     np.testing.assert_allclose(evaluate(z, {x: a}), want, rtol=1e-12)
     assert z.type.ndim == np.ndim(want)
+
+
+def test_private_allclose_uses_the_less_precise_dtype():
+    from opgraph.tensor.math import _allclose
+
+    assert _allclose(np.float32(1.0), np.float32(1.0 + 1e-6))
+    assert not _allclose(np.float64(1.0), np.float64(1.0 + 1e-4))
+    assert _allclose(np.float64(1.0), np.float64(1.0 + 1e-4), rtol=1e-3)

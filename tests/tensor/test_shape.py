@@ -255,3 +255,11 @@ def test_padding_squeeze_expand_dims():
         squeeze(pt.tensor(dtype="float64", shape=(3, 1)), axis=0)
     with pytest.raises(ValueError, match="out of range"):
         expand_dims(x, 3)
+
+
+def test_pytensor_spelling_of_specify_shape():
+    from opgraph.tensor.shape import _specify_shape
+
+    assert _specify_shape(pt.dmatrix("m"), 2, None).type.shape == (2, None)
+    with pytest.raises(ValueError):
+        _specify_shape(pt.dmatrix("m"), 4)

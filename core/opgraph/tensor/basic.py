@@ -14,6 +14,15 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.tensor.arrays import (
+    flatnonzero,
+    moveaxis,
+    nonzero,
+    nonzero_values,
+    roll,
+    swapaxes,
+    tile,
+)
 from opgraph.tensor.constant_value import (
     get_scalar_constant_value,
     get_underlying_scalar_constant_value,
@@ -34,6 +43,7 @@ from opgraph.tensor.creation import (
     zeros_like,
 )
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
+from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
@@ -65,6 +75,7 @@ __all__ = [
     "constant",
     "eye",
     "fill",
+    "flatnonzero",
     "full",
     "full_like",
     "get_scalar_constant_value",
@@ -73,13 +84,20 @@ __all__ = [
     "identity_like",
     "join",
     "make_vector",
+    "moveaxis",
+    "nonzero",
+    "nonzero_values",
     "ones",
     "ones_like",
+    "roll",
     "scalar_from_tensor",
     "second",
     "split",
     "stack",
+    "swapaxes",
+    "take_along_axis",
     "tensor_from_scalar",
+    "tile",
     "zeros",
     "zeros_like",
 ]

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from opgraph.graph.basic import Variable
 from opgraph.scalar import arith as _sa
 from opgraph.scalar import logic as _sl
 from opgraph.scalar import math as _sm
 from opgraph.scalar import structural as _ss
 from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.type import TOLERANCES
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
@@ -243,3 +246,15 @@ from opgraph.tensor.reduction import *  # noqa: E402, F403
 from opgraph.tensor.reduction import __all__ as _reduction_all  # noqa: E402
 
 __all__ += _reduction_all + _products_all
+
+
+def _allclose(a: Any, b: Any, rtol: float | None = None, atol: float | None = None) -> bool:
+    """``np.allclose`` with the tolerances of the less precise of the two dtypes.
+
+    The comparison PyTensor's tests use for results computed in float32 or float16.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    tols = [TOLERANCES.get(x.dtype.name, TOLERANCES["float64"]) for x in (a, b)]
+    atol = float(np.max([t[0] for t in tols])) if atol is None else atol
+    rtol = float(np.max([t[1] for t in tols])) if rtol is None else rtol
+    return bool(np.allclose(a, b, atol=atol, rtol=rtol))

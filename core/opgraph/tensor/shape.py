@@ -595,6 +595,11 @@ class SpecifyShape(Op):
         return [self(tangents[0], *inputs[1:])]
 
 
+def _specify_shape(x: Any, *shape: Any) -> Variable:
+    """PyTensor's spelling: ``specify_shape(x, shape)`` with the entries as arguments."""
+    return specify_shape(x, list(shape))
+
+
 def specify_shape(x: Any, shape: Any) -> Variable:
     """``x`` asserted (at run time) to have ``shape``; entries may be None (unknown)."""
     x = as_tensor_variable(x)

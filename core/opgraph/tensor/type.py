@@ -71,7 +71,8 @@ __all__ = [
 ]
 
 # Tolerances used by values_eq_approx (absolute, relative), per dtype.
-_TOLERANCES = {
+#: (atol, rtol) per dtype: how close two results must be to count as equal.
+TOLERANCES = {
     "float16": (1e-3, 1e-3),
     "float32": (1e-5, 1e-5),
     "float64": (1e-8, 1e-5),
@@ -376,8 +377,8 @@ class TensorType(Type):
             return False
         if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
             return bool(np.all(a == b))
-        tol_a = _TOLERANCES.get(a.dtype.name, _TOLERANCES["float64"])
-        tol_b = _TOLERANCES.get(b.dtype.name, _TOLERANCES["float64"])
+        tol_a = TOLERANCES.get(a.dtype.name, TOLERANCES["float64"])
+        tol_b = TOLERANCES.get(b.dtype.name, TOLERANCES["float64"])
         atol = max(tol_a[0], tol_b[0]) if atol is None else atol
         rtol = max(tol_a[1], tol_b[1]) if rtol is None else rtol
         a_nan, b_nan = np.isnan(a), np.isnan(b)
