@@ -263,3 +263,14 @@ def test_pytensor_spelling_of_specify_shape():
     assert _specify_shape(pt.dmatrix("m"), 2, None).type.shape == (2, None)
     with pytest.raises(ValueError):
         _specify_shape(pt.dmatrix("m"), 4)
+
+
+def test_specify_broadcastable_sets_length_one_axes():
+    from opgraph.tensor.shape import specify_broadcastable
+
+    m = pt.dmatrix("m")
+    assert specify_broadcastable(m, 0).type.shape == (1, None)
+    assert specify_broadcastable(m, -1).type.shape == (None, 1)
+    assert specify_broadcastable(m) is m
+    with pytest.raises(ValueError, match="out of range"):
+        specify_broadcastable(m, 2)

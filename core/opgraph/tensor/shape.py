@@ -37,6 +37,7 @@ __all__ = [
     "shape_padleft",
     "shape_padright",
     "shape_tuple",
+    "specify_broadcastable",
     "specify_shape",
     "squeeze",
     "static_int",
@@ -593,6 +594,21 @@ class SpecifyShape(Op):
         if tangents[0] is None:
             return [None]
         return [self(tangents[0], *inputs[1:])]
+
+
+def specify_broadcastable(x: Any, *axes: int) -> Variable:
+    """``x`` with the dimensions in ``axes`` asserted to have length 1."""
+    x = as_tensor_variable(x)
+    if not axes:
+        return x
+    for a in axes:
+        if not -x.type.ndim <= a < x.type.ndim:
+            raise ValueError(
+                f"specify_broadcastable of {_name(x)}: axis {a} is out of range for "
+                f"{x.type.ndim} dimension(s)"
+            )
+    wanted = {a % x.type.ndim for a in axes}
+    return specify_shape(x, [1 if d in wanted else None for d in range(x.type.ndim)])
 
 
 def _specify_shape(x: Any, *shape: Any) -> Variable:
