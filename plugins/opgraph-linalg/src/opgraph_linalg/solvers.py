@@ -101,6 +101,23 @@ class SolveBase(Op):
         out = TensorType(float_dtype(a.type.dtype, b.type.dtype), b.type.shape)()
         return Apply(self, [a, b], [out])
 
+    def _solve_pushforward(self, inputs: Any, outputs: Any, tangents: Any, transposed: bool,
+                           read_tangent: Any) -> list:
+        """d x = solve(a, d b - d a x): the tangent of a linear solve (``a^T`` when transposed).
+
+        ``read_tangent`` keeps the part of ``d a`` the op reads (a triangle, a symmetric part).
+        """
+        a, _ = inputs
+        (x,) = outputs
+        ta, tb = tangents
+        if not _live(ta) and not _live(tb):
+            return [disconnected_type()]
+        rhs = tb if _live(tb) else pt.zeros_like(x)
+        if _live(ta):
+            ta = read_tangent(ta)
+            rhs = rhs - pt.dot(ta.T if transposed else ta, x)
+        return [self(a, rhs)]
+
     def _check_values(self, a: np.ndarray, b: np.ndarray) -> None:
         check_square_value(a, self.who, "a")
         if b.shape[0] != a.shape[0]:
@@ -166,16 +183,7 @@ class SolveTriangular(SolveBase):
         return [self._mask(ga), gb]
 
     def pushforward(self, inputs: Any, outputs: Any, tangents: Any) -> list:
-        a, _ = inputs
-        (x,) = outputs
-        ta, tb = tangents
-        if not _live(ta) and not _live(tb):
-            return [disconnected_type()]
-        rhs = tb if _live(tb) else pt.zeros_like(x)
-        if _live(ta):
-            ta = self._mask(ta)
-            rhs = rhs - pt.dot(ta.T if self.trans else ta, x)
-        return [self(a, rhs)]
+        return self._solve_pushforward(inputs, outputs, tangents, bool(self.trans), self._mask)
 
 
 class Solve(SolveBase):
@@ -238,16 +246,8 @@ class Solve(SolveBase):
         return [self._sym_mask(ga), gb]
 
     def pushforward(self, inputs: Any, outputs: Any, tangents: Any) -> list:
-        a, _ = inputs
-        (x,) = outputs
-        ta, tb = tangents
-        if not _live(ta) and not _live(tb):
-            return [disconnected_type()]
-        rhs = tb if _live(tb) else pt.zeros_like(x)
-        if _live(ta):
-            ta = self._read_tangent(ta)
-            rhs = rhs - pt.dot(ta.T if self.transposed else ta, x)
-        return [self(a, rhs)]
+        return self._solve_pushforward(inputs, outputs, tangents, self.transposed,
+                                       self._read_tangent)
 
 
 class CholeskySolve(SolveBase):
