@@ -67,13 +67,14 @@ def opgraph_register_rewrites(db: Any) -> None:
     """Add rewrites to the rewrite database ``db`` (collect-all, return ignored).
 
     Called once, when the rewrite database is first built.  Register entries
-    with tags and positions so modes can select them by query.
+    with tags and a named phase (``docs/rewrites.md``) so modes can select
+    them by query and they run at the right step.
 
     Example::
 
         @hookimpl
         def opgraph_register_rewrites(db):
-            db.register("my_fold", MyFoldRewrite(), "fast_run", "canonicalize", position=1.5)
+            db.register("my_fold", MyFoldRewrite(), "fast_run", phase="post_specialize")
     """
 
 

@@ -154,18 +154,21 @@ def test_inplace_refused_when_value_still_needed():
     np.testing.assert_allclose(fn(XV)[0], 4 * XV + 2 * XV)
 
 
-def test_register_rewrites_uses_tags_and_positions():
+def test_register_rewrites_uses_tags_and_phases():
     registered = []
 
     class FakeDB:
-        def register(self, name, rewriter, *tags, position=None):
-            registered.append((name, set(tags), position))
+        def register(self, name, rewriter, *tags, phase=None):
+            registered.append((name, set(tags), phase))
 
     register_rewrites(FakeDB())
     names = {r[0]: r for r in registered}
     assert {"fast_compile", "fast_run", "inline"} <= names["inline_ofg_expansion"][1]
+    assert names["inline_ofg_expansion"][2] == "inline"
     assert "fast_run" in names["ofg_remove_unused_io"][1]
+    assert names["ofg_remove_unused_io"][2] == "post_specialize"
     assert "inplace" in names["ofg_inplace"][1]
+    assert names["ofg_inplace"][2] == "inplace"
 
 
 def test_plugin_module_is_cheap():

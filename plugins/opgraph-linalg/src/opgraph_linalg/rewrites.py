@@ -1,6 +1,6 @@
 """Rewrites PyTensor users rely on for linear algebra (each keeps the graph's meaning).
 
-- ``local_useless_blockwise`` (own pass at position 48, after specialize; defined in the
+- ``local_useless_blockwise`` (own pass in phase post_specialize; defined in the
   core): Blockwise(op)(x) -> op(x) when no input has batch axes
 - ``linalg_transposed_triangular`` (canonicalize):
   solve_triangular(A.T, b, lower=l, trans=t) -> solve_triangular(A, b, lower=not l, trans=1-t)
@@ -206,7 +206,7 @@ def register_rewrites(db: Any) -> None:
     # Blockwise's own clean-up (it lives in the core; this package is its main user). A
     # pass of its own after specialize, so the rewrites above still see Blockwise nodes.
     db.register("local_useless_blockwise", local_useless_blockwise, "fast_run", "linalg",
-                position=48, use_db_name_as_tag=False)
+                phase="post_specialize", use_db_name_as_tag=False)
     db["canonicalize"].register("linalg_transposed_triangular", transposed_triangular_solve,
                                 "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("linalg_cholesky_of_cholesky_product",

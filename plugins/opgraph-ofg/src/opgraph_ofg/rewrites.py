@@ -1,12 +1,12 @@
 """Rewrites for OpFromGraph nodes: inline, drop unused inputs/outputs, inplace on inputs.
 
 =====================  ========  ===============================  ===========================
-entry                  position  tags                             what
-=====================  ========  ===============================  ===========================
-inline_ofg_expansion   -0.5      fast_compile, fast_run, inline   inline=True: node -> body
-ofg_remove_unused_io   48        fast_run                         fewer inputs / outputs
-ofg_inplace            75.5      fast_run, inplace                overwrite dead inputs
-=====================  ========  ===============================  ===========================
+entry                  phase            tags                            what
+=====================  ===============  ==============================  =====================
+inline_ofg_expansion   inline           fast_compile, fast_run, inline  inline=True: node->body
+ofg_remove_unused_io   post_specialize  fast_run                        fewer inputs / outputs
+ofg_inplace            inplace          fast_run, inplace               overwrite dead inputs
+=====================  ===============  ==============================  =====================
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class OpFromGraphInplace(GraphRewriter):
 def register_rewrites(db: Any) -> None:
     """Add the three rewrites to the rewrite database (see the module table)."""
     db.register("inline_ofg_expansion", in2out(inline_ofg_expansion),
-                "fast_compile", "fast_run", "inline", position=-0.5)
+                "fast_compile", "fast_run", "inline", phase="inline")
     db.register("ofg_remove_unused_io", in2out(remove_unused_ofg_io), "fast_run",
-                position=48)
-    db.register("ofg_inplace", OpFromGraphInplace(), "fast_run", "inplace", position=75.5)
+                phase="post_specialize")
+    db.register("ofg_inplace", OpFromGraphInplace(), "fast_run", "inplace", phase="inplace")

@@ -1,24 +1,32 @@
-"""Rewrite databases: named entries with tags and positions, selected by queries.
+"""Rewrite databases: named entries with tags and phases, selected by queries.
 
 A query (include, exclude, require tags) picks entries; a database turns the
 picked entries into one rewriter: a SequenceDB into a SequentialGraphRewriter
-ordered by position, an EquilibriumDB into an EquilibriumGraphRewriter, a
-LocalGroupDB into one SequentialNodeRewriter. Databases nest: an entry that
-is a database is queried in turn with the same query (or its subquery).
+ordered by named phase (:mod:`opgraph.plugins.phases`; a database without
+phases orders by PyTensor's float ``position=``), an EquilibriumDB into an
+EquilibriumGraphRewriter, a LocalGroupDB into one SequentialNodeRewriter.
+Databases nest: an entry that is a database is queried in turn with the same
+query (or its subquery).
 TopoDB wraps a database's result in a WalkingGraphRewriter; ProxyDB lets one
 database be registered at several places.
 
 Names and tags share one namespace per database, as in PyTensor: a name may
 not repeat (unless ``overwrite_existing=True``) nor equal a tag in use, and a
-tag may not equal a name.
+tag may not equal a name.  A name registered twice is an error naming both
+registrations; while the database is built from the plugins' hooks
+(:func:`collecting_duplicates`) the duplicates are collected, every other
+registration still happens, and the builder raises once with all of them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
+import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -32,8 +40,10 @@ from opgraph.graph.rewriting.basic import (
 )
 from opgraph.graph.rewriting.walking import EquilibriumGraphRewriter, WalkingGraphRewriter
 from opgraph.graph.utils import type_name
+from opgraph.plugins.phases import Phase, PhaseError, order_phases, phase_for_position
 
 __all__ = [
+    "DuplicateRewriteError",
     "EquilibriumDB",
     "LocalGroupDB",
     "ProxyDB",
@@ -41,9 +51,11 @@ __all__ = [
     "RewriteDatabaseQuery",
     "SequenceDB",
     "TopoDB",
+    "collecting_duplicates",
 ]
 
 _DEFAULT = object()
+_PHASE_ONLY: Any = object()  # register(..., phase=...): no float position
 
 
 def _tags(value: Any, what: str) -> frozenset[str]:
@@ -103,14 +115,52 @@ class RewriteDatabaseQuery:
         return f"RewriteDatabaseQuery({', '.join(parts)})"
 
 
+class DuplicateRewriteError(ValueError):
+    """A rewrite name registered twice; the message names both registrations."""
+
+
+_HERE = os.path.normcase(os.path.abspath(__file__))
+_COLLECTOR: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "opgraph_rewrite_duplicates", default=None
+)
+
+
+@contextlib.contextmanager
+def collecting_duplicates() -> Iterator[list[str]]:
+    """Within the block, a duplicate name is recorded (message in the list), not raised.
+
+    The builder of a database from several plugins uses it so that one
+    plugin's duplicate does not stop the rest of its registrations; it raises
+    :class:`DuplicateRewriteError` afterwards if the list is not empty.
+    """
+    found: list[str] = []
+    token = _COLLECTOR.set(found)
+    try:
+        yield found
+    finally:
+        _COLLECTOR.reset(token)
+
+
+def _registration_site() -> str:
+    """``file:line`` of the code that called ``register`` (outside this module)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.normcase(frame.f_code.co_filename) == _HERE:
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
 @attrs.define(eq=False)
 class _Entry:
     name: str
     rewriter: Any
     tags: set[str]
-    position: float = 0.0
+    position: float | None = 0.0  # None: placed by ``phase`` alone
     final: bool = False
     cleanup: bool = False
+    phase: str | None = None
+    origin: str = "<unknown>"
 
 
 class RewriteDatabase:
@@ -151,11 +201,18 @@ class RewriteDatabase:
                 raise TypeError(f"register({name!r}): tags must be hashable, got {t!r}") from None
             if t is None or t == "":
                 raise TypeError(f"register({name!r}): a tag may not be empty, got {t!r}")
+        origin = _registration_site()
         if name in self._entries and not overwrite_existing:
-            raise ValueError(
-                f"The tag '{name}' is already present in the database {self._label()} "
+            message = (
+                f"The tag '{name}' is already present in the database {self._label()}: "
+                f"registered at {self._entries[name].origin} and again at {origin} "
                 "(pass overwrite_existing=True to replace it)"
             )
+            collector = _COLLECTOR.get()
+            if collector is None:
+                raise DuplicateRewriteError(message)
+            collector.append(message)
+            return rewriter
         if name not in self._entries and name in self._tags_in_use():
             raise ValueError(
                 f"The tag '{name}' is already present in the database {self._label()} "
@@ -177,7 +234,8 @@ class RewriteDatabase:
                 rewriter.name = name
             except AttributeError:
                 pass
-        entry = _Entry(name, rewriter, all_tags, self._position(position), **kwargs)
+        entry = _Entry(name, rewriter, all_tags, self._position(position), origin=origin,
+                       **kwargs)
         self._entries[name] = entry
         self._cache.clear()
         return rewriter
@@ -300,34 +358,130 @@ class RewriteDatabase:
 
 
 class SequenceDB(RewriteDatabase):
-    """Entries run in order of position (ties: registration order).
+    """Entries run phase by phase; within a phase by position, then registration order.
 
-    ``SequenceDB(failure_callback=...)`` as in PyTensor; ``name=`` (or a string
-    as the only argument) names it.
+    A SequenceDB without phases orders by the float ``position`` alone (as in
+    PyTensor).  With phases (:meth:`add_phase`; the standard ``optdb`` has
+    :data:`~opgraph.plugins.phases.STANDARD_PHASES`), ``register(...,
+    phase="fusion")`` places an entry by name and a float ``position`` falls in
+    the phase whose anchor it reaches.  ``SequenceDB(failure_callback=...)`` as
+    in PyTensor; ``name=`` (or a string as the only argument) names it.
     """
 
-    def __init__(self, failure_callback: Any = _DEFAULT, name: str | None = None) -> None:
+    def __init__(self, failure_callback: Any = _DEFAULT, name: str | None = None,
+                 phases: Iterable[Phase] = ()) -> None:
         if isinstance(failure_callback, str) and name is None:  # SequenceDB("name")
             failure_callback, name = _DEFAULT, failure_callback
         super().__init__(name)
         self.failure_callback = None if failure_callback is _DEFAULT else failure_callback
+        self._phases: list[Phase] = []
+        self._ordered: list[Phase] | None = None
+        for phase in phases:
+            self.add_phase(phase)
 
-    def _position(self, position: float | str | None) -> float:
+    # -- phases -----------------------------------------------------------------------
+    def add_phase(self, phase: Phase | str, *, after: Iterable[str] | str = (),
+                  before: Iterable[str] | str = (), description: str = "") -> Phase:
+        """Declare a phase (a :class:`Phase` or a name with ``after``/``before``).
+
+        Constraints may name phases declared later; they are checked (unknown
+        names, cycles) when the order is first needed (:meth:`check`).
+        """
+        if not isinstance(phase, Phase):
+            phase = Phase(phase, after=after, before=before, description=description)
+        if any(p.name == phase.name for p in self._phases):
+            raise PhaseError(f"{self._label()} already has a phase {phase.name!r}")
+        self._phases.append(phase)
+        self._invalidate()
+        return phase
+
+    @property
+    def phases(self) -> list[Phase]:
+        """The phases in run order (raises PhaseError/PhaseCycleError if unorderable)."""
+        if self._ordered is None:
+            self._ordered = order_phases(self._phases)
+        return list(self._ordered)
+
+    def _invalidate(self) -> None:
+        super()._invalidate()
+        self._ordered = None
+
+    def _phase_of(self, e: _Entry, ordered: Sequence[Phase]) -> Phase:
+        if e.phase is None:
+            return phase_for_position(ordered, e.position)  # type: ignore[arg-type]
+        for phase in ordered:
+            if phase.name == e.phase:
+                return phase
+        raise PhaseError(
+            f"rewrite {e.name!r} (registered at {e.origin}) names phase {e.phase!r}, which "
+            f"{self._label()} does not have; phases: {', '.join(p.name for p in ordered)}"
+        )
+
+    def check(self) -> None:
+        """Order the phases and place every entry; raise the first problem found."""
+        ordered = self.phases
+        for e in self._entries.values():
+            if ordered or e.phase is not None:
+                self._phase_of(e, ordered)
+
+    def _sort_key(self) -> Any:
+        order = {name: i for i, name in enumerate(self._entries)}
+        ordered = self.phases
+        rank = {p.name: i for i, p in enumerate(ordered)}
+
+        def key(e: _Entry) -> tuple[int, float, int]:
+            phase = self._phase_of(e, ordered) if ordered or e.phase is not None else None
+            sub = -math.inf if e.position is None else e.position
+            return (0 if phase is None else rank[phase.name], sub, order[e.name])
+
+        return key
+
+    def _effective_positions(self) -> dict[str, float]:
+        """Each entry's number: its float position, or its phase's (last reached) anchor."""
+        anchor_at: dict[str, float] = {}
+        if any(e.position is None for e in self._entries.values()):
+            last = -math.inf
+            for p in self.phases:
+                last = p.anchor if p.anchor is not None else last
+                anchor_at[p.name] = last
+        return {
+            e.name: anchor_at.get(e.phase, -math.inf) if e.position is None else e.position
+            for e in self._entries.values()
+        }
+
+    # -- registration -----------------------------------------------------------------
+    def _position(self, position: float | str | None) -> float | None:
+        if position is _PHASE_ONLY:
+            return None
         if position is None or position == "last":
-            top = max((e.position for e in self._entries.values()), default=0.0)
-            return top + 1.0
+            anchors = {p.name: p.anchor for p in self._phases}
+            known = [e.position if e.position is not None else anchors.get(e.phase)
+                     for e in self._entries.values()]
+            return max((k for k in known if k is not None and k != -math.inf),
+                       default=0.0) + 1.0
         if isinstance(position, bool) or not isinstance(position, numbers.Real):
             raise TypeError(f"`position` must be numeric or 'last'; got {position!r}")
         return float(position)
 
     @property
     def __position__(self) -> dict[str, float]:
-        """``{name: position}`` (PyTensor's attribute)."""
-        return {name: e.position for name, e in self._entries.items()}
+        """``{name: position}`` (PyTensor's attribute; phase-placed entries: the anchor)."""
+        return self._effective_positions()
 
     def register(self, name: str, rewriter: Any, *tags: str, position: float | str = "last",
-                 use_db_name_as_tag: bool = True, **kwargs: Any) -> Any:
-        return super().register(name, rewriter, *tags, position=position,
+                 phase: str | None = None, use_db_name_as_tag: bool = True,
+                 **kwargs: Any) -> Any:
+        """Add ``rewriter`` in ``phase`` (a name) or at PyTensor's float ``position``."""
+        if phase is not None:
+            if position != "last":
+                raise TypeError(
+                    f"register({name!r}): give phase= or position=, not both "
+                    f"(got phase={phase!r}, position={position!r})"
+                )
+            if not isinstance(phase, str) or not phase:
+                raise TypeError(f"register({name!r}): phase must be a phase name, got {phase!r}")
+            position = _PHASE_ONLY  # type: ignore[assignment]
+        return super().register(name, rewriter, *tags, position=position, phase=phase,
                                 use_db_name_as_tag=use_db_name_as_tag, **kwargs)
 
     def query(self, *tags: Any, position_cutoff: float | None = None, **kwtags: Any) -> Any:
@@ -339,19 +493,25 @@ class SequenceDB(RewriteDatabase):
         return super().query(*tags, **kwtags)
 
     def print_summary(self, stream: Any = None) -> None:
+        """The phases in order, then each entry's phase, position and tags."""
         stream = stream or sys.stdout
         label = f" {self.name!r}" if self.name else ""
         print(f"{type(self).__name__}{label} (id {id(self)})", file=stream)
-        print(f"  position {sorted(self.__position__.items(), key=lambda kv: kv[1])}",
-              file=stream)
+        ordered = self.phases
+        if ordered:
+            print(f"  phases {' -> '.join(p.name for p in ordered)}", file=stream)
+        positions = self._effective_positions()
+        print(f"  position {sorted(positions.items(), key=lambda kv: kv[1])}", file=stream)
         print(f"  names {self._names or '{}'}", file=stream)
-        for e in sorted(self._entries.values(), key=lambda e: (e.position, e.name)):
-            print(f"  {e.position:8.3f}  {e.name}  tags={sorted(e.tags - {e.name})}", file=stream)
+        for e in sorted(self._entries.values(), key=self._sort_key()):
+            where = f"{self._phase_of(e, ordered).name:18} " if ordered else ""
+            print(f"  {where}{positions[e.name]:8.3f}  {e.name}  "
+                  f"tags={sorted(e.tags - {e.name})}", file=stream)
 
     def __query__(self, q: RewriteDatabaseQuery) -> SequentialGraphRewriter:
-        chosen = [e for e in self._selected(q) if e.position < q.position_cutoff]
-        order = {name: i for i, name in enumerate(self._entries)}
-        chosen.sort(key=lambda e: (e.position, order[e.name]))
+        positions = self._effective_positions()
+        chosen = [e for e in self._selected(q) if positions[e.name] < q.position_cutoff]
+        chosen.sort(key=self._sort_key())
         parts = []
         for e in chosen:
             r = self._resolve(e, q)
@@ -436,8 +596,7 @@ class LocalGroupDB(SequenceDB):
         self.node_rewriter = node_rewriter
 
     def __query__(self, q: RewriteDatabaseQuery) -> Any:
-        order = {name: i for i, name in enumerate(self._entries)}
-        chosen = sorted(self._selected(q), key=lambda e: (e.position, order[e.name]))
+        chosen = sorted(self._selected(q), key=self._sort_key())
         rws = [self._resolve(e, q) for e in chosen]
         return self.node_rewriter(*rws, name=self.name,
                                   apply_all_rewrites=self.apply_all_rewrites)

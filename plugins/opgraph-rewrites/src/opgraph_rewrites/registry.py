@@ -1,20 +1,27 @@
 """The rewrite database, built on first use from every plugin's registration hook.
 
-The standard phases exist before any plugin is asked, so a plugin may
-register into ``db["canonicalize"]`` whatever the hook call order:
+The standard phases (:data:`opgraph.plugins.phases.STANDARD_PHASES`) and
+their databases exist before any plugin is asked, so a plugin may register
+into ``db["canonicalize"]`` (or ``phase="fusion"``) whatever the hook order:
 
-=========  ===========  =============================================
-position   entry        what
-=========  ===========  =============================================
-0          merge1       MergeOptimizer (tags fast_run, fast_compile)
-1          canonicalize EquilibriumDB: normal forms (fast_run, fast_compile)
-1.5        stabilize    EquilibriumDB: numerically stable forms (fast_run)
-2          specialize   EquilibriumDB: faster forms (fast_run)
-49         fusion       Elemwise fusion (fast_run)  [standard rewrites]
-49.5       merge2       MergeOptimizer after fusion
-75         inplace      inplace Elemwise (fast_run, needs DestroyHandler)
-100        merge3       final MergeOptimizer
-=========  ===========  =============================================
+=================  ============  =============================================
+phase              entry         what
+=================  ============  =============================================
+inline             (plugins)     OpFromGraph inlining
+initial_merge      merge1        MergeOptimizer (tags fast_run, fast_compile)
+canonicalize       canonicalize  EquilibriumDB: normal forms (fast_run, fast_compile)
+stabilize          stabilize     EquilibriumDB: numerically stable forms (fast_run)
+specialize         specialize    EquilibriumDB: faster forms (fast_run)
+post_specialize    (plugins)     clean-ups after specialize
+fusion             (standard)    Elemwise fusion (fast_run)
+post_fusion_merge  merge2        MergeOptimizer after fusion
+inplace            (standard)    inplace Elemwise (fast_run, needs DestroyHandler)
+final_merge        merge3        final MergeOptimizer
+=================  ============  =============================================
+
+Building checks the phase constraints (cycles, unknown phases) and collects
+duplicate rewrite names from all plugins before raising one error naming
+every pair of registrations.
 """
 
 from __future__ import annotations
@@ -26,7 +33,15 @@ from typing import Any
 
 from opgraph.graph.rewriting.basic import GraphRewriter
 from opgraph.graph.rewriting.merge import MergeOptimizer
-from opgraph_rewrites.db import EquilibriumDB, RewriteDatabaseQuery, SequenceDB, as_graph_rewriter
+from opgraph.plugins.phases import STANDARD_PHASES
+from opgraph_rewrites.db import (
+    DuplicateRewriteError,
+    EquilibriumDB,
+    RewriteDatabaseQuery,
+    SequenceDB,
+    as_graph_rewriter,
+    collecting_duplicates,
+)
 
 __all__ = [
     "build_database",
@@ -48,29 +63,40 @@ def _phase(name: str) -> EquilibriumDB:
 
 def standard_skeleton() -> SequenceDB:
     """The top SequenceDB with the standard phases and merges, no rewrites yet."""
-    db = SequenceDB(name="optdb")
+    db = SequenceDB(name="optdb", phases=STANDARD_PHASES)
     db.register("merge1", MergeOptimizer(), "fast_run", "fast_compile", "merge",
-                position=0, use_db_name_as_tag=False)
+                phase="initial_merge", use_db_name_as_tag=False)
     db.register("canonicalize", _phase("canonicalize"), "fast_run", "fast_compile",
-                position=1, use_db_name_as_tag=False)
-    db.register("stabilize", _phase("stabilize"), "fast_run", position=1.5,
+                phase="canonicalize", use_db_name_as_tag=False)
+    db.register("stabilize", _phase("stabilize"), "fast_run", phase="stabilize",
                 use_db_name_as_tag=False)
-    db.register("specialize", _phase("specialize"), "fast_run", position=2,
+    db.register("specialize", _phase("specialize"), "fast_run", phase="specialize",
                 use_db_name_as_tag=False)
-    db.register("merge2", MergeOptimizer(), "fast_run", "merge", position=49.5,
+    db.register("merge2", MergeOptimizer(), "fast_run", "merge", phase="post_fusion_merge",
                 use_db_name_as_tag=False)
-    db.register("merge3", MergeOptimizer(), "fast_run", "merge", position=100,
+    db.register("merge3", MergeOptimizer(), "fast_run", "merge", phase="final_merge",
                 use_db_name_as_tag=False)
     return db
 
 
 def build_database(pm: Any = None) -> SequenceDB:
-    """A fresh database: the skeleton plus every plugin's ``opgraph_register_rewrites``."""
+    """A fresh database: the skeleton plus every plugin's ``opgraph_register_rewrites``.
+
+    Raises :class:`DuplicateRewriteError` (after every plugin has registered)
+    when names repeat, and PhaseError/PhaseCycleError when phases cannot be ordered.
+    """
     from opgraph.plugins.manager import call_hook_safely, get_plugin_manager
 
     pm = get_plugin_manager() if pm is None else pm
     db = standard_skeleton()
-    call_hook_safely(pm, "opgraph_register_rewrites", db=db)
+    with collecting_duplicates() as duplicates:
+        call_hook_safely(pm, "opgraph_register_rewrites", db=db)
+    if duplicates:
+        raise DuplicateRewriteError(
+            f"{len(duplicates)} rewrite name(s) registered twice by the installed plugins: "
+            + "; ".join(duplicates)
+        )
+    db.check()
     return db
 
 

@@ -51,9 +51,10 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
-    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", position=49)
+    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", phase="fusion")
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
-                position=75)
-    db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace", position=99)
+                phase="inplace")
+    db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
+                phase="inplace")
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
                    "fast_compile", "random_unsafe")
