@@ -14,9 +14,9 @@ __all__ = ["hook_caller"]
 
 def hook_caller(hookname: str) -> Callable[..., Any] | None:
     """A function calling ``hookname`` (first non-None wins), or None if no plugin has it."""
-    from opgraph.plugins.manager import call_hook_safely, get_plugin_manager
+    from opgraph.plugins.manager import call_hook_safely, current_plugin_manager
 
-    pm = get_plugin_manager()
+    pm = current_plugin_manager()
     caller = getattr(pm.hook, hookname, None)
     if caller is None or not caller.get_hookimpls():
         return None

@@ -8,8 +8,9 @@ them into a Linker object and a graph rewriter once.
 
 The rewrite seam: :func:`get_rewriter` returns the GraphRewriter for a mode's
 query, or None when no rewrite database is installed (then graphs compile
-with no rewrites).  The database lives in the ``opgraph-rewrites`` plugin
-(see :data:`REWRITER_FACTORY`).
+with no rewrites).  The database is found through the plugin hook
+``opgraph_rewrite_database`` of the mode's plugin manager (the
+``opgraph-rewrites`` plugin provides it); the core names no plugin module.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from opgraph.compile.flags import flag
 from opgraph.config import config
 from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.link.basic import Linker
+from opgraph.plugins.loading import current_plugin_manager
 from opgraph.plugins.records import LinkerRecord, ModeRecord, load_target
+from opgraph.plugins.registry import rewrite_database_record
 
 __all__ = [
     "BACKEND_PLUGINS",
@@ -44,7 +47,6 @@ __all__ = [
     "OPT_STABILIZE",
     "OPT_UNSAFE",
     "PREDEFINED_MODE_TARGETS",
-    "REWRITER_FACTORY",
     "AddDestroyHandler",
     "AddFeatureOptimizer",
     "BackendNotInstalledError",
@@ -112,12 +114,6 @@ LINKER_ALIASES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 """PyTensor linker names that map onto opgraph linkers (with options)."""
 
-REWRITER_FACTORY = "opgraph_rewrites.registry:get_query_rewriter"
-"""Import string of ``f(include, exclude, require, pm=...) -> GraphRewriter``."""
-
-_REWRITES_MODULE = "opgraph_rewrites"
-
-
 class UnknownModeError(ValueError):
     """A mode name that no built-in record or installed plugin declares."""
 
@@ -168,11 +164,8 @@ def _merge(old: Sequence[str], new: Iterable[str]) -> tuple[str, ...]:
 
 
 def _manager(pm: Any) -> Any:
-    if pm is not None:
-        return pm
-    from opgraph.plugins.manager import get_plugin_manager
-
-    return get_plugin_manager()
+    """``pm``, else the manager of the compile in progress, else the global one."""
+    return current_plugin_manager() if pm is None else pm
 
 
 def _mode_table(pm: Any) -> dict[str, ModeRecord]:
@@ -682,21 +675,13 @@ def get_default_mode() -> Mode:
 # -- the rewrite seam -----------------------------------------------------------------------
 
 
-def _rewrites_installed(pm: Any) -> bool:
-    for plugin in pm.get_plugins():
-        module = getattr(plugin, "__name__", "") or type(plugin).__module__
-        if module.split(".")[0] == _REWRITES_MODULE:
-            return True
-    return False
-
-
 def get_rewriter(mode: Mode) -> Any:
     """The GraphRewriter to run for ``mode``, or None (no rewrites).
 
     An optimizer that is already a rewriter (has ``rewrite``) is used as is.
-    A query goes to the rewrite database of the ``opgraph-rewrites`` plugin
-    (:data:`REWRITER_FACTORY`) when that plugin is registered with the
-    mode's plugin manager; otherwise there is nothing to run.
+    A query goes to the rewrite database ``optdb`` that a plugin of the
+    mode's manager provides (hook ``opgraph_rewrite_database``; opgraph-rewrites
+    does); with none there is nothing to run.
     """
     opt = mode.optimizer
     if opt is None:
@@ -704,15 +689,10 @@ def get_rewriter(mode: Mode) -> Any:
     if hasattr(opt, "rewrite") or (callable(opt) and not hasattr(opt, "include")):
         return opt
     pm = _manager(mode.plugin_manager)
-    if not _rewrites_installed(pm):
+    record = rewrite_database_record(pm)
+    if record is None:
         return None
-    from opgraph.plugins.records import TargetLoadError, load_target
-
-    try:
-        factory = load_target(REWRITER_FACTORY)
-    except TargetLoadError:
-        return None
-    return factory(
+    return record.get_rewriter(
         include=tuple(opt.include),
         exclude=tuple(getattr(opt, "exclude", ())),
         require=tuple(getattr(opt, "require", ())),

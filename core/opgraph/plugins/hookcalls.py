@@ -22,9 +22,16 @@ from opgraph.plugins.errors import (
     short_traceback,
 )
 from opgraph.plugins.hookspecs import HOOK_NAMES
-from opgraph.plugins.loading import HookFailure, OpgraphPluginManager, get_plugin_manager
+from opgraph.plugins.loading import HookFailure, OpgraphPluginManager, current_plugin_manager
+from opgraph.plugins.records import OpImpl
 
-__all__ = ["RESULT_CHECKS", "call_hook_safely", "iter_hook_results", "record_hook_failure"]
+__all__ = [
+    "RESULT_CHECKS",
+    "call_hook_safely",
+    "find_op_impl",
+    "iter_hook_results",
+    "record_hook_failure",
+]
 
 
 def record_hook_failure(
@@ -79,15 +86,20 @@ def _is_sequence(result: Any) -> bool:
     return isinstance(result, list | tuple)
 
 
+def _is_op_impl(result: Any) -> bool:
+    return isinstance(result, OpImpl)
+
+
 RESULT_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "opgraph_compile_features": (_is_feature_list, "a list of Feature instances"),
+    "opgraph_op_impl": (_is_op_impl, "an OpImpl(backend, impl) record, or None"),
     "opgraph_pullback": (_is_sequence, "a list with one gradient per input, or None"),
     "opgraph_pushforward": (_is_sequence, "a list with one tangent per output, or None"),
 }
 """Per hook, a check of one implementation's (non-None) result and what it expects.
 
 The record hooks (linkers, modes, public modules) are checked record by record
-where they are flattened; ``opgraph_op_impl`` results mean what the backend says.
+where they are flattened; what an ``OpImpl``'s ``impl`` holds is the backend's to check.
 """
 
 
@@ -104,12 +116,14 @@ def call_hook_safely(pm: pluggy.PluginManager | None, hookname: str, /, **kwargs
     """Call a hook with each implementation isolated.
 
     Collect-all hooks return the list of non-``None`` results; firstresult
-    hooks return the first non-``None`` result (or ``None``).  A plugin that
+    hooks return the first non-``None`` result (or ``None``).  ``pm=None`` uses
+    :func:`~opgraph.plugins.loading.current_plugin_manager` (the compiling
+    Mode's manager during ``function()``).  A plugin that
     raises, or returns something its hook does not allow (:data:`RESULT_CHECKS`),
     is warned about and recorded against that plugin, and its result ignored
     (raised in strict mode).
     """
-    pm = get_plugin_manager() if pm is None else pm
+    pm = current_plugin_manager() if pm is None else pm
     caller = getattr(pm.hook, hookname, None)
     spec = getattr(caller, "spec", None)
     firstresult = bool(spec is not None and spec.opts.get("firstresult"))
@@ -122,3 +136,23 @@ def call_hook_safely(pm: pluggy.PluginManager | None, hookname: str, /, **kwargs
         results.append(result)
     return None if firstresult else results
 
+
+
+def find_op_impl(op: Any, backend: str, pm: pluggy.PluginManager | None = None) -> Any:
+    """The ``impl`` some plugin gives for ``op`` on ``backend`` (``opgraph_op_impl``), or None.
+
+    A record for another backend is reported against its plugin and ignored,
+    so a backend never receives an implementation meant for a different one.
+    """
+    pm = current_plugin_manager() if pm is None else pm
+    for plugin, result in iter_hook_results(pm, "opgraph_op_impl", {"op": op,
+                                                                     "backend": backend}):
+        if result is None or not _checked(pm, plugin, "opgraph_op_impl", result):
+            continue
+        if result.backend != backend:
+            exc = ValueError(f"opgraph_op_impl(backend={backend!r}) for {op} returned an "
+                             f"OpImpl for backend {result.backend!r}")
+            record_hook_failure(pm, plugin, "opgraph_op_impl", exc)
+            continue
+        return result.impl
+    return None

@@ -3,23 +3,42 @@
 Every hook is prefixed ``opgraph_``.  A plugin is a module (or object) with
 functions of the same names decorated with ``@hookimpl``; it may accept any
 subset of a hook's arguments.  Plugins are found through the entry point
-group ``opgraph.plugins``; see ``docs/plugins.md``.
+group ``opgraph.plugins``; see ``docs/plugins.md``.  Every argument and
+result is a record (:mod:`opgraph.plugins.records`), a Protocol
+(:mod:`opgraph.plugins.protocols`) or a graph object of the core.
 
 The core calls hooks through :func:`opgraph.plugins.call_hook_safely`, which
 isolates each implementation: one that raises is reported (warning, and in
 ``opgraph plugins``) and skipped, and the others' results are still used.
+During ``function()`` hooks use the compiling Mode's plugin manager
+(:func:`opgraph.plugins.loading.use_plugin_manager`).
+
+Each hook's example is a doctest, run by ``tests/plugins/test_hookspec_examples.py``;
+``make_plugin_manager`` builds a private manager holding only the example's plugin.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
+    from opgraph.graph.basic import Variable
+    from opgraph.graph.features import Feature
+    from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.op import Op
+    from opgraph.plugins.protocols import CompileModeProtocol, RewriteDatabaseProtocol
+    from opgraph.plugins.records import (
+        CommandRecord,
+        LinkerRecord,
+        ModeRecord,
+        OpImpl,
+        PublicModule,
+        RewriteDatabaseRecord,
+    )
 
 PROJECT_NAME = "opgraph"
 ENTRY_POINT_GROUP = "opgraph.plugins"
@@ -39,9 +58,15 @@ def opgraph_linkers() -> list[LinkerRecord]:
 
     Example::
 
-        @hookimpl
-        def opgraph_linkers():
-            return [LinkerRecord("py", "opgraph_numpy.linker:PerformLinker")]
+        >>> from opgraph.plugins import LinkerRecord, hookimpl, linker_records
+        >>> from opgraph.plugins import make_plugin_manager
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_linkers(self):
+        ...         return [LinkerRecord("mine", "my_backend.linker:MyLinker")]
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> linker_records(pm)["mine"].target
+        'my_backend.linker:MyLinker'
     """
 
 
@@ -56,48 +81,106 @@ def opgraph_modes() -> list[ModeRecord]:
 
     Example::
 
-        @hookimpl
-        def opgraph_modes():
-            return [ModeRecord("FAST_COMPILE", linkers=("vm", "py"), include=("fast_compile",))]
+        >>> from opgraph.plugins import ModeRecord, hookimpl, make_plugin_manager, mode_records
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_modes(self):
+        ...         return [ModeRecord("QUICK", linkers=("vm", "py"), include=("fast_compile",))]
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> mode_records(pm)["QUICK"].linkers
+        ('vm', 'py')
     """
 
 
 @hookspec
-def opgraph_register_rewrites(db: Any) -> None:
-    """Add rewrites to the rewrite database ``db`` (collect-all, return ignored).
+def opgraph_rewrite_database() -> list[RewriteDatabaseRecord]:
+    """Provide the rewrite database modes query (collect-all; one plugin per name).
 
-    Called once, when the rewrite database is first built.  Register entries
-    with tags and a named phase (``docs/rewrites.md``) so modes can select
-    them by query and they run at the right step.
+    Called once per plugin manager when a mode first needs its rewrites.
+    Return :class:`~opgraph.plugins.records.RewriteDatabaseRecord` s; modes
+    use the one named ``"optdb"`` (opgraph-rewrites provides it).  The core
+    never imports a rewrite plugin by name: without such a record, modes
+    compile without rewrites.
 
     Example::
 
-        @hookimpl
-        def opgraph_register_rewrites(db):
-            db.register("my_fold", MyFoldRewrite(), "fast_run", phase="post_specialize")
+        >>> from opgraph.plugins import RewriteDatabaseRecord, hookimpl, make_plugin_manager
+        >>> from opgraph.plugins.registry import rewrite_database_record
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_rewrite_database(self):
+        ...         return [RewriteDatabaseRecord("optdb", database=lambda pm: {"db": pm},
+        ...                                       rewriter="my_rewrites.query:rewriter_for")]
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> rewrite_database_record(pm).get_database(pm)["db"] is pm
+        True
     """
 
 
 @hookspec
-def opgraph_compile_features(fgraph: Any, mode: Any) -> list[Any]:
+def opgraph_register_rewrites(db: RewriteDatabaseProtocol) -> None:
+    """Add rewrites to the rewrite database ``db`` (collect-all, return ignored).
+
+    Called once per plugin manager, when the database is first built.
+    Register entries with tags and a named phase (``docs/rewrites.md``) so
+    modes can select them by query and they run at the right step; ``db`` is
+    a :class:`~opgraph.plugins.protocols.RewriteDatabaseProtocol`.  A name
+    already registered is an error naming both registrations.
+
+    Example (``db`` would be the database; here a stand-in that records calls)::
+
+        >>> from opgraph.plugins import call_hook_safely, hookimpl, make_plugin_manager
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_register_rewrites(self, db):
+        ...         db.register("my_fold", "<a GraphRewriter>", "fast_run",
+        ...                     phase="post_specialize")
+        >>> class Recorder:
+        ...     def register(self, name, rewriter, *tags, **options):
+        ...         print(name, tags, options)
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> _ = call_hook_safely(pm, "opgraph_register_rewrites", db=Recorder())
+        my_fold ('fast_run',) {'phase': 'post_specialize'}
+    """
+
+
+@hookspec
+def opgraph_compile_features(
+    fgraph: FunctionGraph, mode: CompileModeProtocol
+) -> list[Feature]:
     """Return Features to attach to a graph being compiled (collect-all).
 
     Called by ``function()`` for every FunctionGraph it compiles, after the
-    graph is built and before rewrites run.  Return a list of Feature
-    instances (or an empty list); the lists of all plugins are joined.
+    graph is built and before rewrites run, with the compiling mode's plugin
+    manager.  Return a list of Feature instances (or an empty list); the
+    lists of all plugins are joined.
 
     Example::
 
-        @hookimpl
-        def opgraph_compile_features(fgraph, mode):
-            return [NanGuard()] if mode.name == "DEBUG" else []
+        >>> from opgraph.graph.features import Feature
+        >>> from opgraph.graph.fg import FunctionGraph
+        >>> from opgraph.plugins import call_hook_safely, hookimpl, make_plugin_manager
+        >>> class Audit(Feature):
+        ...     pass
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_compile_features(self, fgraph, mode):
+        ...         return [Audit()] if mode.name == "DEBUG" else []
+        >>> class DebugMode:
+        ...     name, plugin_manager = "DEBUG", None
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> found = call_hook_safely(pm, "opgraph_compile_features",
+        ...                          fgraph=FunctionGraph([], []), mode=DebugMode())
+        >>> [type(f).__name__ for features in found for f in features]
+        ['Audit']
     """
 
 
 @hookspec(firstresult=True)
 def opgraph_pullback(
-    op: Any, inputs: Sequence[Any], outputs: Sequence[Any], cotangents: Sequence[Any]
-) -> list[Any] | None:
+    op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
+    cotangents: Sequence[Variable],
+) -> list[Variable] | None:
     """Supply an Op's pullback (reverse-mode gradient) without editing the Op.
 
     Called by the gradient driver for each Apply node before it asks
@@ -106,18 +189,28 @@ def opgraph_pullback(
 
     Example::
 
-        @hookimpl
-        def opgraph_pullback(op, inputs, outputs, cotangents):
-            if isinstance(op, MyOp):
-                return [cotangents[0] * 2]
-            return None
+        >>> from opgraph.plugins import call_hook_safely, hookimpl, make_plugin_manager
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_pullback(self, op, inputs, outputs, cotangents):
+        ...         if op == "my_double":
+        ...             return [cotangents[0] * 2]
+        ...         return None
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> call_hook_safely(pm, "opgraph_pullback", op="my_double", inputs=[1.0],
+        ...                  outputs=[2.0], cotangents=[3.0])
+        [6.0]
+        >>> call_hook_safely(pm, "opgraph_pullback", op="other", inputs=[1.0],
+        ...                  outputs=[2.0], cotangents=[3.0]) is None
+        True
     """
 
 
 @hookspec(firstresult=True)
 def opgraph_pushforward(
-    op: Any, inputs: Sequence[Any], outputs: Sequence[Any], tangents: Sequence[Any]
-) -> list[Any] | None:
+    op: Op, inputs: Sequence[Variable], outputs: Sequence[Variable],
+    tangents: Sequence[Variable],
+) -> list[Variable] | None:
     """Supply an Op's pushforward (forward-mode derivative) without editing the Op.
 
     Called by the forward-mode driver for each Apply node before it asks
@@ -126,30 +219,44 @@ def opgraph_pushforward(
 
     Example::
 
-        @hookimpl
-        def opgraph_pushforward(op, inputs, outputs, tangents):
-            if isinstance(op, MyOp):
-                return [tangents[0] * 2]
-            return None
+        >>> from opgraph.plugins import call_hook_safely, hookimpl, make_plugin_manager
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_pushforward(self, op, inputs, outputs, tangents):
+        ...         return [tangents[0] * 2] if op == "my_double" else None
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> call_hook_safely(pm, "opgraph_pushforward", op="my_double", inputs=[1.0],
+        ...                  outputs=[2.0], tangents=[0.5])
+        [1.0]
     """
 
 
 @hookspec(firstresult=True)
-def opgraph_op_impl(op: Any, backend: str) -> object | None:
+def opgraph_op_impl(op: Op, backend: str) -> OpImpl | None:
     """Give a backend an implementation of an Op it does not own.
 
     Called by a linker (``backend`` is its backend name, e.g. ``"c"``) for
-    an Op that has no implementation of its own for that backend.
-    firstresult: the first non-``None`` result wins; its meaning is set by
-    the backend (C code provider, a jitted kernel...).
+    an Op that has no implementation of its own for that backend, with the
+    compiling mode's plugin manager.  Return an
+    :class:`~opgraph.plugins.records.OpImpl` for that backend (what ``impl``
+    holds is the backend's contract: C code provider, a dask translator...)
+    or ``None``.  Backends ask through :func:`opgraph.plugins.find_op_impl`,
+    which rejects (and reports) anything else.
 
     Example::
 
-        @hookimpl
-        def opgraph_op_impl(op, backend):
-            if backend == "c" and isinstance(op, MyOp):
-                return MyOpCCode(op)
-            return None
+        >>> from opgraph.plugins import OpImpl, find_op_impl, hookimpl, make_plugin_manager
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_op_impl(self, op, backend):
+        ...         if backend == "c" and op == "my_op":
+        ...             return OpImpl("c", "<object with c_code>")
+        ...         return None
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> find_op_impl("my_op", "c", pm)
+        '<object with c_code>'
+        >>> find_op_impl("my_op", "dask", pm) is None
+        True
     """
 
 
@@ -165,9 +272,15 @@ def opgraph_public_modules() -> list[PublicModule]:
 
     Example::
 
-        @hookimpl
-        def opgraph_public_modules():
-            return [PublicModule("opgraph.graph.rewriting.db", "opgraph_rewrites.db")]
+        >>> from opgraph.plugins import PublicModule, hookimpl, make_plugin_manager
+        >>> from opgraph.plugins import public_module_records
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_public_modules(self):
+        ...         return [PublicModule("opgraph.tensor.my_area", "my_plugin.area")]
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> public_module_records(pm)["opgraph.tensor.my_area"].target
+        'my_plugin.area'
     """
 
 
@@ -177,21 +290,28 @@ def opgraph_cli_commands() -> list[CommandRecord]:
 
     Called when the ``opgraph`` command line is parsed.  Return a list of
     :class:`~opgraph.plugins.records.CommandRecord`; ``setup`` is imported to
-    build the parser, ``run`` only when the subcommand is used.  A name that is
+    build the parser, ``run`` only when the subcommand runs.  A name that is
     already taken (by the core or another plugin) is reported and skipped.
 
     Example::
 
-        @hookimpl
-        def opgraph_cli_commands():
-            return [CommandRecord("cache", "manage the C cache",
-                                  "opgraph_c.cache_cli:setup", "opgraph_c.cache_cli:run")]
+        >>> from opgraph.plugins import CommandRecord, hookimpl, make_plugin_manager
+        >>> from opgraph.plugins.registry import command_records
+        >>> class MyPlugin:
+        ...     @hookimpl
+        ...     def opgraph_cli_commands(self):
+        ...         return [CommandRecord("hello", "say hello",
+        ...                               "my_plugin.cli:setup", "my_plugin.cli:run")]
+        >>> pm = make_plugin_manager(plugins=[("my-plugin", MyPlugin())])
+        >>> command_records(pm)["hello"].run
+        'my_plugin.cli:run'
     """
 
 
 HOOK_NAMES: tuple[str, ...] = (
     "opgraph_linkers",
     "opgraph_modes",
+    "opgraph_rewrite_database",
     "opgraph_register_rewrites",
     "opgraph_compile_features",
     "opgraph_pullback",

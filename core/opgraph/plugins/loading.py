@@ -11,12 +11,13 @@ never depend on what happens to be installed.
 
 from __future__ import annotations
 
-import importlib.metadata
+import contextlib
+import contextvars
 import os
 import re
 import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -38,10 +39,12 @@ __all__ = [
     "HookFailure",
     "OpgraphPluginManager",
     "PluginStatus",
+    "current_plugin_manager",
     "get_plugin_manager",
     "make_plugin_manager",
     "normalize_dist",
     "reset_plugin_manager",
+    "use_plugin_manager",
 ]
 
 FIRST_PARTY_PLUGINS: dict[str, str] = {
@@ -173,6 +176,10 @@ class OpgraphPluginManager(pluggy.PluginManager):
         whatever the order of ``sys.path``: another distribution declaring it
         is reported and ignored.
         """
+        # Standard library, deferred: importlib.metadata costs ~50 ms to import and
+        # only discovery needs it (modes and hooks import this module eagerly).
+        import importlib.metadata
+
         candidates: dict[str, list[Any]] = {}
         for ep in importlib.metadata.entry_points(group=group):
             candidates.setdefault(ep.name, []).append(ep)
@@ -286,3 +293,34 @@ def reset_plugin_manager() -> None:
     global _MANAGER
     with _LOCK:
         _MANAGER = None
+
+
+_ACTIVE: contextvars.ContextVar[pluggy.PluginManager | None] = contextvars.ContextVar(
+    "opgraph_active_plugin_manager", default=None
+)
+
+
+def current_plugin_manager() -> pluggy.PluginManager:
+    """The manager hooks use now: the one of the compile in progress, else the global one.
+
+    ``function()`` compiles inside :func:`use_plugin_manager` with its Mode's
+    manager, so every hook called while compiling (rewrite database, compile
+    features, a backend's ``opgraph_op_impl``) uses that Mode's plugins.
+    """
+    active = _ACTIVE.get()
+    return get_plugin_manager() if active is None else active
+
+
+@contextlib.contextmanager
+def use_plugin_manager(pm: pluggy.PluginManager | None) -> Iterator[pluggy.PluginManager]:
+    """Within the block, hook calls that name no manager use ``pm`` (None: no change)."""
+    if pm is None:
+        yield current_plugin_manager()
+        return
+    if not isinstance(pm, pluggy.PluginManager):
+        raise TypeError(f"use_plugin_manager expects a pluggy PluginManager, got {pm!r}")
+    token = _ACTIVE.set(pm)
+    try:
+        yield pm
+    finally:
+        _ACTIVE.reset(token)

@@ -19,6 +19,7 @@ from opgraph.plugins.errors import (
 from opgraph.plugins.hookcalls import (
     RESULT_CHECKS,
     call_hook_safely,
+    find_op_impl,
     iter_hook_results,
     record_hook_failure,
 )
@@ -27,9 +28,11 @@ from opgraph.plugins.loading import (
     HookFailure,
     OpgraphPluginManager,
     PluginStatus,
+    current_plugin_manager,
     get_plugin_manager,
     make_plugin_manager,
     reset_plugin_manager,
+    use_plugin_manager,
 )
 from opgraph.plugins.registry import (
     Conflict,
@@ -39,6 +42,7 @@ from opgraph.plugins.registry import (
     mode_records,
     plugin_registry,
     public_module_records,
+    rewrite_database_record,
 )
 from opgraph.plugins.report import KNOWN_PROVIDERS, PluginInfo, plugin_report, provider_hint
 
@@ -59,6 +63,8 @@ __all__ = [
     "PluginStatus",
     "call_hook_safely",
     "command_records",
+    "current_plugin_manager",
+    "find_op_impl",
     "get_plugin_manager",
     "iter_hook_results",
     "linker_records",
@@ -70,4 +76,6 @@ __all__ = [
     "public_module_records",
     "record_hook_failure",
     "reset_plugin_manager",
+    "rewrite_database_record",
+    "use_plugin_manager",
 ]

@@ -13,7 +13,16 @@ from typing import Any
 
 import attrs
 
-__all__ = ["LinkerRecord", "ModeRecord", "TargetLoadError", "load_target"]
+__all__ = [
+    "CommandRecord",
+    "LinkerRecord",
+    "ModeRecord",
+    "OpImpl",
+    "PublicModule",
+    "RewriteDatabaseRecord",
+    "TargetLoadError",
+    "load_target",
+]
 
 Target = str | Callable[..., Any]
 
@@ -156,12 +165,12 @@ class PublicModule:
     PyTensor code imports ``pytensor.graph.rewriting.db`` or
     ``pytensor.tensor.linalg.decomposition.cholesky``; when the code behind
     such a path lives in a plugin, the plugin returns
-    ``PublicModule("opgraph.tensor.linalg", "opgraph_linalg")`` and the core
+    ``PublicModule("opgraph.tensor.linalg", "my_linalg")`` and the core
     makes ``opgraph.tensor.linalg`` (and every submodule below it) the
     plugin's module objects, so classes keep one identity under both names.
 
     With ``names``, the plugin serves only those attributes of a core module:
-    ``PublicModule("opgraph.tensor", "opgraph_special.tensor", names=("erf",))``
+    ``PublicModule("opgraph.tensor", "my_special.tensor", names=("erf",))``
     makes ``pt.erf`` the plugin's ``erf``.
     """
 
@@ -191,3 +200,55 @@ class CommandRecord:
     help: str
     setup: Target = attrs.field(validator=_check_target)
     run: Target = attrs.field(validator=_check_target)
+
+
+@attrs.frozen
+class RewriteDatabaseRecord:
+    """The rewrite database a plugin provides (the core names no plugin module).
+
+    ``database`` (import string or callable) is ``f(pm) -> database``: the
+    database of plugin manager ``pm``, satisfying
+    :class:`~opgraph.plugins.protocols.RewriteDatabaseProtocol`, built once
+    per manager (calling every plugin's ``opgraph_register_rewrites``).
+    ``rewriter`` is ``f(include, exclude, require, pm) -> GraphRewriter``:
+    one rewriter for a mode's query.  Both are imported on first use.
+    """
+
+    name: str = attrs.field(validator=_check_name)
+    database: Target = attrs.field(validator=_check_target)
+    rewriter: Target = attrs.field(validator=_check_target)
+    description: str = ""
+
+    def get_database(self, pm: Any) -> Any:
+        """The database of ``pm`` (imports the provider on first use)."""
+        return load_target(self.database)(pm)
+
+    def get_rewriter(self, include: tuple[str, ...], exclude: tuple[str, ...],
+                     require: tuple[str, ...], pm: Any) -> Any:
+        """One GraphRewriter for the query, from ``pm``'s database."""
+        return load_target(self.rewriter)(include=include, exclude=exclude, require=require,
+                                          pm=pm)
+
+
+def _check_backend(_inst: Any, attr: attrs.Attribute, value: Any) -> None:
+    if not isinstance(value, str) or not value or not value.strip() == value:
+        raise TypeError(f"OpImpl.backend must be a backend name such as 'c', got {value!r}")
+
+
+def _check_impl(_inst: Any, _attr: attrs.Attribute, value: Any) -> None:
+    if value is None:
+        raise TypeError("OpImpl.impl must be the implementation object, got None")
+
+
+@attrs.frozen
+class OpImpl:
+    """One backend's implementation of an Op, returned by ``opgraph_op_impl``.
+
+    ``backend`` must be the backend that asked (``"c"``, ``"dask"``...);
+    ``impl`` is what that backend documents (the C backend: an object with
+    ``c_code`` or a ``CExpr``; dask: a callable ``f(node, values, ctx)``).
+    """
+
+    backend: str = attrs.field(validator=_check_backend)
+    impl: Any = attrs.field(validator=_check_impl)
+    description: str = ""

@@ -19,10 +19,16 @@ from opgraph.plugins.hookcalls import iter_hook_results, record_hook_failure
 from opgraph.plugins.loading import (
     FIRST_PARTY_PLUGINS,
     OpgraphPluginManager,
-    get_plugin_manager,
+    current_plugin_manager,
     normalize_dist,
 )
-from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
+from opgraph.plugins.records import (
+    CommandRecord,
+    LinkerRecord,
+    ModeRecord,
+    PublicModule,
+    RewriteDatabaseRecord,
+)
 
 __all__ = [
     "Conflict",
@@ -32,6 +38,7 @@ __all__ = [
     "mode_records",
     "plugin_registry",
     "public_module_records",
+    "rewrite_database_record",
 ]
 
 
@@ -54,6 +61,7 @@ class PluginRegistry:
     modes: dict[str, ModeRecord] = attrs.field(factory=dict)
     modules: dict[str, PublicModule] = attrs.field(factory=dict)
     commands: dict[str, CommandRecord] = attrs.field(factory=dict)
+    databases: dict[str, RewriteDatabaseRecord] = attrs.field(factory=dict)
     owners: dict[tuple[str, str], str] = attrs.field(factory=dict)
     conflicts: dict[tuple[str, str], Conflict] = attrs.field(factory=dict)
 
@@ -65,6 +73,8 @@ class PluginRegistry:
         reg._collect(pm, "mode", "opgraph_modes", ModeRecord, reg.modes)
         reg._collect(pm, "module", "opgraph_public_modules", PublicModule, reg.modules)
         reg._collect(pm, "command", "opgraph_cli_commands", CommandRecord, reg.commands)
+        reg._collect(pm, "rewrite database", "opgraph_rewrite_database", RewriteDatabaseRecord,
+                     reg.databases)
         return reg
 
     def _collect(
@@ -150,8 +160,8 @@ def _as_records(
 
 
 def plugin_registry(pm: pluggy.PluginManager | None = None) -> PluginRegistry:
-    """The flattened records of ``pm`` (default: the global manager), cached per manager."""
-    pm = get_plugin_manager() if pm is None else pm
+    """The flattened records of ``pm`` (default: the current manager), cached per manager."""
+    pm = current_plugin_manager() if pm is None else pm
     cache = getattr(pm, "_records_cache", None)
     if cache is not None and "registry" in cache:
         return cache["registry"]
@@ -183,3 +193,14 @@ def public_module_records(pm: pluggy.PluginManager | None = None) -> dict[str, P
     """
     return dict(plugin_registry(pm).modules)
 
+
+
+STANDARD_DATABASE = "optdb"
+"""The name of the rewrite database modes query (PyTensor's ``optdb``)."""
+
+
+def rewrite_database_record(
+    pm: pluggy.PluginManager | None = None, name: str = STANDARD_DATABASE
+) -> RewriteDatabaseRecord | None:
+    """The record of the rewrite database ``name`` some plugin provides, or None."""
+    return plugin_registry(pm).databases.get(name)

@@ -11,7 +11,7 @@ from opgraph.compile.function import function
 from opgraph.compile.mode import Mode, get_mode
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
-from opgraph.plugins import hookimpl
+from opgraph.plugins import OpImpl, hookimpl
 from opgraph.tensor.type import TensorType
 
 UNARY = [pt.exp, pt.tanh, pt.sin, lambda v: v * v, lambda v: -v, abs, lambda v: v + 1.5]
@@ -117,7 +117,7 @@ class PlusOnePlugin:
     @hookimpl
     def opgraph_op_impl(self, op, backend):
         if backend == "c" and isinstance(op, PlusOne):
-            return PlusOneC()
+            return OpImpl("c", PlusOneC())
         return None
 
 

@@ -17,7 +17,7 @@ from opgraph import function, grad, shared
 from opgraph.compile.mode import Mode
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
-from opgraph.plugins import get_plugin_manager, hookimpl
+from opgraph.plugins import OpImpl, get_plugin_manager, hookimpl
 
 x = pt.matrix("x")
 v = pt.vector("v")
@@ -155,7 +155,7 @@ class Chunky:
             def translate(node, values, ctx):
                 Chunky.calls += 1
                 return [da.cumsum(values[0], axis=0)]
-            return translate
+            return OpImpl("dask", translate)
         return None
 
 
@@ -224,7 +224,8 @@ class BoomPlugin:
     @hookimpl
     def opgraph_op_impl(self, op, backend):
         if backend == "dask" and isinstance(op, Boom):
-            return lambda node, values, ctx: [da.map_blocks(_boom, values[0], dtype="float64")]
+            return OpImpl("dask", lambda node, values, ctx: [
+                da.map_blocks(_boom, values[0], dtype="float64")])
         return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.plugins import PublicModule, hookimpl
+from opgraph.plugins import OpImpl, PublicModule, hookimpl
 from opgraph_special import __all__ as _function_names
 
 _EXTRA_NAMES = ("psi", "tri_gamma", "gammau", "gammal", "chi2sf", "kn")
@@ -25,13 +25,14 @@ def opgraph_register_rewrites(db: Any) -> None:
 
 
 @hookimpl
-def opgraph_op_impl(op: Any, backend: str) -> object | None:
+def opgraph_op_impl(op: Any, backend: str) -> OpImpl | None:
     """C for this package's scalar ops, for the C linker's Elemwise and fusion loops."""
     if backend != "c" or not type(op).__module__.startswith(_OWN_MODULE):
         return None
     from opgraph_special.c_impl import c_impl_for
 
-    return c_impl_for(op)
+    impl = c_impl_for(op)
+    return None if impl is None else OpImpl("c", impl)
 
 
 @hookimpl

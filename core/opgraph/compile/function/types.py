@@ -40,6 +40,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
+from opgraph.plugins.loading import use_plugin_manager
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
@@ -99,11 +100,13 @@ def function(
     if profile is None:
         profile = flag("profile")
     profile_stats = _profile_stats(profile, name)
-    maker = FunctionMaker(
-        spec, get_mode(mode), accept_inplace=accept_inplace, name=name,
-        profile=profile_stats, single=single, output_keys=output_keys,
-    )
-    fn = maker.create(trust_input=trust_input)
+    mode = get_mode(mode)
+    with use_plugin_manager(mode.plugin_manager):  # every hook of this compile: the Mode's
+        maker = FunctionMaker(
+            spec, mode, accept_inplace=accept_inplace, name=name,
+            profile=profile_stats, single=single, output_keys=output_keys,
+        )
+        fn = maker.create(trust_input=trust_input)
     if profile_stats is not None:
         profile_stats.compile_time += time.perf_counter() - t0
     return fn

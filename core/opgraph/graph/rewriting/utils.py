@@ -21,8 +21,9 @@ def rewrite_graph(
 ) -> Any:
     """Rewrite ``graph`` (a Variable, list of Variables or FunctionGraph) with a DB query.
 
-    The query runs against the rewrite database of the opgraph-rewrites
-    plugin; ``custom_rewrite`` (a GraphRewriter) runs after it.
+    The query runs against the rewrite database a plugin provides (hook
+    ``opgraph_rewrite_database``; opgraph-rewrites does); ``custom_rewrite``
+    (a GraphRewriter) runs after it.
     """
     from opgraph.graph.fg import FunctionGraph
 
@@ -34,16 +35,17 @@ def rewrite_graph(
         outputs = [graph] if single else list(graph)
         fgraph = FunctionGraph(outputs=outputs, clone=clone)
     if include:
-        try:
-            from opgraph_rewrites.db import RewriteDatabaseQuery
-            from opgraph_rewrites.registry import get_database
-        except ImportError as exc:
+        from opgraph.plugins.registry import current_plugin_manager, rewrite_database_record
+
+        pm = current_plugin_manager()
+        record = rewrite_database_record(pm)
+        if record is None:
             raise ImportError(
-                "rewrite_graph needs the rewrite database: install the 'opgraph-rewrites' "
-                f"plugin ({exc})"
-            ) from exc
-        query = RewriteDatabaseQuery(include=tuple(include), exclude=tuple(exclude), **kwargs)
-        get_database().query(query).rewrite(fgraph)
+                "rewrite_graph needs the rewrite database 'optdb', which no installed plugin "
+                "provides: install the 'opgraph-rewrites' plugin"
+            )
+        db = record.get_database(pm)
+        db.query(include=tuple(include), exclude=tuple(exclude), **kwargs).rewrite(fgraph)
     if custom_rewrite is not None:
         custom_rewrite.rewrite(fgraph)
     if return_fgraph:

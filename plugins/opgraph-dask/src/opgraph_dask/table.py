@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from opgraph.graph.basic import Apply
-from opgraph.plugins import call_hook_safely
+from opgraph.plugins import find_op_impl
 
 __all__ = ["BACKEND", "Translator", "chunked_ops", "creates_arrays", "lookup", "register"]
 
@@ -57,7 +57,7 @@ def lookup(op: Any) -> Translator | None:
         fn = _TABLE.get(cls)
         if fn is not None:
             return fn
-    found = call_hook_safely(None, "opgraph_op_impl", op=op, backend=BACKEND)
+    found = find_op_impl(op, BACKEND)
     if found is None:
         return None
     if not callable(found):

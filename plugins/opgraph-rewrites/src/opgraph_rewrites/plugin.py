@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from opgraph.plugins import PublicModule, hookimpl
+from opgraph.plugins import PublicModule, RewriteDatabaseRecord, hookimpl
+from opgraph.plugins.protocols import RewriteDatabaseProtocol
 
 
 @hookimpl
-def opgraph_register_rewrites(db: Any) -> None:
+def opgraph_rewrite_database() -> list[RewriteDatabaseRecord]:
+    """The standard database ``optdb`` (built per plugin manager on first use)."""
+    return [RewriteDatabaseRecord(
+        "optdb", database="opgraph_rewrites.registry:get_database",
+        rewriter="opgraph_rewrites.registry:get_query_rewriter",
+        description="the standard phases and rewrites",
+    )]
+
+
+@hookimpl
+def opgraph_register_rewrites(db: RewriteDatabaseProtocol) -> None:
     """Register the standard rewrites into the standard phases of ``db``."""
     from opgraph_rewrites.standard import register_standard_rewrites
 

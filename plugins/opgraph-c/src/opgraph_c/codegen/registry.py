@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from opgraph.plugins import find_op_impl
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 
 __all__ = ["EMITTERS", "c_for_node", "cop_version"]
@@ -108,9 +109,7 @@ def c_for_node(node: Any, k: int, ctx: EmitContext) -> tuple[NodeC | None, str]:
             code = None
         if code is not None:
             return code, "op"
-    from opgraph.plugins import call_hook_safely
-
-    provider = call_hook_safely(None, "opgraph_op_impl", op=op, backend="c")
+    provider = find_op_impl(op, "c")
     if provider is not None and callable(getattr(provider, "c_code", None)):
         code = _from_cop(provider, node, k)
         if code is not None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import attrs
 import numpy as np
 
+from opgraph.plugins import find_op_impl
 from opgraph.scalar import arith, logic, math, structural
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported
 
@@ -130,9 +131,7 @@ def _lookup(op: object) -> CExpr | None:
         rule = SCALAR_C.get(cls)
         if rule is not None:
             return rule
-    from opgraph.plugins import call_hook_safely
-
-    found = call_hook_safely(None, "opgraph_op_impl", op=op, backend="c")
+    found = find_op_impl(op, "c")
     return found if isinstance(found, CExpr) else None
 
 
