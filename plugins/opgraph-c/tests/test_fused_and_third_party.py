@@ -160,3 +160,37 @@ def test_cvm_linker_matches():
     f = function([x, y], out, mode="CVM")
     a, b = np.arange(3.0), np.ones(3)
     np.testing.assert_allclose(f(a, b), (np.exp(a) * b).sum() + a.sum())
+
+
+class CountingPlusOnePlugin(PlusOnePlugin):
+    def __init__(self):
+        self.calls = 0
+
+    @hookimpl
+    def opgraph_op_impl(self, op, backend):
+        self.calls += 1
+        return super().opgraph_op_impl(op, backend)
+
+
+def test_two_modes_with_different_plugin_sets_compile_side_by_side():
+    import opgraph_c.plugin as c_plugin
+    import opgraph_numpy.plugin as numpy_plugin
+
+    from opgraph.plugins import make_plugin_manager
+
+    counting = CountingPlusOnePlugin()
+    with_c_for_plus_one = make_plugin_manager(
+        plugins=[("opgraph-c", c_plugin), ("opgraph-numpy", numpy_plugin),
+                 ("plus-one-c", counting)], strict=True)
+    without = make_plugin_manager(
+        plugins=[("opgraph-c", c_plugin), ("opgraph-numpy", numpy_plugin)], strict=True)
+    x = pt.dvector("x")
+    fa = function([x], PlusOne()(x) * 3,
+                  mode=Mode(linker="c", optimizer=None, plugin_manager=with_c_for_plus_one))
+    assert counting.calls > 0  # the C linker asked this mode's manager
+    seen = counting.calls
+    fb = function([x], PlusOne()(x) * 3,
+                  mode=Mode(linker="c", optimizer=None, plugin_manager=without))
+    assert counting.calls == seen  # ... and the other mode never reached this plugin
+    for f in (fa, fb):
+        np.testing.assert_allclose(f(np.arange(3.0)), [3, 6, 9])

@@ -156,3 +156,14 @@ def test_a_phase_cycle_fails_when_the_database_is_built():
         cycle = "fusion -> loop_a -> specialize -> post_specialize -> fusion"
         with pytest.raises(PhaseCycleError, match=cycle):
             build_database(pm)
+
+
+def test_the_database_satisfies_the_core_protocol_and_is_found_through_the_hook():
+    from opgraph.plugins import RewriteDatabaseProtocol, rewrite_database_record
+
+    pm = make_plugin_manager(plugins=[("opgraph-rewrites", rewrites_plugin)], strict=True)
+    record = rewrite_database_record(pm)
+    db = record.get_database(pm)
+    assert isinstance(db, RewriteDatabaseProtocol)
+    assert record.get_database(pm) is db  # built once per manager
+    assert "canonicalize" in db and db.phases[0].name == "inline"
