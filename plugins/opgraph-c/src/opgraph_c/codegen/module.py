@@ -28,6 +28,7 @@ from opgraph_c.codegen.runtime_c import (
     POOL_SLOTS,
     PRELUDE,
     PROFILE_SUPPORT,
+    profile_define,
     runtime_source,
 )
 from opgraph_c.codegen.scalar_table import SUPPORT_CODE
@@ -222,6 +223,7 @@ def build_module_source(
         f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
         f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
+        f"{profile_define(profile)}"
     )
     source = "\n".join(
         [
