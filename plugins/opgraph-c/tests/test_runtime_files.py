@@ -25,7 +25,7 @@ def test_runtime_texts_come_from_the_files():
     assert runtime_c.RUNTIME == runtime_c.runtime_file("state.c")
     assert "#include <Python.h>" in runtime_c.PRELUDE
     assert "og_pool_malloc" in runtime_c.POOL
-    with pytest.raises(ValueError, match="unknown runtime C file 'nope.c'"):
+    with pytest.raises(ValueError, match=r"unknown runtime C file 'nope\.c'"):
         runtime_c.runtime_file("nope.c")
 
 
