@@ -21,6 +21,7 @@ from opgraph.plugins import (
     LinkerRecord,
     ModeRecord,
     OpgraphPluginWarning,
+    OpImpl,
     PluginHookError,
     PluginLoadError,
     TargetLoadError,
@@ -133,12 +134,12 @@ def test_firstresult_hook_returns_first_non_none() -> None:
 
     def answers(op, backend):
         seen.append("answers")
-        return f"{op}-{backend}"
+        return OpImpl(backend, f"{op}-{backend}")
 
     # pluggy calls the last registered first
     pm = make_plugin_manager(plugins=[_plugin("x", opgraph_op_impl=answers)])
     pm.register(_plugin("y", opgraph_op_impl=declines))
-    assert call_hook_safely(pm, "opgraph_op_impl", op="add", backend="c") == "add-c"
+    assert call_hook_safely(pm, "opgraph_op_impl", op="add", backend="c").impl == "add-c"
     assert seen == ["declines", "answers"]
     assert call_hook_safely(make_plugin_manager(), "opgraph_op_impl", op=1, backend="c") is None
 
@@ -185,14 +186,16 @@ def test_plugin_raising_in_firstresult_hook_falls_through() -> None:
     def broken(op, backend):
         raise ValueError("no")
 
-    pm = make_plugin_manager(plugins=[_plugin("ok", opgraph_op_impl=lambda op, backend: "impl")])
+    pm = make_plugin_manager(
+        plugins=[_plugin("ok", opgraph_op_impl=lambda op, backend: OpImpl("c", "impl"))]
+    )
     pm.register(_plugin("broken", opgraph_op_impl=broken))  # called first
     with pytest.warns(OpgraphPluginWarning):
-        assert call_hook_safely(pm, "opgraph_op_impl", op=1, backend="c") == "impl"
+        assert call_hook_safely(pm, "opgraph_op_impl", op=1, backend="c").impl == "impl"
     # a second failure is counted, not warned again
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert call_hook_safely(pm, "opgraph_op_impl", op=1, backend="c") == "impl"
+        assert call_hook_safely(pm, "opgraph_op_impl", op=1, backend="c").impl == "impl"
     assert pm.hook_failures[("broken", "opgraph_op_impl")].count == 2
 
 

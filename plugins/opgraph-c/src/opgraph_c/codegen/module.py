@@ -20,16 +20,20 @@ import attrs
 from opgraph.graph.basic import Constant, Variable
 from opgraph_c.cache import MODNAME_PLACEHOLDER
 from opgraph_c.codegen.ctypes_ import supported, typenum
+from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.runtime_c import (
+    MODULE_TAIL,
     POOL,
     POOL_MAX_BYTES,
     POOL_MIN_ELEMS,
     POOL_SLOTS,
     PRELUDE,
     PROFILE_SUPPORT,
+    RUN_PY,
     profile_define,
     runtime_source,
+    select_profile,
 )
 from opgraph_c.codegen.scalar_table import SUPPORT_CODE
 from opgraph_c.codegen.vecmath import simd_declarations
@@ -136,82 +140,79 @@ def build_module_source(
         funcs.append(_node_function(k, node, code))
 
     n_vars = len(index)
-    R: list[str] = []
-    R.append("static PyObject *og_run(PyObject *og_cap, PyObject *og_unused) {")
-    R.append("OGState *og_st = (OGState *)PyCapsule_GetPointer(og_cap, NULL);")
-    R.append(f"PyObject *v[{max(n_vars, 1)}] = {{0}};")
-    R.append("int og_node = -1;")
-    R.append("(void)og_unused;")
-    for i, var in enumerate(inputs):
-        slot = f"v[{index[var]}]"
-        R.append(f"{slot} = PyList_GET_ITEM(PyTuple_GET_ITEM(og_st->in_cells, {i}), 0);")
-        R.append(f"Py_INCREF({slot});")
-        chk = _check_call(var, slot, f"PyTuple_GET_ITEM(og_st->labels, {i})")
-        if chk:
-            R.append(chk)
-    for c, var in enumerate(consts):
-        slot = f"v[{index[var]}]"
-        R.append(f"{slot} = PyTuple_GET_ITEM(og_st->consts, {c}); Py_INCREF({slot});")
-    out_pos = {v: j for j, v in enumerate(outputs)}
-    prog = _PyProgram()
-    segment: list[tuple[int, Any]] = []
+    w = CWriter()
+    with w.block("static PyObject *og_run(PyObject *og_cap, PyObject *og_unused)"):
+        w.line("OGState *og_st = (OGState *)PyCapsule_GetPointer(og_cap, NULL);",
+               f"PyObject *v[{max(n_vars, 1)}] = {{0}};",
+               "int og_node = -1;",
+               "(void)og_unused;")
+        for i, var in enumerate(inputs):
+            slot = f"v[{index[var]}]"
+            w.line(f"{slot} = PyList_GET_ITEM(PyTuple_GET_ITEM(og_st->in_cells, {i}), 0);",
+                   f"Py_INCREF({slot});")
+            chk = _check_call(var, slot, f"PyTuple_GET_ITEM(og_st->labels, {i})")
+            if chk:
+                w.line(chk)
+        for c, var in enumerate(consts):
+            slot = f"v[{index[var]}]"
+            w.line(f"{slot} = PyTuple_GET_ITEM(og_st->consts, {c}); Py_INCREF({slot});")
+        out_pos = {v: j for j, v in enumerate(outputs)}
+        prog = _PyProgram()
+        segment: list[tuple[int, Any]] = []
 
-    def dead_after(k: int, node: Any) -> list[int]:
-        return [index[v] for v in list(node.inputs) + list(node.outputs)
-                if last_use.get(v) == k and v.owner is not None and v not in out_set
-                and v not in keep_live]
+        def dead_after(k: int, node: Any) -> list[int]:
+            return [index[v] for v in list(node.inputs) + list(node.outputs)
+                    if last_use.get(v) == k and v.owner is not None and v not in out_set
+                    and v not in keep_live]
 
-    def flush_segment() -> None:
-        # Python-thunk nodes run from a table (one generic C loop), so the module's
-        # code grows only with the nodes that have C.
-        if not segment:
-            return
-        start = prog.start()
-        for k, node in segment:
-            outs = [(index[v], prog.check_id(v, len(inputs) + k)) for v in node.outputs]
-            prog.add_node(k, [index[v] for v in node.inputs], outs, dead_after(k, node))
-        R.append(f"if (og_run_py(og_st, v, og_py_prog + {start}, {len(segment)}, &og_node)) "
-                 "goto fail;")
-        segment.clear()
+        def flush_segment() -> None:
+            # Python-thunk nodes run from a table (one generic C loop), so the module's
+            # code grows only with the nodes that have C.
+            if not segment:
+                return
+            start = prog.start()
+            for k, node in segment:
+                outs = [(index[v], prog.check_id(v, len(inputs) + k)) for v in node.outputs]
+                prog.add_node(k, [index[v] for v in node.inputs], outs, dead_after(k, node))
+            w.line(f"if (og_run_py(og_st, v, og_py_prog + {start}, {len(segment)}, &og_node)) "
+                   "goto fail;")
+            segment.clear()
 
-    for k, (node, code) in enumerate(zip(order, node_code)):
-        if code is None:
-            segment.append((k, node))
-            continue
+        for k, (node, code) in enumerate(zip(order, node_code)):
+            if code is None:
+                segment.append((k, node))
+                continue
+            flush_segment()
+            w.line(f"og_node = {k};")
+            ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
+            with w.block():
+                if profile:
+                    w.line("double og_t0 = og_clock();")
+                w.line(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};",
+                       f"PyObject *og_out[{len(node.outputs)}];")
+                for j, v in enumerate(node.outputs):
+                    w.line(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, "
+                           f"{out_pos.get(v, -1)});")
+                w.line(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
+                for j, v in enumerate(node.outputs):
+                    w.line(f"v[{index[v]}] = og_out[{j}];")
+                w.line("if (og_rc) goto fail;")
+                if profile:
+                    w.line(f"og_prof_add(og_st, {k}, og_t0);")
+            # free what is dead after this node
+            for i in dead_after(k, node):
+                w.line(f"og_release(og_st, {i}, &v[{i}]);")
         flush_segment()
-        R.append(f"og_node = {k};")
-        ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
-        R.append("{")
-        if profile:
-            R.append("double og_t0 = og_clock();")
-        R.append(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};")
-        R.append(f"PyObject *og_out[{len(node.outputs)}];")
-        for j, v in enumerate(node.outputs):
-            R.append(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
-        R.append(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
-        for j, v in enumerate(node.outputs):
-            R.append(f"v[{index[v]}] = og_out[{j}];")
-        R.append("if (og_rc) goto fail;")
-        if profile:
-            R.append(f"og_prof_add(og_st, {k}, og_t0);")
-        R.append("}")
-        # free what is dead after this node
-        for i in dead_after(k, node):
-            R.append(f"og_release(og_st, {i}, &v[{i}]);")
-    flush_segment()
-    for j, var in enumerate(outputs):
-        slot = f"v[{index[var]}]"
-        R.append(
-            f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, {j}), "
-            f"0, {slot})) goto fail;"
-        )
-    R.append(f"for (int k = 0; k < {n_vars}; k++) og_release(og_st, k, &v[k]);")
-    R.append("Py_RETURN_NONE;")
-    R.append("fail:")
-    R.append("og_note_error(og_st, og_node);")
-    R.append(f"for (int k = 0; k < {n_vars}; k++) Py_CLEAR(v[k]);")
-    R.append("return NULL;")
-    R.append("}")
+        for j, var in enumerate(outputs):
+            slot = f"v[{index[var]}]"
+            w.line(f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, "
+                   f"{j}), 0, {slot})) goto fail;")
+        w.line(f"for (int k = 0; k < {n_vars}; k++) og_release(og_st, k, &v[k]);",
+               "Py_RETURN_NONE;")
+        w.label("fail")
+        w.line("og_note_error(og_st, og_node);",
+               f"for (int k = 0; k < {n_vars}; k++) Py_CLEAR(v[k]);",
+               "return NULL;")
 
     header_text = "".join(
         (f"#include {h}\n" if h.startswith(("<", '"')) else f"#include <{h}>\n") for h in headers
@@ -240,8 +241,8 @@ def build_module_source(
             _run_py_source(profile),
             *support,
             *funcs,
-            "\n".join(R),
-            _MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
+            w.text(),
+            MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
         ]
     )
     return ModuleSource(source, params, layout, tuple(libs), tuple(lib_dirs), tuple(cargs))
@@ -312,80 +313,33 @@ def typenum_id(dtype: str) -> int:
 
 def _run_py_source(profile: bool) -> str:
     """og_run_py, timing each Python node (its thunk and output checks) when profiling."""
-    if not profile:
-        return _RUN_PY
-    return _RUN_PY.replace(
-        "        *node = k;\n", "        *node = k;\n        double t0 = og_clock();\n"
-    ).replace(
-        "        int ndead = *prog++;\n",
-        "        og_prof_add(st, k, t0);\n        int ndead = *prog++;\n",
-    )
-
-
-_RUN_PY = r"""
-/* Run n Python-thunk nodes described by prog (see _PyProgram): set their input
-   cells, call the thunk, read and check the outputs, free what is dead. */
-static int og_run_py(OGState *st, PyObject **v, const int *prog, int n, int *node) {
-    for (int c = 0; c < n; c++) {
-        int k = *prog++;
-        *node = k;
-        int nin = *prog++;
-        for (int i = 0; i < nin; i++, prog++)
-            if (og_set_cell(st, *prog, v[*prog])) return -1;
-        if (og_call_thunk(st, k)) return -1;
-        int nout = *prog++;
-        for (int j = 0; j < nout; j++, prog += 2) {
-            int slot = prog[0], chk = prog[1];
-            Py_XDECREF(v[slot]);
-            v[slot] = og_get_cell(st, slot);
-            if (chk >= 0) {
-                const int *ck = og_py_chk + 4 * chk;
-                if (og_check(&v[slot], ck[0], ck[1], og_py_shp + ck[3],
-                             PyTuple_GET_ITEM(st->labels, ck[2]))) return -1;
-            }
-        }
-        int ndead = *prog++;
-        for (int d = 0; d < ndead; d++, prog++) og_release(st, *prog, &v[*prog]);
-    }
-    return 0;
-}
-"""
+    return select_profile(RUN_PY, profile)
 
 
 def _node_function(k: int, node: Any, code: NodeC) -> str:
-    ins = "\n".join(
-        f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};"
-        for i in range(len(node.inputs))
-    )
-    outs = "\n".join(
-        f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];" for j in range(len(node.outputs))
-    )
-    back = "\n".join(f"og_out[{j}] = (PyObject *)o{j};" for j in range(len(node.outputs)))
-    return (
-        f"/* node {k}: {_comment(type(node.op).__name__)} */\n"
-        f"static int og_node_{k}(OGState *og_st, PyObject **og_in, PyObject **og_out) {{\n"
-        f"(void)og_st; (void)og_in;\n{ins}\n{outs}\nint og_rc = -1;\n{{\n{code.body}\n}}\n"
-        f"og_rc = 0;\ngoto fail;\nfail:\n{back}\nreturn og_rc;\n}}\n"
-    )
+    w = CWriter()
+    w.line(f"/* node {k}: {_comment(type(node.op).__name__)} */")
+    with w.block(f"static int og_node_{k}(OGState *og_st, PyObject **og_in, PyObject **og_out)"):
+        w.line("(void)og_st; (void)og_in;")
+        for i in range(len(node.inputs)):
+            w.line(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};")
+        for j in range(len(node.outputs)):
+            w.line(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];")
+        w.line("int og_rc = -1;")
+        with w.block():
+            w.code(code.body)
+        w.line("og_rc = 0;", "goto fail;")
+        w.label("fail")
+        for j in range(len(node.outputs)):
+            w.line(f"og_out[{j}] = (PyObject *)o{j};")
+        w.line("return og_rc;")
+    return w.text()
 
 
 def _comment(text: str) -> str:
     return text.replace("*/", "* /")[:120]
 
 
-_MODULE_TAIL = r"""
-static PyMethodDef og_methods[] = {
-    {"bind", (PyCFunction)og_bind, METH_VARARGS, "bind(cells...) -> run()"},
-    {"pool_handler", (PyCFunction)og_pool_capsule, METH_NOARGS, "this module's buffer pool"},
-    {"pool_release", (PyCFunction)og_pool_release, METH_NOARGS, "free the pooled buffers"},
-    {NULL, NULL, 0, NULL}
-};
-static struct PyModuleDef og_module = {PyModuleDef_HEAD_INIT, "MODNAME", NULL, -1, og_methods};
-PyMODINIT_FUNC PyInit_MODNAME(void) {
-    import_array();
-    return PyModule_Create(&og_module);
-}
-"""
 
 
 def constant_values(layout: GraphLayout) -> tuple[Any, ...]:

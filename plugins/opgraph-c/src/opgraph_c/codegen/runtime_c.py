@@ -15,6 +15,7 @@ from __future__ import annotations
 from importlib import resources
 
 __all__ = [
+    "MODULE_TAIL",
     "POOL",
     "POOL_MAX_BYTES",
     "POOL_MIN_ELEMS",
@@ -23,6 +24,7 @@ __all__ = [
     "PROFILE_SUPPORT",
     "RUNTIME",
     "RUNTIME_FILES",
+    "RUN_PY",
     "profile_define",
     "runtime_file",
     "runtime_source",
@@ -35,7 +37,7 @@ POOL_MIN_ELEMS = 1 << 17
 POOL_SLOTS = 8
 POOL_MAX_BYTES = 1 << 29
 
-RUNTIME_FILES = ("prelude.h", "pool.c", "state.c", "profile.c")
+RUNTIME_FILES = ("prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c")
 """The files of ``opgraph_c/codegen/runtime/``, in the order a module includes them."""
 
 
@@ -57,6 +59,12 @@ RUNTIME = runtime_file("state.c")
 
 PROFILE_SUPPORT = runtime_file("profile.c")
 """Only in modules built for profiling: the clock and the per-node accumulators."""
+
+RUN_PY = runtime_file("run_py.c")
+"""The loop running a table of Python-thunk nodes (profiling sections: :func:`select_profile`)."""
+
+MODULE_TAIL = runtime_file("module_tail.c")
+"""Method table and ``PyInit_MODNAME`` (``MODNAME`` is replaced by the module's name)."""
 
 
 def profile_define(profile: bool) -> str:
