@@ -16,6 +16,7 @@ import numpy as np
 
 from opgraph.scalar import arith, logic
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
+from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.scalar_table import scalar_c_expr
 
@@ -71,64 +72,66 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
         from_first = True
     A, X, O = c_type(acc_dt), c_type(in_dt), c_type(out_dt)
     label = str(op).replace('"', "'")
-    L = [f"npy_intp shp[{max(len(kept), 1)}];"]
+    w = CWriter()
+    w.line(f"npy_intp shp[{max(len(kept), 1)}];")
     for j, d in enumerate(kept):
-        L.append(f"shp[{j}] = PyArray_DIMS(i0)[{d}];")
-    L.append("npy_intp n_red = 1;")
+        w.line(f"shp[{j}] = PyArray_DIMS(i0)[{d}];")
+    w.line("npy_intp n_red = 1;")
     for d in axes:
-        L.append(f"n_red *= PyArray_DIMS(i0)[{d}];")
+        w.line(f"n_red *= PyArray_DIMS(i0)[{d}];")
     if from_first:  # NumPy raises whenever the reduced part is empty, even for an empty result
-        L.append(
-            "if (n_red == 0) { PyErr_SetString(PyExc_ValueError, "
-            f"\"{label}: zero-size array to reduction operation {scalar_op} which has no "
-            "identity\"); goto fail; }"
-        )
-    L.append(
-        f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({len(kept)}, shp, {typenum(out_dt)}, o0, "
-        "&i0, 1));"
-    )
-    L.append("npy_intp n_out = PyArray_SIZE(o0);")
-    L.append(f"{O} *q = ({O} *)PyArray_DATA(o0);")
+        with w.block("if (n_red == 0)"):
+            w.line(f"PyErr_SetString(PyExc_ValueError, \"{label}: zero-size array to reduction "
+                   f"operation {scalar_op} which has no identity\");", "goto fail;")
+    w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({len(kept)}, shp, {typenum(out_dt)}, "
+           "o0, &i0, 1));",
+           "npy_intp n_out = PyArray_SIZE(o0);",
+           f"{O} *q = ({O} *)PyArray_DATA(o0);")
     last_red = axes[-1] if axes else None
     outer_red = list(axes[:-1])
-    L.append(ctx.outer_pragma("n_out * n_red"))
-    L.append("for (npy_intp r = 0; r < n_out; r++) {")
-    L.append("const char *b = PyArray_BYTES(i0);")
-    if kept:
-        L.append("npy_intp rem = r, idx;")
-        for d in reversed(kept):
-            L.append(f"idx = rem % PyArray_DIMS(i0)[{d}]; rem /= PyArray_DIMS(i0)[{d}]; "
-                     f"b += idx * PyArray_STRIDES(i0)[{d}];")
-    if from_first:
-        L.append(f"{A} acc = n_red ? ({A})*(const {X} *)b : ({A})0;")
-    else:
-        L.append(f"{A} acc = ({A}){ident};")
-    if last_red is None:
-        L.append(f"{{ const {X} xv = *(const {X} *)b; acc = {step}; }}" if not from_first else "")
-    else:
-        n_outer_red = " * ".join(f"PyArray_DIMS(i0)[{d}]" for d in outer_red) or "1"
-        L.append(f"const npy_intp inner = PyArray_DIMS(i0)[{last_red}];")
-        L.append(f"const npy_intp sl = PyArray_STRIDES(i0)[{last_red}];")
-        L.append(f"const npy_intp n_or = {n_outer_red};")
-        L.append("if (inner > 0) for (npy_intp s = 0; s < n_or; s++) {")
-        L.append("const char *c = b;")
-        if outer_red:
-            L.append("npy_intp rem2 = s, idx2;")
-            for d in reversed(outer_red):
-                L.append(f"idx2 = rem2 % PyArray_DIMS(i0)[{d}]; rem2 /= PyArray_DIMS(i0)[{d}]; "
-                         f"c += idx2 * PyArray_STRIDES(i0)[{d}];")
-        if omp_op is not None and acc_dt != "bool":
-            L.append(f"if (sl == (npy_intp)sizeof({X})) {{")
-            L.append(f"const {X} *p = (const {X} *)c;")
-            L.append(f"#pragma omp simd reduction({omp_op}:acc)")
-            L.append(f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = p[k]; "
-                     f"acc = {step}; }}")
-            L.append("} else")
-        L.append(f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = "
-                 f"*(const {X} *)(c + k * sl); acc = {step}; }}")
-        L.append("}")
-    L.append(f"q[r] = ({O})acc;")
-    L.append("}")
+    pragma = ctx.outer_pragma("n_out * n_red")
+    if pragma:
+        w.line(pragma)
+    with w.block("for (npy_intp r = 0; r < n_out; r++)"):
+        w.line("const char *b = PyArray_BYTES(i0);")
+        if kept:
+            w.line("npy_intp rem = r, idx;")
+            for d in reversed(kept):
+                w.line(f"idx = rem % PyArray_DIMS(i0)[{d}]; rem /= PyArray_DIMS(i0)[{d}]; "
+                       f"b += idx * PyArray_STRIDES(i0)[{d}];")
+        if from_first:
+            w.line(f"{A} acc = n_red ? ({A})*(const {X} *)b : ({A})0;")
+        else:
+            w.line(f"{A} acc = ({A}){ident};")
+        if last_red is None:
+            if not from_first:
+                w.line(f"{{ const {X} xv = *(const {X} *)b; acc = {step}; }}")
+        else:
+            n_outer_red = " * ".join(f"PyArray_DIMS(i0)[{d}]" for d in outer_red) or "1"
+            w.line(f"const npy_intp inner = PyArray_DIMS(i0)[{last_red}];",
+                   f"const npy_intp sl = PyArray_STRIDES(i0)[{last_red}];",
+                   f"const npy_intp n_or = {n_outer_red};")
+            with w.block("if (inner > 0) for (npy_intp s = 0; s < n_or; s++)"):
+                w.line("const char *c = b;")
+                if outer_red:
+                    w.line("npy_intp rem2 = s, idx2;")
+                    for d in reversed(outer_red):
+                        w.line(f"idx2 = rem2 % PyArray_DIMS(i0)[{d}]; "
+                               f"rem2 /= PyArray_DIMS(i0)[{d}]; "
+                               f"c += idx2 * PyArray_STRIDES(i0)[{d}];")
+                strided = (f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = "
+                           f"*(const {X} *)(c + k * sl); acc = {step}; }}")
+                if omp_op is not None and acc_dt != "bool":
+                    with w.block(f"if (sl == (npy_intp)sizeof({X}))"):
+                        w.line(f"const {X} *p = (const {X} *)c;",
+                               f"#pragma omp simd reduction({omp_op}:acc)",
+                               f"for (npy_intp k = 0; k < inner; k++) {{ const {X} xv = p[k]; "
+                               f"acc = {step}; }}")
+                    with w.block("else"):
+                        w.line(strided)
+                else:
+                    w.line(strided)
+        w.line(f"q[r] = ({O})acc;")
     from opgraph_c.codegen.shape_ops import VIEW_SUPPORT
 
-    return NodeC("\n".join(L), support=(VIEW_SUPPORT,))
+    return NodeC(w.text(), support=(VIEW_SUPPORT,))
