@@ -17,6 +17,7 @@ from typing import Any
 
 from opgraph.graph.basic import Constant, io_toposort
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
+from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.scalar_table import scalar_c_expr
 
@@ -127,37 +128,34 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
         return None
     hoisted, body, results = prog
     kinds = _input_kinds(node)
-    L: list[str] = []
+    w = CWriter()
     names = ", ".join(f"i{i}" for i in range(nin)) or "0"
-    L.append(f"PyArrayObject *og_ins[{max(nin, 1)}] = {{{names}}};")
-    L.append(f"npy_intp shp[{max(ndim, 1)}];")
+    w.line(f"PyArrayObject *og_ins[{max(nin, 1)}] = {{{names}}};",
+           f"npy_intp shp[{max(ndim, 1)}];")
     # output shape and the shape check
     for d in range(ndim):
         src = next((i for i, v in enumerate(node.inputs) if v.type.shape[d] != 1), None)
-        L.append(f"shp[{d}] = {f'PyArray_DIMS(i{src})[{d}]' if src is not None else '1'};")
+        w.line(f"shp[{d}] = {f'PyArray_DIMS(i{src})[{d}]' if src is not None else '1'};")
         for i, v in enumerate(node.inputs):
             if i != src and v.type.shape[d] != 1:
-                L.append(
-                    f"if (PyArray_DIMS(i{i})[{d}] != shp[{d}]) {{ "
-                    f"og_shape_error(og_st, {ctx.node_index}, og_ins, {nin}); goto fail; }}"
-                )
+                w.line(f"if (PyArray_DIMS(i{i})[{d}] != shp[{d}]) {{ "
+                       f"og_shape_error(og_st, {ctx.node_index}, og_ins, {nin}); goto fail; }}")
     # outputs: inplace, reuse or new
     inplace = getattr(op, "inplace_pattern", {}) or {}
     for j in range(nout):
         tn = typenum(out_dtypes[j])
-        alloc = (
-            f"if (!og_reusable(o{j}, {ndim}, shp, {tn}, og_ins, {nin})) {{ Py_XDECREF(o{j}); "
-            f"o{j} = (PyArrayObject *)og_empty({ndim}, shp, {tn}); "
-            f"if (!o{j}) goto fail; }}"
-        )
+        reuse = f"if (!og_reusable(o{j}, {ndim}, shp, {tn}, og_ins, {nin}))"
+        alloc = (f"Py_XDECREF(o{j}); o{j} = (PyArrayObject *)og_empty({ndim}, shp, {tn}); "
+                 f"if (!o{j}) goto fail;")
         if j in inplace:
             k = inplace[j]
-            L.append(
-                f"if (og_can_inplace(i{k}, {k}, og_ins, {nin})) {{ Py_INCREF(i{k}); "
-                f"Py_XDECREF(o{j}); o{j} = i{k}; }} else {{ {alloc} }}"
-            )
+            with w.block(f"if (og_can_inplace(i{k}, {k}, og_ins, {nin}))"):
+                w.line(f"Py_INCREF(i{k}); Py_XDECREF(o{j}); o{j} = i{k};")
+            with w.block("else"), w.block(reuse):
+                w.line(alloc)
         else:
-            L.append(alloc)
+            with w.block(reuse):
+                w.line(alloc)
     kernel = f"og_kern_{ctx.node_index}"
     support = _kernel(kernel, kinds, in_dtypes, out_dtypes, hoisted, body, results, ctx)
     conds = []
@@ -169,19 +167,17 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
     for j in range(nout):
         if ndim > 0:
             conds.append(f"PyArray_IS_C_CONTIGUOUS(o{j})")
-    L.append(f"const char *og_p[{max(nin, 1)}]; char *og_q[{nout}];")
-    L.append(f"if ({' && '.join(conds) or '1'}) {{")
-    for i in range(nin):
-        L.append(f"og_p[{i}] = PyArray_BYTES(i{i});")
-    for j in range(nout):
-        L.append(f"og_q[{j}] = PyArray_BYTES(o{j});")
-    L.append(f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);")
-    L.append("}")
+    w.line(f"const char *og_p[{max(nin, 1)}]; char *og_q[{nout}];")
+    with w.block(f"if ({' && '.join(conds) or '1'})"):
+        for i in range(nin):
+            w.line(f"og_p[{i}] = PyArray_BYTES(i{i});")
+        for j in range(nout):
+            w.line(f"og_q[{j}] = PyArray_BYTES(o{j});")
+        w.line(f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);")
     if ndim > 0:
-        L.append("else {")
-        L += _general_loop(node, kernel, kinds, in_dtypes, out_dtypes, ndim)
-        L.append("}")
-    return NodeC("\n".join(L), support=(ELEMWISE_SUPPORT, *extra.get("support", ()), support),
+        with w.block("else"):
+            _general_loop(w, node, kernel, kinds, in_dtypes, out_dtypes, ndim)
+    return NodeC(w.text(), support=(ELEMWISE_SUPPORT, *extra.get("support", ()), support),
                  headers=extra.get("headers", ()), libraries=extra.get("libraries", ()),
                  lib_dirs=extra.get("lib_dirs", ()))
 
@@ -191,47 +187,48 @@ def _kernel(
     hoisted: list[str], body: list[str], results: list[str], ctx: EmitContext,
 ) -> str:
     """The element loop, written once: n elements, contiguous operands (scalars hoisted)."""
-    K = [f"static void {name}(npy_intp n, const char **og_p, char **og_q, const OGState *og_st) {{",
-         "(void)og_st;"]
-    K += hoisted
-    for i, k in enumerate(kinds):
-        ct = c_type(in_dtypes[i])
-        if k == "scalar":
-            K.append(f"const {ct} s{i} = *(const {ct} *)og_p[{i}];")
+    w = CWriter()
+
+    def loop() -> None:
+        with w.block("for (npy_intp k = 0; k < n; k++)"):
+            for i, k in enumerate(kinds):
+                ct = c_type(in_dtypes[i])
+                w.line(f"const {ct} x{i} = {f's{i}' if k == 'scalar' else f'p{i}[k]'};")
+            w.line(*body)
+            for j, dt in enumerate(out_dtypes):
+                w.line(f"q{j}[k] = ({c_type(dt)}){results[j]};")
+
+    with w.block(f"static void {name}(npy_intp n, const char **og_p, char **og_q, "
+                 "const OGState *og_st)"):
+        w.line("(void)og_st;", *hoisted)
+        for i, k in enumerate(kinds):
+            ct = c_type(in_dtypes[i])
+            if k == "scalar":
+                w.line(f"const {ct} s{i} = *(const {ct} *)og_p[{i}];")
+            else:
+                w.line(f"const {ct} *p{i} = (const {ct} *)og_p[{i}];")
+        for j, dt in enumerate(out_dtypes):
+            w.line(f"{c_type(dt)} *q{j} = ({c_type(dt)} *)og_q[{j}];")
+        if ctx.openmp:  # small arrays never enter an OpenMP region (its entry costs microseconds)
+            with w.block(f"if (n >= {ctx.parallel_min})"):
+                w.line(ctx.loop_pragma("n"))
+                loop()
+            with w.block("else"):
+                w.line("#pragma omp simd")
+                loop()
         else:
-            K.append(f"const {ct} *p{i} = (const {ct} *)og_p[{i}];")
-    for j, dt in enumerate(out_dtypes):
-        K.append(f"{c_type(dt)} *q{j} = ({c_type(dt)} *)og_q[{j}];")
-    loop = ["for (npy_intp k = 0; k < n; k++) {"]
-    for i, k in enumerate(kinds):
-        ct = c_type(in_dtypes[i])
-        loop.append(f"const {ct} x{i} = {f's{i}' if k == 'scalar' else f'p{i}[k]'};")
-    loop += body
-    for j, dt in enumerate(out_dtypes):
-        loop.append(f"q{j}[k] = ({c_type(dt)}){results[j]};")
-    loop.append("}")
-    if ctx.openmp:  # small arrays never enter an OpenMP region (its entry costs microseconds)
-        K.append(f"if (n >= {ctx.parallel_min}) {{")
-        K.append(ctx.loop_pragma("n"))
-        K += loop
-        K.append("} else {")
-        K.append("#pragma omp simd")
-        K += loop
-        K.append("}")
-    else:
-        K.append(ctx.loop_pragma("n"))
-        K += loop
-    K.append("}")
-    return "\n".join(K)
+            w.line(ctx.loop_pragma("n"))
+            loop()
+    return w.text()
 
 
 CHUNK = 512
 
 
 def _general_loop(
-    node: Any, kernel: str, kinds: list[str], in_dtypes: list[str], out_dtypes: list[str],
-    ndim: int,
-) -> list[str]:
+    w: CWriter, node: Any, kernel: str, kinds: list[str], in_dtypes: list[str],
+    out_dtypes: list[str], ndim: int,
+) -> None:
     """Any strides (negative, zero for broadcast axes): rows in chunks through the kernel.
 
     Operands whose last-axis stride is not the item size are gathered into (or
@@ -239,64 +236,56 @@ def _general_loop(
     """
     nin, nout = len(in_dtypes), len(out_dtypes)
     last = ndim - 1
-    L = ["npy_intp n_outer = 1;"]
+    w.line("npy_intp n_outer = 1;")
     for d in range(last):
-        L.append(f"n_outer *= shp[{d}];")
-    L.append(f"const npy_intp inner = shp[{last}];")
-    L.append("if (PyArray_SIZE(o0) > 0) {")
-    for i, var in enumerate(node.inputs):
-        strides = ", ".join(
-            "0" if var.type.shape[d] == 1 else f"PyArray_STRIDES(i{i})[{d}]" for d in range(ndim)
-        )
-        L.append(f"const npy_intp si{i}[{ndim}] = {{{strides}}};")
-        if kinds[i] != "scalar":
-            L.append(f"{c_type(in_dtypes[i])} bi{i}[{CHUNK}];")
-    for j in range(nout):
-        strides = ", ".join(f"PyArray_STRIDES(o{j})[{d}]" for d in range(ndim))
-        L.append(f"const npy_intp so{j}[{ndim}] = {{{strides}}};")
-        L.append(f"{c_type(out_dtypes[j])} bo{j}[{CHUNK}];")
-    L.append("for (npy_intp r = 0; r < n_outer; r++) {")
-    for i in range(nin):
-        L.append(f"const char *b{i} = PyArray_BYTES(i{i});")
-    for j in range(nout):
-        L.append(f"char *c{j} = PyArray_BYTES(o{j});")
-    if last > 0:
-        L.append("npy_intp rem = r, idx;")
-        for d in range(last - 1, -1, -1):
-            L.append(f"idx = rem % shp[{d}]; rem /= shp[{d}];")
+        w.line(f"n_outer *= shp[{d}];")
+    w.line(f"const npy_intp inner = shp[{last}];")
+    with w.block("if (PyArray_SIZE(o0) > 0)"):
+        for i, var in enumerate(node.inputs):
+            strides = ", ".join("0" if var.type.shape[d] == 1 else f"PyArray_STRIDES(i{i})[{d}]"
+                                for d in range(ndim))
+            w.line(f"const npy_intp si{i}[{ndim}] = {{{strides}}};")
+            if kinds[i] != "scalar":
+                w.line(f"{c_type(in_dtypes[i])} bi{i}[{CHUNK}];")
+        for j in range(nout):
+            strides = ", ".join(f"PyArray_STRIDES(o{j})[{d}]" for d in range(ndim))
+            w.line(f"const npy_intp so{j}[{ndim}] = {{{strides}}};",
+                   f"{c_type(out_dtypes[j])} bo{j}[{CHUNK}];")
+        with w.block("for (npy_intp r = 0; r < n_outer; r++)"):
             for i in range(nin):
-                L.append(f"b{i} += idx * si{i}[{d}];")
+                w.line(f"const char *b{i} = PyArray_BYTES(i{i});")
             for j in range(nout):
-                L.append(f"c{j} += idx * so{j}[{d}];")
-    L.append(f"for (npy_intp ch = 0; ch < inner; ch += {CHUNK}) {{")
-    L.append(f"const npy_intp m = inner - ch < {CHUNK} ? inner - ch : {CHUNK};")
-    for i in range(nin):
-        ct = c_type(in_dtypes[i])
-        if kinds[i] == "scalar":
-            L.append(f"og_p[{i}] = b{i};")
-            continue
-        L.append(
-            f"if (si{i}[{last}] == (npy_intp)sizeof({ct})) og_p[{i}] = b{i} + ch * sizeof({ct}); "
-            f"else {{ for (npy_intp t = 0; t < m; t++) bi{i}[t] = *(const {ct} *)(b{i} + "
-            f"(ch + t) * si{i}[{last}]); og_p[{i}] = (const char *)bi{i}; }}"
-        )
-    for j in range(nout):
-        ct = c_type(out_dtypes[j])
-        L.append(
-            f"int direct{j} = so{j}[{last}] == (npy_intp)sizeof({ct}); "
-            f"og_q[{j}] = direct{j} ? c{j} + ch * sizeof({ct}) : (char *)bo{j};"
-        )
-    L.append(f"{kernel}(m, og_p, og_q, og_st);")
-    for j in range(nout):
-        ct = c_type(out_dtypes[j])
-        L.append(
-            f"if (!direct{j}) for (npy_intp t = 0; t < m; t++) "
-            f"*({ct} *)(c{j} + (ch + t) * so{j}[{last}]) = bo{j}[t];"
-        )
-    L.append("}")
-    L.append("}")
-    L.append("}")
-    return L
+                w.line(f"char *c{j} = PyArray_BYTES(o{j});")
+            if last > 0:
+                w.line("npy_intp rem = r, idx;")
+                for d in range(last - 1, -1, -1):
+                    w.line(f"idx = rem % shp[{d}]; rem /= shp[{d}];")
+                    for i in range(nin):
+                        w.line(f"b{i} += idx * si{i}[{d}];")
+                    for j in range(nout):
+                        w.line(f"c{j} += idx * so{j}[{d}];")
+            with w.block(f"for (npy_intp ch = 0; ch < inner; ch += {CHUNK})"):
+                w.line(f"const npy_intp m = inner - ch < {CHUNK} ? inner - ch : {CHUNK};")
+                for i in range(nin):
+                    ct = c_type(in_dtypes[i])
+                    if kinds[i] == "scalar":
+                        w.line(f"og_p[{i}] = b{i};")
+                        continue
+                    w.line(f"if (si{i}[{last}] == (npy_intp)sizeof({ct})) "
+                           f"og_p[{i}] = b{i} + ch * sizeof({ct});")
+                    with w.block("else"):
+                        w.line(f"for (npy_intp t = 0; t < m; t++) bi{i}[t] = *(const {ct} *)"
+                               f"(b{i} + (ch + t) * si{i}[{last}]);",
+                               f"og_p[{i}] = (const char *)bi{i};")
+                for j in range(nout):
+                    ct = c_type(out_dtypes[j])
+                    w.line(f"int direct{j} = so{j}[{last}] == (npy_intp)sizeof({ct});",
+                           f"og_q[{j}] = direct{j} ? c{j} + ch * sizeof({ct}) : (char *)bo{j};")
+                w.line(f"{kernel}(m, og_p, og_q, og_st);")
+                for j in range(nout):
+                    ct = c_type(out_dtypes[j])
+                    w.line(f"if (!direct{j}) for (npy_intp t = 0; t < m; t++) "
+                           f"*({ct} *)(c{j} + (ch + t) * so{j}[{last}]) = bo{j}[t];")
 
 
 def _c_string(text: str) -> str:
