@@ -10,6 +10,7 @@ updates are written.  The generated body does no dict building and no loops.
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -94,6 +95,10 @@ class CallPlan:
         self.single = single
         self.profile = profile
         self.copy_updates = copy_updates  # copy an update value that aliases other state
+        # one call at a time: the cells, intermediate buffers and updates are per function,
+        # so concurrent calls from several threads are serialised (re-entrant: a callback
+        # in the same thread that calls the function again does not deadlock)
+        self.lock = threading.RLock()
 
 
 def _fast_check(type_: Any) -> tuple[Any, int] | None:
@@ -146,6 +151,7 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
         "ndarray": np.ndarray,
         "array": np.array,
         "dc": copy_value,
+        "lock": plan.lock,
     }
     lines: list[str] = []
     if plan.profile is not None:
@@ -202,6 +208,9 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
     else:
         lines.append(f"return [{', '.join(results)}]")
     params = ", ".join(env)
+    # everything after the argument check runs under the function's lock
+    start = next(i for i, line in enumerate(lines) if line.startswith("    args = complete")) + 1
+    lines = lines[:start] + ["with lock:"] + ["    " + line for line in lines[start:]]
     body = "\n".join("        " + line for line in lines)
     source = (
         f"def factory({params}):\n"
