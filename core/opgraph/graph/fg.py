@@ -508,6 +508,12 @@ class FunctionGraph:
         if not targets:
             return
         self._refuse_cycle([node for node, _ in targets], var, new_var)
+        if var._tag is not None and new_var.owner is not None and (
+            getattr(new_var.tag, "trace", None) is None
+        ):
+            trace = getattr(var._tag, "trace", None)
+            if trace:
+                new_var.tag.trace = trace  # a rewrite's result was built where var was
         if new_var not in self.variables:
             self.import_var(new_var, reason=reason, import_missing=import_missing)
         for node, i in targets:
