@@ -19,7 +19,7 @@ import numpy as np
 
 from opgraph.graph.utils import type_name
 
-__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter"]
+__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter", "native_filter"]
 
 
 def copy_value(value: Any) -> Any:
@@ -52,6 +52,24 @@ def make_filter(
             ) from None
 
     return filter_input
+
+
+def native_filter(
+    filt: Callable[[Any], Any], native: tuple[type, ...], type_: Any
+) -> Callable[[Any], Any]:
+    """``filt``, except that a value of one of the ``native`` array types whose dtype
+    and ndim match ``type_`` passes unchanged (the linker computes with it as it is)."""
+    dtype = getattr(type_, "dtype", None)
+    ndim = getattr(type_, "ndim", None)
+
+    def filter_native(value: Any) -> Any:
+        if isinstance(value, native) and str(getattr(value, "dtype", "")) == dtype and (
+            getattr(value, "ndim", None) == ndim
+        ):
+            return value
+        return filt(value)
+
+    return filter_native
 
 
 class InputSlot:
