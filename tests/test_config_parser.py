@@ -215,6 +215,12 @@ def test_filters(tmp_path: Path) -> None:
     target = tmp_path / "new" / "dir"
     assert configdefaults._filter_compiledir(str(target)) == target
     assert target.is_dir()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("keep")
+    # not a usable directory: accepted (the compile cache warns and falls back), never an error
+    assert configdefaults._filter_compiledir(str(a_file)) == a_file
+    assert configdefaults._filter_compiledir(str(a_file / "sub")) == a_file / "sub"
+    assert a_file.read_text() == "keep"
     assert configdefaults._filter_mode("FAST_COMPILE") == "FAST_COMPILE"
     with pytest.raises(ValueError, match="Expected one of"):
         configdefaults._filter_mode("fast")

@@ -130,22 +130,18 @@ def _filter_base_compiledir(path: str | os.PathLike[str]) -> Path:
 
 
 def _filter_compiledir(path: str | os.PathLike[str]) -> Path:
-    """``compiledir``: an absolute real path to a directory we can write (created if missing)."""
+    """``compiledir``: an absolute real path, created when missing.
+
+    A path that cannot be used (read-only, a file) is accepted here, never an
+    error at import: the compile cache warns once and uses a per-process
+    temporary directory instead (docs/c_linker.md, "The compile cache").
+    """
     resolved = Path(path).expanduser().resolve()
-    if resolved.exists():
-        if not os.access(resolved, os.R_OK | os.W_OK | os.X_OK):
-            raise ValueError(
-                f"Invalid value for configuration variable 'compiledir': '{resolved}' exists "
-                f"but is not readable, writable and listable"
-            )
-    else:
+    if not resolved.exists():
         try:
             resolved.mkdir(mode=0o770, parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ValueError(
-                f"Invalid value for configuration variable 'compiledir': cannot create "
-                f"'{resolved}' ({exc.strerror})"
-            ) from None
+        except OSError:
+            pass  # reported by the cache that would use it
     return resolved
 
 

@@ -10,6 +10,7 @@ updates are written.  The generated body does no dict building and no loops.
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 
 from opgraph.graph.utils import type_name
 
-__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter"]
+__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter", "native_filter"]
 
 
 def copy_value(value: Any) -> Any:
@@ -51,6 +52,24 @@ def make_filter(
             ) from None
 
     return filter_input
+
+
+def native_filter(
+    filt: Callable[[Any], Any], native: tuple[type, ...], type_: Any
+) -> Callable[[Any], Any]:
+    """``filt``, except that a value of one of the ``native`` array types whose dtype
+    and ndim match ``type_`` passes unchanged (the linker computes with it as it is)."""
+    dtype = getattr(type_, "dtype", None)
+    ndim = getattr(type_, "ndim", None)
+
+    def filter_native(value: Any) -> Any:
+        if isinstance(value, native) and str(getattr(value, "dtype", "")) == dtype and (
+            getattr(value, "ndim", None) == ndim
+        ):
+            return value
+        return filt(value)
+
+    return filter_native
 
 
 class InputSlot:
@@ -94,6 +113,10 @@ class CallPlan:
         self.single = single
         self.profile = profile
         self.copy_updates = copy_updates  # copy an update value that aliases other state
+        # one call at a time: the cells, intermediate buffers and updates are per function,
+        # so concurrent calls from several threads are serialised (re-entrant: a callback
+        # in the same thread that calls the function again does not deadlock)
+        self.lock = threading.RLock()
 
 
 def _fast_check(type_: Any) -> tuple[Any, int] | None:
@@ -146,6 +169,7 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
         "ndarray": np.ndarray,
         "array": np.array,
         "dc": copy_value,
+        "lock": plan.lock,
     }
     lines: list[str] = []
     if plan.profile is not None:
@@ -202,6 +226,9 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
     else:
         lines.append(f"return [{', '.join(results)}]")
     params = ", ".join(env)
+    # everything after the argument check runs under the function's lock
+    start = next(i for i, line in enumerate(lines) if line.startswith("    args = complete")) + 1
+    lines = lines[:start] + ["with lock:"] + ["    " + line for line in lines[start:]]
     body = "\n".join("        " + line for line in lines)
     source = (
         f"def factory({params}):\n"

@@ -206,7 +206,7 @@ def _linker_reasons(names: Sequence[str], pm: Any) -> tuple[str | None, list[str
     for name in names:
         record = table.get(name)
         if record is None:
-            reasons.append(f"linker {name!r} is not installed.{_hint(name, pm)}".rstrip("."))
+            reasons.append(f"linker {name!r} is not available.{_hint(name, pm)}".rstrip("."))
             continue
         reason = record.unavailable_reason()
         if reason is not None:

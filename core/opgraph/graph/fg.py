@@ -36,11 +36,12 @@ from opgraph.graph.basic import (
     general_toposort,
     graph_inputs,
 )
+from opgraph.graph.cycles import cycle_through
 from opgraph.graph.features import AlreadyThere, Feature, ReplaceValidate
 from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
-from opgraph.graph.utils import MissingInputError, type_name
+from opgraph.graph.utils import InconsistencyError, MissingInputError, type_name
 
 __all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "Output"]
 
@@ -162,6 +163,12 @@ class FunctionGraph:
             return
         if not isinstance(var, Variable):
             raise TypeError(f"add_input: expected a Variable, got {type_name(var)}")
+        if var.owner is not None:
+            raise ValueError(
+                f"add_input: {var} is the output of {var.owner.op} and cannot be a graph "
+                f"input; pass an ownerless variable (e.g. var.type() or var.clone() of an "
+                f"input)"
+            )
         self.inputs.append(var)
         self.setup_var(var)
         self.variables.add(var)
@@ -424,12 +431,31 @@ class FunctionGraph:
         import_missing: bool = False,
         check: bool = True,
     ) -> None:
-        """Make ``node.inputs[i]`` (or output ``i`` for ``"output"``) be ``new_var``."""
+        """Make ``node.inputs[i]`` (or output ``i`` for ``"output"``) be ``new_var``.
+
+        Refused (graph unchanged) when ``new_var`` is computed from ``node`` itself.
+        """
+        if node != OUTPUT:
+            if node not in self.apply_nodes:
+                raise ValueError(f"change_node_input: {node} is not in this FunctionGraph")
+            self._refuse_cycle([node], node.inputs[i], new_var)
+        self._rewire(node, i, new_var, reason, import_missing, check)
+
+    def _refuse_cycle(self, targets: list[Any], var: Variable, new_var: Variable) -> None:
+        culprit = cycle_through(targets, new_var, self.clients, self.apply_nodes)
+        if culprit is not None:
+            raise InconsistencyError(
+                f"replacing {var} by {new_var} would create a cycle: {new_var} is computed "
+                f"from {culprit}, which uses {var}; the graph is unchanged"
+            )
+
+    def _rewire(
+        self, node: Apply | Literal["output"], i: int, new_var: Variable, reason: str | None,
+        import_missing: bool, check: bool,
+    ) -> None:
         if node == OUTPUT:
             r = self.outputs[i]
         else:
-            if node not in self.apply_nodes:
-                raise ValueError(f"change_node_input: {node} is not in this FunctionGraph")
             r = node.inputs[i]
         if check and not r.type.is_super(new_var.type):
             raise TypeError(
@@ -481,10 +507,17 @@ class FunctionGraph:
         targets = list(self.clients[var])  # before importing: new_var may use var itself
         if not targets:
             return
+        self._refuse_cycle([node for node, _ in targets], var, new_var)
+        if var._tag is not None and new_var.owner is not None and (
+            getattr(new_var.tag, "trace", None) is None
+        ):
+            trace = getattr(var._tag, "trace", None)
+            if trace:
+                new_var.tag.trace = trace  # a rewrite's result was built where var was
         if new_var not in self.variables:
             self.import_var(new_var, reason=reason, import_missing=import_missing)
         for node, i in targets:
-            self.change_node_input(node, i, new_var, reason=reason, import_missing=import_missing)
+            self._rewire(node, i, new_var, reason, import_missing, True)
 
     def replace_all(self, pairs: Iterable[tuple[Variable, Variable]], **kwargs: Any) -> None:
         """``replace`` each ``(var, new_var)`` pair in turn."""

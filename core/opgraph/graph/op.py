@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.utils import add_tag_trace as _add_tag_trace
+from opgraph.graph.utils import creation_frames
 
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
@@ -151,6 +153,13 @@ class Op:
     ) -> Any:
         """Build a node and return its default output (or all outputs)."""
         node = self.make_node(*inputs, **kwargs)
+        limit = config.traceback__limit
+        if limit:
+            frames = creation_frames(limit if limit > 0 else 1000)
+            if frames:
+                for out in node.outputs:
+                    if getattr(out.tag, "trace", None) is None:
+                        out.tag.trace = [frames]
         if name is not None:
             if len(node.outputs) == 1:
                 node.outputs[0].name = name

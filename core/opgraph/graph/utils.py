@@ -101,6 +101,34 @@ def simple_extract_stack(limit: int | None = None, skip: int = 1) -> list[tuple]
     return kept
 
 
+def creation_frames(limit: int, max_depth: int = 16) -> list[tuple[str, int, str, None]]:
+    """The user's frames calling into opgraph now (outermost first, at most ``limit``).
+
+    Cheap enough to run for every node built (a walk of at most ``max_depth``
+    frames; PyTensor's ``(file, line, function, source)`` entries with the source
+    left None, read only when shown): it is what lets errors and
+    warnings of compiled code name the user's line.  Nodes made deeper inside the
+    library than ``max_depth`` frames (rewrites during ``function()``) get no
+    frames: they inherit the trace of the variable they replace.
+    """
+    roots = library_roots()
+    frame = sys._getframe(2)
+    kept: list[tuple[str, int, str, None]] = []
+    depth = 0
+    while frame is not None and len(kept) < limit:
+        code = frame.f_code
+        if not code.co_filename.startswith(roots):
+            kept.append((code.co_filename, frame.f_lineno, code.co_name, None))
+        elif kept:
+            break  # back inside the library (a callback): the user's part is complete
+        depth += 1
+        if not kept and depth >= max_depth:
+            return []
+        frame = frame.f_back
+    kept.reverse()
+    return kept
+
+
 def add_tag_trace(thing: Any, user_line: int | None = None) -> Any:
     """Record in ``thing.tag.trace`` the user's stack lines that created it."""
     if user_line is None:

@@ -156,6 +156,10 @@ class Linker:
     """
 
     name: str = ""
+    #: Array types this linker takes as inputs as they are (e.g. dask arrays for the
+    #: dask linker): a value of one of them whose dtype and ndim match the input's
+    #: type skips ``Type.filter`` (which would convert it to a NumPy array).
+    native_input_types: tuple[type, ...] = ()
 
     def __init__(self, *, allow_gc: bool = True, **options: Any) -> None:
         self.allow_gc = allow_gc

@@ -130,7 +130,9 @@ class OpgraphPluginManager(pluggy.PluginManager):
         super().__init__(PROJECT_NAME)
         self.add_hookspecs(hookspecs)
         self.strict = strict
-        self.disabled = frozenset(disabled)
+        # a first-party plugin may be named without its prefix: "c" disables opgraph-c
+        names = frozenset(disabled)
+        self.disabled = names | {f"opgraph-{n}" for n in names if not n.startswith("opgraph-")}
         self.plugin_status: dict[str, PluginStatus] = {}
         self.hook_failures: dict[tuple[str, str], HookFailure] = {}
         self._records_cache: dict[str, Any] = {}

@@ -8,6 +8,8 @@ fused Elemwise evaluates one NumPy expression per inner op.
 
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -121,11 +123,26 @@ class Composite(HasInnerGraph, ScalarOp):
     def numpy_fn(self, *arrays: Any) -> Any:
         return self._array_call(*arrays)
 
-    def _array_call(self, *arrays: Any) -> Any:
-        arrays = [a if type(a) is np.ndarray else np.asarray(a) for a in arrays]
+    def attributed_ufunc(self, site: str) -> Callable[..., Any]:
+        """:attr:`ufunc` with its generated program's code file named ``site``, so that
+        warnings and tracebacks raised while it runs name the node (and the user's
+        line) that uses it rather than the shared ``<Composite{...} program>``."""
         program = self.__dict__.get("_array_program")
         if program is None:
             program = self._array_program = _compile_array_program(self)
+        code = program.__code__.replace(co_filename=site)
+        located = types.FunctionType(code, program.__globals__, program.__name__,
+                                     program.__defaults__, program.__closure__)
+        return functools.partial(self._run_program, located)
+
+    def _array_call(self, *arrays: Any) -> Any:
+        program = self.__dict__.get("_array_program")
+        if program is None:
+            program = self._array_program = _compile_array_program(self)
+        return self._run_program(program, *arrays)
+
+    def _run_program(self, program: Callable[..., tuple], *arrays: Any) -> Any:
+        arrays = [a if type(a) is np.ndarray else np.asarray(a) for a in arrays]
         results = program(*arrays)
         shape = arrays[0].shape if arrays else ()
         for a in arrays:

@@ -47,3 +47,11 @@ def assert_same(ref_out, dask_out, rtol=1e-10):
         assert isinstance(g, np.ndarray), type(g)
         assert g.dtype == r.dtype and g.shape == r.shape, (g.dtype, r.dtype, g.shape, r.shape)
         np.testing.assert_allclose(g, r, rtol=rtol, atol=1e-12)
+
+
+def slow_square_block(block, seconds=0.15):
+    """A chunk kernel that takes a while (so a worker can be killed mid-computation)."""
+    import time
+
+    time.sleep(seconds)
+    return block * block

@@ -20,6 +20,7 @@ from opgraph.compile.callpath import (
     build_call,
     copy_value,
     make_filter,
+    native_filter,
 )
 from opgraph.compile.flags import flag
 from opgraph.compile.function.aliasing import aliasable_groups, argument_pairs, unalias
@@ -429,6 +430,9 @@ class Function:
                 continue
             filt = make_filter(item.variable.type, k, item.name, self.name, item.strict,
                                item.allow_downcast)
+            native = getattr(linker, "native_input_types", ())
+            if native:
+                filt = native_filter(filt, native, item.variable.type)
             self._slots.append(InputSlot(k, item.name, item.variable.type, cell, filt,
                                          defaults[k]))
         n_user = maker.spec.n_user_outputs

@@ -3,41 +3,64 @@
 Each entry is ``<dir>/<key>.so`` plus ``<key>.json`` (its SHA-256, size and
 what it is) and ``<key>.c`` (the source, for inspection).  The key hashes the
 generated source, the compiler's identity and flags, the Python and NumPy
-ABI and the CPU (``-march=native``).  Files are written under a temporary
-name and renamed, so processes compiling the same graph at once never see a
-half-written module and need no lock: the last rename wins and both files are
-valid.  A module whose hash does not match its record (truncated, corrupt) or
-that fails to load is rebuilt.  After each build, the least recently used
-entries are removed while the cache is over ``compile_cache_max_mb``.
+ABI and the CPU (``-march=native``).
+
+The cache degrades, it never fails a compile: modules are built in a private
+temporary directory, loaded from the bytes that were built or checked, and
+stored in the cache afterwards (best effort: a cache another process is
+clearing, or a full disk, only costs a rebuild next time).  Files are written
+under temporary names and renamed, so processes compiling the same graph at
+once never see a half-written module and need no lock.  Anything wrong found
+in the cache (a module whose hash does not match its record, one that will not
+load, a directory where a file should be) is quarantined and rebuilt, in the
+same process too.  A cache directory that cannot be used at all gives one
+warning and a per-process temporary cache, removed at exit.  After each build,
+the least recently used entries are removed while the cache is over
+``compile_cache_max_mb``.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
-import importlib.machinery
-import importlib.util
 import json
 import os
 import sys
 import sysconfig
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import attrs
+import numpy
 
-__all__ = ["CacheEntry", "ModuleCache", "abi_tag", "default_cache"]
+from opgraph.config import config
+from opgraph_c.cache_files import (
+    QUARANTINE,
+    atomic_write,
+    is_regular_file,
+    load_module_bytes,
+    quarantine,
+    rmtree_quiet,
+    unusable_reason,
+)
+
+__all__ = ["CacheEntry", "CacheWarning", "ModuleCache", "abi_tag", "default_cache"]
 
 MODNAME_PLACEHOLDER = "@MODNAME@"
 CACHE_FORMAT = "1"
+ENTRY_SUFFIXES = (".so", ".json", ".c")
+
+
+class CacheWarning(UserWarning):
+    """The C module cache found a problem it worked around (the message says which)."""
 
 
 def abi_tag() -> str:
     """What a compiled module depends on besides its source: Python and NumPy ABI."""
-    import numpy
-
     try:
         from numpy._core._multiarray_umath import _get_ndarray_c_version
 
@@ -68,7 +91,9 @@ class ModuleCache:
         self.root = root
         self.max_bytes = max_mb * 1024 * 1024
         self._loaded: dict[str, ModuleType] = {}
-        self.stats = {"memory_hits": 0, "disk_hits": 0, "builds": 0, "rebuilds": 0}
+        self._store_warned = False
+        self.stats = {"memory_hits": 0, "disk_hits": 0, "builds": 0, "rebuilds": 0,
+                      "quarantined": 0}
 
     # -- keys -----------------------------------------------------------------------
     @staticmethod
@@ -99,112 +124,164 @@ class ModuleCache:
         """The module for ``key``: from memory, from disk, or built by ``build``.
 
         ``source`` holds :data:`MODNAME_PLACEHOLDER` where the module name goes;
-        ``build(final_source, out_path)`` compiles it into ``out_path``.
+        ``build(final_source, out_path)`` compiles it into ``out_path`` (in a
+        private directory).  Raises what ``build`` raises, or ImportError when
+        the freshly built module will not load.
         """
         mod = self._loaded.get(key)
         if mod is not None:
             self.stats["memory_hits"] += 1
             return mod
         name = self.module_name(key)
-        so_path, meta_path, _ = self.paths(key)
-        mod = self._load_checked(name, so_path, meta_path)
+        mod, found_bad = self._load_checked(key, name)
         if mod is not None:
             self.stats["disk_hits"] += 1
         else:
-            if os.path.exists(so_path):
+            if found_bad:
                 self.stats["rebuilds"] += 1
             mod = self._build(key, name, source.replace(MODNAME_PLACEHOLDER, name), build,
                               description)
         self._loaded[key] = mod
         return mod
 
-    def _load_checked(self, name: str, so_path: str, meta_path: str) -> ModuleType | None:
+    def _load_checked(self, key: str, name: str) -> tuple[ModuleType | None, bool]:
+        """(module, False) on a valid entry; (None, False) on a miss; (None, True) when
+        a bad entry was found and quarantined."""
+        so_path, meta_path, _ = self.paths(key)
+        if not os.path.lexists(so_path) and not os.path.lexists(meta_path):
+            return None, False
         try:
             with open(meta_path, encoding="utf-8") as fh:
                 meta = json.load(fh)
             with open(so_path, "rb") as fh:
                 data = fh.read()
-        except (OSError, ValueError):
-            return None
-        if len(data) != meta.get("size") or hashlib.sha256(data).hexdigest() != meta.get("sha256"):
-            return None  # truncated or corrupt: rebuild
+        except FileNotFoundError:
+            return None, False  # half an entry (being written, or removed): a miss
+        except (OSError, ValueError) as exc:
+            self._quarantine(key, f"unreadable: {type(exc).__name__}: {exc}")
+            return None, True
+        if not isinstance(meta, dict) or len(data) != meta.get("size") or (
+            hashlib.sha256(data).hexdigest() != meta.get("sha256")
+        ):
+            self._quarantine(key, "the module does not match its record (truncated or corrupt)")
+            return None, True
         try:
-            mod = _load_extension(name, so_path)
-        except ImportError:
-            return None
+            mod = load_module_bytes(name, data, so_path)
+        except ImportError as exc:
+            self._quarantine(key, f"the module does not load: {exc}")
+            return None, True
         try:
             os.utime(meta_path)  # last use, for LRU eviction
         except OSError:
             pass
-        return mod
+        return mod, False
+
+    def _quarantine(self, key: str, reason: str) -> None:
+        folder = quarantine(self.root, list(self.paths(key)), reason)
+        self.stats["quarantined"] += 1
+        where = f"moved to {folder}" if folder else "removed"
+        warnings.warn(
+            f"opgraph C cache: entry {key[:16]} in {self.root} is bad ({reason}); {where} and "
+            f"rebuilt", CacheWarning, stacklevel=4,
+        )
 
     def _build(
         self, key: str, name: str, source: str, build: Callable[[str, str], None], desc: str
     ) -> ModuleType:
-        os.makedirs(self.root, exist_ok=True)
-        so_path, meta_path, c_path = self.paths(key)
-        tmp_dir = tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=self.root)
+        build_dir = _private_build_dir(key, self.root)
         try:
-            tmp_so = os.path.join(tmp_dir, name + ".so")
-            build(source, tmp_so)
-            with open(tmp_so, "rb") as fh:
+            so_built = os.path.join(build_dir, name + ".so")
+            build(source, so_built)
+            with open(so_built, "rb") as fh:
                 data = fh.read()
-            meta = {
-                "key": key,
-                "module": name,
-                "size": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "created": time.time(),
-                "description": desc,
-            }
-            _atomic_write(c_path, source.encode(), self.root)
-            os.replace(tmp_so, so_path)
-            _atomic_write(meta_path, json.dumps(meta).encode(), self.root)
+            so_path = self.paths(key)[0]
+            mod = load_module_bytes(name, data, so_path)
         finally:
-            _rmtree_quiet(tmp_dir)
+            rmtree_quiet(build_dir)
         self.stats["builds"] += 1
+        self._store(key, name, data, source, desc)
         self.evict()
-        return _load_extension(name, so_path)
+        return mod
+
+    def _store(self, key: str, name: str, data: bytes, source: str, desc: str) -> None:
+        """Put a built module in the cache; failures only cost a rebuild next time."""
+        so_path, meta_path, c_path = self.paths(key)
+        meta = {
+            "key": key,
+            "module": name,
+            "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "created": time.time(),
+            "description": desc,
+        }
+        for _attempt in range(2):
+            try:
+                os.makedirs(self.root, exist_ok=True)
+                atomic_write(c_path, source.encode(), self.root)
+                atomic_write(so_path, data, self.root)
+                atomic_write(meta_path, json.dumps(meta).encode(), self.root)
+                return
+            except FileNotFoundError:
+                continue  # the directory was cleared meanwhile: once more
+            except OSError as exc:
+                if not self._store_warned:
+                    self._store_warned = True
+                    warnings.warn(
+                        f"opgraph C cache: cannot store compiled modules in {self.root} "
+                        f"({type(exc).__name__}: {exc.strerror or exc}); they are rebuilt "
+                        f"when needed", CacheWarning, stacklevel=4,
+                    )
+                return
 
     # -- maintenance ------------------------------------------------------------------------
     def entries(self) -> list[CacheEntry]:
-        """Every entry, least recently used first."""
-        out = []
+        """Every entry (complete or not), least recently used first."""
         try:
             names = os.listdir(self.root)
         except OSError:
             return []
-        for fname in names:
-            if not fname.endswith(".so"):
-                continue
-            key = fname[:-3]
-            so_path, meta_path, c_path = self.paths(key)
-            size, meta, last = 0, {}, None
-            for p in (so_path, meta_path, c_path):
-                try:
-                    st = os.stat(p)
-                    size += st.st_size
-                    if p == meta_path:
-                        last = st.st_mtime
-                except OSError:
-                    pass
-            try:
-                with open(meta_path, encoding="utf-8") as fh:
-                    meta = json.load(fh)
-            except (OSError, ValueError):
-                meta = {}
-            valid = bool(meta) and os.path.getsize(so_path) == meta.get("size")
-            out.append(
-                CacheEntry(key, so_path, size,
-                           last if last is not None else os.path.getmtime(so_path),
-                           float(meta.get("created", 0.0)), str(meta.get("description", "")),
-                           valid)
-            )
+        keys = sorted({
+            n[: -len(sfx)] for n in names for sfx in ENTRY_SUFFIXES
+            if n.endswith(sfx) and not n.startswith(".")
+        })
+        out = [self._entry(key) for key in keys]
         out.sort(key=lambda e: e.last_used)
         return out
 
+    def _entry(self, key: str) -> CacheEntry:
+        so_path, meta_path, c_path = self.paths(key)
+        size, last = 0, 0.0
+        for p in (so_path, meta_path, c_path):
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            size += st.st_size
+            last = max(last, st.st_mtime) if p != meta_path else st.st_mtime
+        meta: dict[str, Any] = {}
+        if is_regular_file(meta_path):
+            try:
+                with open(meta_path, encoding="utf-8") as fh:
+                    loaded = json.load(fh)
+                meta = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                meta = {}
+        valid = bool(meta) and is_regular_file(so_path) and (
+            os.path.getsize(so_path) == meta.get("size")
+        )
+        return CacheEntry(key, so_path, size, last, float(meta.get("created", 0.0)),
+                          str(meta.get("description", "")), valid)
+
     def total_size(self) -> int:
-        return sum(e.size for e in self.entries())
+        """Bytes of every file under the cache directory (entries, headers, quarantine)."""
+        total = 0
+        for folder, _dirs, files in os.walk(self.root):
+            for fname in files:
+                try:
+                    total += os.lstat(os.path.join(folder, fname)).st_size
+                except OSError:
+                    pass
+        return total
 
     def evict(self, max_bytes: int | None = None) -> list[str]:
         """Remove least recently used entries until the cache fits; returns their keys."""
@@ -225,24 +302,26 @@ class ModuleCache:
     def remove(self, key: str) -> None:
         """Delete one entry's files (a process that loaded it keeps its mapping)."""
         for p in self.paths(key):
-            try:
-                os.unlink(p)
-            except OSError:
-                pass
+            rmtree_quiet(p)
         self._loaded.pop(key, None)
 
     def clear(self) -> int:
-        """Remove every entry, stale build directory and precompiled header; returns the entries
-        removed."""
+        """Remove everything the cache holds: entries (complete or not), temporary
+        files, precompiled headers, quarantine; returns the entries removed.
+
+        Safe while other processes compile: their builds are private and a store
+        that finds its files gone is retried or skipped.
+        """
         entries = self.entries()
         for e in entries:
             self.remove(e.key)
         try:
-            for fname in os.listdir(self.root):
-                if fname.startswith(".build-") or fname == "pch":
-                    _rmtree_quiet(os.path.join(self.root, fname))
+            names = os.listdir(self.root)
         except OSError:
-            pass
+            names = []
+        for fname in names:
+            if fname.startswith((".tmp-", ".build-", QUARANTINE)) or fname == "pch":
+                rmtree_quiet(os.path.join(self.root, fname))
         self._loaded.clear()
         return len(entries)
 
@@ -251,49 +330,52 @@ class ModuleCache:
         self._loaded.clear()
 
 
-def _atomic_write(path: str, data: bytes, directory: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+def _private_build_dir(key: str, root: str) -> str:
+    """A directory only this build uses: the system's temporary directory, or the
+    cache directory when that is not writable."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _rmtree_quiet(path: str) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def _load_extension(name: str, path: str) -> ModuleType:
-    loader = importlib.machinery.ExtensionFileLoader(name, path)
-    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    if spec is None:  # pragma: no cover
-        raise ImportError(f"cannot load compiled module {path}")
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+        return tempfile.mkdtemp(prefix=f"opgraph-c-build-{key[:12]}-")
+    except OSError:
+        os.makedirs(root, exist_ok=True)
+        return tempfile.mkdtemp(prefix=f".build-{key[:12]}-", dir=root)
 
 
 _DEFAULT: dict[tuple[str, int], ModuleCache] = {}
+_FALLBACK: dict[str, str] = {}
 
 
 def default_cache() -> ModuleCache:
-    """The cache under the configured ``compiledir`` (one object per directory)."""
-    from opgraph.config import config
+    """The cache under the configured ``compiledir`` (one object per directory).
 
-    root = os.path.join(config.compiledir, "c")
+    When that directory cannot be used (read-only, a file, not creatable), one
+    warning names it and the reason, and a per-process temporary cache is used
+    instead (removed at exit).
+    """
+    root = os.path.join(os.fspath(config.compiledir), "c")
     key = (root, config.compile_cache_max_mb)
     cache = _DEFAULT.get(key)
     if cache is None:
-        cache = _DEFAULT[key] = ModuleCache(root, config.compile_cache_max_mb)
+        usable_root = _usable_root(root)
+        cache = _DEFAULT[key] = ModuleCache(usable_root, config.compile_cache_max_mb)
     return cache
+
+
+def _usable_root(root: str) -> str:
+    if root in _FALLBACK:
+        return _FALLBACK[root]
+    reason = unusable_reason(root)
+    if reason is None:
+        return root
+    fallback = tempfile.mkdtemp(prefix="opgraph-c-cache-")
+    atexit.register(rmtree_quiet, fallback)
+    _FALLBACK[root] = fallback
+    warnings.warn(
+        f"opgraph C cache: the cache directory {root} cannot be used ({reason}); compiled "
+        f"modules go to a temporary cache for this process ({fallback}), removed at exit. "
+        f"Set OPGRAPH_FLAGS=compiledir=... to a writable directory to keep them.",
+        CacheWarning, stacklevel=3,
+    )
+    return fallback
 
 
 def describe(entry: CacheEntry) -> dict[str, Any]:

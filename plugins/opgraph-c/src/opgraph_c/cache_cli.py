@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{e.key[:16]}  {_size(e.size):>9}  {used}  {e.description}{flag}")
         return 0
     if action == "info":
-        total = sum(e.size for e in entries)
+        total = cache.total_size()  # entries, headers, quarantine: every file it owns
         cap = config.compile_cache_max_mb
         info = {
             "directory": cache.root,

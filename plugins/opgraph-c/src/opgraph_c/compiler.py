@@ -26,6 +26,8 @@ from collections.abc import Sequence
 import attrs
 
 from opgraph.link.basic import BackendCompileError
+from opgraph_c.cache import abi_tag
+from opgraph_c.cache_files import quarantine
 
 __all__ = [
     "CompileError",
@@ -194,9 +196,11 @@ def compile_shared(
     compiler's message and that path.
     """
     work = os.path.dirname(out_path) or "."
-    fd, c_path = tempfile.mkstemp(suffix=".c", prefix="src-", dir=work)
+    # ``out_path``'s directory is private to this build; a fixed source name keeps
+    # the binary identical across builds of the same source (its name is recorded)
+    c_path = os.path.join(work, os.path.splitext(os.path.basename(out_path))[0] + ".c")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with open(c_path, "w", encoding="utf-8") as fh:
             fh.write(source)
         cmd = [*compiler.argv, *flags, c_path, "-o", out_path, *libs]
         try:
@@ -233,8 +237,6 @@ def precompiled_header(compiler: Compiler, flags: Sequence[str], text: str,
     """
     if "clang" in compiler.identity.lower():
         return None
-    from opgraph_c.cache import abi_tag
-
     pch_flags = [f for f in flags if f != "-shared"]
     key = hashlib.sha256("\0".join((compiler.identity, *pch_flags, abi_tag(), text)).encode())
     folder = os.path.join(root, "pch", key.hexdigest()[:24])
@@ -258,6 +260,15 @@ def precompiled_header(compiler: Compiler, flags: Sequence[str], text: str,
     except (OSError, subprocess.TimeoutExpired):
         return None
     return header
+
+
+def discard_precompiled_header(header: str, root: str) -> None:
+    """Quarantine the folder of a precompiled header that made a compile fail
+    (it is rebuilt by the next :func:`precompiled_header` call)."""
+    folder = os.path.dirname(header)
+    if os.path.isdir(folder):
+        quarantine(root, [folder], "a compile failed with this precompiled header and "
+                   "succeeded without it")
 
 
 def write_log(log_path: str, cmd: Sequence[str], output: str, source: str) -> None:

@@ -91,8 +91,16 @@ def compile_graph_module(
         log = f"{compiler.logs_dir()}/{key[:24]}.log"
         # the prelude's includes, precompiled once; the same text, so not in the key
         pch = compiler.precompiled_header(comp, flags, PRELUDE, cache.root)
-        pch_flags = ("-include", pch, "-Winvalid-pch") if pch else ()
-        compiler.compile_shared(comp, source, out_path, (*flags, *pch_flags), libs, log)
+        if pch is None:
+            compiler.compile_shared(comp, source, out_path, flags, libs, log)
+            return
+        try:
+            compiler.compile_shared(comp, source, out_path,
+                                    (*flags, "-include", pch, "-Winvalid-pch"), libs, log)
+        except compiler.CompileError:
+            # a header removed by `cache clear` meanwhile, or a damaged one: without it
+            compiler.compile_shared(comp, source, out_path, flags, libs, log)
+            compiler.discard_precompiled_header(pch, cache.root)
 
     desc = ("profiling, " if profile else "") + f"{len(order)} nodes: " + ", ".join(
         dict.fromkeys(type(n.op).__name__ for n in order)

@@ -25,6 +25,7 @@ from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph.tensor.type import TensorType
 from opgraph_dask import translate
 from opgraph_dask.kernels import run_node
+from opgraph_dask.memmap import memmap_source
 from opgraph_dask.options import chunks_for, current_options
 from opgraph_dask.table import creates_arrays, lookup
 
@@ -43,6 +44,7 @@ class DaskLinker(Linker):
     """Translate the graph into dask and compute it (``chunks``, ``lazy``: see module doc)."""
 
     name = "dask"
+    native_input_types = (da.Array,)  # kept as they are: their chunks are the user's
 
     def __init__(self, *, allow_gc: bool = True, chunks: Any = "auto", lazy: bool = False,
                  **options: Any) -> None:
@@ -123,9 +125,11 @@ def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
             )
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
+        source = memmap_source(value)
         # name=False: a random key instead of hashing the whole array on every call
-        return da.from_array(value, chunks=chunks_for(chunks, value.ndim, var.name, position),
-                             name=False)
+        return da.from_array(value if source is None else source,
+                             chunks=chunks_for(chunks, value.ndim, var.name, position),
+                             name=False, asarray=True)
     return value
 
 
