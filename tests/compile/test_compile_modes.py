@@ -57,7 +57,7 @@ def test_mode_names_are_case_insensitive_and_modes_pass_through() -> None:
 def test_fast_run_falls_back_with_one_warning_naming_the_reason() -> None:
     vm = LinkerRecord("vm", TinyLinker)
     pm = _pm(make_record_plugin(linkers=[vm]))
-    with pytest.warns(UserWarning, match=r"'c' is not installed.*opgraph-c.*'vm'"):
+    with pytest.warns(UserWarning, match=r"'c' is not available.*opgraph-c.*'vm'"):
         linker = get_mode("FAST_RUN", pm=pm).linker
     assert isinstance(linker, TinyLinker)
     with warnings.catch_warnings():
