@@ -1,0 +1,189 @@
+"""W8: a logistic regression's log-likelihood and gradient over memory-mapped data (DASK).
+
+10 float64 features over N rows stored as ``.npy`` and opened with
+``mmap_mode="r"`` (labels too): ``logp = sum(y*z - softplus(z))`` with
+``z = X @ w``, and ``d logp / d w``.  Same run, same data, same chunks
+(1e6 rows), 2 cores: opgraph ``mode="DASK"`` (dask's threaded scheduler) vs
+the same math written by hand with ``dask.array`` vs NumPy in one thread on
+the whole arrays.  Targets (issue 18): DASK <= 1.0x hand-written dask and
+>= 1.5x faster than NumPy at N = 1e7.  ``OPGRAPH_BENCH_W8_LARGE=1`` adds
+N = 4e8 (32 GB, more than this machine's memory; needs 35 GB of free disk
+and a few minutes to write): it must finish with peak RSS < 4 GB and a time
+per row within 1.5x of N = 1e7's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import benchutil  # noqa: E402
+
+N_FEAT = 10
+CHUNK_ROWS = 1_000_000
+SMALL = benchutil.pick(10_000_000, 400_000)
+LARGE = 400_000_000
+REPEAT = benchutil.pick(3, 1)
+
+
+def _write(folder: Path, n_rows: int) -> tuple[Path, Path]:
+    """X (n_rows x 10) and y (n_rows) as .npy files, written in pieces."""
+    import numpy as np
+
+    xp, yp = folder / f"X{n_rows}.npy", folder / f"y{n_rows}.npy"
+    X = np.lib.format.open_memmap(xp, mode="w+", dtype=np.float64, shape=(n_rows, N_FEAT))
+    y = np.lib.format.open_memmap(yp, mode="w+", dtype=np.float64, shape=(n_rows,))
+    rng = np.random.default_rng(8)
+    w_true = np.linspace(-1, 1, N_FEAT)
+    for start in range(0, n_rows, CHUNK_ROWS):
+        stop = min(start + CHUNK_ROWS, n_rows)
+        block = rng.normal(size=(stop - start, N_FEAT))
+        X[start:stop] = block
+        y[start:stop] = rng.random(stop - start) < 1 / (1 + np.exp(-block @ w_true))
+    X.flush()
+    y.flush()
+    del X, y
+    return xp, yp
+
+
+# The three contenders; each returns (logp, grad) for one call.
+def _opgraph_fn() -> Any:
+    import opgraph
+    import opgraph.tensor as pt
+
+    X, y, w = pt.dmatrix("X"), pt.dvector("y"), pt.dvector("w")
+    z = pt.dot(X, w)
+    logp = pt.sum(y * z - pt.softplus(z))
+    return opgraph.function([X, y, w], [logp, opgraph.grad(logp, w)], mode="DASK")
+
+
+def _run_opgraph(fn: Any, X: Any, y: Any, w: Any) -> tuple[float, Any]:
+    from opgraph_dask import dask_options
+
+    with dask_options(chunks={"X": (CHUNK_ROWS, N_FEAT), "y": (CHUNK_ROWS,)}):
+        logp, grad = fn(X, y, w)
+    return float(logp), grad
+
+
+def _run_dask(X: Any, y: Any, w: Any) -> tuple[float, Any]:
+    import dask
+    import dask.array as da
+
+    dx = da.from_array(X, chunks=(CHUNK_ROWS, N_FEAT), name=False)
+    dy = da.from_array(y, chunks=(CHUNK_ROWS,), name=False)
+    z = dx @ w
+    logp = (dy * z - da.logaddexp(0, z)).sum()
+    grad = dx.T @ (dy - 1 / (1 + da.exp(-z)))
+    lp, g = dask.compute(logp, grad)
+    return float(lp), g
+
+
+def _run_numpy(X: Any, y: Any, w: Any) -> tuple[float, Any]:
+    import numpy as np
+
+    z = X @ w
+    logp = float((y * z - np.logaddexp(0, z)).sum())
+    grad = X.T @ (y - 1 / (1 + np.exp(-z)))
+    return logp, grad
+
+
+def _best(fn: Any) -> tuple[float, Any]:
+    best, result = float("inf"), None
+    for _ in range(REPEAT):
+        t = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, result
+
+
+def _measure(n_rows: int, folder: Path, *, with_numpy: bool = True) -> dict[str, Any]:
+    import numpy as np
+
+    xp, yp = _write(folder, n_rows)
+    X, y = np.load(xp, mmap_mode="r"), np.load(yp, mmap_mode="r")
+    w = np.linspace(-0.5, 0.5, N_FEAT)
+    fn = _opgraph_fn()
+    _run_opgraph(fn, X[:1000], y[:1000], w)  # compile and warm up outside the timing
+    out: dict[str, Any] = {"n_rows": n_rows}
+    out["opgraph_s"], (lp, g) = _best(lambda: _run_opgraph(fn, X, y, w))
+    out["dask_s"], (lp_d, g_d) = _best(lambda: _run_dask(X, y, w))
+    assert np.isclose(lp, lp_d, rtol=1e-9) and np.allclose(g, g_d, rtol=1e-8)
+    if with_numpy:
+        out["numpy_s"], (lp_n, g_n) = _best(lambda: _run_numpy(X, y, w))
+        assert np.isclose(lp, lp_n, rtol=1e-9) and np.allclose(g, g_n, rtol=1e-8)
+    out["peak_rss_mb"] = benchutil.peak_rss_self_mb()
+    return out
+
+
+def _large_in_subprocess(folder: Path) -> dict[str, Any] | str:
+    """N = 4e8 in a fresh interpreter (its own peak RSS), or why it was not run."""
+    free = shutil.disk_usage(folder).free
+    need = LARGE * (N_FEAT + 1) * 8 * 1.05
+    if free < need:
+        return f"not run: needs {need / 2**30:.0f} GiB of free disk, {free / 2**30:.0f} GiB free"
+    code = (f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import bench_dask as b; "
+            f"from pathlib import Path; "
+            f"print(json.dumps(b._measure({LARGE}, Path({str(folder)!r}), with_numpy=False)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=6 * 3600, env=dict(os.environ))
+    if proc.returncode != 0:
+        return "failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run(report: Any) -> None:
+    report.section("W8: logistic regression logp + gradient over memory-mapped data, "
+                   "opgraph DASK vs hand-written dask.array vs NumPy (2 cores)")
+    with tempfile.TemporaryDirectory(prefix="opgraph-w8-") as tmp:
+        small = _measure(SMALL, Path(tmp))
+        report.row(
+            n_rows=SMALL,
+            opgraph_dask_s=small["opgraph_s"],
+            handwritten_dask_s=small["dask_s"],
+            numpy_1thread_s=small["numpy_s"],
+            ratio_vs_dask=benchutil.ratio(small["opgraph_s"], small["dask_s"]),
+            speedup_vs_numpy=small["numpy_s"] / small["opgraph_s"],
+            target="<= 1.0x dask, >= 1.5x faster than NumPy",
+            met="yes" if (small["opgraph_s"] <= small["dask_s"]
+                          and small["numpy_s"] / small["opgraph_s"] >= 1.5) else "no",
+        )
+        for p in Path(tmp).glob("*.npy"):
+            p.unlink()
+        if os.environ.get("OPGRAPH_BENCH_W8_LARGE") == "1" and not benchutil.quick():
+            large = _large_in_subprocess(Path(tmp))
+            if isinstance(large, str):
+                report.note(f"N = {LARGE:.0e}: {large}")
+            else:
+                per_row = large["opgraph_s"] / LARGE / (small["opgraph_s"] / SMALL)
+                report.row(
+                    n_rows=LARGE,
+                    opgraph_dask_s=large["opgraph_s"],
+                    handwritten_dask_s=large["dask_s"],
+                    ratio_vs_dask=benchutil.ratio(large["opgraph_s"], large["dask_s"]),
+                    peak_rss_mb=large["peak_rss_mb"],
+                    time_per_row_vs_small=per_row,
+                    target="peak RSS < 4096 MB, time per row <= 1.5x N=1e7's",
+                    met="yes" if large["peak_rss_mb"] < 4096 and per_row <= 1.5 else "no",
+                )
+        else:
+            report.note(f"N = {LARGE:.0e} (32 GB) runs only with OPGRAPH_BENCH_W8_LARGE=1")
+    report.note(f"chunks of {CHUNK_ROWS:.0e} rows; dask's threaded scheduler (2 threads) for "
+                "both dask columns; NumPy on the whole memory-mapped arrays in one thread "
+                "(one BLAS thread everywhere); best of "
+                f"{REPEAT}; the three results are checked equal")
+
+
+if __name__ == "__main__":
+    from report import run_standalone
+
+    run_standalone(run)
