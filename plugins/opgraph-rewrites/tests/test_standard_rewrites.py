@@ -107,6 +107,15 @@ def test_constant_folding_collects_constants():
     assert_same(fast, ref, _vec())
 
 
+def test_flattened_sum_keeps_the_terms_in_graph_order():
+    a, b, c, d = (pt.matrix(n) for n in "abcd")
+    fast, ref = compile_pair([a, b, c, d], (a + b) + (c + d), NOFUSE)
+    (node,) = [n for n in fast.maker.fgraph.toposort() if len(n.inputs) == 4]
+    assert [v.name for v in node.inputs] == ["a", "b", "c", "d"]
+    vals = [np.full((2, 2), float(k)) for k in range(1, 5)]
+    assert_same(fast, ref, *vals)
+
+
 def test_fusion_makes_one_composite_with_bounded_inputs():
     xs = [pt.vector(f"x{i}") for i in range(40)]
     out = xs[0]
