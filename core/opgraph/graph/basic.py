@@ -184,7 +184,8 @@ class Variable(Node):
             return self.name
         owner = self.owner
         if owner is not None:
-            if self.index == getattr(owner.op, "default_output", None) or len(owner.outputs) == 1:
+            # PyTensor's form: ".out" only for an Op's declared default output.
+            if self.index == getattr(owner.op, "default_output", None):
                 return f"{owner.op}.out"
             return f"{owner.op}.{self.index}"
         return f"<{self.type}>"
@@ -446,12 +447,11 @@ class Constant(AtomicVariable):
         return cp
 
     def __str__(self) -> str:
-        if self.name is not None:
-            return self.name
-        text = str(self._data)
+        # PyTensor's form: the value, after the name when there is one ("c{2}").
+        text = str(self._data).replace("\n", "")
         if len(text) > 20:
-            text = text[:10].strip() + " ... " + text[-5:].strip()
-        return f"{type(self).__name__}{{{text}}}"
+            text = text[:10].strip() + " ... " + text[-10:].strip()
+        return text if self.name is None else f"{self.name}{{{text}}}"
 
 
 def _freeze(data: Any) -> Any:

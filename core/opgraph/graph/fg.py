@@ -141,8 +141,9 @@ class FunctionGraph:
                     "If that is okay, either discard that input's owner or use graph.clone. "
                     f"(FunctionGraph input {v} is the output of {v.owner.op})"
                 )
-            if v in self.variables:
-                raise ValueError(f"FunctionGraph input {v} is listed twice")
+            if v in self.variables:  # listed twice: kept in ``inputs`` (as in PyTensor)
+                self.inputs.append(v)
+                continue
             self.add_input(v, check=False)
 
         order = self._import_graph(outputs, reason="init", import_missing=False, check=True)

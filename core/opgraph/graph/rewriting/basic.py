@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.fg import Output
 from opgraph.graph.op import Op
@@ -373,6 +374,9 @@ class SequentialNodeRewriter(NodeRewriter):
         for r in self.tracker.get_trackers(node.op):
             result = r.transform(fgraph, node)
             if result:
+                if getattr(config, "optimizer_verbose", False):
+                    print(f"rewriting: rewrite {rewriter_name(r)} replaces node {node} "
+                          f"with {result}")
                 return result
         return False
 
