@@ -980,7 +980,7 @@ def _graph_strings(fgraph: FunctionGraph) -> list[str]:
 
     def render(v: Variable) -> str:
         owner = v.owner
-        if owner is None or v.name is not None:
+        if owner is None:  # as in PyTensor, computed values show their expression, not name
             return str(v)
         if v in labels:
             return labels[v]
