@@ -115,3 +115,6 @@ def test_vectorize_graph_falls_back_to_a_blockwise_for_ops_without_a_rule():
     (mapped,) = [v.owner for v in new_out.owner.inputs if v.owner is not None][:1]
     assert isinstance(mapped.op, Blockwise) and mapped.op.core_op == TwoCopies()
     assert new_out.type.ndim == 1
+    node = TwoCopies().make_node(x)
+    again = opgraph.graph.replace._vectorize_node(node.op, node, new_x)
+    assert isinstance(again.op, Blockwise) and len(again.outputs) == 2

@@ -214,9 +214,16 @@ def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
         # e.g. the tensor layer maps the node over the batch axis (a Blockwise of the Op)
         for fallback in VECTORIZE_FALLBACKS:
             try:
-                return fallback(op, node, *batched_inputs)
+                outs = list(fallback(op, node, *batched_inputs))
             except NotImplementedError as exc:  # the fallback does not apply either
                 raise no_rule from exc
+            owner = getattr(outs[0], "owner", None) if outs else None
+            # one new node for the whole node: give the Apply, as PyTensor's fallback does
+            if owner is not None and len(owner.outputs) == len(outs) and all(
+                a is b for a, b in zip(owner.outputs, outs)
+            ):
+                return owner
+            return outs
         raise
     outs, _ = rule(node, list(batched_inputs), flags)
     return list(outs)
