@@ -10,7 +10,10 @@ import pytest
 
 import opgraph
 import opgraph.scalar as ps
+from opgraph.graph.basic import Apply, NominalVariable
 from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.op import Op
+from opgraph.graph.replace import clone_replace
 from opgraph.printing import (
     OperatorPrinter,
     PPrinter,
@@ -44,7 +47,7 @@ def test_tree_format_and_names(xyz):
         " ├─ x [id B]\n"
         " └─ mul [id C]\n"
         "    ├─ y [id D]\n"
-        "    └─ z [id E]"
+        "    └─ z [id E]\n"
     )
 
 
@@ -74,7 +77,7 @@ def test_print_type_depth_and_ids(xyz):
     x, y, _ = xyz
     out = ps.add(ps.exp(x), y)
     assert "add [id A] <float64>" in dprint(out, file="str", print_type=True)
-    assert dprint(out, file="str", depth=1) == "add [id A]"
+    assert dprint(out, file="str", depth=1) == "add [id A]\n"  # the text a file would get
     assert len(dprint(out, file="str", depth=2).splitlines()) == 3
     assert dprint(out, file="str", ids="int").startswith("add [id 0]")
     assert dprint(out, file="str", ids="").startswith("add\n")
@@ -166,7 +169,7 @@ def test_deep_chain_has_no_recursion_error():
     for _ in range(100_000):
         y = ps.neg(y)
     text = dprint(y, file="str")
-    assert text.count("\n") == 100_000
+    assert text.count("\n") == 100_001  # one line per node, each ending in a newline
     assert max(len(line) for line in text.splitlines()) < 400
 
 
@@ -439,3 +442,33 @@ class TestRichTree:
         section = tree.children[1]
         assert str(section.label) == "[bold]Inner graphs:[/bold]"
         assert len(section.children) == 1 and len(section.children[0].children) == 1
+
+
+class _Inner(Op):
+    """Ops with equal (empty) parameters but each its own inner graph."""
+
+    __props__ = ()
+
+    def __init__(self, inputs, outputs):
+        nominals = [NominalVariable(k, v.type) for k, v in enumerate(inputs)]
+        self.inner_inputs = nominals
+        self.inner_outputs = clone_replace(outputs, replace=list(zip(inputs, nominals)))
+
+    def make_node(self, *inputs):
+        return Apply(self, list(inputs), [inputs[0].type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+
+def test_nested_inner_graphs_of_equal_ops_are_all_listed(xyz):
+    x, y, _ = xyz
+    inner = _Inner([x, y], [ps.add(x, y)])
+    out = inner(x, y)
+    outer = _Inner([x, y], [out])
+    lines = debugprint(outer(x, y), file="str").splitlines()
+    # both inner graphs are shown, although the two ops compare equal
+    assert lines.count("Inner graphs:") == 1
+    assert sum(line.startswith("_Inner [id") for line in lines) == 3
+    # unnamed nominal inner inputs print as i0, i1 (the same ids in both inner graphs)
+    assert [ln.strip() for ln in lines if ln.strip().startswith("├─ i0")] == ["├─ i0 [id E]"] * 2

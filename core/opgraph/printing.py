@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import attrs
 
-from opgraph.graph.basic import DEBUGPRINT, Apply, Constant, Variable
+from opgraph.graph.basic import DEBUGPRINT, Apply, Constant, NominalVariable, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
 from opgraph.printing_dot import _require_pydot, pydotprint
@@ -105,6 +105,7 @@ class _DebugPrinter:
     topo_index: dict = attrs.Factory(dict)
     storage: dict | None = None
     lines: list = attrs.Factory(list)
+    annotate: Callable[[Variable], str] | None = None
     inner_ops: list = attrs.Factory(list)
     _inner_seen: set = attrs.Factory(set)
 
@@ -134,8 +135,9 @@ class _DebugPrinter:
         if self.print_type:
             extra += f" <{var.type}>"
         if node is None:
-            text = f"{var}{self.id_of(var)}{extra}"
-            return text + self._storage_of(var)
+            shown = f"i{var.id}" if isinstance(var, NominalVariable) and var.name is None else var
+            text = f"{shown}{self.id_of(var)}{extra}"
+            return text + self._annotation(var) + self._storage_of(var)
         op = node.op
         head = str(op)
         if len(node.outputs) > 1:
@@ -154,7 +156,13 @@ class _DebugPrinter:
                 text += f" ({info})"
         if node in self.topo_index:
             text += f" {self.topo_index[node]}"
-        return text + self._storage_of(var)
+        return text + self._annotation(var) + self._storage_of(var)
+
+    def _annotation(self, var: Variable) -> str:
+        if self.annotate is None:
+            return ""
+        note = self.annotate(var)
+        return f" {note}" if note else ""
 
     def _storage_of(self, var: Variable) -> str:
         if self.storage is None or var not in self.storage:
@@ -173,8 +181,9 @@ class _DebugPrinter:
             if node is None:
                 self.lines.append(line)
                 continue
-            if self._inner_op_of(node) is not None and node.op not in self._inner_seen:
-                self._inner_seen.add(node.op)
+            # By identity: Ops with equal parameters may hold different inner graphs.
+            if self._inner_op_of(node) is not None and id(node.op) not in self._inner_seen:
+                self._inner_seen.add(id(node.op))
                 self.inner_ops.append(node)
             if node in self.done:
                 self.lines.append(line + _SEEN_MARK)
@@ -278,6 +287,7 @@ def debugprint(
     print_destroy_map: bool = False,
     print_view_map: bool = False,
     print_fgraph_inputs: bool = False,
+    print_assumptions: bool = False,
 ) -> Any:
     """Print a graph as an indented tree; ``file="str"`` returns the text instead.
 
@@ -288,6 +298,8 @@ def debugprint(
     its inputs again.  Inner graphs (Composite, OpFromGraph...) follow under
     "Inner graphs:".  For a FunctionGraph or compiled function, each node
     line ends with its position in the topological order.
+    ``print_assumptions=True`` ends each line with the facts known about the
+    variable (``a={diag, !sym}``, see ``opgraph.assumptions``).
     """
     if not isinstance(depth, int) or isinstance(depth, bool):
         raise TypeError(f"debugprint: depth must be an int (-1: no limit), got {depth!r}")
@@ -303,6 +315,11 @@ def debugprint(
         done={} if done is None else done,
         used_ids={} if used_ids is None else used_ids,
     )
+    if print_assumptions:
+        factory = DEBUGPRINT_ANNOTATIONS.get("assumptions")
+        # Without opgraph.assumptions loaded no graph can hold a fact: nothing to show.
+        if factory is not None:
+            printer.annotate = factory(roots, fgraph)
     if fgraph is not None:
         printer.topo_index = {n: i for i, n in enumerate(fgraph.toposort())}
         if print_storage:
@@ -315,12 +332,18 @@ def debugprint(
     for root in roots:
         printer.tree(root)
     printer.inner_graphs()
-    text = "\n".join(printer.lines)
-    if file == "str":
+    text = "\n".join(printer.lines) + "\n"
+    if file == "str":  # exactly what a file would receive
         return text
     stream = sys.stdout if file is None else file
-    stream.write(text + "\n")
+    stream.write(text)
     return obj
+
+
+#: ``{flag name: factory}``: debugprint's ``print_<flag>=True`` calls
+#: ``factory(roots, fgraph)`` for a ``var -> text`` function whose text ends each line.
+#: Subsystems above this module fill it (opgraph.assumptions: ``print_assumptions``).
+DEBUGPRINT_ANNOTATIONS: dict[str, Callable[[list[Variable], Any], Callable[[Variable], str]]] = {}
 
 
 dprint = debugprint

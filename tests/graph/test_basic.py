@@ -139,5 +139,5 @@ def test_variable_basics():
     x.tag.note = 1
     assert x.clone().tag.note == 1
     assert var().auto_name.startswith("auto_")
-    assert str(add(x, x)) == "add.out"
+    assert str(add(x, x)) == "add.0"
     assert isinstance(Elemwise2("sub")(x, x).owner, Apply)

@@ -14,6 +14,7 @@ from opgraph.graph.replace import (
     register_batching_rules,
     vectorize_graph,
 )
+from opgraph.tensor.blockwise import Blockwise
 
 
 def test_graph_replace_rebuilds_only_what_changes():
@@ -93,3 +94,27 @@ def test_vectorize_node_dispatch_and_rule_table():
         assert calls == [[True]] and new.owner.inputs[0] is v
     finally:
         BATCHING_RULES.pop(Doubler, None)
+
+
+def test_vectorize_graph_falls_back_to_a_blockwise_for_ops_without_a_rule():
+    class TwoCopies(opgraph.graph.op.Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            return opgraph.graph.basic.Apply(self, [x], [x.type(), x.type()])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0].copy()
+            outputs[1][0] = inputs[0].copy()
+
+    x = pt.scalar("x")
+    y1, y2 = TwoCopies()(x)
+    out = pt.add(y1, y2)
+    new_x = pt.vector("new_x")
+    new_out = vectorize_graph(out, {x: new_x})
+    (mapped,) = [v.owner for v in new_out.owner.inputs if v.owner is not None][:1]
+    assert isinstance(mapped.op, Blockwise) and mapped.op.core_op == TwoCopies()
+    assert new_out.type.ndim == 1
+    node = TwoCopies().make_node(x)
+    again = opgraph.graph.replace._vectorize_node(node.op, node, new_x)
+    assert isinstance(again.op, Blockwise) and len(again.outputs) == 2

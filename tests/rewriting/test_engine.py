@@ -9,6 +9,7 @@ import warnings
 import pytest
 from rewriting_toy import Fn, add, div, evaluate, exp, f, g, log, mul, neg, num, op_names, sin
 
+from opgraph.config import change_flags as _change_flags
 from opgraph.graph.basic import Constant
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting import (
@@ -249,3 +250,29 @@ def test_rewrite_of_unused_multi_use_keeps_constants():
     x = num("x")
     fg = FunctionGraph([x], [mul(div(x, 2.0), Constant(num, 2.0))])
     assert evaluate(fg, [3.0]) == [3.0]
+
+
+def test_sequential_node_rewriter_reports_what_it_replaced(capsys):
+    x = num("x")
+    out = log(exp(x))
+    fg = FunctionGraph([x], [out], clone=False)
+    seq = SequentialNodeRewriter(double_neg, log_of_exp)
+    with _change_flags(optimizer_verbose=True):
+        assert seq.transform(fg, out.owner) == [x]
+    assert f"rewriting: rewrite log_of_exp replaces node {out.owner} with [x]" in (
+        capsys.readouterr().out
+    )
+    with _change_flags(optimizer_verbose=False):
+        seq.transform(fg, out.owner)
+    assert capsys.readouterr().out == ""
+
+
+def test_equilibrium_use_limit_counts_small_graphs_exactly():
+    # 2 nodes and ratio 1/2: each rewrite may be applied once; the second
+    # application of f_to_g stops the loop (no floor on the limit).
+    x = num("x")
+    fg = FunctionGraph([x], [g(f(x))], clone=False)
+    eq = EquilibriumGraphRewriter([f_to_g, g_to_f], max_use_ratio=0.5)
+    with pytest.warns(RuntimeWarning, match="applied more than 1 times"):
+        eq.rewrite(fg)
+    assert eq.stopped_early

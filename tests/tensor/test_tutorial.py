@@ -42,7 +42,7 @@ def test_mul_by_python_float_broadcasts_constant_with_dimshuffle():
     assert type(ds.owner) is Apply
     assert isinstance(ds.owner.op, DimShuffle)
     assert ds.owner.op.new_order == ("x", "x")
-    assert str(ds) == "DimShuffle{x,x}.out"
+    assert str(ds) == "DimShuffle{x,x}.0"  # PyTensor's form: the output index
     (const,) = ds.owner.inputs
     assert isinstance(const, TensorConstant) and isinstance(const, Constant)
     assert str(const) == "TensorConstant{2.0}"

@@ -15,21 +15,15 @@ Graph outputs are clients too: output ``i`` is the pair ``("output", i)`` in
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Sequence
-from time import perf_counter
 from typing import Any, Literal
 
 import attrs
 
 from opgraph.config import config
 from opgraph.graph.basic import (
-    DEBUGPRINT,
     Apply,
     AtomicVariable,
-    Constant,
-    FrozenApply,
-    NominalVariable,
     Variable,
     _postorder_nodes,
     clone_get_equiv,
@@ -37,10 +31,11 @@ from opgraph.graph.basic import (
     graph_inputs,
 )
 from opgraph.graph.cycles import cycle_through
-from opgraph.graph.features import AlreadyThere, Feature, ReplaceValidate
+from opgraph.graph.feature_host import FeatureHost
+from opgraph.graph.features import ReplaceValidate
+from opgraph.graph.frozen import MUTABLE_GRAPH, FrozenFunctionGraph, Output, _debugprint
 from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
-from opgraph.graph.op import Op
 from opgraph.graph.utils import InconsistencyError, MissingInputError, type_name
 
 __all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "Output"]
@@ -71,7 +66,7 @@ def _node_label(node: Any) -> str:
 
 
 @attrs.define(eq=False, repr=False, slots=False, init=False)
-class FunctionGraph:
+class FunctionGraph(FeatureHost):
     """A subgraph between ``inputs`` and ``outputs`` that Features can watch.
 
     ``clone=True`` (the default) works on a copy, so the caller's variables are
@@ -142,8 +137,9 @@ class FunctionGraph:
                     "If that is okay, either discard that input's owner or use graph.clone. "
                     f"(FunctionGraph input {v} is the output of {v.owner.op})"
                 )
-            if v in self.variables:
-                raise ValueError(f"FunctionGraph input {v} is listed twice")
+            if v in self.variables:  # listed twice: kept in ``inputs`` (as in PyTensor)
+                self.inputs.append(v)
+                continue
             self.add_input(v, check=False)
 
         order = self._import_graph(outputs, reason="init", import_missing=False, check=True)
@@ -602,111 +598,6 @@ class FunctionGraph:
         self.clients[var].append((OUTPUT, len(self.outputs) - 1))
         self._topo_cache = None
 
-    # ------------------------------------------------------------------ features
-    def attach_feature(self, feature: Any) -> bool:
-        """Attach ``feature`` and run its ``on_attach``; False if it refused.
-
-        Attaching the same instance twice raises AlreadyThere; a Feature whose
-        ``on_attach`` raises AlreadyThere (an equivalent one is attached) is
-        quietly refused, as rewriters rely on.
-        """
-        if any(f is feature for f in self._features):
-            raise AlreadyThere(
-                f"{type(feature).__name__} instance {feature!r:.80} is already attached to "
-                "this FunctionGraph; attach a new instance or check fgraph._features first"
-            )
-        attach = getattr(feature, "on_attach", None)
-        if attach is not None:
-            try:
-                attach(self)
-            except AlreadyThere:
-                return False
-        self.execute_callbacks_times.setdefault(feature, 0.0)
-        self._features.append(feature)
-        self._refresh_callbacks()
-        return True
-
-    def remove_feature(self, feature: Any) -> None:
-        """Detach ``feature`` and run its ``on_detach``."""
-        for k, f in enumerate(self._features):
-            if f is feature:
-                del self._features[k]
-                break
-        else:
-            return
-        self._refresh_callbacks()
-        detach = getattr(feature, "on_detach", None)
-        if detach is not None:
-            detach(self)
-
-    def _refresh_callbacks(self) -> None:
-        self._callbacks = {}
-        self._order_features = [
-            f
-            for f in self._features
-            if callable(getattr(f, "orderings", None))
-            and not (isinstance(f, Feature) and type(f).orderings is Feature.orderings)
-        ]
-        # _topo_cache holds the order without Feature orderings (those take the
-        # _toposort_with path), so attaching or removing a Feature keeps it valid.
-
-    def _callbacks_for(self, name: str) -> list:
-        """Bound callbacks of Features that really implement ``name`` (cached)."""
-        cbs = self._callbacks.get(name)
-        if cbs is None:
-            cbs = []
-            for f in self._features:
-                fn = getattr(f, name, None)
-                if fn is None or not callable(fn):
-                    continue
-                base = getattr(Feature, name, None)
-                if isinstance(f, Feature) and base is not None and getattr(type(f), name) is base:
-                    continue  # the Feature default does nothing
-                cbs.append(fn)
-            self._callbacks[name] = cbs
-        return cbs
-
-    def execute_callbacks(self, name: str, *args: Any, **kwargs: Any) -> None:
-        """Call ``feature.<name>(self, *args, **kwargs)`` on every Feature that has it.
-
-        The time each Feature spends is added up in ``execute_callbacks_times``.
-        """
-        cbs = self._callbacks_for(name)
-        if not cbs:
-            return
-        times = self.execute_callbacks_times
-        for fn in cbs:
-            t0 = perf_counter()
-            fn(self, *args, **kwargs)
-            feature = getattr(fn, "__self__", fn)
-            times[feature] = times.get(feature, 0.0) + perf_counter() - t0
-
-    def collect_callbacks(self, name: str, *args: Any) -> dict[Any, Any]:
-        """``{feature: feature.<name>(*args)}`` for every Feature that has it."""
-        d = {}
-        for f in self._features:
-            fn = getattr(f, name, None)
-            if callable(fn):
-                d[f] = fn(*args)
-        return d
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The graph and its Features; the methods Features installed are re-made on load."""
-        d = self.__dict__.copy()
-        for f in self._features:
-            for name in (*getattr(f, "pickle_rm_attr", ()), *getattr(f, "provides", ())):
-                if name in d and getattr(f, "unpickle", None) is not None:
-                    del d[name]
-        d["_callbacks"] = {}
-        return d
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        for f in self._features:
-            unpickle = getattr(f, "unpickle", None)
-            if unpickle is not None:
-                unpickle(self)
-
     # ------------------------------------------------------------------ ordering
     def orderings(self) -> dict[Apply, list[Apply]]:
         """``{node: [nodes that must run before it]}`` merged from every Feature."""
@@ -822,174 +713,6 @@ class FunctionGraph:
         return FrozenFunctionGraph(self.inputs, self.outputs)
 
 
-def _debugprint(obj: Any, **kwargs: Any) -> Any:
-    if not DEBUGPRINT:
-        raise RuntimeError("dprint needs opgraph.printing: run `import opgraph.printing` first")
-    return DEBUGPRINT[0](obj, **kwargs)
-
-
-class Output(Op):
-    """Stands for "graph output ``idx``" as a client of a frozen graph's outputs."""
-
-    __props__ = ("idx",)
-
-    def __init__(self, idx: int) -> None:
-        self.idx = idx
-
-    def make_node(self, inp: Variable) -> Apply:
-        return Apply(self, [inp], [])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        raise RuntimeError("Output is a marker of graph outputs and is never computed")
-
-    def __str__(self) -> str:
-        return f"output[{self.idx}]"
-
-
-_FROZEN_CONSTANTS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-
-
-def _intern_constant(c: Constant) -> Constant:
-    """The first-seen constant equal to ``c`` (so frozen graphs share their constants)."""
-    key = (type(c), c.signature())
-    found = _FROZEN_CONSTANTS.get(key)
-    if found is None:
-        found = _FROZEN_CONSTANTS[key] = c
-    return found
-
-
-class FrozenFunctionGraph:
-    """An immutable graph of interned nodes: hashable, and equal when structurally equal.
-
-    Inputs become ``NominalVariable(i, type)`` (numbered 0..n-1), nodes
-    become FrozenApply, equal constants are shared; two graphs computing the
-    same thing from the same input types therefore hold the very same
-    output objects, and compare and hash by them.
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "_hash",
-        "_order",
-        "apply_nodes",
-        "clients",
-        "inputs",
-        "outputs",
-        "variables",
-    )
-
-    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-        inputs = list(inputs)
-        outputs = list(outputs)
-        memo: dict[Variable, Variable] = {}
-        new_inputs = []
-        for i, x in enumerate(inputs):
-            memo[x] = nominal = NominalVariable(i, x.type)
-            new_inputs.append(nominal)
-        order = []
-        for node in _postorder_nodes(set(inputs), outputs):
-            ins = []
-            for x in node.inputs:
-                nx = memo.get(x)
-                if nx is None:
-                    if not isinstance(x, Constant):
-                        raise ValueError(
-                            f"Orphan variable {x} (of type {x.type}) is used by {node} but is "
-                            "neither an input of the graph nor a constant"
-                        )
-                    nx = memo[x] = _intern_constant(x)
-                ins.append(nx)
-            frozen = FrozenApply(node.op, ins, [o.type for o in node.outputs])
-            order.append(frozen)
-            for o, fo in zip(node.outputs, frozen.outputs):
-                memo[o] = fo
-        new_outputs = []
-        for k, o in enumerate(outputs):
-            fo = memo.get(o)
-            if fo is None and isinstance(o, Constant):
-                fo = _intern_constant(o)
-            if fo is None and o.owner is not None:
-                fo = memo.get(o.owner.outputs[o.index])
-            if fo is None:
-                raise ValueError(
-                    f"Output {k} ({o}) could not be mapped to the frozen graph: it is not "
-                    "computed from the inputs"
-                )
-            new_outputs.append(fo)
-        self.inputs = tuple(new_inputs)
-        self.outputs = tuple(new_outputs)
-        self._order = tuple(dict.fromkeys(order))
-        self.apply_nodes = frozenset(self._order)
-        variables = set(self.inputs) | set(self.outputs)
-        clients: dict[Variable, list] = {v: [] for v in self.inputs}
-        for node in self._order:
-            variables.update(node.inputs)
-            variables.update(node.outputs)
-            for o in node.outputs:
-                clients.setdefault(o, [])
-            for i, x in enumerate(node.inputs):
-                clients.setdefault(x, []).append((node, i))
-        for i, o in enumerate(self.outputs):
-            clients.setdefault(o, []).append((Output(i).make_node(o), 0))
-        self.variables = frozenset(variables)
-        self.clients = clients
-        self._hash = hash((self.inputs, self.outputs))
-
-    def toposort(self) -> tuple[Apply, ...]:
-        return self._order
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, FrozenFunctionGraph):
-            return NotImplemented
-        return (
-            self._hash == other._hash
-            and self.inputs == other.inputs
-            and len(self.outputs) == len(other.outputs)
-            and all(a is b for a, b in zip(self.outputs, other.outputs))
-        )
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self) -> tuple:
-        return (FrozenFunctionGraph, (self.inputs, self.outputs))
-
-    def __copy__(self) -> FrozenFunctionGraph:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> FrozenFunctionGraph:
-        return self
-
-    def __repr__(self) -> str:
-        return f"FrozenFunctionGraph({', '.join(map(str, self.outputs))})"
-
-    def bind(self, inputs: Sequence[Variable]) -> list[Variable]:
-        """The outputs rebuilt on ``inputs`` (mutable nodes, the frozen output types)."""
-        inputs = list(inputs)
-        if len(inputs) != len(self.inputs):
-            raise ValueError(
-                f"bind: this graph has {len(self.inputs)} inputs, got {len(inputs)}"
-            )
-        memo: dict[Variable, Variable] = dict(zip(self.inputs, inputs))
-        for node in self._order:
-            ins = [memo.get(x, x) for x in node.inputs]
-            if all(a.type == b.type for a, b in zip(ins, node.inputs)):
-                new = Apply(node.op, ins, [o.type.make_variable() for o in node.outputs])
-            else:
-                new = node.op.make_node(*ins)
-            memo.update(zip(node.outputs, new.outputs))
-        return [memo.get(o, o) for o in self.outputs]
-
-    def unfreeze(self) -> FunctionGraph:
-        """A mutable FunctionGraph over copies of these nodes (inputs stay nominal)."""
-        return FunctionGraph(list(self.inputs), list(self.outputs), clone=True)
-
-    def dprint(self, **kwargs: Any) -> Any:
-        return _debugprint(self, **kwargs)
-
-
 def _note(node: Apply, field: str, reason: Any) -> None:
     """Append ``reason`` to ``node.tag.<field>`` (who imported or removed the node)."""
     if not isinstance(reason, str | None):
@@ -1012,7 +735,7 @@ def _graph_strings(fgraph: FunctionGraph) -> list[str]:
 
     def render(v: Variable) -> str:
         owner = v.owner
-        if owner is None or v.name is not None:
+        if owner is None:  # as in PyTensor, computed values show their expression, not name
             return str(v)
         if v in labels:
             return labels[v]
@@ -1025,3 +748,6 @@ def _graph_strings(fgraph: FunctionGraph) -> list[str]:
         return text
 
     return [render(o) for o in fgraph.outputs]
+
+
+MUTABLE_GRAPH.append(FunctionGraph)  # what FrozenFunctionGraph.unfreeze builds

@@ -22,6 +22,7 @@ from opgraph.graph.traversal import _postorder_nodes, ancestors
 
 __all__ = [
     "BATCHING_RULES",
+    "VECTORIZE_FALLBACKS",
     "NoBatchingRule",
     "clone_replace",
     "graph_replace",
@@ -161,6 +162,11 @@ BATCHING_RULES: dict[type, Rule] = {}
 _RULE_LOADERS: list[Callable[[], Mapping[type, Rule]]] = []
 
 
+#: ``fallback(op, node, *batched_inputs) -> outputs`` for Ops without a batching rule;
+#: filled by a higher layer (opgraph.tensor.blockwise), the first one is used.
+VECTORIZE_FALLBACKS: list[Callable[..., Any]] = []
+
+
 def register_batching_rules(loader: Callable[[], Mapping[type, Rule]]) -> None:
     """Add a callable returning ``{Op class: rule}``, called on first need.
 
@@ -202,7 +208,24 @@ def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
     flags = _batched_flags(node, batched_inputs)
     if not any(flags):
         return node.clone_with_new_inputs(list(batched_inputs), strict=False)
-    outs, _ = batching_rule_for(op)(node, list(batched_inputs), flags)
+    try:
+        rule = batching_rule_for(op)
+    except NoBatchingRule as no_rule:
+        # e.g. the tensor layer maps the node over the batch axis (a Blockwise of the Op)
+        for fallback in VECTORIZE_FALLBACKS:
+            try:
+                outs = list(fallback(op, node, *batched_inputs))
+            except NotImplementedError as exc:  # the fallback does not apply either
+                raise no_rule from exc
+            owner = getattr(outs[0], "owner", None) if outs else None
+            # one new node for the whole node: give the Apply, as PyTensor's fallback does
+            if owner is not None and len(owner.outputs) == len(outs) and all(
+                a is b for a, b in zip(owner.outputs, outs)
+            ):
+                return owner
+            return outs
+        raise
+    outs, _ = rule(node, list(batched_inputs), flags)
     return list(outs)
 
 

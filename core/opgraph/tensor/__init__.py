@@ -14,6 +14,8 @@ from opgraph import faces as _faces
 # PyTensor also exposes the differentiation entry points on the tensor namespace.
 from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
 from opgraph.autodiff.reverse import grad  # noqa: F401
+from opgraph.graph.basic import Variable  # noqa: F401 - PyTensor exposes it here too
+from opgraph.graph.op import Op  # noqa: F401 - PyTensor exposes it here too
 
 # The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
 from opgraph.tensor import batching as _batching  # noqa: F401

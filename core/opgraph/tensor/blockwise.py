@@ -31,6 +31,7 @@ from opgraph.graph.basic import (
 )
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
+from opgraph.graph.replace import VECTORIZE_FALLBACKS
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise, _is_disconnected, broadcast_static_shape
@@ -555,6 +556,9 @@ def vectorize_node_fallback(op: Op, node: Apply, *batched_inputs: Variable) -> l
         [i.type.ndim for i in node.inputs], [o.type.ndim for o in node.outputs]
     )
     return Blockwise(op, signature=signature).make_node(*batched_inputs).outputs
+
+
+VECTORIZE_FALLBACKS.append(vectorize_node_fallback)  # graph.replace: Ops without a rule
 
 
 def _rule_for(op: Op) -> VectorizeRule | None:

@@ -242,6 +242,7 @@ def conj(x: Any) -> Variable:
 
 from opgraph.tensor.products import *  # noqa: E402, F403
 from opgraph.tensor.products import __all__ as _products_all  # noqa: E402
+from opgraph.tensor.products import _dot  # noqa: E402, F401 - PyTensor's name for Dot()
 from opgraph.tensor.reduction import *  # noqa: E402, F403
 from opgraph.tensor.reduction import __all__ as _reduction_all  # noqa: E402
 

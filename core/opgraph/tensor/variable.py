@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.rewriting.unify import register_pattern_constant
 from opgraph.graph.utils import type_name
 from opgraph.tensor.type import TensorType, get_floatX
 
@@ -508,3 +509,6 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
 
 
 as_tensor = as_tensor_variable
+
+
+register_pattern_constant(constant)  # numbers in logic patterns become tensor constants

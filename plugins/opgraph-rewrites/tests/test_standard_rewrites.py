@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers_rw import EDGE, assert_same, compile_pair, op_counts
+from opgraph_rewrites.constant_folding import fold_node
 
 import opgraph.tensor as pt
 from opgraph.compile.mode import get_mode
+from opgraph.graph.basic import Apply
+from opgraph.graph.op import Op
 
 NOFUSE = get_mode("FAST_RUN").excluding("fusion", "inplace")
 RNG = np.random.default_rng(0)
@@ -107,6 +110,15 @@ def test_constant_folding_collects_constants():
     assert_same(fast, ref, _vec())
 
 
+def test_flattened_sum_keeps_the_terms_in_graph_order():
+    a, b, c, d = (pt.matrix(n) for n in "abcd")
+    fast, ref = compile_pair([a, b, c, d], (a + b) + (c + d), NOFUSE)
+    (node,) = [n for n in fast.maker.fgraph.toposort() if len(n.inputs) == 4]
+    assert [v.name for v in node.inputs] == ["a", "b", "c", "d"]
+    vals = [np.full((2, 2), float(k)) for k in range(1, 5)]
+    assert_same(fast, ref, *vals)
+
+
 def test_fusion_makes_one_composite_with_bounded_inputs():
     xs = [pt.vector(f"x{i}") for i in range(40)]
     out = xs[0]
@@ -170,3 +182,23 @@ def test_shape_of_expression_does_not_compute_values():
     xv, yv = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
     np.testing.assert_array_equal(fast(xv, yv), ref(xv, yv))
     assert fast(xv, yv).dtype == ref(xv, yv).dtype
+
+
+class _ReplacesItsCells(Op):
+    """A buggy perform that rebinds the output list entry instead of filling the cell."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0] = [np.asarray(inputs[0])]
+
+
+def test_constant_folding_reads_the_cells_and_skips_unfilled_outputs():
+    c = pt.constant(np.array([1.0, 2.0]))
+    assert fold_node(None, pt.exp(c).owner)[0].data.tolist() == pytest.approx(np.exp([1, 2]))
+    # the cell itself stays empty: nothing to fold, and no crash
+    assert fold_node(None, _ReplacesItsCells()(c).owner) is None

@@ -8,22 +8,38 @@ literally. OpPatterns nest (``OpPattern(Blockwise, core_op=OpPattern(Solve))``)
 and serve as ``tracks`` of node rewriters and heads of PatternNodeRewriter
 patterns.
 
-PyTensor's unification machinery (``ConstrainedVar``, ``convert_strs_to_vars``,
-``eval_if_etuple`` and the ``unify``/``reify`` dispatch on graphs, built on the
-``logical-unification``, ``cons`` and ``etuples`` packages) is not part of
-opgraph; see docs/migrating.md.
+PyTensor's unification names (``ConstrainedVar``, ``convert_strs_to_vars``,
+``eval_if_etuple``) and the ``unify``/``reify`` rules for graphs live in
+``opgraph.graph.rewriting.logic``, which needs the optional packages of
+``opgraph[kanren]``; they are loaded from here on first use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from opgraph.graph.op import Op
-from opgraph.graph.utils import type_name
+from opgraph.graph.utils import lazy_exports, type_name
 
-__all__ = ["LiteralString", "OpPattern"]
+__all__ = ["PATTERN_CONSTANT_BUILDERS", "LiteralString", "OpPattern", "register_pattern_constant"]
+
+#: Builders of the constant for a number in a pattern (the tensor layer registers
+#: ``opgraph.tensor.constant``); the first one is used.
+PATTERN_CONSTANT_BUILDERS: list[Callable[[Any], Any]] = []
+
+
+def register_pattern_constant(build: Callable[[Any], Any]) -> None:
+    """Make ``build(value)`` the Constant a number or array in a pattern stands for."""
+    if build not in PATTERN_CONSTANT_BUILDERS:
+        PATTERN_CONSTANT_BUILDERS.insert(0, build)
+
+
+_LOGIC = "opgraph.graph.rewriting.logic"
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "ConstrainedVar": _LOGIC, "convert_strs_to_vars": _LOGIC, "eval_if_etuple": _LOGIC,
+})
 
 
 @dataclass(frozen=True)

@@ -362,7 +362,7 @@ class EquilibriumGraphRewriter(NodeProcessingGraphRewriter):
                 # declined and would decline again
                 touched = feeder.take_touched()
                 changed = self._run_graph_rewriters(fgraph, self.global_rewriters, stats, feeder)
-                max_uses = max(self.max_use_ratio * len(apply_nodes), 16)
+                max_uses = self.max_use_ratio * max(len(apply_nodes), 1)
                 queue.clear()
                 if _round == 0:
                     feeder.take_touched()

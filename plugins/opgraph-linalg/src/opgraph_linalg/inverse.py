@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.assumptions import BUILTIN_KEYS, register_assumption, same_as_input
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
@@ -57,6 +58,11 @@ class MatrixInverse(Op):
             return [disconnected_type()]
         (xi,) = outputs
         return [-pt.dot(pt.dot(xi, t), xi)]
+
+
+# inv(A) is diagonal / triangular / symmetric / positive definite / orthogonal iff A is.
+for _key in BUILTIN_KEYS:
+    register_assumption(_key, MatrixInverse)(same_as_input)
 
 
 class MatrixPinv(Op):

@@ -115,11 +115,12 @@ class AlgebraicCanonizer(NodeRewriter):
                     continue
                 removable += 1
                 ins = node.inputs
+                # Pushed last-first so the terms come out in graph order (x + y + z stays so).
                 if isinstance(sop, ps.Add | ps.Mul):
-                    stack.extend((i, positive) for i in ins)
+                    stack.extend((i, positive) for i in reversed(ins))
                 elif isinstance(sop, ps.Sub | ps.TrueDiv):
-                    stack.append((ins[0], positive))
                     stack.append((ins[1], not positive))
+                    stack.append((ins[0], positive))
                 elif isinstance(sop, ps.Reciprocal):
                     stack.append((ins[0], not positive))
                 elif isinstance(sop, ps.Neg):

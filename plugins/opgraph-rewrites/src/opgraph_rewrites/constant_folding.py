@@ -20,13 +20,14 @@ def fold_node(fgraph: Any, node: Apply) -> list[Constant] | None:
         return None
     if not node.op.do_constant_folding(fgraph, node):
         return None
-    storage = [[None] for _ in node.outputs]
+    cells = [[None] for _ in node.outputs]
     try:
-        node.op.perform(node, [i.data for i in node.inputs], storage)
+        # a copy of the list: the values are read from the cells, as a linker would
+        node.op.perform(node, [i.data for i in node.inputs], list(cells))
     except Exception:  # e.g. a runtime shape error: leave it to run time
         return None
     out = []
-    for var, (value,) in zip(node.outputs, storage):
+    for var, (value,) in zip(node.outputs, cells):
         try:
             out.append(var.type.make_constant(value))
         except (TypeError, ValueError):
