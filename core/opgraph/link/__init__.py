@@ -14,6 +14,7 @@ from opgraph.link.basic import (
     map_storage,
     raise_with_op,
 )
+from opgraph.link import vm  # PyTensor code reaches it as ``pytensor.link.vm.VMLinker``
 
 __all__ = [
     "BackendCompileError",
@@ -24,4 +25,5 @@ __all__ = [
     "compute_free_lists",
     "map_storage",
     "raise_with_op",
+    "vm",
 ]

@@ -47,7 +47,7 @@ from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
-from opgraph.tensor.type import TensorType, normalize_dtype
+from opgraph.tensor.type import TensorType, normalize_dtype, tensor
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
 
 __all__ = [
@@ -96,6 +96,7 @@ __all__ = [
     "stack",
     "swapaxes",
     "take_along_axis",
+    "tensor",
     "tensor_from_scalar",
     "tile",
     "zeros",

@@ -8,6 +8,7 @@ from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
@@ -54,6 +55,7 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", position=49)
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
                 position=75)
+    db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", position=95)
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace", position=99)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
                    "fast_compile", "random_unsafe")
