@@ -14,11 +14,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from opgraph.gradient import register_batching_rule
+from opgraph.autodiff.undefined import is_disconnected, is_null
 from opgraph.compile.sharedvalue import SharedVariable
+from opgraph.gradient import register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import HasInnerGraph, Op
+from opgraph.graph.traversal import ancestors
 from opgraph_ofg.batching import batch_opfromgraph
 from opgraph_ofg.inner import (
     GraphKey,
@@ -229,7 +231,7 @@ class OpFromGraph(Op, HasInnerGraph):
     def clone(self) -> OpFromGraph:
         """A copy with its own copy of the inner graph (equal to this one)."""
         new = self._evolve()
-        ins, outs = clone(self.inner_inputs_, self.inner_outputs_, copy_inputs=True)
+        ins, outs = clone(self.inner_inputs_, self.inner_outputs_, copy_inputs=False)
         new.inner_inputs_, new.inner_outputs_ = ins, outs
         return new
 
@@ -519,8 +521,6 @@ def _compiled_function(op: OpFromGraph) -> Any:
 
 def _concrete(value: Variable, like: Variable) -> Variable:
     """``value``, or zeros shaped like ``like`` when it is a disconnected marker."""
-    from opgraph.autodiff.undefined import is_disconnected
-
     if value is None or is_disconnected(value):
         import opgraph.tensor as pt
 
@@ -538,9 +538,36 @@ def _default_pullback(ins: list[Variable], outs: list[Variable], grads: list[Var
         known[o] = known[o] + g if o in known else g
     if not known:
         return [Marker("disconnected") for _ in ins]
-    return list(grad(None, ins, known_grads=known, disconnected_inputs="ignore",
-                     return_disconnected="disconnected", null_gradients="return",
-                     add_names=False))
+
+    def pull(seeds: dict[Variable, Variable]) -> list[Any]:
+        return list(grad(None, ins, known_grads=seeds, disconnected_inputs="ignore",
+                         return_disconnected="disconnected", null_gradients="return",
+                         add_names=False))
+
+    # grad() takes a known gradient as the *total* one of its variable, so an output
+    # that feeds another output must be seeded on its own and the parts added.
+    upstream = set(ancestors([i for o in known if o.owner is not None for i in o.owner.inputs]))
+    if not upstream.intersection(known):
+        return pull(known)
+    return _add_gradients([pull({o: g}) for o, g in known.items()])
+
+
+def _add_gradients(parts: list[list[Any]]) -> list[Any]:
+    """Per input, the sum of the connected parts (a null part makes the sum null)."""
+    total: list[Any] = []
+    for terms in zip(*parts):
+        live = [t for t in terms if not is_disconnected(t)]
+        nulls = [t for t in live if is_null(t)]
+        if nulls:
+            total.append(nulls[0])
+        elif not live:
+            total.append(terms[0])
+        else:
+            acc = live[0]
+            for t in live[1:]:
+                acc = acc + t
+            total.append(acc)
+    return total
 
 
 def _default_pushforward(ins: list[Variable], outs: list[Variable], evals: list[Variable]
