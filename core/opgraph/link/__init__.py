@@ -4,6 +4,7 @@ The core holds no execution policy: the Python linkers live in the
 ``opgraph-numpy`` plugin, the C linker in ``opgraph-c``.
 """
 
+from opgraph.link import vm  # PyTensor code reaches it as ``pytensor.link.vm.VMLinker``
 from opgraph.link.basic import (
     BackendCompileError,
     Linker,
@@ -14,7 +15,6 @@ from opgraph.link.basic import (
     map_storage,
     raise_with_op,
 )
-from opgraph.link import vm  # PyTensor code reaches it as ``pytensor.link.vm.VMLinker``
 
 __all__ = [
     "BackendCompileError",
