@@ -81,9 +81,9 @@ def _update_value(shared: Any, expr: Any) -> Variable:
         raise TypeError(
             f"function(): the update of shared variable {shared.name or shared!s} must have "
             f"its type {shared.type}, got {new.type}. If only the static shape differs "
-            "(e.g. broadcastable dimensions of length 1), give the update the shared "
-            "variable's shape type, e.g. with specify_broadcastable/unbroadcast or "
-            "shared.type.filter_variable(update)"
+            "(e.g. dimensions of length 1 from dimshuffle('x') or a constant shape), "
+            "build the update with the shared variable's static shape, or create the "
+            "shared variable with shape=... matching the update"
         )
     return new
 

@@ -40,6 +40,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
+from opgraph.plugins.records import load_target
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
@@ -391,6 +392,10 @@ def _filter_default(item: In, position: int, fname: str | None) -> Any:
     return filt(item.value)
 
 
+DEBUGPRINT = "opgraph.printing:debugprint"
+"""What :meth:`Function.dprint` calls (the printing layer is above this one)."""
+
+
 class Function:
     """A compiled function: call it with values, positionally or by input name.
 
@@ -513,6 +518,11 @@ class Function:
     @property
     def fgraph(self) -> Any:
         return self.maker.fgraph
+
+    def dprint(self, **kwargs: Any) -> Any:
+        """``debugprint(self, **kwargs)``: the compiled graph as text (PyTensor's method)."""
+        # printing sits above compile: reached through its import string, not imported here
+        return load_target(DEBUGPRINT)(self, **kwargs)
 
     def get_shared(self) -> list[SharedVariable]:
         """The shared variables this function reads or updates."""
