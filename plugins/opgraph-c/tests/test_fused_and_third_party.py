@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -160,3 +161,39 @@ def test_cvm_linker_matches():
     f = function([x, y], out, mode="CVM")
     a, b = np.arange(3.0), np.ones(3)
     np.testing.assert_allclose(f(a, b), (np.exp(a) * b).sum() + a.sum())
+
+
+class AddOneTyped(Op):
+    """C written against PyTensor's ``dtype_<name>`` element typedefs."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0] + 1
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        return f"""
+        Py_XDECREF({z});
+        {z} = (PyArrayObject *)PyArray_NewCopy({x}, NPY_CORDER);
+        if (!{z}) {sub['fail']}
+        {{ dtype_{z} *b = (dtype_{z} *)PyArray_DATA({z});
+           for (npy_intp i = 0; i < PyArray_SIZE({z}); i++) b[i] += (dtype_{x})1; }}
+        """
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_c_code_can_use_dtype_typedefs_of_its_variables(dtype):
+    x = pt.vector("x", dtype=dtype)
+    f = function([x], AddOneTyped()(x), mode=Mode(linker="c", optimizer=None))
+    assert "op" in _origins(f)
+    got = f(np.arange(3).astype(dtype))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, [1, 2, 3])
