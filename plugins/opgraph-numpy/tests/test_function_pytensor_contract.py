@@ -39,3 +39,13 @@ def test_allow_input_downcast_wraps_like_a_c_cast() -> None:
         g([3], [312])
     with pytest.raises(TypeError):
         g([3], np.array([6], dtype="int16"))
+
+
+def test_compiled_graph_carries_the_function_name_through_deepcopy() -> None:
+    import copy
+
+    x = pt.dscalar("x")
+    f = function([x], x * 2, name="double", mode="FAST_COMPILE")
+    assert f.maker.fgraph.name == "double"
+    g = copy.deepcopy(f)
+    assert g.maker.fgraph.name == "double" and g(3.0) == 6.0

@@ -193,6 +193,8 @@ class FunctionMaker:
             clone=True,
             update_mapping=spec.update_mapping,
         )
+        if getattr(fgraph, "name", None) is None:
+            fgraph.name = self.name  # PyTensor code reads fn.maker.fgraph.name
         for feature in self.mode.graph_features(fgraph):
             fgraph.attach_feature(feature)
         self._attach_features(fgraph, with_destroy_handler=self.rewriter is not None)
