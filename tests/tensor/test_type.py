@@ -282,3 +282,9 @@ def test_filter_refuses_out_of_range_ints_with_an_overflow_error() -> None:
     with pytest.raises(OverflowError, match=r"cannot store \[312\] accurately") as info:
         TensorType("int8", (None,)).filter([312])
     assert isinstance(info.value, TypeError)  # still the TypeError of a bad value
+
+
+def test_filter_refuses_non_numeric_data_as_type_and_value_error() -> None:
+    with pytest.raises(ValueError, match="expected numeric data") as info:
+        TensorType("float64", (None,)).filter("adsf")
+    assert isinstance(info.value, TypeError)

@@ -293,7 +293,7 @@ class TensorType(Type):
             return np.asarray(data, dtype=dtype)
         original = _asarray(self, data, None)
         if original.dtype.kind not in "biufc":
-            raise TypeError(
+            raise NonNumericValueError(
                 f"{self} expected numeric data of dtype {self.dtype}, got {type_name(data)} "
                 f"{_short(data)}"
             )
@@ -440,6 +440,10 @@ def _short(data: Any) -> str:
 
 class IntegerOutOfRangeError(TypeError, OverflowError):
     """An integer value that the integer dtype of a TensorType cannot hold."""
+
+
+class NonNumericValueError(TypeError, ValueError):
+    """A value that is not numbers at all (a string, an object): NumPy's ValueError too."""
 
 
 def _asarray(ttype: TensorType, data: Any, dtype: Any) -> np.ndarray:
