@@ -52,9 +52,11 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
-    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", position=49)
+    # The extra tags are the names PyTensor code excludes them by.
+    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
+                "local_elemwise_fusion", position=49)
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
-                position=75)
+                "inplace_elemwise_optimizer", position=75)
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", position=95)
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace", position=99)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
