@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -42,8 +44,6 @@ def test_allow_input_downcast_wraps_like_a_c_cast() -> None:
 
 
 def test_compiled_graph_carries_the_function_name_through_deepcopy() -> None:
-    import copy
-
     x = pt.dscalar("x")
     f = function([x], x * 2, name="double", mode="FAST_COMPILE")
     assert f.maker.fgraph.name == "double"

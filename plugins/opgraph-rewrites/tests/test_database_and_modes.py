@@ -30,6 +30,7 @@ from opgraph.graph.rewriting import (
     SequentialNodeRewriter,
     node_rewriter,
 )
+from opgraph.ifelse import IfElse, ifelse
 from opgraph.plugins import hookimpl
 from opgraph.plugins.manager import make_plugin_manager
 
@@ -207,8 +208,6 @@ def test_fusion_and_inplace_can_be_excluded_by_their_pytensor_names():
 
 
 def test_ifelse_becomes_a_view_in_fast_run_but_not_without_inplace():
-    from opgraph.ifelse import IfElse, ifelse
-
     c = pt.iscalar("c")
     x, y = pt.vector("x"), pt.vector("y")
     f = function([c, x, y], ifelse(c, x, y), mode="FAST_RUN")
