@@ -215,20 +215,9 @@ def cast(x: Any, dtype: Any) -> Variable:
     return math.cast(x, dt)
 
 
-def second(model: Any, value: Any) -> Variable:
-    """``value`` broadcast against ``model`` (PyTensor's ``fill``/``second``)."""
-    from opgraph.tensor import math
-
-    op = getattr(math, "second", None)
-    if op is not None:
-        return op(model, value)
-    model = as_tensor_variable(model)
-    value = as_tensor_variable(value)
-    return math.add(value, zeros_like(model, dtype=value.type.dtype))
-
-
-#: PyTensor's ``fill`` is the Elemwise op itself (``g.owner.op == fill`` holds).
-fill = _second_elemwise
+#: PyTensor's ``fill``/``second`` are the Elemwise op itself (``g.owner.op == fill`` holds):
+#: ``second(model, value)`` is ``value`` broadcast against ``model``.
+fill = second = _second_elemwise
 
 
 # --------------------------------------------------------------------------- small helpers
