@@ -229,7 +229,7 @@ class OpFromGraph(Op, HasInnerGraph):
         return not (self._pullback_spec.is_default and self._pushforward_spec.is_default)
 
     def clone(self) -> OpFromGraph:
-        """A copy with its own copy of the inner graph (equal to this one)."""
+        """A copy with its own inner nodes on the same inner inputs (equal to this one)."""
         new = self._evolve()
         ins, outs = clone(self.inner_inputs_, self.inner_outputs_, copy_inputs=False)
         new.inner_inputs_, new.inner_outputs_ = ins, outs
