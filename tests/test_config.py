@@ -68,6 +68,17 @@ def test_cc_env_sets_default_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _cfg().cxx == "clang"
 
 
+def test_default_compiler_is_the_one_found_on_path(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _cfg().cxx == ""  # none found: '' (the C plugin reports what is missing)
+    fake = tmp_path / "gcc"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    assert _cfg().cxx == str(fake)
+
+
 def test_env_unknown_flag_warns_naming_it_and_is_kept() -> None:
     with pytest.warns(OpgraphConfigWarning, match=r"'floatx' is not known.*'floatX'"):
         cfg = _cfg("floatx=float32")

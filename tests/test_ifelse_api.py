@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import opgraph.tensor as pt
+import opgraph.tensor.basic as ptb
 from opgraph.compile.debug.debugmode import DebugMode
 from opgraph.compile.function import function
 from opgraph.gradient import grad
@@ -55,3 +57,14 @@ def test_condition_gets_a_zero_gradient() -> None:
     loss = ifelse(w.sum() > 0, np.float64(0.0), np.float64(1.0))
     g = function([w], grad(loss, w), mode=run_mode())(np.ones(3))
     np.testing.assert_array_equal(g, np.zeros(3))
+
+
+def test_mismatched_branch_types_say_they_do_not_match() -> None:
+    c = pt.iscalar("c")
+    with pytest.raises(TypeError, match=r"branch types do not match.*then branch x"):
+        ifelse(c, pt.matrix("x"), pt.vector("y"))
+
+
+def test_tensor_constructor_is_reachable_from_tensor_basic() -> None:
+    x = ptb.tensor(dtype="float64", shape=(2, None), name="x")
+    assert x.type.shape == (2, None) and x.name == "x"

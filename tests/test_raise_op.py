@@ -76,3 +76,4 @@ def test_gradient_flows_to_the_value_only() -> None:
     grads = op.pullback(node.inputs, node.outputs, [g])
     assert grads[0] is g
     assert op.infer_shape(None, node, [("n",), ()]) == [("n",)]
+

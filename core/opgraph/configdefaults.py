@@ -234,8 +234,19 @@ def _default_base_compiledir() -> Path:
 
 
 def _default_cxx() -> str:
-    """``$CC`` if set; '' lets the C plugin find a compiler itself."""
-    return os.environ.get("CC", "").strip()
+    """``$CC`` if set, else the compiler the C plugin would find (as PyTensor reports it).
+
+    Code written for PyTensor reads ``if config.cxx:`` as "a C compiler is
+    available"; '' (no compiler found, or set explicitly) lets the C plugin look.
+    """
+    given = os.environ.get("CC", "").strip()
+    if given:
+        return given
+    for name in ("cc", "gcc", "clang"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return ""
 
 
 def _gcc_version(cfg: OpgraphConfigParser) -> str:

@@ -14,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.autodiff.vectorize import NoBatchingRule, register_batching_rule
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.scalar.type import ScalarType
+from opgraph.tensor.math import second
+from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["Assert", "CheckAndRaise", "ExceptionType", "assert_op"]
@@ -106,3 +109,31 @@ class Assert(CheckAndRaise):
 assert_op = Assert()
 """``assert_op(x, *conds)``: ``x`` if every condition holds, else AssertionError."""
 
+
+
+def _batch_check_and_raise(node: Apply, ins: list[Variable], batched: list[bool]
+                           ) -> tuple[list[Variable], list[bool]]:
+    """CheckAndRaise with a leading batch axis on some inputs.
+
+    Batched conditions (one scalar per row) are all checked at once; the
+    result then takes the batch axis by broadcasting against one of them, so
+    it still depends on the check.
+    """
+    op: CheckAndRaise = node.op
+    value, *conds = ins
+    value_batched, *cond_batched = batched
+    if not isinstance(value.type, TensorType):
+        raise NoBatchingRule(f"{op} on a non-tensor value {value.type}")
+    if not any(cond_batched):
+        return [op(value, *conds)], [value_batched]
+    flat = [c.all() if b else c for c, b in zip(conds, cond_batched)]
+    checked = op(value, *flat)
+    row_ndim = node.inputs[0].type.ndim
+    if not value_batched:
+        checked = checked.dimshuffle("x", *range(row_ndim))
+    reference = next(c for c, b in zip(conds, cond_batched) if b)
+    reference = reference.dimshuffle(0, *["x"] * row_ndim)
+    return [second(reference, checked)], [True]
+
+
+register_batching_rule(CheckAndRaise, _batch_check_and_raise)

@@ -158,7 +158,7 @@ def test_bad_input():
         ifelse(c, [pt.vector(), pt.vector()], [pt.vector()])
     with pytest.raises(TypeError, match=r"output 0.*dtype"):
         ifelse(c, pt.vector("a"), pt.lvector("b"))
-    with pytest.raises(TypeError, match="same dtype and number of dimensions"):
+    with pytest.raises(TypeError, match="same kind of type, dtype and number of dimensions"):
         ifelse(c, pt.vector("a"), pt.matrix("b"))
     with pytest.raises(TypeError, match=r"condition .* must be a real scalar"):
         ifelse(pt.vector("v"), pt.vector(), pt.vector())

@@ -271,3 +271,20 @@ def test_values_eq_approx_helpers_ignore_what_they_name():
     assert values_eq_approx_remove_inf_nan(a, b)
     assert values_eq_approx_remove_nan(a[:2], b[:2])
     assert values_eq_approx_remove_inf(a[[0, 2]], b[[0, 2]])
+
+
+def test_filter_allow_downcast_wraps_out_of_range_python_ints() -> None:
+    assert TensorType("int16", (None,)).filter([2**20], allow_downcast=True).tolist() == [0]
+    assert TensorType("int8", (None,)).filter([312], allow_downcast=True).tolist() == [56]
+
+
+def test_filter_refuses_out_of_range_ints_with_an_overflow_error() -> None:
+    with pytest.raises(OverflowError, match=r"cannot store \[312\] accurately") as info:
+        TensorType("int8", (None,)).filter([312])
+    assert isinstance(info.value, TypeError)  # still the TypeError of a bad value
+
+
+def test_filter_refuses_non_numeric_data_as_type_and_value_error() -> None:
+    with pytest.raises(ValueError, match="expected numeric data") as info:
+        TensorType("float64", (None,)).filter("adsf")
+    assert isinstance(info.value, TypeError)

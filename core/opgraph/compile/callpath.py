@@ -45,11 +45,13 @@ def make_filter(
         try:
             return filt(value, strict, allow_downcast)
         except (TypeError, ValueError) as exc:
-            cls = ValueError if isinstance(exc, ValueError) else TypeError
-            raise cls(
-                f"{where}: bad value for {_label(position, name)}, expected {type_}: "
-                f"{exc} (got {type_name(value)})"
-            ) from None
+            message = (f"{where}: bad value for {_label(position, name)}, expected {type_}: "
+                       f"{exc} (got {type_name(value)})")
+            try:
+                error = type(exc)(message)  # e.g. an out-of-range int stays an OverflowError
+            except Exception:  # an exception class that takes other arguments
+                error = ValueError(message) if isinstance(exc, ValueError) else TypeError(message)
+            raise error from None
 
     return filter_input
 

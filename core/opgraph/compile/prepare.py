@@ -75,10 +75,15 @@ def _update_value(shared: Any, expr: Any) -> Variable:
             f"function(): the update of shared variable {shared.name or shared!s} must have "
             f"its type {shared.type}, got {given} ({expr!s:.60}): {exc}"
         ) from None
-    if getattr(new, "type", None) != shared.type and not shared.type.is_super(new.type):
+    if getattr(new, "type", None) != shared.type:
+        # As in PyTensor, a more specific static shape is refused too: the next call
+        # would feed the stored value back through the shared variable's own type.
         raise TypeError(
             f"function(): the update of shared variable {shared.name or shared!s} must have "
-            f"its type {shared.type}, got {new.type}"
+            f"its type {shared.type}, got {new.type}. If only the static shape differs "
+            "(e.g. dimensions of length 1 from dimshuffle('x') or a constant shape), "
+            "build the update with the shared variable's static shape, or create the "
+            "shared variable with shape=... matching the update"
         )
     return new
 

@@ -129,7 +129,14 @@ class SharedVariable(Variable):
 
 
 def type_error_like(exc: BaseException) -> type[Exception]:
-    """ValueError stays ValueError; everything else reports as TypeError."""
+    """The class to re-raise a failed conversion as: TypeError/ValueError and opgraph's
+    own subclasses of them keep their class (an out-of-range int stays an
+    OverflowError too); anything else reports as TypeError or ValueError."""
+    cls = type(exc)
+    if cls in (TypeError, ValueError) or (
+        issubclass(cls, TypeError | ValueError) and cls.__module__.startswith("opgraph")
+    ):
+        return cls
     return ValueError if isinstance(exc, ValueError) else TypeError
 
 

@@ -4,6 +4,7 @@ The core holds no execution policy: the Python linkers live in the
 ``opgraph-numpy`` plugin, the C linker in ``opgraph-c``.
 """
 
+from opgraph.link import vm  # PyTensor code reaches it as ``pytensor.link.vm.VMLinker``
 from opgraph.link.basic import (
     BackendCompileError,
     Linker,
@@ -24,4 +25,5 @@ __all__ = [
     "compute_free_lists",
     "map_storage",
     "raise_with_op",
+    "vm",
 ]

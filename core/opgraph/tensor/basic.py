@@ -47,7 +47,7 @@ from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
-from opgraph.tensor.type import TensorType, normalize_dtype
+from opgraph.tensor.type import TensorType, normalize_dtype, tensor
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
 
 __all__ = [
@@ -96,6 +96,7 @@ __all__ = [
     "stack",
     "swapaxes",
     "take_along_axis",
+    "tensor",
     "tensor_from_scalar",
     "tile",
     "zeros",
@@ -214,20 +215,9 @@ def cast(x: Any, dtype: Any) -> Variable:
     return math.cast(x, dt)
 
 
-def second(model: Any, value: Any) -> Variable:
-    """``value`` broadcast against ``model`` (PyTensor's ``fill``/``second``)."""
-    from opgraph.tensor import math
-
-    op = getattr(math, "second", None)
-    if op is not None:
-        return op(model, value)
-    model = as_tensor_variable(model)
-    value = as_tensor_variable(value)
-    return math.add(value, zeros_like(model, dtype=value.type.dtype))
-
-
-#: PyTensor's ``fill`` is the Elemwise op itself (``g.owner.op == fill`` holds).
-fill = _second_elemwise
+#: PyTensor's ``fill``/``second`` are the Elemwise op itself (``g.owner.op == fill`` holds):
+#: ``second(model, value)`` is ``value`` broadcast against ``model``.
+fill = second = _second_elemwise
 
 
 # --------------------------------------------------------------------------- small helpers

@@ -70,9 +70,10 @@ def _output_type(i: int, then_v: Variable, else_v: Variable) -> Any:
             shape = tuple(a if a == b else None for a, b in zip(tt.shape, et.shape))
             return TensorType(tt.dtype, shape)
     raise TypeError(
-        f"ifelse: output {i}: the then branch {_name(then_v)} has type {tt} but the else "
-        f"branch {_name(else_v)} has type {et}; both branches must have the same dtype and "
-        "number of dimensions (cast one of them)"
+        f"ifelse: output {i}: the branch types do not match: the then branch "
+        f"{_name(then_v)} has type {tt} but the else branch {_name(else_v)} has type {et}; "
+        "both branches must have the same kind of type, dtype and number of dimensions "
+        "(cast one of them)"
     )
 
 

@@ -272,7 +272,15 @@ class TensorType(Type):
                 f"dtype {data.dtype}"
             )
         if allow_downcast:
-            return _asarray(self, data, dtype)
+            try:
+                return _asarray(self, data, dtype)
+            except TypeError:
+                # Python ints out of the dtype's range: wrap around as a C cast would
+                # (PyTensor's allow_input_downcast=True), instead of NumPy's OverflowError.
+                original = _asarray(self, data, None)
+                if original.dtype.kind not in "biu" or dtype.kind not in "biu":
+                    raise
+                return original.astype(dtype)
         if isinstance(data, np.ndarray):
             if np.result_type(dtype, data.dtype) == dtype:
                 return data.astype(dtype)
@@ -285,7 +293,7 @@ class TensorType(Type):
             return np.asarray(data, dtype=dtype)
         original = _asarray(self, data, None)
         if original.dtype.kind not in "biufc":
-            raise TypeError(
+            raise NonNumericValueError(
                 f"{self} expected numeric data of dtype {self.dtype}, got {type_name(data)} "
                 f"{_short(data)}"
             )
@@ -294,7 +302,10 @@ class TensorType(Type):
             original, converted, force_same_dtype=False
         ):
             return converted
-        raise TypeError(
+        # Integers out of range are also an OverflowError, as NumPy >= 2 reports them.
+        error = (IntegerOutOfRangeError if original.dtype.kind in "biu" and dtype.kind in "biu"
+                 else TypeError)
+        raise error(
             f"{self} cannot store {_short(data)} accurately: as {self.dtype} it becomes "
             f"{_short(converted)}. Convert the data to a {self.dtype} array explicitly, or "
             "pass allow_input_downcast=True to function()"
@@ -425,6 +436,14 @@ class TensorType(Type):
 def _short(data: Any) -> str:
     text = repr(data)
     return text if len(text) <= 60 else text[:45] + " ... " + text[-10:]
+
+
+class IntegerOutOfRangeError(TypeError, OverflowError):
+    """An integer value that the integer dtype of a TensorType cannot hold."""
+
+
+class NonNumericValueError(TypeError, ValueError):
+    """A value that is not numbers at all (a string, an object): NumPy's ValueError too."""
 
 
 def _asarray(ttype: TensorType, data: Any, dtype: Any) -> np.ndarray:

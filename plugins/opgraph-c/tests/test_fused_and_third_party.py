@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -194,3 +195,39 @@ def test_two_modes_with_different_plugin_sets_compile_side_by_side():
     assert counting.calls == seen  # ... and the other mode never reached this plugin
     for f in (fa, fb):
         np.testing.assert_allclose(f(np.arange(3.0)), [3, 6, 9])
+
+
+class AddOneTyped(Op):
+    """C written against PyTensor's ``dtype_<name>`` element typedefs."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0] + 1
+
+    def c_code(self, node, name, inputs, outputs, sub):
+        (x,), (z,) = inputs, outputs
+        return f"""
+        Py_XDECREF({z});
+        {z} = (PyArrayObject *)PyArray_NewCopy({x}, NPY_CORDER);
+        if (!{z}) {sub['fail']}
+        {{ dtype_{z} *b = (dtype_{z} *)PyArray_DATA({z});
+           for (npy_intp i = 0; i < PyArray_SIZE({z}); i++) b[i] += (dtype_{x})1; }}
+        """
+
+    def c_code_cache_version(self):
+        return (1,)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_c_code_can_use_dtype_typedefs_of_its_variables(dtype):
+    x = pt.vector("x", dtype=dtype)
+    f = function([x], AddOneTyped()(x), mode=Mode(linker="c", optimizer=None))
+    assert "op" in _origins(f)
+    got = f(np.arange(3).astype(dtype))
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, [1, 2, 3])

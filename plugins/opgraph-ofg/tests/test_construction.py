@@ -11,7 +11,7 @@ from opgraph_ofg import OpFromGraph
 
 import opgraph.tensor as pt
 from opgraph.compile import function, shared
-from opgraph.graph.basic import Apply
+from opgraph.graph.basic import Apply, equal_computations
 from opgraph.graph.utils import MissingInputError
 from opgraph.printing import dprint
 
@@ -57,8 +57,10 @@ def test_shared_variable_is_an_implicit_input_and_changes_are_seen():
 def test_arity_and_type_errors_are_clear():
     x, y = pt.scalars("xy")
     op = OpFromGraph([x, y], [x + y], name="adder")
-    with pytest.raises(TypeError, match="adder takes 2 input"):
+    with pytest.raises(ValueError, match=r"adder\{inline=False\}: Expected at least 2 input"):
         op(x)
+    with pytest.raises(ValueError, match=r"Expected 2 input\(s\) \(x, y\)"):
+        op.make_node(x)
     with pytest.raises(TypeError, match=r"input 1 .*must have type"):
         op(x, pt.matrix("m"))
 
@@ -66,9 +68,9 @@ def test_arity_and_type_errors_are_clear():
 def test_updates_and_givens_are_refused():
     x = pt.scalar("x")
     s = shared(np.float64(1.0))
-    with pytest.raises(ValueError, match="updates are not supported"):
+    with pytest.raises(NotImplementedError, match="updates are not supported"):
         OpFromGraph([x], [x + s], updates={s: s + 1})
-    with pytest.raises(ValueError, match="givens are not supported"):
+    with pytest.raises(NotImplementedError, match="givens are not supported"):
         OpFromGraph([x], [x + 1], givens={x: pt.constant(2.0)})
 
 
@@ -81,7 +83,7 @@ def test_unknown_keyword_is_refused():
 def test_strict_refuses_implicit_shared_but_accepts_explicit():
     x = pt.scalar("x")
     s = shared(np.float64(2.0), name="s")
-    with pytest.raises(ValueError, match=r"strict=True.*shared variable s"):
+    with pytest.raises(ValueError, match=r"shared variables \[s\], but strict=True"):
         OpFromGraph([x], [x * s], strict=True)
     op = OpFromGraph([x, s], [x * s], strict=True)
     assert op.shared_inputs == []
@@ -97,12 +99,79 @@ def test_missing_input_is_named():
 
 def test_bad_inputs():
     x = pt.scalar("x")
-    with pytest.raises(TypeError, match="constant"):
-        OpFromGraph([pt.constant(1.0)], [x])
-    with pytest.raises(ValueError, match="twice"):
+    with pytest.raises(ValueError, match="provided more than once as inputs"):
         OpFromGraph([x, x], [x])
     with pytest.raises(TypeError, match="inputs\\[0\\] must be a symbolic Variable"):
         OpFromGraph([1.0], [x])
+    with pytest.raises(TypeError, match="inputs must be a list"):
+        OpFromGraph((x,), [x])
+    with pytest.raises(TypeError, match="outputs must be a list"):
+        OpFromGraph([x], (x,))
+
+
+def test_repeated_input_is_allowed_when_unused_inputs_are_ignored():
+    x, y = pt.scalars("xy")
+    op = OpFromGraph([x, x, y], [x * y], on_unused_input="ignore")
+    fn = compile_vm([x, y], op(x, y + 1, y))
+    np.testing.assert_allclose(fn(2.0, 3.0), 6.0)  # the first x is the one used
+
+
+def test_constant_can_be_an_explicit_input():
+    x = pt.dscalar("x")
+    c = pt.constant(1.0, dtype="float64", name="c")
+    op = OpFromGraph([x, c], [x + c])
+    fn = compile_vm([x], [op(x, c), op(x, x)])
+    got = fn(5.0)
+    np.testing.assert_allclose(got[0], 6.0)
+    np.testing.assert_allclose(got[1], 10.0)
+
+
+def test_shared_inputs_can_be_replaced_at_make_node():
+    x = pt.dscalar("x")
+    s = shared(np.float64(1.0), name="s")
+    op = OpFromGraph([x], [x + s], on_unused_input="ignore")
+    other = shared(np.float64(10.0), name="other")
+    node = op.make_node(x, other)
+    assert node.op.shared_inputs == [other]
+    assert node.op.kwargs == {"on_unused_input": "ignore"}
+    fn = compile_vm([x], node.outputs[0])
+    np.testing.assert_allclose(fn(1.0), 11.0)
+    other.set_value(np.float64(20.0))
+    np.testing.assert_allclose(fn(1.0), 21.0)
+    # a plain variable in place of the shared one becomes an explicit input
+    y = pt.dscalar("y")
+    node = op.make_node(x, y)
+    assert node.op.shared_inputs == []
+    assert node.op.n_explicit_inputs == 2
+    np.testing.assert_allclose(compile_vm([x, y], node.outputs[0])(1.0, 4.0), 5.0)
+    # the Op's own shared variables give the Op itself
+    assert op.make_node(x, s).op is op
+
+
+def test_fgraph_and_clone():
+    x = pt.dscalar("x")
+    op = OpFromGraph([x], [2 * x])
+    fg = op.fgraph
+    assert fg is op.fgraph
+    assert list(fg.inputs) == op.inner_inputs and list(fg.outputs) == op.inner_outputs
+    twin = op.clone()
+    assert twin.fgraph is not fg
+    assert twin.fgraph.outputs[0] is not fg.outputs[0]
+    assert twin == op
+
+
+def test_str_shows_inline_flag():
+    x = pt.dscalar("x")
+    assert str(OpFromGraph([x], [x + 1])) == "OpFromGraph{inline=False}"
+    assert str(OpFromGraph([x], [x + 1], inline=True, name="f")) == "f{inline=True}"
+
+
+def test_deprecated_override_names_warn():
+    x = pt.dscalar("x")
+    with pytest.warns(FutureWarning, match="lop_overrides is deprecated"):
+        OpFromGraph([x], [x + 1], lop_overrides=lambda i, o, g: [g[0]])
+    with pytest.warns(FutureWarning, match="rop_overrides is deprecated"):
+        OpFromGraph([x], [x + 1], rop_overrides=lambda i, o, t: [t[0]])
 
 
 def test_nested_three_deep_numeric():
@@ -224,7 +293,10 @@ def test_clone_is_equal_with_fresh_inner_graph():
     op = OpFromGraph([x, y], [x * y])
     c = op.clone()
     assert c == op
-    assert c.inner_inputs[0] is not op.inner_inputs[0]
+    # fresh nodes on the same inner inputs (so equal_computations holds without them)
+    assert c.inner_outputs[0] is not op.inner_outputs[0]
+    assert c.inner_inputs == op.inner_inputs
+    assert equal_computations(c.fgraph.outputs, op.fgraph.outputs)
 
 
 def test_node_is_apply_with_outputs_of_inner_types():

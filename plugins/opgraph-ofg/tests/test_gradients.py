@@ -228,3 +228,20 @@ def test_pushforward_whole_callable_and_legacy_two_argument_form():
         legacy = OpFromGraph([x], [x * 3], rop_overrides=lambda inputs, evals: [evals[0] * 4])
     t = Rop(legacy(x), x, ex)
     np.testing.assert_allclose(compile_vm([x, ex], t)(YV, XV), 4 * XV)
+
+
+def test_default_pullback_adds_paths_through_an_output_that_feeds_another():
+    # out3 is computed from out1 and out2: their cotangents and out3's must add up.
+    x, y = pt.dscalars("x", "y")
+    o1, o2 = x + y, x * y
+    op = OpFromGraph([x, y], [o1, o2, o1 * o2])
+    for pick, expected in [
+        (lambda outs: pt.add(*outs), lambda a, b: (1 + b + 2 * a * b + b**2,
+                                                   1 + a + a**2 + 2 * a * b)),
+        (lambda outs: outs[0] + outs[2], lambda a, b: (1 + 2 * a * b + b**2,
+                                                       1 + a**2 + 2 * a * b)),
+        (lambda outs: outs[2], lambda a, b: (2 * a * b + b**2, a**2 + 2 * a * b)),
+    ]:
+        gx, gy = grad(pick(op(x, y)), [x, y])
+        got = compile_vm([x, y], [gx, gy])(2.0, 3.0)
+        np.testing.assert_allclose(got, expected(2.0, 3.0))

@@ -30,6 +30,7 @@ from opgraph.graph.rewriting import (
     SequentialNodeRewriter,
     node_rewriter,
 )
+from opgraph.ifelse import IfElse, ifelse
 from opgraph.plugins import hookimpl
 from opgraph.plugins.manager import make_plugin_manager
 
@@ -190,3 +191,32 @@ def test_equilibrium_db_final_rewriters():
     fg = FunctionGraph([x], [pt.exp(x) + pt.exp(x)])
     rw.rewrite(fg)
     assert len(fg.apply_nodes) == 2
+
+
+def test_fusion_and_inplace_can_be_excluded_by_their_pytensor_names():
+    x = pt.vector("x")
+    o = pt.outer(x, x)
+    out = pt.log(o) * o
+    mode = get_mode("FAST_RUN").excluding("local_elemwise_fusion",
+                                          "inplace_elemwise_optimizer")
+    f = function([x], out, mode=mode)
+    nodes = f.maker.fgraph.toposort()
+    assert len(nodes) == 5  # log and mul stay separate Elemwise nodes
+    assert not any(n.op.destroy_map for n in nodes)
+    fused = function([x], out, mode="FAST_RUN").maker.fgraph.toposort()
+    assert len(fused) < 5
+
+
+def test_ifelse_becomes_a_view_in_fast_run_but_not_without_inplace():
+    c = pt.iscalar("c")
+    x, y = pt.vector("x"), pt.vector("y")
+    f = function([c, x, y], ifelse(c, x, y), mode="FAST_RUN")
+    (node,) = [n for n in f.maker.fgraph.toposort() if isinstance(n.op, IfElse)]
+    assert node.op.as_view and str(node.op) == "if{inplace}"
+    xv = np.arange(3.0)
+    got = f(1, xv, np.zeros(2))
+    np.testing.assert_array_equal(got, xv)
+    assert not np.shares_memory(got, xv)  # the function still copies what aliases an input
+    g = function([c, x, y], ifelse(c, x, y), mode=get_mode("FAST_RUN").excluding("inplace"))
+    (node,) = [n for n in g.maker.fgraph.toposort() if isinstance(n.op, IfElse)]
+    assert not node.op.as_view

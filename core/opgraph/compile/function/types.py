@@ -42,6 +42,7 @@ from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
 from opgraph.plugins.loading import use_plugin_manager
+from opgraph.plugins.records import load_target
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
@@ -196,6 +197,8 @@ class FunctionMaker:
             clone=True,
             update_mapping=spec.update_mapping,
         )
+        if getattr(fgraph, "name", None) is None:
+            fgraph.name = self.name  # PyTensor code reads fn.maker.fgraph.name
         for feature in self.mode.graph_features(fgraph):
             fgraph.attach_feature(feature)
         self._attach_features(fgraph, with_destroy_handler=self.rewriter is not None)
@@ -395,6 +398,10 @@ def _filter_default(item: In, position: int, fname: str | None) -> Any:
     return filt(item.value)
 
 
+DEBUGPRINT = "opgraph.printing:debugprint"
+"""What :meth:`Function.dprint` calls (the printing layer is above this one)."""
+
+
 class Function:
     """A compiled function: call it with values, positionally or by input name.
 
@@ -520,6 +527,11 @@ class Function:
     @property
     def fgraph(self) -> Any:
         return self.maker.fgraph
+
+    def dprint(self, **kwargs: Any) -> Any:
+        """``debugprint(self, **kwargs)``: the compiled graph as text (PyTensor's method)."""
+        # printing sits above compile: reached through its import string, not imported here
+        return load_target(DEBUGPRINT)(self, **kwargs)
 
     def get_shared(self) -> list[SharedVariable]:
         """The shared variables this function reads or updates."""

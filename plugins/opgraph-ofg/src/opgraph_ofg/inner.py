@@ -46,25 +46,30 @@ def _fresh(var: Variable) -> Variable:
 
 
 def build_inner_graph(inputs: Sequence[Variable], outputs: Sequence[Variable],
-                      who: str, strict: bool) -> InnerGraph:
+                      who: str, strict: bool, allow_repeated: bool = False) -> InnerGraph:
     """Clone ``outputs`` as a function of fresh copies of ``inputs`` (like function()).
 
     Shared variables the outputs read and that are not inputs become extra
     (implicit) inputs; with ``strict`` they are an error instead.  Any other
-    free variable is a MissingInputError naming it.
+    free variable is a MissingInputError naming it.  A constant may be an
+    input: inside, it is a free variable of its type like any other input.
     """
     inputs, outputs = list(inputs), list(outputs)
     seen: set[Variable] = set()
+    repeated: list[Variable] = []
     for k, v in enumerate(inputs):
         if not isinstance(v, Variable):
             raise TypeError(f"{who}: inputs[{k}] must be a symbolic Variable; got "
                             f"{type(v).__name__} {v!r:.60}")
-        if isinstance(v, Constant):
-            raise TypeError(f"{who}: inputs[{k}] is the constant {v}; constants cannot be "
-                            "inputs (use them directly in the graph)")
-        if v in seen:
-            raise ValueError(f"{who}: inputs[{k}] ({v}) appears twice in inputs")
+        if v in seen and v not in repeated:
+            repeated.append(v)
         seen.add(v)
+    if repeated and not allow_repeated:
+        raise ValueError(
+            f"{who}: The following variables were provided more than once as inputs to the "
+            f"OpFromGraph: {repeated}; pass each once (or on_unused_input='ignore' to let "
+            "the repeats be unused inputs)"
+        )
     for k, v in enumerate(outputs):
         if not isinstance(v, Variable):
             raise TypeError(f"{who}: outputs[{k}] must be a symbolic Variable; got "
@@ -74,12 +79,6 @@ def build_inner_graph(inputs: Sequence[Variable], outputs: Sequence[Variable],
         if v in seen or isinstance(v, Constant):
             continue
         if isinstance(v, SharedVariable):
-            if strict:
-                raise ValueError(
-                    f"{who}: strict=True, but the graph reads the shared variable "
-                    f"{v.name or v} which is not among the inputs; pass it explicitly in "
-                    "inputs or use strict=False to add it as an implicit input"
-                )
             shared.append(v)
             seen.add(v)
             continue
@@ -88,11 +87,22 @@ def build_inner_graph(inputs: Sequence[Variable], outputs: Sequence[Variable],
             "a shared variable nor a constant; add it to the inputs",
             variable=v,
         )
+    if shared and strict:
+        names = ", ".join(str(v.name or v) for v in shared)
+        raise ValueError(
+            f"{who}: The inner-graph implicitly depends on the following shared variables "
+            f"[{names}], but strict=True: pass them explicitly in inputs or use "
+            "strict=False to add them as implicit inputs"
+        )
     outer = inputs + shared
-    memo = {v: _fresh(v) for v in outer}
-    equiv = clone_get_equiv(outer, outputs, copy_inputs=False, copy_orphans=True, memo=memo)
-    return InnerGraph([memo[v] for v in outer], [equiv[o] for o in outputs], shared,
-                      len(inputs))
+    # A repeated input maps to the graph at its first position; later ones are unused.
+    fresh = [_fresh(v) for v in outer]
+    memo: dict[Variable, Variable] = {}
+    for v, f in zip(outer, fresh):
+        memo.setdefault(v, f)
+    equiv = clone_get_equiv(list(memo), outputs, copy_inputs=False, copy_orphans=True,
+                            memo=memo)
+    return InnerGraph(fresh, [equiv[o] for o in outputs], shared, len(inputs))
 
 
 class GraphKey:

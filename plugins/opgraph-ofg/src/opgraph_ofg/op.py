@@ -14,9 +14,13 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from opgraph.autodiff.undefined import is_disconnected, is_null
+from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.gradient import register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import HasInnerGraph, Op
+from opgraph.graph.traversal import ancestors
 from opgraph_ofg.batching import batch_opfromgraph
 from opgraph_ofg.inner import (
     GraphKey,
@@ -88,12 +92,12 @@ class OpFromGraph(Op, HasInnerGraph):
     ) -> None:
         who = f"OpFromGraph{'' if name is None else f' {name!r}'}"
         self._check_kwargs(who, kwargs)
-        if isinstance(inputs, Variable) or not isinstance(inputs, Sequence):
+        if not isinstance(inputs, list):
             raise TypeError(f"{who}: inputs must be a list of Variables; got "
                             f"{type(inputs).__name__}")
         if isinstance(outputs, Variable):
             outputs = [outputs]
-        if not isinstance(outputs, Sequence):
+        if not isinstance(outputs, list):
             raise TypeError(f"{who}: outputs must be a list of Variables; got "
                             f"{type(outputs).__name__}")
         if name is not None and not isinstance(name, str):
@@ -103,7 +107,8 @@ class OpFromGraph(Op, HasInnerGraph):
         self.strict = bool(strict)
         self.kwargs = dict(kwargs)
 
-        inner = build_inner_graph(inputs, outputs, who, self.strict)
+        inner = build_inner_graph(inputs, outputs, who, self.strict,
+                                  allow_repeated=kwargs.get("on_unused_input") == "ignore")
         self.inner_inputs_: list[Variable] = inner.inputs
         self.inner_outputs_: list[Variable] = inner.outputs
         self.shared_inputs: list[Variable] = inner.shared
@@ -112,11 +117,17 @@ class OpFromGraph(Op, HasInnerGraph):
         if grad_overrides is not None and not _is_default_str(grad_overrides):
             warnings.warn(f"{who}: grad_overrides is the deprecated Theano name; use pullback",
                           DeprecationWarning, stacklevel=2)
+        for old, new, value in (("lop_overrides", "pullback", lop_overrides),
+                                ("rop_overrides", "pushforward", rop_overrides)):
+            if value is not None and not _is_default_str(value):
+                warnings.warn(f"{who}: {old} is deprecated; use {new}", FutureWarning,
+                              stacklevel=2)
         pull = _pick(who, pullback, lop_overrides, "pullback", "lop_overrides")
         pull = _pick(who, pull, grad_overrides, "pullback", "grad_overrides")
         push = _pick(who, pushforward, rop_overrides, "pushforward", "rop_overrides")
         self.lop_overrides = pull
         self.rop_overrides = push
+        self._pullback_given, self._pushforward_given = pull, push
         explicit = self.inner_inputs_[: self.n_explicit_inputs]
         self._pullback_spec: Overrides = normalize_overrides(
             pull, "pullback", who, explicit, self.inner_outputs_)
@@ -133,7 +144,7 @@ class OpFromGraph(Op, HasInnerGraph):
     def _check_kwargs(who: str, kwargs: dict[str, Any]) -> None:
         for bad in ("updates", "givens"):
             if bad in kwargs:
-                raise ValueError(
+                raise NotImplementedError(
                     f"{who}: {bad} are not supported: an OpFromGraph computes its outputs "
                     f"from its inputs only (no {bad}); apply them to the outer function()"
                 )
@@ -179,6 +190,7 @@ class OpFromGraph(Op, HasInnerGraph):
         return out
 
     def _reset_caches(self) -> None:
+        self._fgraph: Any = None
         self._key: Any = None
         self._fn: Any = None
         self._lop: tuple[Any, list[Any]] | None = None
@@ -203,14 +215,23 @@ class OpFromGraph(Op, HasInnerGraph):
         return self.inner_outputs_
 
     @property
+    def fgraph(self) -> FunctionGraph:
+        """The inner graph as a FunctionGraph (built on first use, on the inner variables)."""
+        fg = self._fgraph
+        if fg is None:
+            fg = self._fgraph = FunctionGraph(self.inner_inputs_, self.inner_outputs_,
+                                              clone=False)
+        return fg
+
+    @property
     def has_overrides(self) -> bool:
         """Whether a pullback or pushforward override was given."""
         return not (self._pullback_spec.is_default and self._pushforward_spec.is_default)
 
     def clone(self) -> OpFromGraph:
-        """A copy with its own copy of the inner graph (equal to this one)."""
+        """A copy with its own inner nodes on the same inner inputs (equal to this one)."""
         new = self._evolve()
-        ins, outs = clone(self.inner_inputs_, self.inner_outputs_)
+        ins, outs = clone(self.inner_inputs_, self.inner_outputs_, copy_inputs=False)
         new.inner_inputs_, new.inner_outputs_ = ins, outs
         return new
 
@@ -244,7 +265,7 @@ class OpFromGraph(Op, HasInnerGraph):
         return hash((type(self), self._value_key()))
 
     def __str__(self) -> str:
-        return self.name or ("OpFromGraph{inline}" if self.is_inline else "OpFromGraph")
+        return f"{self.name or type(self).__name__}{{inline={self.is_inline}}}"
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -252,11 +273,30 @@ class OpFromGraph(Op, HasInnerGraph):
         return state
 
     # -- building nodes ---------------------------------------------------------------
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        if len(inputs) not in (self.n_explicit_inputs, len(self.inner_inputs_)):
+            raise ValueError(f"{self}: Expected at least {self.n_explicit_inputs} input(s) "
+                             f"({self._input_names()}); got {len(inputs)}")
+        return super().__call__(*inputs, **kwargs)
+
+    def _input_names(self) -> str:
+        return ", ".join(str(v) for v in self.inner_inputs_[: self.n_explicit_inputs])
+
     def make_node(self, *inputs: Any) -> Apply:
-        n = self.n_explicit_inputs
-        if len(inputs) != n:
-            names = ", ".join(str(v) for v in self.inner_inputs_[:n])
-            raise TypeError(f"{self} takes {n} input(s) ({names}); got {len(inputs)}")
+        """A node on the explicit inputs, optionally followed by one per shared variable.
+
+        Shared inputs other than the Op's own give a new Op whose inner graph
+        reads them instead (a non-shared replacement becomes an explicit input).
+        """
+        n, n_all = self.n_explicit_inputs, len(self.inner_inputs_)
+        if len(inputs) not in (n, n_all):
+            extra = f", or {n_all} with its shared variables" if n_all != n else ""
+            raise ValueError(f"{self}: Expected {n} input(s) ({self._input_names()}){extra}; "
+                             f"got {len(inputs)}")
+        given_shared = list(inputs[n:])
+        if given_shared and any(a is not b for a, b in zip(given_shared, self.shared_inputs)):
+            return self._with_shared(list(inputs[:n]), given_shared)
+        inputs = inputs[:n]
         converted = []
         for k, (x, inner) in enumerate(zip(inputs, self.inner_inputs_)):
             try:
@@ -269,6 +309,25 @@ class OpFromGraph(Op, HasInnerGraph):
                 ) from None
         outputs = [o.type() for o in self.inner_outputs_]
         return Apply(self, converted + list(self.shared_inputs), outputs)
+
+    def _with_shared(self, explicit: list[Any], given_shared: list[Any]) -> Apply:
+        """A node of an Op like this one whose inner graph reads ``given_shared``."""
+        n = self.n_explicit_inputs
+        replace = dict(zip(self.inner_inputs_[n:], given_shared))
+        outputs = clone_replace(list(self.inner_outputs_), replace)
+        unshared = [v for v in given_shared if not isinstance(v, SharedVariable)]
+        kept = [v for v in self.inner_inputs_[n:] if replace[v] in unshared]
+        pattern = None
+        if self._given_pattern and not kept:
+            pattern = [list(r) for r in self._pattern[:n]]
+        new_op = type(self)(
+            list(self.inner_inputs_[:n]) + unshared, outputs,
+            inline=self.is_inline, pullback=self._pullback_given,
+            pushforward=self._pushforward_given, connection_pattern=pattern,
+            strict=self.strict, name=self.name, destroy_map=self.destroy_map or None,
+            **self.kwargs,
+        )
+        return new_op.make_node(*explicit, *unshared)
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [list(r) for r in self._pattern]
@@ -462,8 +521,6 @@ def _compiled_function(op: OpFromGraph) -> Any:
 
 def _concrete(value: Variable, like: Variable) -> Variable:
     """``value``, or zeros shaped like ``like`` when it is a disconnected marker."""
-    from opgraph.autodiff.undefined import is_disconnected
-
     if value is None or is_disconnected(value):
         import opgraph.tensor as pt
 
@@ -481,9 +538,36 @@ def _default_pullback(ins: list[Variable], outs: list[Variable], grads: list[Var
         known[o] = known[o] + g if o in known else g
     if not known:
         return [Marker("disconnected") for _ in ins]
-    return list(grad(None, ins, known_grads=known, disconnected_inputs="ignore",
-                     return_disconnected="disconnected", null_gradients="return",
-                     add_names=False))
+
+    def pull(seeds: dict[Variable, Variable]) -> list[Any]:
+        return list(grad(None, ins, known_grads=seeds, disconnected_inputs="ignore",
+                         return_disconnected="disconnected", null_gradients="return",
+                         add_names=False))
+
+    # grad() takes a known gradient as the *total* one of its variable, so an output
+    # that feeds another output must be seeded on its own and the parts added.
+    upstream = set(ancestors([i for o in known if o.owner is not None for i in o.owner.inputs]))
+    if not upstream.intersection(known):
+        return pull(known)
+    return _add_gradients([pull({o: g}) for o, g in known.items()])
+
+
+def _add_gradients(parts: list[list[Any]]) -> list[Any]:
+    """Per input, the sum of the connected parts (a null part makes the sum null)."""
+    total: list[Any] = []
+    for terms in zip(*parts):
+        live = [t for t in terms if not is_disconnected(t)]
+        nulls = [t for t in live if is_null(t)]
+        if nulls:
+            total.append(nulls[0])
+        elif not live:
+            total.append(terms[0])
+        else:
+            acc = live[0]
+            for t in live[1:]:
+                acc = acc + t
+            total.append(acc)
+    return total
 
 
 def _default_pushforward(ins: list[Variable], outs: list[Variable], evals: list[Variable]

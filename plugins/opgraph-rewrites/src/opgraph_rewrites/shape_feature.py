@@ -34,8 +34,11 @@ class _LazyShapes(dict):
         self._feature = feature
 
     def __missing__(self, var: Variable) -> tuple[Variable, ...]:
-        shape = self._feature.get_shape(var) if self._feature.fgraph is not None else None
+        fgraph = self._feature.fgraph
+        shape = self._feature.get_shape(var) if fgraph is not None else None
         if shape is None:
+            if fgraph is not None and var in fgraph.variables:
+                return None  # a variable of the graph without a shape (not a tensor)
             raise KeyError(var)
         return shape
 

@@ -8,6 +8,7 @@ from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
@@ -51,9 +52,12 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
-    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion", phase="fusion")
+    # The extra tags are the names PyTensor code excludes them by.
+    db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
+                "local_elemwise_fusion", phase="fusion")
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
-                phase="inplace")
+                "inplace_elemwise_optimizer", phase="inplace")
+    db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",

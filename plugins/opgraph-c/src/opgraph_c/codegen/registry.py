@@ -71,6 +71,15 @@ def _from_cop(provider: Any, node: Any, k: int) -> NodeC | None:
     body = provider.c_code(node, f"node_{k}", inputs, outputs, sub)
     if body is None:
         return None
+    # PyTensor's C declares ``dtype_<name>`` for every array variable; C code written
+    # for it uses those names for the element types.
+    typedefs = "".join(
+        f"typedef npy_{var.type.dtype} dtype_{name};\n"
+        for name, var in zip(inputs + outputs, [*node.inputs, *node.outputs])
+        if isinstance(getattr(var.type, "dtype", None), str)
+        and getattr(var.type, "ndim", None) is not None
+    )
+    body = typedefs + str(body)
 
     def opt(name: str, *args: Any) -> Any:
         fn = getattr(provider, name, None)
