@@ -13,6 +13,8 @@ from typing import Any
 from opgraph.plugins import PublicModule, hookimpl
 
 _REWRITES = "opgraph_linalg.rewrites"
+#: names ``opgraph.tensor`` takes from this plugin (``pt.diag``, ... as in PyTensor)
+_TENSOR_NAMES = ("diag", "diagonal", "trace", "tril", "triu")
 
 
 @hookimpl
@@ -28,4 +30,6 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.tensor.linalg", "opgraph_linalg.faces.linalg"),
         PublicModule("opgraph.tensor.nlinalg", "opgraph_linalg.faces.nlinalg"),
         PublicModule("opgraph.tensor.slinalg", "opgraph_linalg.faces.slinalg"),
+        # PyTensor exports these from tensor.basic; the core has none of its own
+        PublicModule("opgraph.tensor", "opgraph_linalg.constructors", names=_TENSOR_NAMES),
     ]
