@@ -6,7 +6,9 @@ import importlib
 
 import opgraph_linalg
 import pytest
-from opgraph_linalg import plugin
+from opgraph_linalg import constructors, plugin
+
+import opgraph.tensor as pt
 
 
 def test_public_modules_are_the_plugins_modules():
@@ -26,8 +28,14 @@ def test_public_modules_are_the_plugins_modules():
 def test_hook_records_name_real_modules():
     for record in plugin.opgraph_public_modules():
         module = importlib.import_module(record.target)
-        assert record.module.startswith("opgraph.tensor.")
+        assert record.module.startswith("opgraph.tensor")
         assert module.__all__
+        assert all(hasattr(module, name) for name in record.names)
+
+
+def test_tensor_names_resolve_to_the_plugin():
+    for name in plugin._TENSOR_NAMES:
+        assert getattr(pt, name) is getattr(constructors, name)
 
 
 def test_unknown_name():

@@ -32,6 +32,7 @@ from opgraph_linalg._util import (
     triangle,
     triangle_grad,
 )
+from opgraph_linalg.cholesky_grad import CholeskyPullback, _strict_lower_half_diag
 from opgraph_linalg.solvers import SolveTriangular
 
 __all__ = [
@@ -56,12 +57,6 @@ def _square_node(op: Op, x: Any, who: str, outputs: Sequence[TensorType]) -> App
         raise ValueError(f"{who}: the core op takes one matrix, got {x.type} (use {who}())")
     check_square_static(x, who, "a")
     return Apply(op, [x], [t() for t in outputs])
-
-
-def _strict_lower_half_diag(x: Variable) -> Variable:
-    """Phi(x): the strictly lower triangle plus half the diagonal."""
-    diag = triangle(triangle(x, 0, True), 0, False)
-    return triangle(x, -1, True) + 0.5 * diag
 
 
 # --------------------------------------------------------------------------- cholesky
@@ -111,13 +106,7 @@ class Cholesky(Op):
         if not _live(gz):
             return [disconnected_type()]
         (chol,) = outputs
-        low = chol if self.lower else chol.T
-        g_low = gz if self.lower else gz.T
-        phi = _strict_lower_half_diag(pt.dot(low.T, g_low))
-        solve_t = SolveTriangular(lower=True, trans=1, check_finite=False, b_ndim=2)
-        y = solve_t(low, phi.T)
-        g = solve_t(low, y.T)  # L^-T Phi L^-1
-        return [triangle_grad(g, self.lower)]
+        return [CholeskyPullback(self.lower)(chol, gz)]
 
     def pushforward(self, inputs: Any, outputs: Any, tangents: Any) -> list:
         (t,) = tangents
