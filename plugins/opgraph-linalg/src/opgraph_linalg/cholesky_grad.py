@@ -89,27 +89,19 @@ def _pullback_lapack(low: np.ndarray, g_low: np.ndarray) -> np.ndarray | None:
     the lower factor ``L' = J L^T J``, which is ``sygst(itype=1, uplo="L")``.
     Returns None when LAPACK reports an error (the caller uses two solves).
     """
-    if not (low.flags.c_contiguous or low.flags.f_contiguous):
-        low = np.ascontiguousarray(low)
     trmm, = blas.get_blas_funcs(("trmm",), (low, g_low))
     sygst, = lapack.get_lapack_funcs(("sygst",), (low,))
-    # R = G^T L = (L^T G)^T, Fortran-ordered; a C-ordered L is the upper L^T in Fortran
-    if low.flags.c_contiguous:
-        r = trmm(1.0, low.T, g_low.T, side=1, lower=0, trans_a=1)
-    else:
-        r = trmm(1.0, low, g_low.T, side=1, lower=1, trans_a=0)
-    # sym(Phi(C)) read through its lower triangle, index-reversed: 0.5 J R J
-    a = np.asfortranarray(_reversed(r))
-    a *= 0.5
-    l_rev = np.asfortranarray(_reversed(low.T))  # J L^T J, lower
+    l_rev = np.asfortranarray(_reversed(low.T))  # L' = J L^T J, lower
+    # J R J = (J G^T J)(J L J) = (J G^T J) L'^T with R = G^T L = (L^T G)^T: its lower
+    # triangle is that of J sym(Phi(L^T G)) J times 2 (the 2 is taken back below)
+    b = np.array(_reversed(g_low.T), order="F")  # our copy: trmm may write into it
+    a = trmm(1.0, l_rev, b, side=1, lower=1, trans_a=1, overwrite_b=1)
     res, info = sygst(a, l_rev, itype=1, lower=1, overwrite_a=1)
     if info != 0:
         return None
-    g = _reversed(res.T)  # lower triangle of G
-    out = np.tril(g, -1)
-    out *= 2.0
+    out = np.tril(_reversed(res.T), -1)  # 2 G below the diagonal
     idx = np.diag_indices(out.shape[0])
-    out[idx] = g[idx]
+    out[idx] = 0.5 * res[idx][::-1]
     return out
 
 
