@@ -56,6 +56,12 @@ def _core_call(op: Any, args: list[str], typenum: str) -> str | None:
     return None
 
 
+def _label(var: Any) -> str:
+    """A variable's name for an error message, safe inside a C string literal."""
+    name = var.name or "unnamed"
+    return "".join(c for c in name if c.isalnum() or c in "_.-[]") or "unnamed"
+
+
 def _batched_body(node: Any, core: Any, inputs: list[str], out: str, typenum: str,
                   fail: str) -> str | None:
     """A C loop applying the core computation to every matrix of a Blockwise node.
@@ -82,8 +88,9 @@ def _batched_body(node: Any, core: Any, inputs: list[str], out: str, typenum: st
             L.append(
                 f"if (bshape[{d}] == 1) bshape[{d}] = PyArray_DIMS({name})[{d}]; "
                 f"else if (PyArray_DIMS({name})[{d}] != bshape[{d}]) {{ PyErr_Format("
-                f"PyExc_ValueError, \"{type(core).__name__}: batch axis {d} has length %ld "
-                f"in input {i} but %ld in an earlier input\", "
+                f"PyExc_ValueError, \"{type(core).__name__}: batch dimensions do not broadcast: "
+                f"axis {d} has length %ld in input {i} ({_label(var)}) but %ld in an earlier "
+                f"input\", "
                 f"(long)PyArray_DIMS({name})[{d}], (long)bshape[{d}]); {fail} }}")
         L.append(f"n_batch *= bshape[{d}];")
     # the core output shape: the last input's core dims (cholesky: a, solves: b)
