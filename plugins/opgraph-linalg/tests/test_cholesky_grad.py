@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import opgraph_linalg as la
 import pytest
@@ -9,6 +11,8 @@ from helpers_la import check_grad, compile_py, spd
 from opgraph_linalg.cholesky_grad import CholeskyPullback, cholesky_pullback_graph
 
 import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.compile.mode import Mode
 from opgraph.gradient import grad, pushforward
 
 
@@ -100,3 +104,18 @@ def test_shape_mismatch_is_named(rng):
     f = compile_py([chol, gz], CholeskyPullback(True)(chol, gz))
     with pytest.raises(ValueError, match="chol and gz must be equal square matrices"):
         f(np.eye(3), np.eye(4))
+
+
+@pytest.mark.parametrize("on_error", ["nan", "raise"])
+def test_gradient_of_a_failed_factorisation_is_nan(on_error):
+    """The value check of on_error="raise" is not on the gradient's path (once FAST_RUN's
+    shape rewrites drop the cotangent's reference to the checked value): NaN, no error."""
+    x = pt.matrix("x")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        chol = la.cholesky(x, on_error=on_error)
+    f = function([x], grad(chol.sum(), x), mode=Mode(linker="vm", optimizer="fast_run"))
+    assert np.isnan(f(np.array([[1.0, 0.2], [0.2, -2.0]]))).all()
+    if on_error == "raise":
+        with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+            compile_py([x], chol)(np.array([[1.0, 0.2], [0.2, -2.0]]))

@@ -139,6 +139,9 @@ class CholeskyPullback(Op):
         g_low = gz if self.lower else gz.T
         low = np.asarray(low, dtype=dtype)
         g_low = np.asarray(g_low, dtype=dtype)
+        if np.isnan(low).any():  # a failed factorisation (on_error="nan"): no gradient
+            output_storage[0][0] = np.full(low.shape, np.nan, dtype=dtype)
+            return
         folded = None
         if dtype.kind == "f" and low.shape[0] > 0:
             folded = _pullback_lapack(low, g_low)

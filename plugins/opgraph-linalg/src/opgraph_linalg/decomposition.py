@@ -20,6 +20,7 @@ from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
@@ -132,6 +133,8 @@ def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
     """
     x = as_matrix(x, "cholesky", "x")
     check_square_static(x, "cholesky", "x")
+    if on_error not in ("raise", "nan"):
+        raise ValueError(f"cholesky: on_error must be 'raise' or 'nan', got {on_error!r}")
     if on_error == "raise":
         warnings.warn(
             'cholesky: on_error="raise" is deprecated (as in PyTensor 3): the default '
@@ -139,9 +142,18 @@ def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
             FutureWarning,
             stacklevel=2,
         )
-    op = Cholesky(lower=lower, check_finite=check_finite, on_error=on_error,
+    # The factor is NaN for a failed matrix; "raise" checks that value after the Op (as
+    # PyTensor 3 does), so gradients, which do not go through the check, stay NaN.
+    op = Cholesky(lower=lower, check_finite=check_finite, on_error="nan",
                   overwrite_a=overwrite_a)
-    return Blockwise(op)(x)
+    res = Blockwise(op)(x)
+    if on_error == "raise":
+        res = CheckAndRaise(
+            np.linalg.LinAlgError,
+            "cholesky: the matrix is not positive definite; pass on_error='nan' to get NaNs "
+            "instead",
+        )(res, ~pt.any(pt.isnan(res)))
+    return res
 
 
 # --------------------------------------------------------------------------- eigen
