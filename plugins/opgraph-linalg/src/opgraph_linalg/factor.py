@@ -110,7 +110,7 @@ class SVD(Op):
         if self.full_matrices:
             # the extra columns of U / rows of Vh are not unique: as PyTensor, refuse
             raise NotImplementedError(
-                "svd: gradient not implemented for full_matrices=True; use "
+                "Gradient of svd not implemented for full_matrices=True; use "
                 "svd(a, full_matrices=False) or compute_uv=False"
             )
         u, s, vh = outputs
