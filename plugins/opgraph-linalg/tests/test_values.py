@@ -273,3 +273,17 @@ def test_discrete_are_batched(rng):
     got = _run(lambda x, y: la.solve_discrete_are(x, y, np.eye(3), np.eye(2)), a, b)
     expected = [scipy.linalg.solve_discrete_are(x, b, np.eye(3), np.eye(2)) for x in a]
     np.testing.assert_allclose(got, np.stack(expected))
+
+
+def test_tensorinv_is_one_op_with_static_shape_and_shape_inference(rng):
+    a = pt.tensor("a", shape=(4, 6, 8, 3))
+    ai = la.tensorinv(a)
+    assert isinstance(ai.owner.op, la.TensorInv) and ai.type.shape == (8, 3, 4, 6)
+    b = pt.tensor3("b")
+    bv = rng.normal(size=(30, 2, 15))
+    f = compile_py([b], [la.tensorinv(b, ind=1), la.tensorinv(b, ind=1).shape])
+    got, shape = f(bv)
+    np.testing.assert_allclose(got, np.linalg.tensorinv(bv, ind=1), rtol=1e-8)
+    assert tuple(shape) == (2, 15, 30)
+    with pytest.raises(ValueError, match="product of the first 2 axes"):
+        compile_py([b], la.tensorinv(b))(rng.normal(size=(2, 3, 4)))
