@@ -187,13 +187,13 @@ def test_norm_without_axis_is_batched_over_leading_axes(rng, ord, keepdims):
 
 
 def test_norm_errors():
-    with pytest.raises(ValueError, match="invalid ord 'fro' for a vector norm"):
+    with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
         la.norm(pt.dvector(), "fro")
-    with pytest.raises(ValueError, match="invalid ord 0 for a matrix norm"):
+    with pytest.raises(ValueError, match="Invalid norm order for matrices: 0"):
         la.norm(pt.dmatrix(), 0)
-    with pytest.raises(ValueError, match="at least one dimension"):
+    with pytest.raises(ValueError, match=r"core_dims = 0.*at least one dimension"):
         la.norm(pt.dscalar(), 2)
-    with pytest.raises(TypeError, match="axis must be None, an int or a tuple of ints"):
+    with pytest.raises(TypeError, match="'axis' must be None, an integer, or a tuple of integers"):
         la.norm(pt.dmatrix(), axis=pt.iscalar("i"))
 
 
