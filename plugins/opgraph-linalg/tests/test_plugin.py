@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import opgraph_linalg
 import pytest
@@ -50,3 +51,12 @@ def test_old_paths_forward_with_a_deprecation_warning(path):
         assert module.det is opgraph_linalg.det
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         module.nope  # noqa: B018
+
+
+def test_linalg_trace_is_deprecated_but_tensor_trace_is_not():
+    x = pt.dmatrix("x")
+    with pytest.warns(FutureWarning, match=r"Use opgraph\.tensor\.trace instead"):
+        opgraph_linalg.trace(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pt.trace(x)

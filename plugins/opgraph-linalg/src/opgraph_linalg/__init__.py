@@ -37,9 +37,9 @@ _WHERE = {
     **dict.fromkeys(
         ["SolveDiscreteARE", "SolveSylvester", "solve_continuous_lyapunov",
          "solve_discrete_are", "solve_discrete_lyapunov", "solve_sylvester"], "control"),
-    **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),
+    **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet", "trace"], "summary"),
     **dict.fromkeys(
-        ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal", "trace",
+        ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal",
          "tril", "triu"], "constructors"),
     **dict.fromkeys(
         ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"], "products"),

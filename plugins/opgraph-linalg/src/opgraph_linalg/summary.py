@@ -1,7 +1,12 @@
-"""Scalars that summarise a matrix: det, slogdet, norm (trace is in constructors)."""
+"""Scalars that summarise a matrix: det, slogdet, norm.
+
+``trace`` lives in constructors (``opgraph.tensor.trace``); the one here is
+PyTensor's deprecated ``linalg.trace``, which warns and forwards.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +20,7 @@ from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
-from opgraph_linalg.constructors import trace
+from opgraph_linalg.constructors import trace as _trace
 from opgraph_linalg.factor import SVD
 from opgraph_linalg.inverse import MatrixInverse
 
@@ -62,7 +67,7 @@ class Det(Op):
             return [disconnected_type()]
         (x,) = inputs
         (d,) = outputs
-        return [d * trace(pt.dot(MatrixInverse()(x), t))]
+        return [d * _trace(pt.dot(MatrixInverse()(x), t))]
 
 
 class SLogDet(Op):
@@ -98,10 +103,20 @@ class SLogDet(Op):
         if _is_disconnected(t):
             return [disconnected_type(), disconnected_type()]
         (x,) = inputs
-        return [pt.zeros_like(outputs[0]), trace(pt.dot(MatrixInverse()(x), t))]
+        return [pt.zeros_like(outputs[0]), _trace(pt.dot(MatrixInverse()(x), t))]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[False, True]]
+
+
+def trace(x: Any) -> Variable:
+    """Deprecated (as in PyTensor): use ``opgraph.tensor.trace``."""
+    warnings.warn(
+        "opgraph.tensor.linalg.trace is deprecated. Use opgraph.tensor.trace instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return _trace(x)
 
 
 def det(x: Any) -> Variable:
