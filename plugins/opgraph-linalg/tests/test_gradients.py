@@ -194,3 +194,12 @@ def test_discrete_are_grad(rng, which):
         return la.solve_discrete_are(*args)
 
     check_grad(fn, [values[which]], rng)
+
+
+def test_discrete_are_grad_off_symmetric_q_r(rng):
+    """Q and R are read through their symmetric parts: finite differences may step off them."""
+    a = np.array([[4.0, 3.0], [-4.5, -3.5]])
+    b = np.array([[1.0], [-1.0]])
+    q = np.array([[9.0, 6.0], [6.0, 4.0]])
+    r = np.array([[1.0]])
+    check_grad(la.solve_discrete_are, [a, b, q, r], rng, abs_tol=1e-6, rel_tol=1e-6)
