@@ -8,7 +8,7 @@ import pytest
 from helpers_la import check_grad, compile_py, spd, well_conditioned
 
 import opgraph.tensor as pt
-from opgraph.gradient import pullback, pushforward, verify_grad
+from opgraph.gradient import grad, pullback, pushforward, verify_grad
 
 
 def test_cholesky_grad_reads_one_triangle(rng):
@@ -203,3 +203,11 @@ def test_discrete_are_grad_off_symmetric_q_r(rng):
     q = np.array([[9.0, 6.0], [6.0, 4.0]])
     r = np.array([[1.0]])
     check_grad(la.solve_discrete_are, [a, b, q, r], rng, abs_tol=1e-6, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{"mode": "raw"}, {"mode": "economic", "pivoting": True}])
+def test_qr_gradient_refused_where_not_defined(kwargs):
+    x = pt.dmatrix("x")
+    out = la.qr(x, **kwargs)
+    with pytest.raises(NotImplementedError, match="Gradient of qr not implemented"):
+        grad(out[0].sum(), x)
