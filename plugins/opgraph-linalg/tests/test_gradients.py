@@ -8,7 +8,7 @@ import pytest
 from helpers_la import check_grad, compile_py, spd, well_conditioned
 
 import opgraph.tensor as pt
-from opgraph.gradient import pullback, pushforward, verify_grad
+from opgraph.gradient import grad, pullback, pushforward, verify_grad
 
 
 def test_cholesky_grad_reads_one_triangle(rng):
@@ -113,7 +113,7 @@ def test_svd_qr_grads(rng):
 def test_other_grads(rng):
     m = well_conditioned(rng, 3)
     check_grad(lambda x: la.expm(0.3 * x), [m], rng)
-    check_grad(la.trace, [m], rng)
+    check_grad(pt.trace, [m], rng)
     check_grad(la.diag, [rng.normal(size=3)], rng)
     check_grad(lambda x: la.diagonal(x, 1), [m], rng)
     check_grad(la.kron, [m[:2], m[:, :2]], rng)
@@ -127,7 +127,7 @@ def test_other_grads(rng):
     "build",
     [la.cholesky, la.inv, la.det, lambda x: la.slogdet(x)[1], lambda x: la.expm(0.2 * x),
      lambda x: la.solve(x, x[:, 0]), lambda x: la.solve_triangular(x, x[0], lower=True),
-     la.trace],
+     pt.trace],
     ids=["cholesky", "inv", "det", "slogdet", "expm", "solve", "solve_triangular", "trace"],
 )
 def test_pushforward_matches_pullback(rng, build):
@@ -194,3 +194,20 @@ def test_discrete_are_grad(rng, which):
         return la.solve_discrete_are(*args)
 
     check_grad(fn, [values[which]], rng)
+
+
+def test_discrete_are_grad_off_symmetric_q_r(rng):
+    """Q and R are read through their symmetric parts: finite differences may step off them."""
+    a = np.array([[4.0, 3.0], [-4.5, -3.5]])
+    b = np.array([[1.0], [-1.0]])
+    q = np.array([[9.0, 6.0], [6.0, 4.0]])
+    r = np.array([[1.0]])
+    check_grad(la.solve_discrete_are, [a, b, q, r], rng, abs_tol=1e-6, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{"mode": "raw"}, {"mode": "economic", "pivoting": True}])
+def test_qr_gradient_refused_where_not_defined(kwargs):
+    x = pt.dmatrix("x")
+    out = la.qr(x, **kwargs)
+    with pytest.raises(NotImplementedError, match="Gradient of qr not implemented"):
+        grad(out[0].sum(), x)

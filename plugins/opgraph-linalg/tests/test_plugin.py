@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import opgraph_linalg
 import pytest
-from opgraph_linalg import plugin
+from opgraph_linalg import constructors, plugin
+
+import opgraph.tensor as pt
 
 
 def test_public_modules_are_the_plugins_modules():
@@ -26,8 +29,14 @@ def test_public_modules_are_the_plugins_modules():
 def test_hook_records_name_real_modules():
     for record in plugin.opgraph_public_modules():
         module = importlib.import_module(record.target)
-        assert record.module.startswith("opgraph.tensor.")
+        assert record.module.startswith("opgraph.tensor")
         assert module.__all__
+        assert all(hasattr(module, name) for name in record.names)
+
+
+def test_tensor_names_resolve_to_the_plugin():
+    for name in plugin._TENSOR_NAMES:
+        assert getattr(pt, name) is getattr(constructors, name)
 
 
 def test_unknown_name():
@@ -42,3 +51,12 @@ def test_old_paths_forward_with_a_deprecation_warning(path):
         assert module.det is opgraph_linalg.det
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         module.nope  # noqa: B018
+
+
+def test_linalg_trace_is_deprecated_but_tensor_trace_is_not():
+    x = pt.dmatrix("x")
+    with pytest.warns(FutureWarning, match=r"Use opgraph\.tensor\.trace instead"):
+        opgraph_linalg.trace(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pt.trace(x)

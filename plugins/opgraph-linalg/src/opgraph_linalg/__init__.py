@@ -29,16 +29,17 @@ _WHERE = {
         ["CholeskySolve", "LUSolve", "PivotToPermutations", "Solve", "SolveBase",
          "SolveTriangular", "cho_solve",
          "lu_solve", "solve", "solve_triangular"], "solvers"),
-    **dict.fromkeys(["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"],
+    **dict.fromkeys(["MatrixInverse", "MatrixPinv", "TensorInv", "inv", "matrix_inverse", "pinv",
+                     "tensorinv"],
                     "inverse"),
     **dict.fromkeys(["Lstsq", "lstsq", "tensorsolve"], "leastsq"),
     **dict.fromkeys(["QZ", "Schur", "qz", "schur"], "schur_decomp"),
     **dict.fromkeys(
         ["SolveDiscreteARE", "SolveSylvester", "solve_continuous_lyapunov",
          "solve_discrete_are", "solve_discrete_lyapunov", "solve_sylvester"], "control"),
-    **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet"], "summary"),
+    **dict.fromkeys(["Det", "SLogDet", "det", "norm", "slogdet", "trace"], "summary"),
     **dict.fromkeys(
-        ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal", "trace",
+        ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal",
          "tril", "triu"], "constructors"),
     **dict.fromkeys(
         ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"], "products"),

@@ -153,7 +153,10 @@ class SolveDiscreteARE(Op):
         return Apply(self, ins, [TensorType(dtype, ins[0].type.shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        x = scipy.linalg.solve_discrete_are(*inputs)
+        a, b, q, r = inputs
+        # Q and R are read through their symmetric parts (the gradient is symmetric too),
+        # so a finite-difference step off the symmetric matrices is defined, as in PyTensor
+        x = scipy.linalg.solve_discrete_are(a, b, 0.5 * (q + q.T), 0.5 * (r + r.T))
         output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:

@@ -20,6 +20,7 @@ from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
@@ -32,6 +33,7 @@ from opgraph_linalg._util import (
     triangle,
     triangle_grad,
 )
+from opgraph_linalg.cholesky_grad import CholeskyPullback, _strict_lower_half_diag
 from opgraph_linalg.solvers import SolveTriangular
 
 __all__ = [
@@ -56,12 +58,6 @@ def _square_node(op: Op, x: Any, who: str, outputs: Sequence[TensorType]) -> App
         raise ValueError(f"{who}: the core op takes one matrix, got {x.type} (use {who}())")
     check_square_static(x, who, "a")
     return Apply(op, [x], [t() for t in outputs])
-
-
-def _strict_lower_half_diag(x: Variable) -> Variable:
-    """Phi(x): the strictly lower triangle plus half the diagonal."""
-    diag = triangle(triangle(x, 0, True), 0, False)
-    return triangle(x, -1, True) + 0.5 * diag
 
 
 # --------------------------------------------------------------------------- cholesky
@@ -111,13 +107,7 @@ class Cholesky(Op):
         if not _live(gz):
             return [disconnected_type()]
         (chol,) = outputs
-        low = chol if self.lower else chol.T
-        g_low = gz if self.lower else gz.T
-        phi = _strict_lower_half_diag(pt.dot(low.T, g_low))
-        solve_t = SolveTriangular(lower=True, trans=1, check_finite=False, b_ndim=2)
-        y = solve_t(low, phi.T)
-        g = solve_t(low, y.T)  # L^-T Phi L^-1
-        return [triangle_grad(g, self.lower)]
+        return [CholeskyPullback(self.lower)(chol, gz)]
 
     def pushforward(self, inputs: Any, outputs: Any, tangents: Any) -> list:
         (t,) = tangents
@@ -143,6 +133,8 @@ def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
     """
     x = as_matrix(x, "cholesky", "x")
     check_square_static(x, "cholesky", "x")
+    if on_error not in ("raise", "nan"):
+        raise ValueError(f"cholesky: on_error must be 'raise' or 'nan', got {on_error!r}")
     if on_error == "raise":
         warnings.warn(
             'cholesky: on_error="raise" is deprecated (as in PyTensor 3): the default '
@@ -150,9 +142,18 @@ def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
             FutureWarning,
             stacklevel=2,
         )
-    op = Cholesky(lower=lower, check_finite=check_finite, on_error=on_error,
+    # The factor is NaN for a failed matrix; "raise" checks that value after the Op (as
+    # PyTensor 3 does), so gradients, which do not go through the check, stay NaN.
+    op = Cholesky(lower=lower, check_finite=check_finite, on_error="nan",
                   overwrite_a=overwrite_a)
-    return Blockwise(op)(x)
+    res = Blockwise(op)(x)
+    if on_error == "raise":
+        res = CheckAndRaise(
+            np.linalg.LinAlgError,
+            "cholesky: the matrix is not positive definite; pass on_error='nan' to get NaNs "
+            "instead",
+        )(res, ~pt.any(pt.isnan(res)))
+    return res
 
 
 # --------------------------------------------------------------------------- eigen

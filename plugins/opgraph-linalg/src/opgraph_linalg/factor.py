@@ -110,7 +110,7 @@ class SVD(Op):
         if self.full_matrices:
             # the extra columns of U / rows of Vh are not unique: as PyTensor, refuse
             raise NotImplementedError(
-                "svd: gradient not implemented for full_matrices=True; use "
+                "Gradient of svd not implemented for full_matrices=True; use "
                 "svd(a, full_matrices=False) or compute_uv=False"
             )
         u, s, vh = outputs
@@ -213,7 +213,14 @@ class QR(Op):
         (a,) = inputs
         m, n = a.type.shape
         tall_full = self.mode == "full" and m is not None and n is not None and m > n
-        if self.pivoting or self.mode == "raw" or tall_full:
+        if self.pivoting or self.mode == "raw":
+            # as PyTensor (and SVD's full_matrices): refuse while building the gradient
+            raise NotImplementedError(
+                f"Gradient of qr not implemented for mode={self.mode!r}"
+                + (" with pivoting" if self.pivoting else "")
+                + ": use mode 'economic', 'r', or 'full' on a matrix not taller than wide"
+            )
+        if tall_full:
             return [grad_not_implemented(
                 self, 0, a, "Implemented without pivoting for modes 'economic', 'r', and "
                 "'full' when the matrix is not taller than wide."

@@ -9,6 +9,7 @@ import numpy as np
 
 import opgraph.tensor as pt
 from opgraph.assumptions import BUILTIN_KEYS, register_assumption, same_as_input
+from opgraph.gradient import Lop
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
@@ -17,7 +18,8 @@ from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
 
-__all__ = ["MatrixInverse", "MatrixPinv", "inv", "matrix_inverse", "pinv", "tensorinv"]
+__all__ = ["MatrixInverse", "MatrixPinv", "TensorInv", "inv", "matrix_inverse", "pinv",
+           "tensorinv"]
 
 
 def _live(g: Any) -> bool:
@@ -122,13 +124,53 @@ def pinv(x: Any, hermitian: bool = False) -> Variable:
     return Blockwise(MatrixPinv(hermitian=hermitian))(x)
 
 
-def tensorinv(a: Any, ind: int = 2) -> Variable:
-    """The inverse of ``a`` for ``tensordot(.., ind)`` (``numpy.linalg.tensorinv``)."""
-    a = pt.as_tensor_variable(a)
+def _tensorinv_graph(a: Variable, ind: int) -> Variable:
+    """tensorinv as reshapes around matrix_inverse (TensorInv's definition for gradients)."""
     nd = a.type.ndim
-    if not 0 < ind < nd:
-        raise ValueError(f"tensorinv: ind must be between 1 and {nd - 1}, got {ind}")
     front = [a.shape[i] for i in range(ind)]
     back = [a.shape[i] for i in range(ind, nd)]
     square = pt.reshape(a, pt.stack([pt.prod(pt.stack(front)), pt.prod(pt.stack(back))]), ndim=2)
     return pt.reshape(matrix_inverse(square), pt.stack(back + front), ndim=nd)
+
+
+class TensorInv(Op):
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` for ``tensordot(.., ind)``."""
+
+    __props__ = ("ind",)
+
+    def __init__(self, ind: int = 2) -> None:
+        self.ind = int(ind)
+
+    def make_node(self, a: Any) -> Apply:
+        a = pt.as_tensor_variable(a)
+        nd = a.type.ndim
+        if not 0 < self.ind < nd:
+            raise ValueError(f"tensorinv: ind must be between 1 and {nd - 1}, got {self.ind}")
+        shape = a.type.shape[self.ind:] + a.type.shape[:self.ind]
+        return Apply(self, [a], [TensorType(float_dtype(a.type.dtype), shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        (a,) = inputs
+        front, back = a.shape[:self.ind], a.shape[self.ind:]
+        if int(np.prod(front)) != int(np.prod(back)):
+            raise ValueError(
+                f"tensorinv: the product of the first {self.ind} axes of a {front} must equal "
+                f"that of the others {back}, got shape {a.shape}"
+            )
+        out = np.linalg.tensorinv(a, ind=self.ind)
+        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.numpy_dtype)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
+        shp = tuple(input_shapes[0])
+        return [shp[self.ind:] + shp[:self.ind]]
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        (a,) = inputs
+        if not _live(cotangents[0]):
+            return [disconnected_type()]
+        return [Lop(_tensorinv_graph(a, self.ind), [a], cotangents[0])[0]]
+
+
+def tensorinv(a: Any, ind: int = 2) -> Variable:
+    """The inverse of ``a`` for ``tensordot(.., ind)`` (``numpy.linalg.tensorinv``)."""
+    return TensorInv(ind)(pt.as_tensor_variable(a))

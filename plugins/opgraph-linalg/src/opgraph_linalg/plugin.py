@@ -8,11 +8,17 @@ programs that never use linear algebra.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 from opgraph.plugins import PublicModule, hookimpl
 
 _REWRITES = "opgraph_linalg.rewrites"
+_C_IMPL = "opgraph_linalg.c_impl"
+#: modules defining the Ops that have C; none loaded means no such Op exists yet
+_OPS_WITH_C = ("opgraph_linalg.decomposition", "opgraph_linalg.solvers")
+#: names ``opgraph.tensor`` takes from this plugin (``pt.diag``, ... as in PyTensor)
+_TENSOR_NAMES = ("diag", "diagonal", "trace", "tril", "triu")
 
 
 @hookimpl
@@ -28,4 +34,14 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.tensor.linalg", "opgraph_linalg.faces.linalg"),
         PublicModule("opgraph.tensor.nlinalg", "opgraph_linalg.faces.nlinalg"),
         PublicModule("opgraph.tensor.slinalg", "opgraph_linalg.faces.slinalg"),
+        # PyTensor exports these from tensor.basic; the core has none of its own
+        PublicModule("opgraph.tensor", "opgraph_linalg.constructors", names=_TENSOR_NAMES),
     ]
+
+
+@hookimpl
+def opgraph_op_impl(op: Any, backend: str) -> object | None:
+    """C (LAPACK from SciPy) for cholesky, solve_triangular, solve and cho_solve."""
+    if backend != "c" or not any(m in sys.modules for m in _OPS_WITH_C):
+        return None
+    return importlib.import_module(_C_IMPL).c_provider(op)

@@ -28,8 +28,8 @@ def kron(a: Any, b: Any) -> Variable:
     a, b = pt.as_tensor_variable(a), pt.as_tensor_variable(b)
     if a.type.ndim == 0 or b.type.ndim == 0 or a.type.ndim + b.type.ndim < 3:
         raise TypeError(
-            f"kron: the inputs' ranks must add up to 3 or more (as in PyTensor; for two "
-            f"vectors use outer), got {a.type} and {b.type}"
+            f"kron: inputs dimensions must sum to 3 or more (for two vectors use outer), got "
+            f"{a.type} and {b.type}"
         )
     nd = max(a.type.ndim, b.type.ndim)
     a = pt.shape_padleft(a, nd - a.type.ndim) if a.type.ndim < nd else a

@@ -84,13 +84,19 @@ class SolveBase(Op):
         return "(m,m),(m)->(m)" if self.b_ndim == 1 else "(m,m),(m,n)->(m,n)"
 
     def make_node(self, a: Any, b: Any) -> Apply:
+        a, b = pt.as_tensor_variable(a), pt.as_tensor_variable(b)
+        if a.type.ndim != 2:
+            raise ValueError(
+                f"{self.who}: `A` must be a matrix (the core op takes one; the function "
+                f"{self.who}() batches), got {a.type}"
+            )
+        if b.type.ndim != self.b_ndim:
+            raise ValueError(
+                f"{self.who}: `b` must have {self.b_ndim} dims (b_ndim={self.b_ndim}; the "
+                f"function {self.who}() batches), got {b.type}"
+            )
         a = as_matrix(a, self.who, "a")
         b = as_matrix(b, self.who, "b", self.b_ndim)
-        if a.type.ndim != 2 or b.type.ndim != self.b_ndim:
-            raise ValueError(
-                f"{self.who}: the core op takes a matrix a and a {self.b_ndim}-d b, got {a.type} "
-                f"and {b.type} (use the function {self.who}(), which batches)"
-            )
         check_square_static(a, self.who, "a")
         m, bm = a.type.shape[0], b.type.shape[0]
         if m is not None and bm is not None and m != bm:
@@ -197,8 +203,8 @@ class Solve(SolveBase):
     ) -> None:
         if assume_a not in _ASSUME_A:
             raise ValueError(
-                f"solve: assume_a must be one of {sorted({*_ASSUME_A, *_TRIANGULAR})}, "
-                f"got {assume_a!r}"
+                f"solve: Invalid assume_a: {assume_a}. It must be one of "
+                f"{sorted({*_ASSUME_A, *_TRIANGULAR})}"
             )
         super().__init__(lower=lower, check_finite=check_finite, b_ndim=b_ndim)
         self.assume_a = _ASSUME_A[assume_a]

@@ -1,7 +1,12 @@
-"""Scalars that summarise a matrix: det, slogdet, norm (trace is in constructors)."""
+"""Scalars that summarise a matrix: det, slogdet, norm.
+
+``trace`` lives in constructors (``opgraph.tensor.trace``); the one here is
+PyTensor's deprecated ``linalg.trace``, which warns and forwards.
+"""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +20,7 @@ from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
-from opgraph_linalg.constructors import trace
+from opgraph_linalg.constructors import trace as _trace
 from opgraph_linalg.factor import SVD
 from opgraph_linalg.inverse import MatrixInverse
 
@@ -62,7 +67,7 @@ class Det(Op):
             return [disconnected_type()]
         (x,) = inputs
         (d,) = outputs
-        return [d * trace(pt.dot(MatrixInverse()(x), t))]
+        return [d * _trace(pt.dot(MatrixInverse()(x), t))]
 
 
 class SLogDet(Op):
@@ -98,15 +103,31 @@ class SLogDet(Op):
         if _is_disconnected(t):
             return [disconnected_type(), disconnected_type()]
         (x,) = inputs
-        return [pt.zeros_like(outputs[0]), trace(pt.dot(MatrixInverse()(x), t))]
+        return [pt.zeros_like(outputs[0]), _trace(pt.dot(MatrixInverse()(x), t))]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[False, True]]
 
 
+def trace(x: Any) -> Variable:
+    """Deprecated (as in PyTensor): use ``opgraph.tensor.trace``."""
+    warnings.warn(
+        "opgraph.tensor.linalg.trace is deprecated. Use opgraph.tensor.trace instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return _trace(x)
+
+
 def det(x: Any) -> Variable:
     """The determinant of ``x`` (or of each matrix in a batch)."""
     x = as_matrix(x, "det", "x")
+    m, n = x.type.shape[-2:]
+    if m is not None and n is not None and m != n:
+        raise ValueError(
+            f"det: Determinant not defined for non-square matrices: x has static shape "
+            f"{x.type.shape}"
+        )
     check_square_static(x, "det", "x")
     return Blockwise(Det())(x)
 
@@ -141,7 +162,7 @@ def _matrix_norm(x: Variable, ord: Any, axes: tuple[int, int], keepdims: bool) -
         out = pick(axis=other, keepdims=True)
         return out if keepdims else pt.squeeze(out, axis=tuple(sorted(axes)))
     else:
-        raise ValueError(f"norm: invalid ord {ord!r} for a matrix norm (None, 'fro', 'nuc', "
+        raise ValueError(f"norm: Invalid norm order for matrices: {ord!r} (None, 'fro', 'nuc', "
                          f"1, -1, 2, -2, inf or -inf)")
     if keepdims:
         out = pt.expand_dims(out, tuple(sorted(axes)))
@@ -161,7 +182,7 @@ def _vector_norm(x: Variable, ord: Any, axis: int, keepdims: bool) -> Variable:
     if ord == 1:
         return pt.sum(a, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
-        raise ValueError(f"norm: invalid ord {ord!r} for a vector norm (a number or None)")
+        raise ValueError(f"norm: Invalid norm order {ord!r} for vectors (a number or None)")
     return pt.sum(a**ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
 
 
@@ -176,11 +197,15 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
     nd = x.type.ndim
     if isinstance(axis, Variable):
         raise TypeError(
-            f"norm: axis must be None, an int or a tuple of ints, got the variable {axis}"
+            f"norm: 'axis' must be None, an integer, or a tuple of integers (a Python value), "
+            f"got the variable {axis}"
         )
     if axis is None:
         if nd == 0:
-            raise ValueError(f"norm: x must have at least one dimension, got {x.type}")
+            raise ValueError(
+                f"norm: Cannot compute norm when core_dims < 1 or core_dims > 3, found: "
+                f"core_dims = 0 (x is {x.type}; it needs at least one dimension)"
+            )
         axis = (-1,) if nd == 1 else (-2, -1)
     if isinstance(axis, int | np.integer):
         axis = (int(axis),)
@@ -188,7 +213,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> V
         axes = tuple(int(a) % nd for a in axis)
     except (TypeError, ZeroDivisionError):
         raise TypeError(
-            f"norm: axis must be None, an int or a tuple of ints, got {axis!r}"
+            f"norm: 'axis' must be None, an integer, or a tuple of integers, got {axis!r}"
         ) from None
     if len(axes) == 1:
         return _vector_norm(x, ord, axes[0], keepdims)
