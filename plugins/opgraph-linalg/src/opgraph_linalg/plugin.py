@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from opgraph.plugins import PublicModule, hookimpl
+from opgraph.plugins.records import OpImpl
 
 _REWRITES = "opgraph_linalg.rewrites"
 _C_IMPL = "opgraph_linalg.c_impl"
@@ -40,8 +41,9 @@ def opgraph_public_modules() -> list[PublicModule]:
 
 
 @hookimpl
-def opgraph_op_impl(op: Any, backend: str) -> object | None:
+def opgraph_op_impl(op: Any, backend: str) -> OpImpl | None:
     """C (LAPACK from SciPy) for cholesky, solve_triangular, solve and cho_solve."""
     if backend != "c" or not any(m in sys.modules for m in _OPS_WITH_C):
         return None
-    return importlib.import_module(_C_IMPL).c_provider(op)
+    impl = importlib.import_module(_C_IMPL).c_provider(op)
+    return None if impl is None else OpImpl("c", impl, "LAPACK through scipy.linalg.cython_lapack")
