@@ -27,6 +27,7 @@ from opgraph.autodiff.reverse import grad
 from opgraph.autodiff.undefined import is_disconnected
 from opgraph.graph.basic import Variable, clone_replace, io_toposort
 from opgraph.graph.null_type import DisconnectedType
+from opgraph.tensor.type import TensorType
 
 __all__ = ["connection_pattern", "pullback", "pushforward"]
 
@@ -217,7 +218,8 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     for i in (list(range(sl["seqs"].start, sl["seqs"].stop))
               + list(range(sl["states"].start, sl["states"].stop))
               + list(range(sl["non_seqs"].start, sl["non_seqs"].stop))):
-        result[i] = arith.zeros_like(inputs[i])
+        if isinstance(inputs[i].type, TensorType):  # a generator has no gradient
+            result[i] = arith.zeros_like(inputs[i])
 
     # Outputs with a cotangent from outside the loop.
     live = [j for j in range(n_st + n_nit) if _live(cotangents[j]) and _is_float(outs[j])]

@@ -35,6 +35,7 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = [
     "DefaultGeneratorMakerOp",
     "RandomVariable",
+    "RandomVariableWithCoreShape",
     "default_rng",
     "vectorize_random_variable",
 ]
@@ -406,3 +407,14 @@ class DefaultGeneratorMakerOp(Op):
 
 
 default_rng = DefaultGeneratorMakerOp()
+
+
+class RandomVariableWithCoreShape(Op):
+    """PyTensor's wrapper bundling a RandomVariable with the core shape of its draws.
+
+    PyTensor's JIT backends (Numba) need the core shape as an explicit input
+    and wrap RandomVariable nodes in this Op.  opgraph's backends draw with
+    NumPy's Generator, which needs no such wrapper, so no rewrite of opgraph
+    builds one; the class exists so that ``isinstance`` checks of ported code
+    hold (no node of opgraph's graphs is one).
+    """
