@@ -82,7 +82,7 @@ def test_remove_unused_drops_inputs_and_outputs_nobody_reads():
     def step(xt, ct, W):  # ct is never read; the second output is dropped below
         return xt + 1.0, pt.dot(W, xt)
 
-    a, b = scan(step, sequences=[x, c], non_sequences=W, return_updates=False)
+    a, _b = scan(step, sequences=[x, c], non_sequences=W, return_updates=False)
     fg = FunctionGraph([x, c, W], [a], clone=False)
     in2out(scan_remove_unused).rewrite(fg)
     [node] = [n for n in fg.apply_nodes if isinstance(n.op, Scan)]
@@ -102,7 +102,7 @@ def test_remove_unused_keeps_a_state_another_output_reads():
     def step(xt, s):
         return s + xt, s * 2.0  # the second reads the first's state
 
-    s, d = scan(step, sequences=x, outputs_info=[pt.as_tensor(0.0), None],
+    _s, d = scan(step, sequences=x, outputs_info=[pt.as_tensor(0.0), None],
                 return_updates=False)
     fg = FunctionGraph([x], [d], clone=False)
     in2out(scan_remove_unused).rewrite(fg)
