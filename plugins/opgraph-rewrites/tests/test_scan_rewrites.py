@@ -18,7 +18,7 @@ from opgraph_rewrites.scan import (
 import opgraph
 import opgraph.tensor as pt
 from opgraph.compile.function import function
-from opgraph.compile.mode import get_default_mode
+from opgraph.compile.mode import get_default_mode, get_mode
 from opgraph.graph.basic import io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.walking import in2out
@@ -27,6 +27,7 @@ from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 
 RNG = np.random.default_rng(42)
+VECTORIZE = get_mode("FAST_RUN").including("scan_vectorize")
 
 
 def scans(fn) -> list:
@@ -187,7 +188,7 @@ def test_vectorize_replaces_an_independent_map():
     fg = FunctionGraph([x, W], [y], clone=False)
     in2out(scan_to_vectorized).rewrite(fg)
     assert not any(isinstance(n.op, Scan) for n in fg.apply_nodes)
-    fast, ref = compile_pair([x, W], y)
+    fast, ref = compile_pair([x, W], y, mode=VECTORIZE)
     assert not scans(fast) and scans(ref)
     xv, Wv = RNG.normal(size=(5, 3)), RNG.normal(size=(3, 3))
     np.testing.assert_allclose(fast(xv, Wv), ref(xv, Wv))
@@ -197,7 +198,7 @@ def test_vectorize_replaces_an_independent_map():
 def test_vectorize_keeps_the_short_sequence_error():
     x, k = pt.vector("x"), pt.iscalar("k")
     y = scan(lambda v: v * 2.0, sequences=x, n_steps=k, return_updates=False)
-    fast, _ = compile_pair([x, k], y)
+    fast, _ = compile_pair([x, k], y, mode=VECTORIZE)
     assert not scans(fast)
     np.testing.assert_allclose(fast(np.arange(4.0), 3), [0.0, 2.0, 4.0])
     with pytest.raises(ValueError, match="fewer than n_steps"):
@@ -239,12 +240,16 @@ def test_scan_args_round_trip_rebuilds_an_equal_node():
         ScanArgs.from_node(pt.exp(x).owner)
 
 
-def test_rewrites_are_in_the_default_mode():
+def test_vectorizing_is_opt_in_and_an_invariant_map_becomes_an_alloc():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        x = pt.matrix("x")
+        x, w = pt.matrix("x"), pt.vector("w")
         y = scan(lambda xt: xt + 1.0, sequences=x, return_updates=False)
-        f = function([x], y, mode=get_default_mode())
+        assert len(scans(function([x], y, mode=get_default_mode()))) == 1
+        assert not scans(function([x], y, mode=get_default_mode().including("scan_vectorize")))
+        # every step returns the same value: no loop at all
+        z = scan(lambda w: pt.exp(w), non_sequences=w, n_steps=4, return_updates=False)
+        f = function([w], z, mode=get_default_mode())
         assert not scans(f)
-        f2 = function([x], y, mode=get_default_mode().excluding("scan_vectorize"))
-        assert len(scans(f2)) == 1
+        wv = RNG.normal(size=3)
+        np.testing.assert_allclose(f(wv), np.tile(np.exp(wv), (4, 1)))

@@ -6,8 +6,8 @@ rewrite                position   what
 scan_push_out_non_seq  0.51       loop-invariant body nodes computed before the loop
 scan_merge             0.52       Scans over the same steps fused into one
 scan_remove_unused     0.53       unused/duplicate inputs and unused outputs dropped
-scan_to_vectorized     0.54       a Scan without recurrence vectorised (also tagged
-                                  ``scan_push_out_seq``, ``scan_vectorize``)
+scan_to_vectorized     0.54       a Scan without recurrence vectorised (opt-in:
+                                  ``mode.including("scan_vectorize")``)
 scan_save_mem          0.55       only the last rows of a state kept when only
                                   those are read
 =====================  =========  ==============================================
@@ -15,7 +15,9 @@ scan_save_mem          0.55       only the last rows of a state kept when only
 They run after the first merge and before canonicalize, so that canonicalize
 sees the rewritten outer graph (and ``scan_save_mem`` sees readers as
 ``scan`` built them).  Tags follow PyTensor's: ``scan``, ``scan_pushout``,
-``scan_save_mem``, ``scan_remove_unused``, ``scan_merge``.
+``scan_save_mem``, ``scan_remove_unused``, ``scan_merge``.  Vectorising is
+opt-in, as in PyTensor a map stays a Scan unless asked: the vectorised graph
+holds every step's intermediates at once, which costs memory a loop does not.
 """
 
 from __future__ import annotations
@@ -53,8 +55,7 @@ def register_scan_rewrites(db: Any) -> None:
     db.register("scan_remove_unused", in2out(scan_remove_unused, ignore_newtrees=True),
                 "fast_run", "scan", "scan_remove_unused", position=0.53)
     db.register("scan_to_vectorized", in2out(scan_to_vectorized, ignore_newtrees=True),
-                "fast_run", "scan", "scan_pushout", "scan_push_out_seq", "scan_vectorize",
-                position=0.54)
+                "scan_vectorize", position=0.54)
     db.register("scan_save_mem", in2out(scan_save_mem, ignore_newtrees=True), "fast_run",
                 "scan", "scan_save_mem", position=0.55)
     db.register("scan_make_inplace", ScanInplaceOptimizer(), "fast_run", "inplace",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
@@ -84,11 +85,35 @@ def _set_inner_outputs(args: ScanArgs, outs: list[Any]) -> None:
         setattr(args, name, [next(it) for _ in getattr(args, name)])
 
 
+def _repeated(args: ScanArgs, new: Apply) -> dict[Variable, Variable]:
+    """Per-step outputs that are a non-sequence or a constant: that value repeated."""
+    outer_of = dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs))
+    first = len(args.outer_out_mit_sot) + len(args.outer_out_sit_sot)
+    out = {}
+    for q, inner in enumerate(args.inner_out_nit_sot):
+        value = outer_of.get(inner, inner if isinstance(inner, Constant) else None)
+        if value is None:
+            continue
+        value = pt.as_tensor_variable(value)
+        target = new.outputs[first + q]
+        rep = pt.alloc(value, args.n_steps, *[value.shape[d] for d in range(value.type.ndim)])
+        out[target] = pt.cast(rep, target.type.dtype) if rep.type.dtype != \
+            target.type.dtype else rep
+    return out
+
+
 @node_rewriter([Scan])
 def scan_push_out_non_seq(fgraph: Any, node: Apply) -> Any:
-    """Compute the loop-invariant part of a Scan's body once, before the loop."""
+    """Compute the loop-invariant part of a Scan's body once, before the loop.
+
+    A per-step output that is then loop-invariant becomes that value repeated
+    ``n_steps`` times, and the Scan no longer computes it.
+    """
+    if node.op.info.n_mit_mot or node.op.info.as_while:
+        return False
     args = ScanArgs.from_node(node)
     if not push_out_invariants(args):
         return False
     new = args.make_node()
-    return dict(zip(node.outputs, new.outputs))
+    repeated = _repeated(args, new)
+    return {o: repeated.get(n, n) for o, n in zip(node.outputs, new.outputs)}
