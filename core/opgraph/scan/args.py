@@ -9,13 +9,13 @@ into a Scan node with a matching :class:`ScanInfo`.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.traversal import graph_inputs
 from opgraph.scan.op import Scan, ScanInfo
 
 __all__ = ["FieldInfo", "ScanArgs"]
@@ -191,11 +191,73 @@ class ScanArgs:
         alt = getattr(self, f"{alt_prefix}_{kind}")
         return alt[info.index]
 
+    # -- removing ----------------------------------------------------------------------
+    def _remove_from_fields(self, i: Any, field_filter: Any = None) -> FieldInfo | None:
+        """Remove ``i`` from the group holding it; its FieldInfo (before removal), or None."""
+        info = self.find_among_fields(i, field_filter)
+        if info is None:
+            return None
+        field = getattr(self, info.name)
+        if info.inner_index is None:
+            del field[info.index]
+            return info
+        group = field[info.index]
+        del group[info.inner_index]
+        slices = {"inner_in_mit_mot": "mit_mot_in_slices", "inner_in_mit_sot": "mit_sot_in_slices",
+                  "inner_out_mit_mot": "mit_mot_out_slices"}[info.name]
+        taps = getattr(self, slices)
+        del taps[info.index][info.inner_index]
+        if not group:
+            del field[info.index]
+            del taps[info.index]
+        return info
+
+    def _group(self, info: FieldInfo) -> list[Variable]:
+        """Every variable of the input/output ``info`` belongs to (inner and outer sides)."""
+        kind = info.name.split("_", 2)[2]
+        members: list[Variable] = []
+        for prefix in ("inner_in", "outer_in", "inner_out", "outer_out"):
+            field = getattr(self, f"{prefix}_{kind}", None)
+            if field is None or info.index >= len(field):
+                continue
+            item = field[info.index]
+            members.extend(item if isinstance(item, list) else [item])
+        return members
+
+    def remove_from_fields(self, i: Variable, rm_dependents: bool = True
+                           ) -> list[tuple[Variable, FieldInfo | None]]:
+        """Remove ``i`` (and, with ``rm_dependents``, what depends on it); what was removed."""
+        if self.find_among_fields(i) is None:
+            raise ValueError(f"ScanArgs.remove_from_fields: {i} is not part of this Scan")
+        if not rm_dependents:
+            return [(i, self._remove_from_fields(i))]
+        todo, order = [i], []
+        seen: set[Variable] = set()
+        while todo:
+            v = todo.pop()
+            if v in seen:
+                continue
+            info = self.find_among_fields(v)
+            if info is None:
+                continue
+            group = self._group(info)
+            seen.update(group)
+            order.extend(g for g in group if g not in order)
+            inner_ins = {g for g in group if g in set(self.inner_inputs)}
+            if inner_ins:
+                for o in self.inner_outputs:
+                    if o not in seen and inner_ins & set(graph_inputs([o])):
+                        todo.append(o)
+        return [(v, self._remove_from_fields(v)) for v in order]
+
     def __copy__(self) -> ScanArgs:
         new = object.__new__(ScanArgs)
         for k, v in self.__dict__.items():
-            new.__dict__[k] = [list(x) if isinstance(x, list) else x for x in v] \
-                if isinstance(v, list) else copy.copy(v)
+            if isinstance(v, list):
+                v = [list(x) if isinstance(x, list) else x for x in v]
+            elif isinstance(v, dict):
+                v = dict(v)
+            new.__dict__[k] = v
         return new
 
     def __eq__(self, other: object) -> bool:

@@ -288,7 +288,7 @@ def scan(
     # generator of RandomStream) advances at every step, as in PyTensor: its
     # default update becomes an update of the loop.
     traced = outs + list(updates.values()) + ([cond.condition] if cond is not None else [])
-    for v in graph_inputs(traced):
+    for v in graph_inputs(traced, blockers=ns_outer):
         if isinstance(v, SharedVariable) and v not in updates and \
                 getattr(v, "default_update", None) is not None:
             updates[v] = v.default_update
