@@ -19,6 +19,7 @@ from opgraph.compile.sharedvalue import shared
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.graph.replace import _vectorize_node
 from opgraph.tensor.random.type import RandomType, random_generator_type
 from opgraph.tensor.random.utils import (
     broadcast_shape_entries,
@@ -407,6 +408,12 @@ class DefaultGeneratorMakerOp(Op):
 
 
 default_rng = DefaultGeneratorMakerOp()
+
+
+@_vectorize_node.register(RandomVariable)
+def _vectorize_rv(op: RandomVariable, node: Apply, *batched_inputs: Any) -> Apply:
+    """``vectorize_graph`` of a draw: the parameters' new leading axes become batch axes."""
+    return vectorize_random_variable(op, node, *batched_inputs)
 
 
 class RandomVariableWithCoreShape(Op):
