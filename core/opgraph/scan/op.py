@@ -461,14 +461,22 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     nits: list[np.ndarray | None] = [None] * n_nit
     done = n
+    # what each step reads and writes, computed once (the loop runs per step)
+    mm_reads = [(buf, t) for buf, taps in zip(mm_bufs, info.mit_mot_in_slices) for t in taps]
+    state_reads = [(bufs[m], offsets[m] + t, rows[m])
+                   for m, taps in enumerate(info.state_taps) for t in taps]
+    writes = [(bufs[m], offsets[m], rows[m]) for m in range(n_st)]
+    as_while = info.as_while
+    base = n_st + n_nit
+    non_seqs = list(non_seqs)
     for i in range(n):
         args = [s[i, ...] for s in seqs]
-        for buf, taps in zip(mm_bufs, info.mit_mot_in_slices):
-            args.extend(buf[i + t, ...] for t in taps)
-        for buf, k, r, taps in zip(bufs, offsets, rows, info.state_taps):
-            args.extend(buf[(k + i + t) % r, ...] for t in taps)
-        args.extend(shared)
-        args.extend(non_seqs)
+        if mm_reads:
+            args += [buf[i + t, ...] for buf, t in mm_reads]
+        args += [buf[(pos + i) % r, ...] for buf, pos, r in state_reads]
+        if shared:
+            args += shared
+        args += non_seqs
         res = fn(*args)
         if n_mm:
             pos = 0
@@ -477,8 +485,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                     buf[i + t] = res[pos]
                     pos += 1
             res = res[n_mm_out:]
-        for m in range(n_st):
-            bufs[m][(offsets[m] + i) % rows[m]] = res[m]
+        for m, (buf, k, r) in enumerate(writes):
+            buf[(k + i) % r] = res[m]
         for q in range(n_nit):
             val = np.asarray(res[n_st + q])
             if nits[q] is None:
@@ -488,10 +496,10 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                                  f"but {nits[q].shape[1:]} at step 0; every step must "
                                  "return the same shape")
             nits[q][i] = val
-        base = n_st + n_nit
-        shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else copy.copy(v)
-                  for v in res[base:base + n_sh]]
-        if info.as_while and bool(res[base + n_sh]):
+        if n_sh:
+            shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else copy.copy(v)
+                      for v in res[base:base + n_sh]]
+        if as_while and bool(res[base + n_sh]):
             done = i + 1
             break
     for j in range(n_mm):
