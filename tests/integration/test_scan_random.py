@@ -32,7 +32,7 @@ def test_the_same_seed_gives_the_same_walk_in_every_mode():
     results = []
     for mode in MODES:
         srng = RandomStream(seed=9)
-        walk, updates = opgraph.scan(lambda s: s * 0.5 + srng.uniform(), n_steps=5,
+        walk, updates = opgraph.scan(lambda s, srng=srng: s * 0.5 + srng.uniform(), n_steps=5,
                                      outputs_info=pt.as_tensor(1.0), return_updates=True)
         results.append(opgraph.function([], walk, updates=updates, mode=mode)())
     for r in results[1:]:
