@@ -55,3 +55,21 @@ def test_scan_args_remove_with_dependents():
     np.testing.assert_allclose(f(xv, xv), xv + 1.0)
     with pytest.raises(ValueError, match="not part of this Scan"):
         args.remove_from_fields(y_t)
+
+
+def test_gradient_of_a_loop_that_also_draws():
+    srng = RandomStream(seed=2)
+    x, w = pt.vector("x"), pt.dscalar("w")
+
+    def step(xt, h, w):
+        return h * w + xt, srng.normal() + xt
+
+    (h, noise), updates = opgraph.scan(step, sequences=x, outputs_info=[pt.as_tensor(0.0), None],
+                                       non_sequences=w, return_updates=True)
+    g = opgraph.grad(h[-1], w)  # the draws do not feed h: the gradient is exact
+    f = opgraph.function([x, w], [g, noise], updates=updates, mode="FAST_RUN")
+    got, draws = f(np.ones(3), 2.0)
+    np.testing.assert_allclose(got, 2 * 2.0 + 1.0)  # h3 = w**2 + w + 1
+    assert draws.shape == (3,)
+    with pytest.raises(NotImplementedError, match="random draws"):
+        opgraph.grad(noise.sum(), x)
