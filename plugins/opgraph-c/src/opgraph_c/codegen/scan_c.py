@@ -11,7 +11,8 @@ calls of a whole graph.
 
 Loops this does not cover (mit-mot outputs, untraced states such as random
 generators, ``until``, a body with a node without C, a non-tensor or
-unsupported dtype) return None: the node then runs its Python loop.
+unsupported dtype, a Scan given its own Mode object) return None: the node
+then runs its Python loop.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     info = op.info
     if info.n_mit_mot or info.n_shared_outs or info.as_while:
         return None
+    if op.mode is not None and not isinstance(op.mode, str):
+        return None  # a Mode object (e.g. a MonitorMode) wants its own linker to run the body
     if not all(_tensor_ok(v) for v in [*node.inputs, *node.outputs]):
         return None
     fg = op.fn.maker.fgraph

@@ -81,8 +81,12 @@ def _drop_unused_outputs(args: ScanArgs, clients: Any) -> bool:
                     continue
                 state_in = args.inner_in_mit_sot[k] if kind == "mit_sot" else \
                     [getattr(args, f"inner_in_{kind}")[k]]
-                own = getattr(args, f"inner_out_{kind}")[k]
-                others = [o for o in args.inner_outputs if o is not own]
+                # every other output slot (by position: two slots may hold one variable)
+                first = {"mit_sot": 0, "sit_sot": len(args.inner_out_mit_sot),
+                         "shared": len(args.inner_out_mit_sot) + len(args.inner_out_sit_sot)
+                         + len(args.inner_out_nit_sot)}[kind]
+                flat = args.inner_outputs[sum(len(g) for g in args.inner_out_mit_mot):]
+                others = flat[:first + k] + flat[first + k + 1:]
                 if set(state_in) & _used_inputs(others):
                     continue
                 for name in (f"outer_out_{kind}", f"inner_out_{kind}", f"outer_in_{kind}",
