@@ -124,3 +124,21 @@ def test_loops_c_does_not_cover_keep_their_python_loop():
                         outputs_info=w.sum(), n_steps=20, return_updates=False)
     fc2 = check([w], [stop], np.ones(2))
     assert c_scans(fc2) == [False]
+
+
+def test_a_ring_of_the_last_rows_when_only_those_are_read():
+    k = pt.iscalar("k")
+    init = pt.vector("init")
+    fib = opgraph.scan(lambda a, b: a + b, outputs_info={"initial": init, "taps": [-2, -1]},
+                       n_steps=k, return_updates=False)
+    fc, fp = compile_both([init, k], [fib[-1], fib[-3]])
+    [node] = [n for n in fc.maker.fgraph.apply_nodes if isinstance(n.op, Scan)]
+    assert node.op.keep_last and all(c_scans(fc))
+    for n in (3, 4, 7, 30):
+        for g, w in zip(fc(np.array([0.0, 1.0]), n), fp(np.array([0.0, 1.0]), n)):
+            np.testing.assert_allclose(g, w)
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = rnn(x, W, h0)
+    g = opgraph.grad(h[-1].sum(), W)
+    vals = (RNG.normal(size=(9, 3)), RNG.normal(size=(3, 3)) / 2, RNG.normal(size=3))
+    check([x, W, h0], [h[-1], g], *vals)

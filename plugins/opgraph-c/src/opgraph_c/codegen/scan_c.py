@@ -170,6 +170,11 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     n_seqs, n_st, n_nit, n_ns = info.n_seqs, info.n_states, info.n_nit_sot, info.n_non_seqs
     taps = info.state_taps
     ks = [-min(t) for t in taps]
+    keep = op.keep_last or (0,) * n_st
+    # rows of each state buffer: all (k + n), or a ring of the last ones (keep_last)
+    rows = [f"({ks[m]} + n)" if not keep[m] else
+            f"(({ks[m]} + n) < {max(keep[m], ks[m] + 1)} ? ({ks[m]} + n) : "
+            f"{max(keep[m], ks[m] + 1)})" for m in range(n_st)]
     sl = op.outer_slices()
     seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
     fail = "goto og_scan_fail;"
@@ -193,7 +198,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         B.append(f"if (PyArray_NDIM({x}) < 1 || PyArray_DIMS({x})[0] < {ks[m]}) {{ "
                  f"PyErr_SetString(PyExc_ValueError, \"Scan: initial state {m} needs {ks[m]} "
                  f"rows\"); {fail} }}")
-        B.append(f"npy_intp d[NPY_MAXDIMS]; d[0] = {ks[m]} + n;")
+        B.append(f"npy_intp d[NPY_MAXDIMS]; d[0] = {rows[m]};")
         B.append(f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];")
         B.append(f"Py_XDECREF(o{m}); o{m} = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM({x}), "
                  f"d, {typenum(node.outputs[m].type.dtype)}, 0); if (!o{m}) {fail}")
@@ -212,8 +217,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         pos += 1
     for m in range(n_st):
         for tap in taps[m]:
-            B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(o{m}, {ks[m]} + t + "
-                     f"({tap}))); if (!sv[{slot[f_in[pos]]}]) {fail}")
+            B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(o{m}, ({ks[m]} + t + "
+                     f"({tap})) % {rows[m]})); if (!sv[{slot[f_in[pos]]}]) {fail}")
             pos += 1
     for j, inner in enumerate(order):
         ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
@@ -228,7 +233,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         B.append(f"if (rc) {fail}")
         B.append("}")
     for m in range(n_st):
-        B.append(f"if (og_scan_store(o{m}, {ks[m]} + t, sv[{slot[f_out[m]]}], {m})) {fail}")
+        B.append(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, sv[{slot[f_out[m]]}], "
+                 f"{m})) {fail}")
     for q in range(n_nit):
         o = f"o{n_st + q}"
         val = f"sv[{slot[f_out[n_st + q]]}]"
@@ -239,6 +245,20 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                  f"{typenum(node.outputs[n_st + q].type.dtype)}, 0); if (!{o}) {fail} }}")
         B.append(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
     B.append("}")
+    # a ring holds the last rows out of order: put them oldest first
+    for m in range(n_st):
+        if not keep[m]:
+            continue
+        B.append(f"if ({rows[m]} < {ks[m]} + n) {{")
+        B.append(f"npy_intp r = {rows[m]}, total = {ks[m]} + n;")
+        B.append(f"PyArrayObject *ring = o{m}; o{m} = (PyArrayObject *)PyArray_NewLikeArray("
+                 f"ring, NPY_CORDER, NULL, 0); if (!o{m}) {{ o{m} = ring; {fail} }}")
+        B.append(f"for (npy_intp j = 0; j < r; j++) {{ PyObject *row = og_scan_row(ring, "
+                 f"(total - r + j) % r); if (!row) {{ Py_DECREF(ring); {fail} }} "
+                 f"int rc = og_scan_store(o{m}, j, row, {m}); Py_DECREF(row); "
+                 f"if (rc) {{ Py_DECREF(ring); {fail} }} }}")
+        B.append("Py_DECREF(ring);")
+        B.append("}")
     # no step: empty per-step outputs (unknown row lengths are 0)
     for q in range(n_nit):
         o = f"o{n_st + q}"
