@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BackendCompileError",
     "Container",
+    "JITLinker",
     "Linker",
     "LinkerResult",
     "StorageCell",
@@ -223,6 +224,15 @@ class Linker:
         gc = "" if self.allow_gc else "allow_gc=False"
         inner = ", ".join(x for x in (gc, opts) if x)
         return f"{type(self).__name__}({inner})"
+
+
+class JITLinker(Linker):
+    """Base of linkers that hand the whole graph to a just-in-time compiler.
+
+    PyTensor's JAX and Numba linkers derive from it and code tests
+    ``isinstance(linker, JITLinker)``; opgraph ships no such backend, so none of
+    opgraph's own linkers is one.
+    """
 
 
 def map_storage(

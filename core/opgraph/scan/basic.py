@@ -284,6 +284,14 @@ def scan(
                 f"initial state outputs_info[{i}] gives {want} for each step; they must have "
                 "the same dtype and number of dimensions (cast one of them)")
 
+    # A shared variable the body reads and that has a default update (a random
+    # generator of RandomStream) advances at every step, as in PyTensor: its
+    # default update becomes an update of the loop.
+    traced = outs + list(updates.values()) + ([cond.condition] if cond is not None else [])
+    for v in graph_inputs(traced, blockers=ns_outer):
+        if isinstance(v, SharedVariable) and v not in updates and \
+                getattr(v, "default_update", None) is not None:
+            updates[v] = v.default_update
     shared_vars: list[SharedVariable] = []
     shared_new: list[Variable] = []
     for var, new in updates.items():

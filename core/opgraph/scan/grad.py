@@ -27,6 +27,10 @@ from opgraph.autodiff.reverse import grad
 from opgraph.autodiff.undefined import is_disconnected
 from opgraph.graph.basic import Variable, clone_replace, io_toposort
 from opgraph.graph.null_type import DisconnectedType
+from opgraph.graph.traversal import graph_inputs
+from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
+from opgraph.tensor.exceptions import NotScalarConstantError
+from opgraph.tensor.type import TensorType
 
 __all__ = ["connection_pattern", "pullback", "pushforward"]
 
@@ -117,6 +121,14 @@ def _disconnected() -> Variable:
     return DisconnectedType()()
 
 
+def _zero(value: Variable) -> bool:
+    """Whether ``value`` is known to be all zeros (the cotangent of an unused output)."""
+    try:
+        return bool(get_underlying_scalar_constant_value(value) == 0)
+    except NotScalarConstantError:
+        return False
+
+
 def _live(value: Any) -> bool:
     return value is not None and not is_disconnected(value)
 
@@ -168,10 +180,89 @@ def _trajectory(op: Any, inputs: list[Variable]) -> tuple[Any, list[Variable], l
     return new_op, outer, new_op(*outer, return_list=True)
 
 
+@attrs.frozen
+class _Reduced:
+    """A loop without its generator states: the new Op, its inputs and outputs, the maps."""
+
+    op: Any
+    inputs: list
+    outputs: list
+    in_map: dict  # old outer input index -> new one
+    kept: list  # old outer output index of each new output
+    dropped: list  # old outer output indices no longer computed
+
+
+def _without_generators(op: Any, inputs: list[Variable], what: str) -> _Reduced | None:
+    """The loop without its non-tensor untraced states (random generators) and their draws.
+
+    Draws have no derivative; what they feed is dropped too.  A recurrent
+    output or the ``until`` condition fed by a draw cannot be dropped: that is
+    an error naming the loop.
+    """
+    info = op.info
+    n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
+    ins, outs = op.inner_inputs_, op.inner_outputs_
+    sh0 = info.n_seqs + info.n_mit_mot_inner_inputs + sum(len(t) for t in info.state_taps)
+    drop_sh = {p for p in range(n_sh) if not arith.is_tensor(outs[n_st + n_nit + p])}
+    if not drop_sh:
+        return None
+    drop_nit: set[int] = set()
+    while True:
+        gone = {ins[sh0 + p] for p in drop_sh}
+        grew = False
+        for j, o in enumerate(outs):
+            if not gone & set(graph_inputs([o])):
+                continue
+            if j < n_st or j >= n_st + n_nit + n_sh:
+                fed = "the until condition" if j >= n_st + n_nit + n_sh else \
+                    f"recurrent output {j}"
+                raise NotImplementedError(
+                    f"Scan {op.name or ''} {what}: random draws feed {fed}; differentiating "
+                    "through draws inside a loop is not implemented")
+            if j < n_st + n_nit and j - n_st not in drop_nit:
+                drop_nit.add(j - n_st)
+                grew = True
+            elif j >= n_st + n_nit and j - n_st - n_nit not in drop_sh:
+                drop_sh.add(j - n_st - n_nit)
+                grew = True
+        if not grew:
+            break
+    keep_sh = [p for p in range(n_sh) if p not in drop_sh]
+    keep_nit = [q for q in range(n_nit) if q not in drop_nit]
+    new_ins = ins[:sh0] + [ins[sh0 + p] for p in keep_sh] + ins[sh0 + n_sh:]
+    new_outs = (outs[:n_st] + [outs[n_st + q] for q in keep_nit]
+                + [outs[n_st + n_nit + p] for p in keep_sh] + outs[n_st + n_nit + n_sh:])
+    new_info = attrs.evolve(info, n_nit_sot=len(keep_nit), n_untraced_sit_sot=len(keep_sh))
+    sl = op.outer_slices()
+    old_in = (list(range(sl["shared"].start)) + [sl["shared"].start + p for p in keep_sh]
+              + [sl["nit_lens"].start + q for q in keep_nit]
+              + list(range(sl["non_seqs"].start, len(inputs))))
+    kept = (list(range(n_st)) + [n_st + q for q in keep_nit]
+            + [n_st + n_nit + p for p in keep_sh])
+    dropped = [n_st + q for q in sorted(drop_nit)] + [n_st + n_nit + p for p in sorted(drop_sh)]
+    new_op = type(op)(new_ins, new_outs, new_info, mode=op.mode,
+                      truncate_gradient=op.truncate_gradient, name=op.name)
+    new_inputs = [inputs[i] for i in old_in]
+    return _Reduced(new_op, new_inputs, new_op(*new_inputs, return_list=True),
+                    {o: k for k, o in enumerate(old_in)}, kept, dropped)
+
+
 # -- pullback ----------------------------------------------------------------------------
 def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
              cotangents: list[Variable]) -> list[Variable]:
     """Cotangents of the outer inputs (reverse mode through time)."""
+    red = _without_generators(op, inputs, "pullback")
+    if red is not None:
+        for j in red.dropped:
+            if _live(cotangents[j]) and _is_float(outputs[j]) and not _zero(cotangents[j]):
+                raise NotImplementedError(
+                    f"Scan {op.name or ''} pullback: output {j} depends on random draws made "
+                    "inside the loop; differentiating through them is not implemented")
+        g = pullback(red.op, red.inputs, red.outputs, [cotangents[j] for j in red.kept])
+        result: list[Any] = [_disconnected() for _ in inputs]
+        for old, new in red.in_map.items():
+            result[old] = g[new]
+        return result
     info = op.info
     if info.n_mit_mot:
         raise NotImplementedError(f"Scan {op.name or ''}: the gradient of a loop with mit-mot "
@@ -217,7 +308,8 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     for i in (list(range(sl["seqs"].start, sl["seqs"].stop))
               + list(range(sl["states"].start, sl["states"].stop))
               + list(range(sl["non_seqs"].start, sl["non_seqs"].stop))):
-        result[i] = arith.zeros_like(inputs[i])
+        if isinstance(inputs[i].type, TensorType):  # a generator has no gradient
+            result[i] = arith.zeros_like(inputs[i])
 
     # Outputs with a cotangent from outside the loop.
     live = [j for j in range(n_st + n_nit) if _live(cotangents[j]) and _is_float(outs[j])]
@@ -359,6 +451,14 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
 def pushforward(op: Any, inputs: list[Variable], outputs: list[Variable],
                 tangents: list[Any]) -> list[Variable]:
     """Tangents of the outer outputs (forward mode: the loop carries them beside its states)."""
+    red = _without_generators(op, inputs, "pushforward")
+    if red is not None:
+        res = pushforward(red.op, red.inputs, red.outputs,
+                          [tangents[i] for i in sorted(red.in_map, key=red.in_map.get)])
+        out: list[Any] = [_disconnected() for _ in outputs]
+        for new, old in enumerate(red.kept):
+            out[old] = res[new]
+        return out
     info = op.info
     if info.n_mit_mot:
         raise NotImplementedError(f"Scan {op.name or ''}: the pushforward of a loop with "

@@ -29,7 +29,7 @@ from opgraph.graph.basic import Apply, Variable, clone, io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
-from opgraph.scan.utils import InnerGraphKey
+from opgraph.scan.key import InnerGraphKey
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -134,6 +134,7 @@ class Scan(Op, HasInnerGraph):
         profile: Any = False,
         allow_gc: bool | None = None,
         strict: bool = True,
+        keep_last: Sequence[int] | None = None,
     ) -> None:
         if not isinstance(info, ScanInfo):
             raise TypeError(f"Scan: info must be a ScanInfo; got {type(info).__name__}")
@@ -156,6 +157,11 @@ class Scan(Op, HasInnerGraph):
         self.profile = profile
         self.allow_gc = allow_gc
         self.strict = strict
+        keep = tuple(int(k) for k in keep_last) if keep_last is not None else ()
+        if keep and (len(keep) != info.n_states or any(k < 0 for k in keep)):
+            raise ValueError(f"Scan: keep_last needs one count >= 0 per recurrent output "
+                             f"({info.n_states}); got {keep_last!r}")
+        self.keep_last = keep if any(keep) else ()
         self._key: Any = None
         self._fn: Any = None
         self._fgraph: FunctionGraph | None = None
@@ -190,7 +196,7 @@ class Scan(Op, HasInnerGraph):
     def _value_key(self) -> Any:
         if self._key is None:
             self._key = (self.info, InnerGraphKey(self.inner_inputs_, self.inner_outputs_),
-                         self.truncate_gradient, _mode_key(self.mode))
+                         self.truncate_gradient, _mode_key(self.mode), self.keep_last)
         return self._key
 
     def __eq__(self, other: object) -> bool:
@@ -436,29 +442,41 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
     n_mm_out = info.n_mit_mot_inner_outputs
     bufs: list[np.ndarray] = []
     offsets: list[int] = []
+    rows: list[int] = []  # buffer length: every row, or a ring of the last ones (keep_last)
+    keep = op.keep_last or (0,) * info.n_states
     for m, (init, taps) in enumerate(zip(inputs[sl["states"]], info.state_taps)):
         k = -min(taps)
         if init.shape[0] < k:
             raise ValueError(f"{who}: initial state {m} needs {k} rows for taps {list(taps)}; "
                              f"got shape {init.shape}")
-        buf = np.empty((k + n, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
+        r = k + n if not keep[m] else min(k + n, max(keep[m], k + 1))
+        buf = np.empty((r, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
         buf[:k] = init[:k]
         bufs.append(buf)
         offsets.append(k)
+        rows.append(r)
     shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
               for v in inputs[sl["shared"]]]
     non_seqs = inputs[sl["non_seqs"]]
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     nits: list[np.ndarray | None] = [None] * n_nit
     done = n
+    # what each step reads and writes, computed once (the loop runs per step)
+    mm_reads = [(buf, t) for buf, taps in zip(mm_bufs, info.mit_mot_in_slices) for t in taps]
+    state_reads = [(bufs[m], offsets[m] + t, rows[m])
+                   for m, taps in enumerate(info.state_taps) for t in taps]
+    writes = [(bufs[m], offsets[m], rows[m]) for m in range(n_st)]
+    as_while = info.as_while
+    base = n_st + n_nit
+    non_seqs = list(non_seqs)
     for i in range(n):
         args = [s[i, ...] for s in seqs]
-        for buf, taps in zip(mm_bufs, info.mit_mot_in_slices):
-            args.extend(buf[i + t, ...] for t in taps)
-        for buf, k, taps in zip(bufs, offsets, info.state_taps):
-            args.extend(buf[k + i + t, ...] for t in taps)
-        args.extend(shared)
-        args.extend(non_seqs)
+        if mm_reads:
+            args += [buf[i + t, ...] for buf, t in mm_reads]
+        args += [buf[(pos + i) % r, ...] for buf, pos, r in state_reads]
+        if shared:
+            args += shared
+        args += non_seqs
         res = fn(*args)
         if n_mm:
             pos = 0
@@ -467,8 +485,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                     buf[i + t] = res[pos]
                     pos += 1
             res = res[n_mm_out:]
-        for m in range(n_st):
-            bufs[m][offsets[m] + i] = res[m]
+        for m, (buf, k, r) in enumerate(writes):
+            buf[(k + i) % r] = res[m]
         for q in range(n_nit):
             val = np.asarray(res[n_st + q])
             if nits[q] is None:
@@ -478,16 +496,21 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                                  f"but {nits[q].shape[1:]} at step 0; every step must "
                                  "return the same shape")
             nits[q][i] = val
-        base = n_st + n_nit
-        shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else copy.copy(v)
-                  for v in res[base:base + n_sh]]
-        if info.as_while and bool(res[base + n_sh]):
+        if n_sh:
+            shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else copy.copy(v)
+                      for v in res[base:base + n_sh]]
+        if as_while and bool(res[base + n_sh]):
             done = i + 1
             break
     for j in range(n_mm):
         output_storage[j][0] = mm_bufs[j]
     for m in range(n_st):
-        storage[m][0] = bufs[m][:offsets[m] + done]
+        total = offsets[m] + done
+        if rows[m] >= offsets[m] + n:
+            storage[m][0] = bufs[m][:total]
+        else:  # a ring: the last rows, oldest first
+            avail = min(rows[m], total)
+            storage[m][0] = bufs[m][np.arange(total - avail, total) % rows[m]]
     for q in range(n_nit):
         arr = nits[q]
         if arr is None:

@@ -1,15 +1,14 @@
-"""Small pieces shared by the scan modules: ``until`` and the inner-graph value key."""
+"""Small pieces of the scan API: ``until`` and ``ScanArgs`` (PyTensor's ``scan.utils``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from opgraph.graph.basic import Variable, equal_computations
-from opgraph.graph.signature import structure_signature
+from opgraph.scan.args import FieldInfo, ScanArgs
+from opgraph.scan.key import InnerGraphKey
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["InnerGraphKey", "until"]
+__all__ = ["FieldInfo", "InnerGraphKey", "ScanArgs", "until"]
 
 
 class until:
@@ -33,30 +32,3 @@ class until:
             raise TypeError(f"until: condition must be a boolean scalar; got dtype "
                             f"{cond.type.dtype} ({cond.type})")
         self.condition = cond
-
-
-class InnerGraphKey:
-    """An inner graph compared by value (equal_computations), hashed alike, so equal Ops merge."""
-
-    __slots__ = ("_hash", "inputs", "outputs")
-
-    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-        self.inputs = list(inputs)
-        self.outputs = list(outputs)
-        self._hash: int | None = None
-
-    def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash(structure_signature(self.inputs, self.outputs))
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, InnerGraphKey) or len(self.outputs) != len(other.outputs):
-            return False
-        if hash(self) != hash(other):
-            return False
-        if [v.type for v in self.inputs] != [v.type for v in other.inputs]:
-            return False
-        return equal_computations(self.outputs, other.outputs, self.inputs, other.inputs)

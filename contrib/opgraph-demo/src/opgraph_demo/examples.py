@@ -85,7 +85,22 @@ def _tutorial_examples() -> list[Example]:
                 [np.array([0.0, 2.0, 1026.0])]),
         Example("gradient of (tanh(w.a) - 1/2)**2", [w, a], grad(loss, [w, a]),
                 (w_val, a_val), [d * a_val, d * w_val]),
+        _scan_example(),
     ]
+
+
+def _scan_example() -> Example:
+    """A recurrence with ``scan``: the last state of h[t] = tanh(W h[t-1] + x[t])."""
+    x, W, h0 = pt.dmatrix("x"), pt.dmatrix("W"), pt.dvector("h0")
+    h = opgraph.scan(lambda xt, h, W: pt.tanh(pt.dot(W, h) + xt), sequences=x,
+                     outputs_info=h0, non_sequences=W, return_updates=False)
+    rng = np.random.default_rng(1)
+    xv, Wv, h0v = rng.normal(size=(20, 3)), rng.normal(size=(3, 3)) / 3, np.zeros(3)
+    want = h0v
+    for row in xv:
+        want = np.tanh(Wv @ want + row)
+    return Example("scan: last state of h[t] = tanh(W h[t-1] + x[t])", [x, W, h0], [h[-1]],
+                   (xv, Wv, h0v), [want])
 
 
 def _ofg_examples() -> list[Example]:

@@ -7,7 +7,8 @@ generator type, ``variable`` the shared generator, ``utils`` RandomStream.
 from opgraph.tensor.random import basic, op, type, utils, variable  # noqa: F401
 from opgraph.tensor.random.basic import *  # noqa: F403
 from opgraph.tensor.random.basic import __all__ as _basic_all
-from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.random.op import RandomVariable, RandomVariableWithCoreShape
+from opgraph.tensor.random.type import rng
 from opgraph.tensor.random.utils import RandomStream
 from opgraph.tensor.random.variable import RandomGeneratorSharedVariable, shared_rng
 
@@ -16,5 +17,7 @@ __all__ = [
     "RandomGeneratorSharedVariable",
     "RandomStream",
     "RandomVariable",
+    "RandomVariableWithCoreShape",
+    "rng",
     "shared_rng",
 ]

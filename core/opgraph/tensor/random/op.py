@@ -19,6 +19,7 @@ from opgraph.compile.sharedvalue import shared
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.graph.replace import _vectorize_node
 from opgraph.tensor.random.type import RandomType, random_generator_type
 from opgraph.tensor.random.utils import (
     broadcast_shape_entries,
@@ -35,6 +36,7 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = [
     "DefaultGeneratorMakerOp",
     "RandomVariable",
+    "RandomVariableWithCoreShape",
     "default_rng",
     "vectorize_random_variable",
 ]
@@ -406,3 +408,20 @@ class DefaultGeneratorMakerOp(Op):
 
 
 default_rng = DefaultGeneratorMakerOp()
+
+
+@_vectorize_node.register(RandomVariable)
+def _vectorize_rv(op: RandomVariable, node: Apply, *batched_inputs: Any) -> Apply:
+    """``vectorize_graph`` of a draw: the parameters' new leading axes become batch axes."""
+    return vectorize_random_variable(op, node, *batched_inputs)
+
+
+class RandomVariableWithCoreShape(Op):
+    """PyTensor's wrapper bundling a RandomVariable with the core shape of its draws.
+
+    PyTensor's JIT backends (Numba) need the core shape as an explicit input
+    and wrap RandomVariable nodes in this Op.  opgraph's backends draw with
+    NumPy's Generator, which needs no such wrapper, so no rewrite of opgraph
+    builds one; the class exists so that ``isinstance`` checks of ported code
+    hold (no node of opgraph's graphs is one).
+    """

@@ -42,6 +42,7 @@ __all__ = [
     "RandomGeneratorVariable",
     "RandomType",
     "random_generator_type",
+    "rng",
 ]
 
 
@@ -123,3 +124,8 @@ def _states_eq(a: Any, b: Any) -> bool:
 
 
 random_generator_type = RandomGeneratorType()
+
+
+def rng(name: str | None = None) -> Variable:
+    """A symbolic random generator input (``pt.random.rng("rng")``), e.g. for a scan state."""
+    return random_generator_type(name=name)

@@ -29,6 +29,7 @@ def opgraph_public_modules() -> list[PublicModule]:
     """The PyTensor paths whose code lives in this plugin."""
     return [
         PublicModule("opgraph.graph.rewriting.db", "opgraph_rewrites.db"),
+        PublicModule("opgraph.scan.rewriting", "opgraph_rewrites.scan"),
         PublicModule("opgraph.tensor.random.rewriting", "opgraph_rewrites.random"),
         PublicModule("opgraph.tensor.rewriting", "opgraph_rewrites"),
         PublicModule("opgraph.tensor.rewriting.shape", "opgraph_rewrites.shape_feature"),

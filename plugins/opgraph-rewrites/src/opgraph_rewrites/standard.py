@@ -12,6 +12,7 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
+from opgraph_rewrites.scan import register_scan_rewrites
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
@@ -60,5 +61,6 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
+    register_scan_rewrites(db)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
                    "fast_compile", "random_unsafe")

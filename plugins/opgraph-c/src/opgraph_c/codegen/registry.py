@@ -14,6 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from opgraph.plugins import find_op_impl
+from opgraph.scan.op import Scan
+from opgraph_c.codegen import scan_c
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 
 __all__ = ["EMITTERS", "c_for_node", "cop_version"]
@@ -32,6 +34,7 @@ def _builtin_table() -> dict[type, Emitter]:
         DimShuffle: shape_ops.emit_dimshuffle,
     }
     table.update(shape_ops.table())
+    table[Scan] = scan_c.emit_scan
     from opgraph_c.codegen import more_ops
 
     table.update(more_ops.table())

@@ -1,0 +1,286 @@
+"""The C of a Scan node: the loop and its body in generated C, no Python call per step.
+
+The body is the inner function's compiled graph (``op.fn.maker.fgraph``: the
+inner graph after the Scan's own mode rewrote it).  Each of its nodes gets its
+C from the usual emitters as a static function; the Scan node's C allocates
+the output buffers, then for every step makes read-only views of the rows a
+step reads (sequence entries, state taps), runs the body's node functions in
+order, and copies each step's results into their rows.  Inner results are
+kept between steps, so the emitters reuse their buffers as they do between
+calls of a whole graph.
+
+Loops this does not cover (mit-mot outputs, untraced states such as random
+generators, ``until``, a body with a node without C, a non-tensor or
+unsupported dtype, a Scan given its own Mode object) return None: the node
+then runs its Python loop.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from opgraph.graph.basic import Constant
+from opgraph.tensor.type import TensorType
+from opgraph_c.codegen import registry
+from opgraph_c.codegen.ctypes_ import supported, typenum
+from opgraph_c.codegen.nodec import EmitContext, NodeC
+
+__all__ = ["SCAN_SUPPORT", "emit_scan"]
+
+SCAN_SUPPORT = r"""
+/* A read-only view of row i of a (the row's own dimensions follow axis 0). */
+static PyObject *og_scan_row(PyArrayObject *a, npy_intp i) {
+    PyArray_Descr *d = PyArray_DESCR(a);
+    Py_INCREF(d);
+    PyObject *v = PyArray_NewFromDescr(&PyArray_Type, d, PyArray_NDIM(a) - 1,
+                                       PyArray_DIMS(a) + 1, PyArray_STRIDES(a) + 1,
+                                       PyArray_BYTES(a) + i * PyArray_STRIDES(a)[0],
+                                       NPY_ARRAY_ALIGNED, NULL);
+    if (!v) return NULL;
+    Py_INCREF(a);
+    if (PyArray_SetBaseObject((PyArrayObject *)v, (PyObject *)a) < 0) { Py_DECREF(v); return NULL; }
+    PyArray_UpdateFlags((PyArrayObject *)v, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS);
+    PyArray_CLEARFLAGS((PyArrayObject *)v, NPY_ARRAY_WRITEABLE);
+    return v;
+}
+
+/* Copy x into row i of buf (same dtype); the shapes must agree. */
+static int og_scan_store(PyArrayObject *buf, npy_intp i, PyObject *xo, int out) {
+    PyArrayObject *x = (PyArrayObject *)xo;
+    int nd = PyArray_NDIM(buf) - 1;
+    if (PyArray_NDIM(x) != nd) goto bad;
+    for (int d = 0; d < nd; d++) if (PyArray_DIMS(x)[d] != PyArray_DIMS(buf)[d + 1]) goto bad;
+    char *dst = PyArray_BYTES(buf) + i * PyArray_STRIDES(buf)[0];
+    if (PyArray_TYPE(x) == PyArray_TYPE(buf) && PyArray_IS_C_CONTIGUOUS(x) &&
+            PyArray_IS_C_CONTIGUOUS(buf)) {
+        memcpy(dst, PyArray_BYTES(x), (size_t)PyArray_NBYTES(x));
+        return 0;
+    }
+    {
+        PyArray_Descr *d = PyArray_DESCR(buf);
+        Py_INCREF(d);
+        PyObject *row = PyArray_NewFromDescr(&PyArray_Type, d, nd, PyArray_DIMS(buf) + 1,
+                                             PyArray_STRIDES(buf) + 1, dst, NPY_ARRAY_WRITEABLE,
+                                             NULL);
+        if (!row) return -1;
+        Py_INCREF(buf);
+        if (PyArray_SetBaseObject((PyArrayObject *)row, (PyObject *)buf) < 0) {
+            Py_DECREF(row); return -1; }
+        int rc = PyArray_CopyInto((PyArrayObject *)row, x);
+        Py_DECREF(row);
+        return rc;
+    }
+bad:
+    PyErr_Format(PyExc_ValueError, "Scan: output %d has shape of %d dims at this step, but "
+                 "its buffer holds rows of %d dims of other lengths; every step must return "
+                 "the same shape", out, PyArray_NDIM(x), nd);
+    return -1;
+}
+
+/* n_steps as a C integer (the outer input is an integer scalar array). */
+static int og_scan_steps(PyArrayObject *a, npy_intp *n) {
+    PyObject *t = PyArray_GETITEM(a, PyArray_DATA(a));
+    if (!t) return -1;
+    *n = PyLong_AsSsize_t(t);
+    Py_DECREF(t);
+    if (*n == -1 && PyErr_Occurred()) return -1;
+    if (*n < 0) { PyErr_Format(PyExc_ValueError, "Scan: n_steps must be >= 0; got %zd", *n);
+                  return -1; }
+    return 0;
+}
+"""
+
+
+def _tensor_ok(v: Any) -> bool:
+    return isinstance(v.type, TensorType) and supported(v.type.dtype)
+
+
+def _inner_node_function(name: str, node: Any, code: NodeC) -> str:
+    ins = "\n".join(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};"
+                    for i in range(len(node.inputs)))
+    outs = "\n".join(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];"
+                     for j in range(len(node.outputs)))
+    back = "\n".join(f"og_out[{j}] = (PyObject *)o{j};" for j in range(len(node.outputs)))
+    return (f"static int {name}(OGState *og_st, PyObject **og_in, PyObject **og_out) {{\n"
+            f"(void)og_st; (void)og_in;\n{ins}\n{outs}\nint og_rc = -1;\n{{\n{code.body}\n}}\n"
+            f"og_rc = 0;\ngoto fail;\nfail:\n{back}\nreturn og_rc;\n}}\n")
+
+
+def _constant_c(var: Constant, slot: str, ctx: EmitContext, fail: str) -> str:
+    """C creating a new array for an inner constant, read from the parameter buffer."""
+    data = np.ascontiguousarray(var.data, dtype=var.type.dtype)
+    dims = ", ".join(str(s) for s in data.shape) or "0"
+    first = ctx.param(var.type.dtype, data)  # every element, in order, from there on
+    return (f"{{ npy_intp d[] = {{{dims}}}; {slot} = PyArray_EMPTY({data.ndim}, d, "
+            f"{typenum(var.type.dtype)}, 0); if (!{slot}) {fail} "
+            f"memcpy(PyArray_DATA((PyArrayObject *){slot}), &{first}, {data.nbytes}); }}")
+
+
+def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
+    """The C of a Scan node, or None when its loop stays in Python (see module doc)."""
+    op = node.op
+    info = op.info
+    if info.n_mit_mot or info.n_shared_outs or info.as_while:
+        return None
+    if op.mode is not None and not isinstance(op.mode, str):
+        return None  # a Mode object (e.g. a MonitorMode) wants its own linker to run the body
+    if not all(_tensor_ok(v) for v in [*node.inputs, *node.outputs]):
+        return None
+    fg = op.fn.maker.fgraph
+    order = fg.toposort()
+    f_in, f_out = list(fg.inputs), list(fg.outputs)
+    if len(f_in) != len(op.inner_inputs) or len(f_out) != len(op.inner_outputs):
+        return None
+    if len(set(f_out)) != len(f_out) or any(o.owner is None for o in f_out):
+        return None
+    if not all(_tensor_ok(v) for n in order for v in [*n.inputs, *n.outputs]):
+        return None
+    if any(type(n.op) is type(op) for n in order):
+        return None  # a nested loop keeps its Python loop (its helpers would share names)
+    k = ctx.node_index
+    codes = []
+    for j, inner in enumerate(order):
+        code, _ = registry.c_for_node(inner, k, ctx)
+        if code is None:
+            return None
+        # the emitters name helpers after the node index: keep the inner ones apart
+        rename = re.compile(rf"\bog_kern_{k}\b")
+        codes.append(NodeC(rename.sub(f"og_kern_{k}s{j}", code.body),
+                           tuple(rename.sub(f"og_kern_{k}s{j}", s) for s in code.support),
+                           code.headers, code.libraries, code.lib_dirs, code.compile_args))
+    # slots of the body's variables: inputs, constants, node outputs
+    slot: dict[Any, int] = {v: i for i, v in enumerate(f_in)}
+    consts = []
+    for inner in order:
+        for v in inner.inputs:
+            if v not in slot:
+                if not isinstance(v, Constant):
+                    return None
+                slot[v] = len(slot)
+                consts.append(v)
+        for v in inner.outputs:
+            slot[v] = len(slot)
+    nv = len(slot)
+    funcs = [_inner_node_function(f"og_scan_{k}_n{j}", inner, code)
+             for j, (inner, code) in enumerate(zip(order, codes))]
+
+    n_seqs, n_st, n_nit, n_ns = info.n_seqs, info.n_states, info.n_nit_sot, info.n_non_seqs
+    taps = info.state_taps
+    ks = [-min(t) for t in taps]
+    keep = op.keep_last or (0,) * n_st
+    # rows of each state buffer: all (k + n), or a ring of the last ones (keep_last)
+    rows = [f"({ks[m]} + n)" if not keep[m] else
+            f"(({ks[m]} + n) < {max(keep[m], ks[m] + 1)} ? ({ks[m]} + n) : "
+            f"{max(keep[m], ks[m] + 1)})" for m in range(n_st)]
+    sl = op.outer_slices()
+    seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
+    fail = "goto og_scan_fail;"
+    B: list[str] = []
+    B.append(f"PyObject *sv[{nv}] = {{0}};")
+    B.append("npy_intp n = 0;")
+    B.append(f"if (og_scan_steps(i0, &n)) {fail}")
+    for s in range(n_seqs):
+        B.append(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n) {{ "
+                 f"PyErr_Format(PyExc_ValueError, \"Scan: sequence {s} has fewer than "
+                 f"n_steps=%zd entries\", n); {fail} }}")
+    for c in consts:
+        B.append(_constant_c(c, f"sv[{slot[c]}]", ctx, fail))
+    for q in range(n_ns):
+        inner = f_in[len(f_in) - n_ns + q]
+        B.append(f"sv[{slot[inner]}] = (PyObject *)i{ns0 + q}; Py_INCREF(sv[{slot[inner]}]);")
+    # state buffers: the initial rows, then one row per step
+    for m in range(n_st):
+        x = f"i{st0 + m}"
+        B.append("{")
+        B.append(f"if (PyArray_NDIM({x}) < 1 || PyArray_DIMS({x})[0] < {ks[m]}) {{ "
+                 f"PyErr_SetString(PyExc_ValueError, \"Scan: initial state {m} needs {ks[m]} "
+                 f"rows\"); {fail} }}")
+        B.append(f"npy_intp d[NPY_MAXDIMS]; d[0] = {rows[m]};")
+        B.append(f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];")
+        B.append(f"Py_XDECREF(o{m}); o{m} = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM({x}), "
+                 f"d, {typenum(node.outputs[m].type.dtype)}, 0); if (!o{m}) {fail}")
+        B.append(f"for (npy_intp r = 0; r < {ks[m]}; r++) {{ PyObject *row = og_scan_row({x}, r);"
+                 f" if (!row) {fail} int rc = og_scan_store(o{m}, r, row, {m}); Py_DECREF(row);"
+                 f" if (rc) {fail} }}")
+        B.append("}")
+    for q in range(n_nit):
+        B.append(f"Py_XDECREF(o{n_st + q}); o{n_st + q} = NULL;")
+    # the loop
+    B.append("for (npy_intp t = 0; t < n; t++) {")
+    pos = 0
+    for s in range(n_seqs):
+        B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(i{seq0 + s}, t)); "
+                 f"if (!sv[{slot[f_in[pos]]}]) {fail}")
+        pos += 1
+    for m in range(n_st):
+        for tap in taps[m]:
+            B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(o{m}, ({ks[m]} + t + "
+                     f"({tap})) % {rows[m]})); if (!sv[{slot[f_in[pos]]}]) {fail}")
+            pos += 1
+    for j, inner in enumerate(order):
+        ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
+        B.append("{")
+        B.append(f"PyObject *a[{max(len(inner.inputs), 1)}] = {{{ins}}};")
+        B.append(f"PyObject *r[{len(inner.outputs)}];")
+        for jj, v in enumerate(inner.outputs):
+            B.append(f"r[{jj}] = sv[{slot[v]}];")
+        B.append(f"int rc = og_scan_{k}_n{j}(og_st, a, r);")
+        for jj, v in enumerate(inner.outputs):
+            B.append(f"sv[{slot[v]}] = r[{jj}];")
+        B.append(f"if (rc) {fail}")
+        B.append("}")
+    for m in range(n_st):
+        B.append(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, sv[{slot[f_out[m]]}], "
+                 f"{m})) {fail}")
+    for q in range(n_nit):
+        o = f"o{n_st + q}"
+        val = f"sv[{slot[f_out[n_st + q]]}]"
+        B.append(f"if (!{o}) {{ PyArrayObject *v0 = (PyArrayObject *){val}; "
+                 "npy_intp d[NPY_MAXDIMS]; d[0] = n; "
+                 "for (int a = 0; a < PyArray_NDIM(v0); a++) d[a + 1] = PyArray_DIMS(v0)[a]; "
+                 f"{o} = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(v0) + 1, d, "
+                 f"{typenum(node.outputs[n_st + q].type.dtype)}, 0); if (!{o}) {fail} }}")
+        B.append(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
+    B.append("}")
+    # a ring holds the last rows out of order: put them oldest first
+    for m in range(n_st):
+        if not keep[m]:
+            continue
+        B.append(f"if ({rows[m]} < {ks[m]} + n) {{")
+        B.append(f"npy_intp r = {rows[m]}, total = {ks[m]} + n;")
+        B.append(f"PyArrayObject *ring = o{m}; o{m} = (PyArrayObject *)PyArray_NewLikeArray("
+                 f"ring, NPY_CORDER, NULL, 0); if (!o{m}) {{ o{m} = ring; {fail} }}")
+        B.append(f"for (npy_intp j = 0; j < r; j++) {{ PyObject *row = og_scan_row(ring, "
+                 f"(total - r + j) % r); if (!row) {{ Py_DECREF(ring); {fail} }} "
+                 f"int rc = og_scan_store(o{m}, j, row, {m}); Py_DECREF(row); "
+                 f"if (rc) {{ Py_DECREF(ring); {fail} }} }}")
+        B.append("Py_DECREF(ring);")
+        B.append("}")
+    # no step: empty per-step outputs (unknown row lengths are 0)
+    for q in range(n_nit):
+        o = f"o{n_st + q}"
+        t = node.outputs[n_st + q].type
+        dims = ", ".join(["0", *[str(0 if s is None else s) for s in t.shape[1:]]])
+        B.append(f"if (!{o}) {{ npy_intp d[] = {{{dims}}}; {o} = (PyArrayObject *)"
+                 f"PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0); if (!{o}) {fail} }}")
+    B.append(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);")
+    B.append("goto og_scan_done;")
+    B.append("og_scan_fail:")
+    B.append(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);")
+    B.append("goto fail;")
+    B.append("og_scan_done:;")
+    support = [SCAN_SUPPORT]
+    for code in codes:
+        support.extend(code.support)
+    support.extend(funcs)
+    return NodeC(
+        body="\n".join(B),
+        support=tuple(dict.fromkeys(support)),
+        headers=tuple(dict.fromkeys(h for c in codes for h in c.headers)),
+        libraries=tuple(dict.fromkeys(x for c in codes for x in c.libraries)),
+        lib_dirs=tuple(dict.fromkeys(x for c in codes for x in c.lib_dirs)),
+        compile_args=tuple(dict.fromkeys(x for c in codes for x in c.compile_args)),
+    )

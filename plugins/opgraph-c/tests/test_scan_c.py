@@ -1,0 +1,144 @@
+"""The Scan loop in generated C: every loop gives what the Python loop gives."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from opgraph_c.codegen.nodec import EmitContext
+from opgraph_c.codegen.scan_c import emit_scan
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.scan.op import Scan
+
+RNG = np.random.default_rng(7)
+
+
+def compile_both(inputs, outputs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fc = opgraph.function(inputs, outputs, mode="C")
+        fp = opgraph.function(inputs, outputs, mode="FAST_COMPILE")
+    return fc, fp
+
+
+def c_scans(fn):
+    """The Scan nodes of ``fn`` whose loop has C."""
+    out = []
+    for k, node in enumerate(fn.maker.fgraph.toposort()):
+        if isinstance(node.op, Scan):
+            ctx = EmitContext(openmp=False)
+            ctx.node_index = k
+            out.append(emit_scan(node, ctx) is not None)
+    return out
+
+
+def check(inputs, outputs, *values):
+    fc, fp = compile_both(inputs, outputs)
+    got, want = fc(*values), fp(*values)
+    for g, w in zip(got if isinstance(got, list) else [got],
+                    want if isinstance(want, list) else [want]):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    return fc
+
+
+def rnn(x, W, h0):
+    return opgraph.scan(lambda xt, h, W: pt.tanh(pt.dot(W, h) + xt), sequences=x,
+                        outputs_info=h0, non_sequences=W, return_updates=False)
+
+
+def test_rnn_value_history_and_gradient():
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = rnn(x, W, h0)
+    g = opgraph.grad(h[-1].sum(), [W, x, h0])
+    vals = (RNG.normal(size=(12, 4)), RNG.normal(size=(4, 4)) / 2, RNG.normal(size=4))
+    fc = check([x, W, h0], [h, h[-1], *g], *vals)
+    assert c_scans(fc) and all(c_scans(fc))
+
+
+def test_scalar_recurrence_with_constants():
+    a = pt.dscalar("a")
+    s = opgraph.scan(lambda s, a: s * a + 1.0, outputs_info=pt.as_tensor(0.0),
+                     non_sequences=a, n_steps=50, return_updates=False)
+    fc = check([a], [s, s[-1]], 0.9)
+    assert all(c_scans(fc))
+    np.testing.assert_allclose(fc(0.5)[1], sum(0.5 ** k for k in range(50)))
+
+
+def test_taps_on_sequences_and_outputs_and_per_step_outputs():
+    x = pt.vector("x")
+    init = pt.vector("init")
+
+    def step(xm1, xp1, a, b):
+        return a + b * xm1, (a * xp1) ** 2
+
+    fib, sq = opgraph.scan(step, sequences={"input": x, "taps": [-1, 1]},
+                           outputs_info=[{"initial": init, "taps": [-2, -1]}, None],
+                           return_updates=False)
+    fc = check([x, init], [fib, sq], RNG.normal(size=9), np.array([0.5, 1.0]))
+    assert all(c_scans(fc))
+
+
+def test_zero_steps_and_a_symbolic_step_count():
+    k = pt.iscalar("k")
+    v = pt.vector("v")
+    out = opgraph.scan(lambda h, v: h * 2.0 + v, outputs_info=v, non_sequences=v, n_steps=k,
+                       return_updates=False)
+    per_step = opgraph.scan(lambda v: v * 3.0, non_sequences=v, n_steps=k,
+                            return_updates=False)
+    fc, fp = compile_both([v, k], [out, per_step])
+    for n in (0, 1, 5):
+        got, want = fc(np.arange(3.0), n), fp(np.arange(3.0), n)
+        np.testing.assert_array_equal(got[0], want[0])
+        if n:  # without a step, the Python loop cannot know a per-step row's length
+            np.testing.assert_array_equal(got[1], want[1])
+    x = pt.matrix("x")
+    rows = opgraph.scan(lambda xt: xt * 2.0, sequences=x, n_steps=k, return_updates=False)
+    fc = check([x, k], [rows], np.ones((4, 2)), 0)
+    assert all(c_scans(fc))
+
+
+def test_bad_step_counts_and_short_sequences_are_errors():
+    x, k = pt.vector("x"), pt.iscalar("k")
+    y = opgraph.scan(lambda xt, s: s + xt, sequences=x, outputs_info=pt.as_tensor(0.0),
+                     n_steps=k, return_updates=False)
+    fc, _ = compile_both([x, k], y)
+    assert all(c_scans(fc))
+    with pytest.raises(ValueError, match="fewer than n_steps"):
+        fc(np.arange(3.0), 5)
+    with pytest.raises(ValueError, match="n_steps"):
+        fc(np.arange(3.0), -1)
+
+
+def test_loops_c_does_not_cover_keep_their_python_loop():
+    srng = pt.random.RandomStream(seed=1)
+    walk, updates = opgraph.scan(lambda s: s + srng.normal(), outputs_info=pt.as_tensor(0.0),
+                                 n_steps=3, return_updates=True)
+    fc = opgraph.function([], walk, updates=updates, mode="C")
+    assert c_scans(fc) == [False]
+    assert fc().shape == (3,)
+    w = pt.vector("w")
+    stop = opgraph.scan(lambda s: (s * 2.0, opgraph.scan.until(s > 10.0)),
+                        outputs_info=w.sum(), n_steps=20, return_updates=False)
+    fc2 = check([w], [stop], np.ones(2))
+    assert c_scans(fc2) == [False]
+
+
+def test_a_ring_of_the_last_rows_when_only_those_are_read():
+    k = pt.iscalar("k")
+    init = pt.vector("init")
+    fib = opgraph.scan(lambda a, b: a + b, outputs_info={"initial": init, "taps": [-2, -1]},
+                       n_steps=k, return_updates=False)
+    fc, fp = compile_both([init, k], [fib[-1], fib[-3]])
+    [node] = [n for n in fc.maker.fgraph.apply_nodes if isinstance(n.op, Scan)]
+    assert node.op.keep_last and all(c_scans(fc))
+    for n in (3, 4, 7, 30):
+        for g, w in zip(fc(np.array([0.0, 1.0]), n), fp(np.array([0.0, 1.0]), n)):
+            np.testing.assert_allclose(g, w)
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = rnn(x, W, h0)
+    g = opgraph.grad(h[-1].sum(), W)
+    vals = (RNG.normal(size=(9, 3)), RNG.normal(size=(3, 3)) / 2, RNG.normal(size=3))
+    check([x, W, h0], [h[-1], g], *vals)

@@ -1,0 +1,68 @@
+"""Rewrites of Scan (PyTensor's ``scan.rewriting``), and their registration.
+
+=====================  =========  ==============================================
+rewrite                position   what
+=====================  =========  ==============================================
+scan_push_out_non_seq  0.51       loop-invariant body nodes computed before the loop
+scan_merge             0.52       Scans over the same steps fused into one
+scan_remove_unused     0.53       unused/duplicate inputs and unused outputs dropped
+scan_to_vectorized     0.54       a Scan without recurrence vectorised (opt-in:
+                                  ``mode.including("scan_vectorize")``)
+scan_save_mem          0.55       only the last rows of a state kept when only
+                                  those are read
+=====================  =========  ==============================================
+
+They run after the first merge and before canonicalize, so that canonicalize
+sees the rewritten outer graph (and ``scan_save_mem`` sees readers as
+``scan`` built them).  Tags follow PyTensor's: ``scan``, ``scan_pushout``,
+``scan_save_mem``, ``scan_remove_unused``, ``scan_merge``.  Vectorising is
+opt-in, as in PyTensor a map stays a Scan unless asked: the vectorised graph
+holds every step's intermediates at once, which costs memory a loop does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgraph.graph.rewriting.walking import in2out
+from opgraph_rewrites.scan.cleanup import remove_unused, scan_remove_unused
+from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
+from opgraph_rewrites.scan.merge import ScanMerge
+from opgraph_rewrites.scan.push_out import push_out_invariants, scan_push_out_non_seq
+from opgraph_rewrites.scan.save_mem import scan_save_mem
+from opgraph_rewrites.scan.trace import scan_reduce_trace_prealloc
+from opgraph_rewrites.scan.vectorize import scan_to_vectorized
+
+__all__ = [
+    "ScanInplaceOptimizer",
+    "ScanMerge",
+    "push_out_invariants",
+    "register_scan_rewrites",
+    "remove_unused",
+    "scan_push_out_non_seq",
+    "scan_reduce_trace_prealloc",
+    "scan_remove_unused",
+    "scan_save_mem",
+    "scan_to_vectorized",
+]
+
+
+def register_scan_rewrites(db: Any) -> None:
+    """Register the Scan rewrites into the top database ``db`` (see the module doc).
+
+    They run in a phase of their own, ``scan``, between the initial merge and
+    canonicalization (PyTensor's positions 0.51-0.55), in registration order.
+    """
+    db.add_phase("scan", after="initial_merge", before="canonicalize",
+                 description="loop rewrites: push-out, merge, unused, save memory")
+    db.register("scan_push_out_non_seq", in2out(scan_push_out_non_seq, ignore_newtrees=True),
+                "fast_run", "scan", "scan_pushout", "scan_push_out_non_seq", phase="scan")
+    db.register("scan_merge", ScanMerge(), "fast_run", "scan", "scan_merge", phase="scan")
+    db.register("scan_remove_unused", in2out(scan_remove_unused, ignore_newtrees=True),
+                "fast_run", "scan", "scan_remove_unused", phase="scan")
+    db.register("scan_to_vectorized", in2out(scan_to_vectorized, ignore_newtrees=True),
+                "scan_vectorize", phase="scan")
+    db.register("scan_save_mem", in2out(scan_save_mem, ignore_newtrees=True), "fast_run",
+                "scan", "scan_save_mem", phase="scan")
+    db.register("scan_make_inplace", ScanInplaceOptimizer(), "fast_run", "inplace",
+                "scan_make_inplace", phase="inplace")

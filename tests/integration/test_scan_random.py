@@ -1,0 +1,75 @@
+"""Scan with random variables inside the step, in every mode, against NumPy's Generator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.scan.utils import ScanArgs
+from opgraph.tensor.random.utils import RandomStream
+
+MODES = ["FAST_COMPILE", "FAST_RUN", "C"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_random_walk_draws_anew_at_every_step(mode):
+    srng = RandomStream(seed=5)
+    walk, updates = opgraph.scan(lambda s: s + srng.normal(), outputs_info=pt.as_tensor(0.0),
+                                 n_steps=6, return_updates=True)
+    [rng_var] = list(updates)
+    f = opgraph.function([], walk, updates=updates, mode=mode)
+    # the generator the stream seeded, advanced once per step, in order
+    ref = np.random.default_rng(rng_var.get_value(borrow=False))
+    first = f()
+    np.testing.assert_allclose(first, np.cumsum([ref.normal() for _ in range(6)]))
+    second = f()  # the update carried the generator on: new draws
+    np.testing.assert_allclose(second, np.cumsum([ref.normal() for _ in range(6)]))
+
+
+def test_the_same_seed_gives_the_same_walk_in_every_mode():
+    results = []
+    for mode in MODES:
+        srng = RandomStream(seed=9)
+        walk, updates = opgraph.scan(lambda s, srng=srng: s * 0.5 + srng.uniform(), n_steps=5,
+                                     outputs_info=pt.as_tensor(1.0), return_updates=True)
+        results.append(opgraph.function([], walk, updates=updates, mode=mode)())
+    for r in results[1:]:
+        np.testing.assert_allclose(r, results[0])
+
+
+def test_scan_args_remove_with_dependents():
+    x, y = pt.matrix("x"), pt.matrix("y")
+    a, b = opgraph.scan(lambda xt, yt: (xt + 1.0, yt * 2.0), sequences=[x, y],
+                        return_updates=False)
+    args = ScanArgs.from_node(a.owner)
+    y_t = args.inner_in_seqs[1]
+    removed = [v for v, _ in args.remove_from_fields(y_t, rm_dependents=True)]
+    assert y_t in removed and b in removed
+    assert len(args.outer_in_seqs) == 1 and len(args.inner_out_nit_sot) == 1
+    assert len(args.outer_in_nit_sot) == 1
+    node = args.make_node()
+    f = opgraph.function([x, y], node.outputs[0], mode="FAST_COMPILE")  # n_steps reads y
+    xv = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(f(xv, xv), xv + 1.0)
+    with pytest.raises(ValueError, match="not part of this Scan"):
+        args.remove_from_fields(y_t)
+
+
+def test_gradient_of_a_loop_that_also_draws():
+    srng = RandomStream(seed=2)
+    x, w = pt.vector("x"), pt.dscalar("w")
+
+    def step(xt, h, w):
+        return h * w + xt, srng.normal() + xt
+
+    (h, noise), updates = opgraph.scan(step, sequences=x, outputs_info=[pt.as_tensor(0.0), None],
+                                       non_sequences=w, return_updates=True)
+    g = opgraph.grad(h[-1], w)  # the draws do not feed h: the gradient is exact
+    f = opgraph.function([x, w], [g, noise], updates=updates, mode="FAST_RUN")
+    got, draws = f(np.ones(3), 2.0)
+    np.testing.assert_allclose(got, 2 * 2.0 + 1.0)  # h3 = w**2 + w + 1
+    assert draws.shape == (3,)
+    with pytest.raises(NotImplementedError, match="random draws"):
+        opgraph.grad(noise.sum(), x)
