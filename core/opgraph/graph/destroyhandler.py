@@ -29,7 +29,7 @@ prune and input changes cost O(1) here, and ``validate`` after no change is free
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
@@ -39,7 +39,7 @@ from opgraph.graph.utils import InconsistencyError
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
-__all__ = ["DestroyHandler"]
+__all__ = ["DestroyHandler", "ensure_destroy_handler"]
 
 _OUTPUT = "output"
 
@@ -352,3 +352,10 @@ class DestroyHandler(Bookkeeper):
         if a.error is not None:
             raise a.error
         return {k: list(v) for k, v in a.prereqs.items()}
+
+
+def ensure_destroy_handler(fgraph: Any) -> None:
+    """Attach a DestroyHandler to ``fgraph`` unless it has one: what every rewrite that
+    introduces views or in-place ops needs before it validates a swap."""
+    if not hasattr(fgraph, "destroy_handler"):
+        fgraph.attach_feature(DestroyHandler())

@@ -140,6 +140,15 @@ class RewriterStats:
         self.applied: dict[str, int] = defaultdict(int)
         self.total_time = 0.0
 
+    @classmethod
+    def single_pass(cls, name: str, applied: int, seconds: float) -> RewriterStats:
+        """The stats of one whole-graph pass that applied ``applied`` changes."""
+        stats = cls()
+        stats.applied[name] = applied
+        stats.total_time = stats.time[name] = seconds
+        stats.calls[name] = 1
+        return stats
+
     def merge(self, other: RewriterStats) -> RewriterStats:
         for k, v in other.time.items():
             self.time[k] += v

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from opgraph.graph.basic import Apply, Constant, io_toposort
+from opgraph.graph.destroyhandler import ensure_destroy_handler
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.graph.utils import InconsistencyError
@@ -72,16 +73,11 @@ class OpFromGraphInplace(GraphRewriter):
 
     def add_requirements(self, fgraph: Any) -> None:
         super().add_requirements(fgraph)
-        if not hasattr(fgraph, "destroy_handler"):
-            from opgraph.graph.destroyhandler import DestroyHandler
-
-            fgraph.attach_feature(DestroyHandler())
+        ensure_destroy_handler(fgraph)
 
     def apply(self, fgraph: Any) -> RewriterStats:
-        stats = RewriterStats()
         t0 = time.perf_counter()
-        if not hasattr(fgraph, "destroy_handler"):
-            self.add_requirements(fgraph)
+        ensure_destroy_handler(fgraph)
         nodes = [n for n in io_toposort(fgraph.inputs, fgraph.outputs)
                  if isinstance(n.op, OpFromGraph) and not n.op.is_inline
                  and not n.op.destroy_map]
@@ -99,10 +95,7 @@ class OpFromGraphInplace(GraphRewriter):
         for node in nodes:
             if node in fgraph.apply_nodes:
                 count += self._make_inplace(fgraph, node)
-        stats.applied[self.name] = count
-        stats.total_time = stats.time[self.name] = time.perf_counter() - t0
-        stats.calls[self.name] = 1
-        return stats
+        return RewriterStats.single_pass(self.name, count, time.perf_counter() - t0)
 
     @staticmethod
     def _candidates(fgraph: Any, node: Apply) -> list[int]:

@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
+from opgraph.graph.destroyhandler import ensure_destroy_handler
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, is_output_client
 from opgraph.graph.utils import InconsistencyError
 
@@ -38,23 +39,15 @@ class InplaceElemwiseOptimizer(GraphRewriter):
 
     def add_requirements(self, fgraph: Any) -> None:
         super().add_requirements(fgraph)
-        if not hasattr(fgraph, "destroy_handler"):
-            from opgraph.graph.destroyhandler import DestroyHandler
-
-            fgraph.attach_feature(DestroyHandler())
+        ensure_destroy_handler(fgraph)
 
     def apply(self, fgraph: Any) -> RewriterStats:
-        stats = RewriterStats()
         t0 = time.perf_counter()
-        if not hasattr(fgraph, "destroy_handler"):
-            self.add_requirements(fgraph)
+        ensure_destroy_handler(fgraph)
         candidates = self._candidates(fgraph)  # one topological order serves both passes
         count = self._sole_reader_pass(fgraph, candidates)
         count += self._validated_pass(fgraph, candidates)
-        stats.applied[self.name] = count
-        stats.total_time = stats.time[self.name] = time.perf_counter() - t0
-        stats.calls[self.name] = 1
-        return stats
+        return RewriterStats.single_pass(self.name, count, time.perf_counter() - t0)
 
     # -- helpers --------------------------------------------------------------------
     @staticmethod

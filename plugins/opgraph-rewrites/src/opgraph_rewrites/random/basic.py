@@ -9,20 +9,18 @@ for graph manipulation; they are available by name, not run by default.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from opgraph.graph.basic import Apply, Variable, io_toposort
-from opgraph.graph.destroyhandler import DestroyHandler
-from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, node_rewriter
-from opgraph.graph.utils import InconsistencyError
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.indexing import INT, SliceSpec, split_inputs
 from opgraph.tensor.random.op import RandomVariable
 from opgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
+from opgraph_rewrites.swap import NodeSwapRewriter
 
 __all__ = [
     "RandomMakeInplace",
@@ -40,37 +38,15 @@ def _with_props(op: RandomVariable, **changes: Any) -> RandomVariable:
     return type(op)(**props)
 
 
-class RandomMakeInplace(GraphRewriter):
+class RandomMakeInplace(NodeSwapRewriter):
     """Swaps each RandomVariable for its ``inplace=True`` twin where that is safe."""
 
     name = "random_make_inplace"
 
-    def add_requirements(self, fgraph: Any) -> None:
-        super().add_requirements(fgraph)
-        if not hasattr(fgraph, "destroy_handler"):
-            fgraph.attach_feature(DestroyHandler())
-
-    def apply(self, fgraph: Any) -> RewriterStats:
-        stats = RewriterStats()
-        t0 = time.perf_counter()
-        if not hasattr(fgraph, "destroy_handler"):
-            self.add_requirements(fgraph)
-        count = 0
-        for node in io_toposort(fgraph.inputs, fgraph.outputs):
-            if not isinstance(node.op, RandomVariable) or node.op.inplace:
-                continue
-            new_node = _with_props(node.op, inplace=True).make_node(*node.inputs)
-            try:
-                fgraph.replace_all_validate(
-                    list(zip(node.outputs, new_node.outputs, strict=True)), reason=self.name
-                )
-            except InconsistencyError:
-                continue
-            count += 1
-        stats.applied[self.name] = count
-        stats.total_time = stats.time[self.name] = time.perf_counter() - t0
-        stats.calls[self.name] = 1
-        return stats
+    def twin_outputs(self, fgraph: Any, node: Apply) -> list | None:
+        if not isinstance(node.op, RandomVariable) or node.op.inplace:
+            return None
+        return _with_props(node.op, inplace=True).make_node(*node.inputs).outputs
 
 
 random_make_inplace = RandomMakeInplace()
