@@ -23,6 +23,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.fg import Output
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.unify import OpPattern
+from opgraph.graph.rewriting.utils import check_stack_trace
 from opgraph.graph.traversal import _postorder_nodes
 from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
@@ -64,6 +65,7 @@ __all__ = [
     "SubstitutionNodeRewriter",
     "WalkingGraphRewriter",
     "apply_node_rewrite",
+    "check_stack_trace",
     "dfs_rewriter",
     "gc_paused",
     "graph_rewriter",
