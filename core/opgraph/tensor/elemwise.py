@@ -20,7 +20,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.graph.utils import type_name
+from opgraph.graph.utils import lazy_exports, type_name
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
 
@@ -606,3 +606,8 @@ def _reduce_to_input(g: Variable, x: Variable) -> Variable:
 
         g = cast(g, x.type.dtype)
     return g
+
+
+# PyTensor defines CAReduce beside Elemwise; opgraph keeps the reductions in their
+# own module (which builds on this one), so the name resolves on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduction"})

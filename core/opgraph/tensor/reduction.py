@@ -316,6 +316,13 @@ class Prod(CAReduce):
         self.no_zeros_in_input = bool(no_zeros_in_input)
 
 
+class ProdWithoutZeros(Prod):
+    """PyTensor's product Op for inputs known to hold no zero (``prod(no_zeros_in_input=True)``)."""
+
+    def __init__(self, axis: _Any = None, dtype: _Any = None, acc_dtype: _Any = None) -> None:
+        super().__init__(axis, dtype, acc_dtype, no_zeros_in_input=True)
+
+
 class _ExtremumRules:
     """Max/Min: the input dtype is kept, and an empty axis is an error (like NumPy)."""
 
