@@ -121,5 +121,5 @@ real = Real(name="real")
 imag = Imag(name="imag")
 angle = Angle(name="angle")
 conj = Conj(name="conj")
-complex = Complex(name="complex")  # noqa: A001 - PyTensor's name
+complex = Complex(name="complex")
 complex_from_polar = ComplexFromPolar(name="complex_from_polar")

@@ -245,7 +245,7 @@ real = Elemwise(_sc.real)
 imag = Elemwise(_sc.imag)
 angle = Elemwise(_sc.angle)
 _conj = Elemwise(_sc.conj)
-complex = Elemwise(_sc.complex)  # noqa: A001 - PyTensor's name
+complex = Elemwise(_sc.complex)
 complex_from_polar = Elemwise(_sc.complex_from_polar)
 __all__ += ["angle", "complex", "complex_from_polar", "imag", "real"]
 
