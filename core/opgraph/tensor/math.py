@@ -232,6 +232,12 @@ def _cast_op(dtype: str) -> Elemwise:
     return op
 
 
+# PyTensor's per-dtype cast Ops (``_convert_to_float32``...), the ones ``cast`` uses.
+for _dtype in _ss.convert_to:
+    globals()[f"_convert_to_{_dtype}"] = _cast_op(_dtype)
+del _dtype
+
+
 def conj(x: Any) -> Variable:
     """Complex conjugate; real inputs are returned unchanged."""
     x = as_tensor_variable(x)

@@ -24,6 +24,7 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.utils import type_name
+from opgraph.scalar.autocast import autocast_float
 from opgraph.tensor.type import TensorType, get_floatX
 
 __all__ = [
@@ -361,6 +362,8 @@ def python_number_dtype(x: Any) -> str:
             return "uint64"
         raise TypeError(f"the Python int {x} does not fit in 64 bits (int64 or uint64)")
     if isinstance(x, float):
+        if autocast_float.overridden:
+            return autocast_float(x)
         return get_floatX()
     if isinstance(x, complex):
         return "complex128"

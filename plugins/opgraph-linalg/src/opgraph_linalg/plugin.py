@@ -28,4 +28,8 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.tensor.linalg", "opgraph_linalg.faces.linalg"),
         PublicModule("opgraph.tensor.nlinalg", "opgraph_linalg.faces.nlinalg"),
         PublicModule("opgraph.tensor.slinalg", "opgraph_linalg.faces.slinalg"),
+        # PyTensor keeps the diagonal/triangle helpers in ``pytensor.tensor.basic``.
+        PublicModule("opgraph.tensor.basic", "opgraph_linalg.constructors",
+                     names=("AllocDiag", "ExtractDiag", "alloc_diag", "diag", "diagonal",
+                            "trace", "tril", "triu")),
     ]
