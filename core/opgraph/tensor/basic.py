@@ -115,6 +115,8 @@ _LATE = {
     "expand_dims": "opgraph.tensor.shape",
     "flatten": "opgraph.tensor.shape",
     "tensor_copy": "opgraph.tensor.math",
+    "TensorVariable": "opgraph.tensor.variable",
+    "tensor": "opgraph.tensor.type",
     **{f"_convert_to_{d}": "opgraph.tensor.math" for d in (
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
         "float16", "float32", "float64", "complex64", "complex128")},

@@ -15,7 +15,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor import math as ptm
-from opgraph.tensor.arrays import nonzero
+from opgraph.tensor.arrays import nonzero, swapaxes
 from opgraph.tensor.constant_value import get_scalar_constant_value
 from opgraph.tensor.creation import arange, zeros_like
 from opgraph.tensor.exceptions import NotScalarConstantError
@@ -29,9 +29,13 @@ __all__ = [
     "Choose",
     "PermuteRowElements",
     "choose",
+    "empty",
+    "empty_like",
     "horizontal_stack",
     "infer_static_shape",
     "inverse_permutation",
+    "is_flat",
+    "matrix_transpose",
     "mgrid",
     "ogrid",
     "permute_row_elements",
@@ -303,3 +307,40 @@ def infer_static_shape(shape: Any) -> tuple[list[Variable], tuple[int | None, ..
             value = None
         static.append(value if value is None or value >= 0 else None)
     return entries, tuple(static)
+
+
+def empty(shape: Any, dtype: Any = None) -> Variable:
+    """An uninitialised array of ``shape`` (``np.empty``); floatX by default."""
+    if not isinstance(shape, list | tuple):
+        vec = as_tensor_variable(shape)
+        if vec.type.ndim == 0:
+            shape = [vec]
+        elif vec.type.ndim == 1 and vec.type.shape[0] is not None:
+            shape = [vec[i] for i in range(vec.type.shape[0])]
+        else:
+            raise ValueError(f"empty: 'shape' must be a sequence or a vector of known length, "
+                             f"got {vec.type}")
+    return AllocEmpty(dtype or get_floatX())(*shape)
+
+
+def empty_like(prototype: Any, dtype: Any = None) -> Variable:
+    """An uninitialised array shaped like ``prototype`` (its dtype unless ``dtype`` is given)."""
+    prototype = as_tensor_variable(prototype)
+    return empty(
+        [prototype.shape[i] for i in range(prototype.type.ndim)], dtype or prototype.type.dtype
+    )
+
+
+def is_flat(var: Any, ndim: int = 1) -> bool:
+    """Whether ``var`` has exactly ``ndim`` dimensions."""
+    return as_tensor_variable(var).type.ndim == ndim
+
+
+def matrix_transpose(x: Any) -> Variable:
+    """Swap the last two axes (a batch of matrices transposed)."""
+    x = as_tensor_variable(x)
+    if x.type.ndim < 2:
+        raise ValueError(
+            f"matrix_transpose: input must have at least 2 dimensions, got {x.type.ndim}-d {x.type}"
+        )
+    return swapaxes(x, -1, -2)

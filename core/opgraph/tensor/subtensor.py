@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.utils import lazy_exports
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
@@ -449,3 +450,12 @@ def as_index_constant(a: Any) -> Any:
     if isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_):
         return as_index_scalar(a)
     return as_tensor_variable(a)
+
+
+# PyTensor's indexing helpers live in subtensor_more (built on this module).
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
+    ("_is_provably_non_negative", "_is_provably_positive", "advanced_inc_subtensor",
+     "advanced_set_subtensor", "advanced_subtensor", "as_index_literal", "basic_shape",
+     "flip", "get_canonical_form_slice", "indexed_result_shape", "slice_at_axis", "take"),
+    "opgraph.tensor.subtensor_more",
+))

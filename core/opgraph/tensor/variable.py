@@ -511,3 +511,7 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
 
 
 as_tensor = as_tensor_variable
+
+#: PyTensor's names for the dense tensor variable classes (opgraph has one kind).
+DenseTensorVariable = TensorVariable
+DenseTensorConstant = TensorConstant
