@@ -284,6 +284,17 @@ class _TensorOperators:
     def clip(self, a_min: Any, a_max: Any) -> Any:
         return _math().clip(self, a_min, a_max)
 
+    def norm(self, L: float, axis: Any = None, keepdims: bool = False) -> Any:
+        """The ``L``-norm ``sum(|x| ** L) ** (1 / L)`` over ``axis`` (``L`` finite, non-zero)."""
+        if L == 0 or not np.isfinite(L):
+            raise NotImplementedError(f"norm: only finite, non-zero L are supported, got {L}")
+        powered = _math().abs(self) ** L
+        return powered.sum(axis=axis, keepdims=keepdims) ** (1.0 / L)
+
+    def fill(self, value: Any) -> Any:
+        """``value`` broadcast to this tensor's shape (PyTensor's ``fill(self, value)``)."""
+        return _math().second(self, value)
+
     def round(self, mode: str | None = None) -> Any:
         return _math().round(self, mode=mode)
 
