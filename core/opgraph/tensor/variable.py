@@ -477,7 +477,7 @@ def _variable_to_tensor(x: Variable, name: str | None, ndim: int | None, **kwarg
 
         return _adjust_ndim(tensor_from_scalar(x), ndim)
     raise TypeError(
-        f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a tensor or "
+        f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a TensorType or "
         "scalar Type and cannot be converted to a tensor"
     )
 
