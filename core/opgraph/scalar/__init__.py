@@ -17,6 +17,7 @@ from opgraph.scalar.autocast import autocast_float, autocast_float_as  # noqa: F
 from opgraph.scalar.basic import *  # noqa: F403
 from opgraph.scalar.composite import Composite  # noqa: F401
 from opgraph.scalar.logic import *  # noqa: F403
+from opgraph.scalar.loop import ScalarLoop  # noqa: F401
 from opgraph.scalar.math import *  # noqa: F403
 from opgraph.scalar.structural import *  # noqa: F403
 from opgraph.scalar.type import *  # noqa: F403
@@ -45,8 +46,8 @@ __all__ = sorted(
         | set(_structural.__all__)
         | set(_type.__all__)
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
-        | {"Composite", "autocast_float", "autocast_float_as", "floor_div", "scalar_maximum",
-           "scalar_minimum"}
+        | {"Composite", "ScalarLoop", "autocast_float", "autocast_float_as", "floor_div",
+           "scalar_maximum", "scalar_minimum"}
         | {d for d in all_dtypes}
         | {f"convert_to_{d}" for d in all_dtypes}
     )
