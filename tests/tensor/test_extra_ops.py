@@ -283,3 +283,14 @@ def test_add_along_axis_accumulates_and_differentiates() -> None:
     idx = np.array([[2, 0], [1, 1]])
     check_derivatives(lambda m: take_along_axis(m, idx, 1), [rng.normal(size=(2, 3))], rng,
                       forward=False)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("reps", [3, np.array([2])])
+def test_repeat_with_one_count_is_a_broadcast(axis, reps):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    out = xo.repeat(a, reps, axis=axis)
+    assert not isinstance(out.owner.op, xo.Repeat)
+    np.testing.assert_array_equal(evaluate(out), np.repeat(a, reps, axis=axis))
+    check_derivatives(lambda v: xo.repeat(v, reps, axis=axis), [a],
+                      np.random.default_rng(0), forward=False)

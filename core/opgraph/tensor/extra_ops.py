@@ -20,7 +20,7 @@ from opgraph.tensor import math as ptm
 from opgraph.tensor.creation import alloc, arange, zeros, zeros_like
 from opgraph.tensor.indexing_along import add_along_axis
 from opgraph.tensor.reduction import max as pt_max
-from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, squeeze
+from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, specify_shape, squeeze
 from opgraph.tensor.subtensor import advanced_inc_subtensor1
 from opgraph.tensor.type import TensorType, get_floatX, integer_dtypes
 from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
@@ -222,7 +222,30 @@ class Repeat(Op):
 
 
 def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
-    """Repeat the elements of ``x`` (``axis=None``: flattened), as ``np.repeat``."""
+    """Repeat the elements of ``x`` (``axis=None``: flattened), as ``np.repeat``.
+
+    One repeat count for every element (a scalar, or a vector of static length 1)
+    is a broadcast and a reshape, which later rewrites understand; per-element
+    counts use the Repeat Op.
+    """
+    x, reps = as_tensor_variable(x), as_tensor_variable(repeats)
+    if reps.type.dtype in integer_dtypes and (
+        reps.type.ndim == 0 or (reps.type.ndim == 1 and reps.type.shape[0] == 1)
+    ):
+        count = reps if reps.type.ndim == 0 else reps[0]
+        src = flatten(x) if axis is None else x
+        ax = 0 if axis is None else _int_axis(src, axis, "repeat")
+        dims = [shape_i(src, i) for i in range(src.type.ndim)]
+        spread = broadcast_to(src.dimshuffle(*range(ax + 1), "x", *range(ax + 1, src.type.ndim)),
+                              [*dims[: ax + 1], count, *dims[ax + 1:]])
+        merged = [*dims[:ax], dims[ax] * count, *dims[ax + 1:]]
+        out = spread.reshape(merged)
+        static = getattr(count, "data", None)
+        if static is not None and src.type.shape[ax] is not None:
+            shape = list(src.type.shape)
+            shape[ax] = shape[ax] * int(static)
+            out = specify_shape(out, shape)
+        return out
     return Repeat(axis=axis)(x, repeats)
 
 
