@@ -169,6 +169,17 @@ def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
 # --------------------------------------------------------------------------- repeat
 
 
+def _check_repeats_dtype(x: Variable, repeats: Variable) -> None:
+    """Integer repeats that NumPy's repeat can take (it casts them safely to intp)."""
+    dtype = repeats.type.dtype
+    if dtype not in integer_dtypes or not np.can_cast(dtype, np.intp, casting="safe"):
+        raise TypeError(
+            f"repeat of {_name(x)}: repeats must be integers that fit the platform's "
+            f"index type ({np.dtype(np.intp).name}), got {_name(repeats)} of type "
+            f"{repeats.type}"
+        )
+
+
 class Repeat(Op):
     """``np.repeat(x, repeats, axis)`` with a scalar or vector of integer repeats."""
 
@@ -179,11 +190,7 @@ class Repeat(Op):
 
     def make_node(self, x: Any, repeats: Any) -> Apply:
         x, repeats = as_tensor_variable(x), as_tensor_variable(repeats)
-        if repeats.type.dtype not in integer_dtypes:
-            raise TypeError(
-                f"repeat of {_name(x)}: repeats must be integers, got {_name(repeats)} of "
-                f"type {repeats.type}"
-            )
+        _check_repeats_dtype(x, repeats)
         if repeats.type.ndim > 1:
             raise ValueError(f"repeat of {_name(x)}: repeats must be a scalar or a vector")
         if self.axis is None:
@@ -229,7 +236,8 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     counts use the Repeat Op.
     """
     x, reps = as_tensor_variable(x), as_tensor_variable(repeats)
-    if reps.type.dtype in integer_dtypes and (
+    _check_repeats_dtype(x, reps)
+    if (
         reps.type.ndim == 0 or (reps.type.ndim == 1 and reps.type.shape[0] == 1)
     ):
         count = reps if reps.type.ndim == 0 else reps[0]
@@ -269,7 +277,9 @@ class SearchsortedOp(Op):
         inputs = [a, v]
         if sorter is not None:
             sorter = as_tensor_variable(sorter)
-            if sorter.type.dtype not in integer_dtypes or sorter.type.ndim != 1:
+            if sorter.type.ndim != 1:
+                raise ValueError(f"searchsorted: sorter must be a vector, got {sorter.type}")
+            if sorter.type.dtype not in integer_dtypes:
                 raise TypeError(
                     f"searchsorted: sorter must be an integer vector, got {sorter.type}"
                 )
