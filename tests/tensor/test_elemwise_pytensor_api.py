@@ -53,3 +53,20 @@ def test_inf_results_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert evaluate(pt.log(x), {x: 0.0}) == -np.inf
+
+
+@pytest.mark.parametrize("op", [pt.maximum, pt.minimum])
+def test_extremum_gradient_at_a_tie_goes_to_the_first_input(op):
+    x, y = pt.dvectors("x", "y")
+    gx, gy = pt.grad(op(x, y).sum(), [x, y])
+    vals = {x: np.array([1.0, 2.0, 0.0]), y: np.array([1.0, 0.0, 2.0])}
+    first = np.array([1.0, 1.0, 0.0]) if op is pt.maximum else np.array([1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(evaluate(gx, vals), first)
+    second = 1.0 - first
+    second[0] = 0.0  # the tie
+    np.testing.assert_array_equal(evaluate(gy, vals), second)
+
+
+def test_clip_refuses_complex():
+    with pytest.raises(TypeError):
+        pt.clip(pt.zvector(), pt.dscalar(), pt.dscalar())
