@@ -24,7 +24,7 @@ from opgraph.tensor.shape import (
     static_int,
 )
 from opgraph.tensor.type import TensorType, discrete_dtypes, normalize_dtype
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import _as_tensor_variable, as_tensor_variable, constant
 
 __all__ = [
     "ARange",
@@ -379,3 +379,14 @@ def identity_like(x: Any, dtype: Any = None) -> Variable:
         raise ValueError(f"identity_like: {_name(x)} must be a matrix, got {x.type}")
     dt = x.type.dtype if dtype is None else dtype
     return eye(shape_i(x, 0), shape_i(x, 1), 0, dtype=dt)
+
+
+@_as_tensor_variable.register(range)
+def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    """``as_tensor_variable(range(...))`` is an ARange graph, as in PyTensor."""
+    if ndim not in (None, 1):
+        raise ValueError(f"as_tensor_variable: ndim for range must be 1, got {ndim}")
+    out = arange(x.start, x.stop, x.step, dtype=kwargs.get("dtype") or "int64")
+    if name is not None:
+        out.name = name
+    return out

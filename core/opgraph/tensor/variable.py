@@ -435,7 +435,17 @@ def _fix_ndim(arr: np.ndarray, ndim: int | None, what: Any) -> np.ndarray:
 def constant(
     x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
 ) -> TensorConstant:
-    """A TensorConstant of ``x`` with a fully static shape (dtype rule: module docstring)."""
+    """A TensorConstant of ``x`` with a fully static shape (dtype rule: module docstring).
+
+    A TensorConstant is returned as it is (with ``ndim``, leading length-1 axes are
+    added or dropped); masked arrays are refused.
+    """
+    if isinstance(x, TensorConstant) and dtype is None:
+        return x if ndim is None else constant(x.data, name=name or x.name, ndim=ndim)
+    if isinstance(x, np.ma.MaskedArray):
+        raise NotImplementedError(
+            "constant: MaskedArrays are not supported (pass x.filled(...) or x.data)"
+        )
     if isinstance(x, Variable):
         raise TypeError(
             f"constant() expects a value, got the symbolic Variable {x}; use "
@@ -448,6 +458,11 @@ def constant(
 
 @functools.singledispatch
 def _as_tensor_variable(x: Any, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    if isinstance(x, bool):
+        raise TypeError(
+            f"as_tensor_variable: cannot convert the Python bool {x} to a tensor (ambiguous "
+            "with integers); use numpy.bool_ or constant(x, dtype='bool')"
+        )
     if isinstance(x, str) or x is None:
         raise TypeError(
             f"as_tensor_variable: cannot convert {type_name(x)} {x!r:.60} to a tensor "
@@ -488,6 +503,11 @@ def _sequence_to_tensor(
     x: Sequence[Any], name: str | None, ndim: int | None, **kwargs: Any
 ) -> Variable:
     if any(isinstance(xi, Variable) for xi in x):
+        if all(isinstance(xi, Constant) and np.ndim(xi.data) == 0 for xi in x):
+            # constants only: the result is a constant too (as with plain numbers)
+            dtype = np.result_type(*[np.asarray(xi.data).dtype for xi in x])
+            return constant(np.array([xi.data for xi in x], dtype=dtype), name=name,
+                            ndim=ndim, **kwargs)
         from opgraph.tensor.basic import stack
 
         return _adjust_ndim(stack([as_tensor_variable(xi) for xi in x]), ndim)
@@ -505,8 +525,8 @@ def _adjust_ndim(x: Variable, ndim: int | None) -> Variable:
     if all(x.type.broadcastable[:extra]):
         return x.dimshuffle(list(range(x.type.ndim))[extra:])
     raise ValueError(
-        f"as_tensor_variable: {x} has type {x.type}; cannot make it ndim={ndim} "
-        "(only leading broadcastable dimensions can be dropped)"
+        f"Tensor of type {x.type} could not be cast to have {ndim} dimensions "
+        f"(as_tensor_variable of {x}: only leading broadcastable dimensions can be dropped)"
     )
 
 
