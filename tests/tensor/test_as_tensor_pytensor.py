@@ -1,0 +1,45 @@
+"""as_tensor_variable / constant behaviours PyTensor code relies on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opgraph.scalar as ps
+import opgraph.tensor as pt
+from opgraph.tensor.creation import ARange
+
+from .helpers import evaluate
+
+
+def test_range_becomes_arange():
+    out = pt.as_tensor_variable(range(1, 7, 2), name="r")
+    assert isinstance(out.owner.op, ARange) and out.name == "r" and out.dtype == "int64"
+    np.testing.assert_array_equal(evaluate(out), np.arange(1, 7, 2))
+    with pytest.raises(ValueError, match="ndim for range must be 1"):
+        pt.as_tensor_variable(range(3), ndim=2)
+
+
+@pytest.mark.parametrize("items", [[pt.as_tensor(1), pt.as_tensor(2)],
+                                   [ps.constant(1), ps.constant(2)]])
+def test_list_of_constants_is_a_constant(items):
+    out = pt.as_tensor_variable(items)
+    assert isinstance(out, pt.TensorConstant)
+    np.testing.assert_array_equal(out.data, [1, 2])
+
+
+def test_constant_passes_constants_through_and_refuses_masked_arrays():
+    c = pt.constant(np.array([1, 2], dtype="int8"))
+    assert pt.constant(c) is c
+    assert pt.constant(pt.constant(np.int8(2)), ndim=1).type.ndim == 1
+    with pytest.raises(NotImplementedError, match="MaskedArrays are not supported"):
+        pt.constant(np.ma.masked_greater(np.arange(4), 2))
+
+
+def test_python_bool_and_ndim_errors():
+    with pytest.raises(TypeError, match="bool"):
+        pt.as_tensor_variable(True)
+    assert pt.as_tensor_variable(np.array([True, False])).dtype == "bool"
+    x = pt.TensorType("float64", shape=(1, None))("x")
+    with pytest.raises(ValueError, match=r"^Tensor of type"):
+        pt.as_tensor_variable(x, ndim=0)
