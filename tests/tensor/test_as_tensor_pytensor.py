@@ -43,3 +43,12 @@ def test_python_bool_and_ndim_errors():
     x = pt.TensorType("float64", shape=(1, None))("x")
     with pytest.raises(ValueError, match=r"^Tensor of type"):
         pt.as_tensor_variable(x, ndim=0)
+
+
+def test_alloc_messages_and_empty_shape():
+    assert pt.ones(pt.as_tensor_variable([])).type.ndim == 0
+    with pytest.raises(ValueError, match="Alloc static input type and target shape are incompat"):
+        pt.alloc(pt.tensor(shape=(3,)), 5)
+    x = pt.dvector()
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        evaluate(pt.alloc(x, 2, 3), {x: np.ones(1)})

@@ -88,8 +88,9 @@ class Alloc(Op):
                 continue
             if out[a] is not None and out[a] != vs:
                 raise ValueError(
-                    f"alloc: dimension {j} of the value {_name(v)} has static length {vs}, "
-                    f"which cannot broadcast to shape[{a}] = {out[a]}"
+                    f"Alloc static input type and target shape are incompatible: dimension "
+                    f"{j} of the value {_name(v)} has static length {vs}, which cannot "
+                    f"broadcast to shape[{a}] = {out[a]}"
                 )
             out[a] = vs
         return Apply(self, [v, *dims], [TensorType(v.type.dtype, out)()])
@@ -109,7 +110,8 @@ class Alloc(Op):
             if vs == 1 and static[j] == 1:
                 continue
             extra = (
-                " (a length-1 dimension broadcasts only if its static shape is 1)"
+                " (Runtime broadcasting not allowed: a length-1 dimension broadcasts only if "
+                "its static shape is 1)"
                 if vs == 1
                 else ""
             )

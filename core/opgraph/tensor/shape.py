@@ -114,6 +114,8 @@ def dims_of(shape_arg: Any, what: str = "shape") -> list[Variable]:
     if isinstance(shape_arg, list | tuple):
         return [as_index_scalar(s, f"{what}[{i}]") for i, s in enumerate(shape_arg)]
     var = as_tensor_variable(shape_arg)
+    if isinstance(var, Constant) and var.type.ndim == 1 and var.type.shape[0] == 0:
+        return []  # ``[]`` (a float64 constant): the shape of a 0-d array
     if not is_int_dtype(var.type.dtype) or var.type.ndim > 1:
         raise TypeError(
             f"{what} must be an int, a sequence of ints or an integer vector, "
