@@ -492,7 +492,10 @@ class Elemwise(Op):
                     break
             else:
                 shape.append(1)
-        return [tuple(shape)] * len(node.outputs)
+        # tensor variables throughout (static lengths as int64 constants), as PyTensor
+        dims = tuple(as_tensor_variable(np.int64(d) if isinstance(d, int | np.integer) else d)
+                     for d in shape)
+        return [dims] * len(node.outputs)
 
     # -- differentiation ------------------------------------------------------------
     def pullback(
