@@ -52,3 +52,12 @@ def test_alloc_messages_and_empty_shape():
     x = pt.dvector()
     with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
         evaluate(pt.alloc(x, 2, 3), {x: np.ones(1)})
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64"])
+def test_mean_with_a_discrete_sum_dtype_is_float64(dtype):
+    x = pt.matrix(dtype="int8")
+    m = x.mean(dtype=dtype)
+    assert m.dtype == "float64"
+    assert evaluate(m, {x: np.array([[1], [2]], dtype="int8")}) == 1.5
+    assert x.mean(dtype="float32").dtype == "float32"

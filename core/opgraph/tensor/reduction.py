@@ -502,7 +502,11 @@ def mean(
     input: _Any, axis: _Any = None, dtype: _Any = None, keepdims: bool = False,
     acc_dtype: _Any = None,
 ) -> Variable:
-    """Arithmetic mean over ``axis``; integer inputs give float64 (NumPy)."""
+    """Arithmetic mean over ``axis``; integer inputs give float64 (NumPy).
+
+    ``dtype`` is the dtype of the sum; a discrete one (int, bool) still gives a
+    float64 mean, as PyTensor (NumPy would truncate it).
+    """
     from opgraph.tensor.math import cast, true_div
 
     x = as_tensor_variable(input)
@@ -512,7 +516,7 @@ def mean(
         sum_dtype = "float64"
     s = sum(x, axis=axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype)
     out = true_div(s, cast(_count(x, axes), s.type.dtype))
-    if dtype is not None:
+    if dtype is not None and normalize_dtype(dtype) in continuous_dtypes:
         out = cast(out, dtype)
     return out
 
