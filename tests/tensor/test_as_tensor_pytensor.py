@@ -59,5 +59,7 @@ def test_mean_with_a_discrete_sum_dtype_is_float64(dtype):
     x = pt.matrix(dtype="int8")
     m = x.mean(dtype=dtype)
     assert m.dtype == "float64"
-    assert evaluate(m, {x: np.array([[1], [2]], dtype="int8")}) == 1.5
+    # the sum is taken in ``dtype`` (a bool sum is True), then divided by the count
+    expected = np.array(3).astype(dtype) / 2
+    assert evaluate(m, {x: np.array([[1], [2]], dtype="int8")}) == expected
     assert x.mean(dtype="float32").dtype == "float32"

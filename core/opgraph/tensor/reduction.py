@@ -515,7 +515,8 @@ def mean(
     if sum_dtype is None and x.type.dtype not in continuous_dtypes:
         sum_dtype = "float64"
     s = sum(x, axis=axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype)
-    out = true_div(s, cast(_count(x, axes), s.type.dtype))
+    count_dtype = s.type.dtype if s.type.dtype in continuous_dtypes else "float64"
+    out = true_div(s, cast(_count(x, axes), count_dtype))
     if dtype is not None and normalize_dtype(dtype) in continuous_dtypes:
         out = cast(out, dtype)
     return out
