@@ -91,3 +91,20 @@ def test_provably_positive():
     assert pts._is_provably_positive(pt.minimum(2, 3))
     assert not pts._is_provably_positive(pt.maximum(-1, -10))
     assert not pts._is_provably_non_negative(pt.vector())
+
+
+def test_ignore_duplicates_writes_each_position_once():
+    x = pt.as_tensor(np.zeros(4))
+    idx = np.array([1, 1, 2])
+    np.testing.assert_array_equal(evaluate(pt.inc_subtensor(x[idx], 1.0)), [0, 2, 1, 0])
+    out = pt.inc_subtensor(x[idx], 1.0, ignore_duplicates=True)
+    assert out.owner.op.ignore_duplicates
+    np.testing.assert_array_equal(evaluate(out), [0, 1, 1, 0])
+    m = pt.as_tensor(np.zeros((2, 2)))
+    out = pts.advanced_inc_subtensor(m, 1.0, [0, 0], [1, 1], ignore_duplicates=True)
+    np.testing.assert_array_equal(evaluate(out), [[0, 1], [0, 0]])
+
+
+def test_take_mode_none_is_raise():
+    np.testing.assert_array_equal(evaluate(pts.take(np.arange(5.0), np.array([1, 2]), mode=None)),
+                                  [1.0, 2.0])

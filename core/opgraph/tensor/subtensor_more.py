@@ -80,17 +80,17 @@ def advanced_subtensor(x: Any, *args: Any) -> Variable:
 
 
 def advanced_inc_subtensor(x: Any, y: Any, *args: Any, set_instead_of_inc: bool = False,
-                           ignore_duplicates: bool = False) -> Variable:
+                           ignore_duplicates: bool = False, inplace: bool = False) -> Variable:
     """``x`` with ``y`` added at (or, with ``set_instead_of_inc``, written to) ``x[args]``."""
     sub = get_item(as_tensor_variable(x), tuple(args))
     if set_instead_of_inc:
-        return set_subtensor(sub, y)
-    return inc_subtensor(sub, y, ignore_duplicates=ignore_duplicates)
+        return set_subtensor(sub, y, inplace=inplace)
+    return inc_subtensor(sub, y, inplace=inplace, ignore_duplicates=ignore_duplicates)
 
 
-def advanced_set_subtensor(x: Any, y: Any, *args: Any) -> Variable:
+def advanced_set_subtensor(x: Any, y: Any, *args: Any, inplace: bool = False) -> Variable:
     """``x`` with ``y`` written at ``x[args]``."""
-    return advanced_inc_subtensor(x, y, *args, set_instead_of_inc=True)
+    return advanced_inc_subtensor(x, y, *args, set_instead_of_inc=True, inplace=inplace)
 
 
 def _dummy(shape: Any, dtype: str) -> Variable:
