@@ -63,3 +63,17 @@ def test_mean_with_a_discrete_sum_dtype_is_float64(dtype):
     expected = np.array(3).astype(dtype) / 2
     assert evaluate(m, {x: np.array([[1], [2]], dtype="int8")}) == expected
     assert x.mean(dtype="float32").dtype == "float32"
+
+
+def test_numpy_ufuncs_build_tensor_graphs():
+    x = pt.dscalar("x")
+    for fn in (np.exp, np.arccos, np.deg2rad, np.log1p, np.sqrt):
+        out = fn(x)
+        assert isinstance(out, pt.TensorVariable)
+        np.testing.assert_allclose(evaluate(out, {x: 0.5}), fn(0.5))
+    a, v = np.ones(3), pt.dvector("v")
+    np.testing.assert_array_equal(evaluate(a - v, {v: np.arange(3.0)}), 1 - np.arange(3.0))
+    assert (a < v).dtype == "bool"
+    assert (a == v) is False and (a != v) is True
+    with pytest.raises(TypeError):
+        np.exp(v, out=np.ones(3))

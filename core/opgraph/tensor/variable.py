@@ -63,13 +63,41 @@ def _convertible(x: Any) -> bool:
     return isinstance(x, Variable | numbers.Number | np.ndarray | np.generic | list | tuple)
 
 
+# NumPy ufunc names whose tensor function has another name.
+_UFUNC_NAMES = {
+    "absolute": "abs", "negative": "neg", "multiply": "mul", "subtract": "sub",
+    "divide": "true_div", "true_divide": "true_div", "floor_divide": "int_div",
+    "power": "pow", "remainder": "mod", "bitwise_and": "and_", "bitwise_or": "or_",
+    "bitwise_xor": "xor", "invert": "invert", "logical_not": "invert",
+    "less": "lt", "greater": "gt", "less_equal": "le", "greater_equal": "ge",
+    "logical_and": "and_", "logical_or": "or_", "logical_xor": "xor",
+}
+# ``array == var`` stays Python's identity comparison, not an elementwise graph.
+_IDENTITY_UFUNC = frozenset({"equal", "not_equal"})
+
+
 class _TensorOperators:
     """Operators and NumPy-like methods shared by TensorVariable and TensorConstant."""
 
     __slots__ = ()
-    # NumPy must hand ``ndarray * var`` to our reflected operators.
+    # NumPy hands ``ndarray * var`` and ``np.exp(var)`` to the tensor functions.
     __array_priority__ = 1000
-    __array_ufunc__ = None
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.exp(x)``, ``np.add(array, x)``...: the tensor function of the same name.
+
+        Only plain calls without ``out=``/``where=`` are symbolic; anything else is
+        NotImplemented (so NumPy raises its usual TypeError).
+        """
+        if ufunc.__name__ in _IDENTITY_UFUNC and method == "__call__" and len(inputs) == 2:
+            same = inputs[0] is inputs[1]  # what Python's ``==`` on objects gives
+            return same if ufunc.__name__ == "equal" else not same
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        fn = getattr(_math(), _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__), None)
+        if fn is None or not callable(fn):
+            return NotImplemented
+        return fn(*inputs)
 
     # -- arithmetic ------------------------------------------------------------------
     __add__ = _binary("add")
