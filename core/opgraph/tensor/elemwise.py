@@ -580,8 +580,8 @@ def _check_runtime_broadcast(op: Elemwise, node: Apply, inputs: Sequence[Any]) -
                 raise ValueError(
                     f"{op}: Runtime broadcasting not allowed: dimension {d} of {var} has "
                     f"length 1 at run time but its type {var.type} does not declare it "
-                    f"broadcastable (shapes {[v.shape for v in inputs]}); give it a static "
-                    "shape of 1 (e.g. with specify_shape or a row/col type)"
+                    f"broadcastable (shapes {[v.shape for v in inputs]}); runtime broadcasting "
+                    "needs a static shape of 1 (e.g. from specify_shape or a row/col type)"
                 )
 
 
