@@ -70,7 +70,10 @@ def as_index_scalar(value: Any, what: str = "index") -> Variable:
         return constant(np.int64(value))
     var = as_tensor_variable(value)
     if var.type.ndim != 0 or not is_int_dtype(var.type.dtype):
-        raise TypeError(f"{what} must be an integer scalar, got {_name(var)} of type {var.type}")
+        raise TypeError(
+            f"{what} must be an integer scalar, got {_name(var)} of type {var.type} (shape "
+            "entries must be integer types)"
+        )
     return var
 
 
@@ -632,7 +635,7 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     if len(entries) != x.type.ndim:
         raise ValueError(
             f"specify_shape: {_name(x)} has {x.type.ndim} dimension(s), but the shape given "
-            f"has {len(entries)} entries"
+            f"has {len(entries)} entries, so it will never match"
         )
     given = tuple(e is not None for e in entries)
     dims = [
@@ -675,7 +678,10 @@ def _normalize_axes(axis: Any, ndim: int, who: str) -> list[int]:
     out = []
     for a in axes:
         if not isinstance(a, int | np.integer) or not -ndim <= a < ndim:
-            raise ValueError(f"{who}: axis {a!r} is out of range for {ndim} dimension(s)")
+            raise ValueError(
+                f"{who}: axis {a!r} is out of range for {ndim} dimension(s) (axis {a!r} is out "
+                f"of bounds for array of dimension {ndim})"
+            )
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{who}: repeated axis in {axes}")
