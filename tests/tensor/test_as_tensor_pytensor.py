@@ -77,3 +77,12 @@ def test_numpy_ufuncs_build_tensor_graphs():
     assert (a == v) is False and (a != v) is True
     with pytest.raises(TypeError):
         np.exp(v, out=np.ones(3))
+
+
+def test_shape_error_wording():
+    with pytest.raises(ValueError, match="will never match"):
+        pt.specify_shape(pt.dvector(), ())
+    with pytest.raises(TypeError, match="must be integer types"):
+        pt.specify_shape(pt.dvector(), (2.2,))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
+        pt.specify_broadcastable(pt.dmatrix(), 2)
