@@ -609,8 +609,8 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
     for a in axes:
         if not -x.type.ndim <= a < x.type.ndim:
             raise ValueError(
-                f"specify_broadcastable of {_name(x)}: axis {a} is out of range for "
-                f"{x.type.ndim} dimension(s)"
+                f"specify_broadcastable of {_name(x)}: axis {a} is out of range (axis {a} is "
+                f"out of bounds for array of dimension {x.type.ndim})"
             )
     wanted = {a % x.type.ndim for a in axes}
     return specify_shape(x, [1 if d in wanted else None for d in range(x.type.ndim)])
