@@ -50,8 +50,9 @@ def cum_cases() -> Iterator[Case]:
 
 
 def repeat_cases() -> Iterator[Case]:
-    yield from _unary(lambda x: xo.repeat(x, 2, axis=1), "repeat", SHAPES)
-    yield from _unary(lambda x: xo.repeat(x, 1, axis=0), "repeat once", SHAPES)
+    # one count is a broadcast (no Repeat node): per-element counts build the Op
+    yield from _unary(lambda x: xo.Repeat(axis=1)(x, 2), "repeat", SHAPES)
+    yield from _unary(lambda x: xo.Repeat(axis=0)(x, 1), "repeat once", SHAPES)
 
 
 def searchsorted_cases() -> Iterator[Case]:

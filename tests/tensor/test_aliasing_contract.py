@@ -42,6 +42,7 @@ from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.type import TensorType
 
 from .aliasing_cases_arrays import ARRAY_CASES
+from .aliasing_cases_more import MORE_CASES
 from .helpers import evaluate, input_type_for
 
 # Modules whose Op subclasses are audited (opgraph.tensor.* is walked automatically).
@@ -53,7 +54,8 @@ EXTRA_MODULES = (
 )
 
 # Bases that are never instantiated themselves; their subclasses are audited.
-ABSTRACT = {"ReadOp", "UpdateOp", "_SoftmaxBase", "_GradientIdentity"}
+# BlockwiseWithCoreShape is never built (it stands for a Numba-only PyTensor Op).
+ABSTRACT = {"ReadOp", "UpdateOp", "_SoftmaxBase", "_GradientIdentity", "BlockwiseWithCoreShape"}
 
 LAYOUTS = ("c", "fortran", "strided", "reversed")
 
@@ -661,6 +663,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.type_other.MakeSlice": make_slice_cases,
     **_grad_ops(),
     **ARRAY_CASES,
+    **MORE_CASES,
 }
 
 

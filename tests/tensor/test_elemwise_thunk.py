@@ -120,7 +120,7 @@ def test_multi_output_composite_through_thunk() -> None:
 def test_runtime_broadcasting_still_refused() -> None:
     x, y = pt.dmatrices("x", "y")
     node = (x + y).owner
-    with pytest.raises(ValueError, match="runtime broadcasting"):
+    with pytest.raises(ValueError, match=r"(?i)runtime broadcasting"):
         _run_thunk(node, [np.ones((3, 4)), np.ones((1, 4))])
     with pytest.raises(ValueError, match="cannot be broadcast"):
         _run_thunk(node, [np.ones((3, 4)), np.ones((2, 4))])

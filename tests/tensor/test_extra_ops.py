@@ -283,3 +283,28 @@ def test_add_along_axis_accumulates_and_differentiates() -> None:
     idx = np.array([[2, 0], [1, 1]])
     check_derivatives(lambda m: take_along_axis(m, idx, 1), [rng.normal(size=(2, 3))], rng,
                       forward=False)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("reps", [3, np.array([2])])
+def test_repeat_with_one_count_is_a_broadcast(axis, reps):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    out = xo.repeat(a, reps, axis=axis)
+    assert not isinstance(out.owner.op, xo.Repeat)
+    np.testing.assert_array_equal(evaluate(out), np.repeat(a, reps, axis=axis))
+    check_derivatives(lambda v: xo.repeat(v, reps, axis=axis), [a],
+                      np.random.default_rng(0), forward=False)
+
+
+def test_repeat_rejects_counts_numpy_cannot_index_with():
+    with pytest.raises(TypeError, match="repeats must be integers"):
+        xo.repeat(pt.dvector(), pt.scalar(dtype="uint64"))
+    with pytest.raises(TypeError, match="repeats must be integers"):
+        xo.repeat(pt.dvector(), pt.vector(dtype="uint64"), axis=0)
+
+
+def test_searchsorted_sorter_rank_and_dtype_errors():
+    with pytest.raises(ValueError, match="sorter must be a vector"):
+        xo.searchsorted(pt.dvector(), pt.dvector(), sorter=pt.lmatrix())
+    with pytest.raises(TypeError, match="integer vector"):
+        xo.searchsorted(pt.dvector(), pt.dvector(), sorter=pt.fvector())

@@ -23,6 +23,8 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from opgraph import faces as _faces
+
 if TYPE_CHECKING:
     from opgraph.graph.basic import Apply, Variable
     from opgraph.graph.fg import FunctionGraph
@@ -372,3 +374,10 @@ def raise_with_op(
         except Exception:  # a broken repr must not hide the real error
             exc.add_note(f"Apply node that caused the error: {type(node.op).__name__}")
     return exc
+
+
+def __getattr__(name: str) -> Any:
+    """Names a plugin serves here (PyTensor's ``PerformLinker``, from opgraph-numpy)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _faces.provided_name(__name__, name)

@@ -13,9 +13,11 @@ from opgraph.scalar import math as _math
 from opgraph.scalar import structural as _structural
 from opgraph.scalar import type as _type
 from opgraph.scalar.arith import *  # noqa: F403
+from opgraph.scalar.autocast import autocast_float, autocast_float_as  # noqa: F401
 from opgraph.scalar.basic import *  # noqa: F403
 from opgraph.scalar.composite import Composite  # noqa: F401
 from opgraph.scalar.logic import *  # noqa: F403
+from opgraph.scalar.loop import ScalarLoop  # noqa: F401
 from opgraph.scalar.math import *  # noqa: F403
 from opgraph.scalar.structural import *  # noqa: F403
 from opgraph.scalar.type import *  # noqa: F403
@@ -44,7 +46,8 @@ __all__ = sorted(
         | set(_structural.__all__)
         | set(_type.__all__)
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
-        | {"Composite", "floor_div", "scalar_maximum", "scalar_minimum"}
+        | {"Composite", "ScalarLoop", "autocast_float", "autocast_float_as", "floor_div",
+           "scalar_maximum", "scalar_minimum"}
         | {d for d in all_dtypes}
         | {f"convert_to_{d}" for d in all_dtypes}
     )

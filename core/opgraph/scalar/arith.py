@@ -17,11 +17,11 @@ from opgraph.scalar.basic import (
     BinaryScalarOp,
     ScalarOp,
     UnaryScalarOp,
-    upcast_out,
+    upcast_out_no_complex,
     upgrade_to_float,
 )
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
-from opgraph.scalar.logic import and_, eq, ge, gt, le, lt
+from opgraph.scalar.logic import and_, eq, ge, gt, le, lt, neq
 from opgraph.scalar.structural import switch
 
 __all__ = [
@@ -215,7 +215,8 @@ class Reciprocal(UnaryScalarOp):
 
 
 class _Extremum(BinaryScalarOp):
-    """Shared gradient of maximum/minimum: gz flows to the input that was chosen."""
+    """Shared gradient of maximum/minimum: gz flows to the input that was chosen
+    (at a tie, to the first input only, as PyTensor does)."""
 
     commutative = True
     associative = True
@@ -226,7 +227,7 @@ class _Extremum(BinaryScalarOp):
         zero = const_like(0, gz)
         return [
             _g(x, lambda: switch(eq(out, x), gz, zero)),
-            _g(y, lambda: switch(eq(out, y), gz, zero)),
+            _g(y, lambda: switch(and_(eq(out, y), neq(out, x)), gz, zero)),
         ]
 
 
@@ -245,11 +246,12 @@ class Minimum(_Extremum):
 
 
 class Clip(ScalarOp):
-    """clip(x, lo, hi) = minimum(maximum(x, lo), hi), like np.clip."""
+    """clip(x, lo, hi) = minimum(maximum(x, lo), hi), like np.clip (real numbers only:
+    complex numbers have no order)."""
 
     nin = 3
     nfunc_spec = ("clip", 3, 1)
-    default_output_types_preference = staticmethod(upcast_out)
+    default_output_types_preference = staticmethod(upcast_out_no_complex)
 
     def numpy_fn(self, x: Any, lo: Any, hi: Any) -> Any:
         x, lo, hi = np.asarray(x), np.asarray(lo), np.asarray(hi)

@@ -148,6 +148,11 @@ class specific_out:
     def __call__(self, *types: ScalarType) -> tuple[ScalarType, ...]:
         return tuple(get_scalar_type(d) for d in self.dtypes)
 
+    @property
+    def spec(self) -> tuple[ScalarType, ...]:
+        """The output types (PyTensor's ``specific_out(...).spec``)."""
+        return tuple(get_scalar_type(d) for d in self.dtypes)
+
 
 @attrs.frozen
 class transfer_type:

@@ -71,6 +71,7 @@ __all__ = [
     "log2",
     "log10",
     "round_half_away_from_zero",
+    "round_half_away_from_zero_vec",
     "round_half_to_even",
     "sigmoid",
     "sin",
@@ -379,3 +380,6 @@ ceil = Ceil(name="ceil")
 trunc = Trunc(name="trunc")
 round_half_to_even = RoundHalfToEven(name="round_half_to_even")
 round_half_away_from_zero = RoundHalfAwayFromZero(name="round_half_away_from_zero")
+
+#: The NumPy function behind ``round_half_away_from_zero`` (PyTensor's reference for it).
+round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn

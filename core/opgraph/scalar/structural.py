@@ -77,6 +77,11 @@ class _FixedType:
     def __call__(self, *types: ScalarType) -> tuple[ScalarType]:
         return (self.o_type,)
 
+    @property
+    def spec(self) -> tuple[ScalarType]:
+        """The output types, as PyTensor's ``specific_out(...).spec`` holds them."""
+        return (self.o_type,)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _FixedType) and other.o_type == self.o_type
 

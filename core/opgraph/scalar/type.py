@@ -17,6 +17,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
+from opgraph.scalar.autocast import autocast_float
 
 __all__ = [
     "ScalarConstant",
@@ -362,6 +363,8 @@ def _python_number_dtype(x: Any) -> str:
             return "uint64"
         raise TypeError(f"as_scalar: the Python int {x} does not fit in 64 bits")
     if isinstance(x, float):
+        if autocast_float.overridden:
+            return autocast_float(x)
         fx = _floatx()
         if fx != "float64" and (np.isnan(x) or float(np.asarray(x, dtype=fx)) == x):
             return fx

@@ -65,6 +65,8 @@ import opgraph.tensor.printers as _printers  # noqa: E402, F401
 from opgraph.tensor import random  # noqa: E402, F401
 from opgraph.tensor.blockwise import Blockwise  # noqa: E402, F401
 from opgraph.tensor.functional import vectorize  # noqa: E402, F401
+from opgraph.tensor.pad import pad  # noqa: E402, F401
+from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
 
 __all__ = [n for n in globals() if not n.startswith("_") and n != "annotations"] + sorted(
     _faces.NAME_FACES[__name__]

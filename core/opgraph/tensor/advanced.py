@@ -255,11 +255,13 @@ class AdvancedSubtensor(ReadOp):
 
 @attrs.frozen(repr=False)
 class AdvancedIncSubtensor(UpdateOp):
-    """``x`` with ``x[idx]`` (advanced) incremented by ``y``; repeats accumulate."""
+    """``x`` with ``x[idx]`` (advanced) incremented by ``y``; repeats accumulate unless
+    ``ignore_duplicates`` (then ``x[idx] += y``: a repeated position is written once)."""
 
     idx_list: tuple
     inplace: bool = False
     set_instead_of_inc: bool = False
+    ignore_duplicates: bool = False
 
     def make_node(self, x: Any, y: Any, *inputs: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -273,7 +275,7 @@ class AdvancedIncSubtensor(UpdateOp):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, *values = inputs
         index = _index_values(self.idx_list, values)
-        output_storage[0][0] = self._write(x, index, y, accumulate=True)
+        output_storage[0][0] = self._write(x, index, y, accumulate=not self.ignore_duplicates)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]

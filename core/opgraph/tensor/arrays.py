@@ -123,8 +123,10 @@ def _is_zero(v: Variable) -> bool:
     return data is not None and int(data) == 0
 
 
-def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Variable:
-    """Elements of ``a`` at ``indices`` along ``axis`` (``None``: flattened), as ``np.take``."""
+def take(a: Any, indices: Any, axis: int | None = None, mode: str | None = "raise") -> Variable:
+    """Elements of ``a`` at ``indices`` along ``axis`` (``None``: flattened), as ``np.take``
+    (``mode=None`` is "raise")."""
+    mode = "raise" if mode is None else mode
     x = as_tensor_variable(a)
     idx = as_tensor_variable(indices)
     if axis is None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor.arrays import (
@@ -23,6 +24,8 @@ from opgraph.tensor.arrays import (
     swapaxes,
     tile,
 )
+from opgraph.tensor.basic_more import *  # noqa: F403
+from opgraph.tensor.basic_more import __all__ as _more_all
 from opgraph.tensor.constant_value import (
     get_scalar_constant_value,
     get_underlying_scalar_constant_value,
@@ -102,6 +105,7 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+__all__ += _more_all
 
 # Names that live in modules built on top of this one (math, elemwise); resolved on use
 # so ``from opgraph.tensor.basic import switch`` works without an import cycle.
@@ -109,12 +113,21 @@ _LATE = {
     "switch": "opgraph.tensor.math",
     "where": "opgraph.tensor.math",
     "transpose": "opgraph.tensor.elemwise",
+    "expand_dims": "opgraph.tensor.shape",
+    "flatten": "opgraph.tensor.shape",
+    "tensor_copy": "opgraph.tensor.math",
+    "TensorVariable": "opgraph.tensor.variable",
+    "tensor": "opgraph.tensor.type",
+    **{f"_convert_to_{d}": "opgraph.tensor.math" for d in (
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+        "float16", "float32", "float64", "complex64", "complex128")},
 }
 
 def __getattr__(name: str) -> Any:
     module = _LATE.get(name)
     if module is None:
-        raise AttributeError(f"module 'opgraph.tensor.basic' has no attribute {name!r}")
+        # diag/tril/trace...: served by the opgraph-linalg plugin, as in PyTensor's basic
+        return _faces.provided_name(__name__, name)
     import importlib
 
     value = getattr(importlib.import_module(module), name)

@@ -44,6 +44,7 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = [
     "VECTORIZE_RULES",
     "Blockwise",
+    "BlockwiseWithCoreShape",
     "parse_gufunc_signature",
     "safe_signature",
     "vectorize_core_graph",
@@ -640,3 +641,12 @@ def _batch_blockwise(node: Apply, ins: list[Variable], batched: list[bool]) -> A
 
 
 register_batching_rule(Blockwise, _batch_blockwise)
+
+
+class BlockwiseWithCoreShape(Blockwise):
+    """PyTensor's Blockwise that also takes the core output shapes as inputs.
+
+    PyTensor's Numba backend rewrites Blockwise nodes into this form; opgraph has
+    no Numba backend and never builds it. The class exists so that code asking
+    ``isinstance(op, Blockwise | BlockwiseWithCoreShape)`` runs unchanged.
+    """

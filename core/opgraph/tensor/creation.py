@@ -24,7 +24,7 @@ from opgraph.tensor.shape import (
     static_int,
 )
 from opgraph.tensor.type import TensorType, discrete_dtypes, normalize_dtype
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import _as_tensor_variable, as_tensor_variable, constant
 
 __all__ = [
     "ARange",
@@ -88,8 +88,9 @@ class Alloc(Op):
                 continue
             if out[a] is not None and out[a] != vs:
                 raise ValueError(
-                    f"alloc: dimension {j} of the value {_name(v)} has static length {vs}, "
-                    f"which cannot broadcast to shape[{a}] = {out[a]}"
+                    f"Alloc static input type and target shape are incompatible: dimension "
+                    f"{j} of the value {_name(v)} has static length {vs}, which cannot "
+                    f"broadcast to shape[{a}] = {out[a]}"
                 )
             out[a] = vs
         return Apply(self, [v, *dims], [TensorType(v.type.dtype, out)()])
@@ -109,7 +110,8 @@ class Alloc(Op):
             if vs == 1 and static[j] == 1:
                 continue
             extra = (
-                " (a length-1 dimension broadcasts only if its static shape is 1)"
+                " (Runtime broadcasting not allowed: a length-1 dimension broadcasts only if "
+                "its static shape is 1)"
                 if vs == 1
                 else ""
             )
@@ -379,3 +381,14 @@ def identity_like(x: Any, dtype: Any = None) -> Variable:
         raise ValueError(f"identity_like: {_name(x)} must be a matrix, got {x.type}")
     dt = x.type.dtype if dtype is None else dtype
     return eye(shape_i(x, 0), shape_i(x, 1), 0, dtype=dt)
+
+
+@_as_tensor_variable.register(range)
+def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    """``as_tensor_variable(range(...))`` is an ARange graph, as in PyTensor."""
+    if ndim not in (None, 1):
+        raise ValueError(f"as_tensor_variable: ndim for range must be 1, got {ndim}")
+    out = arange(x.start, x.stop, x.step, dtype=kwargs.get("dtype") or "int64")
+    if name is not None:
+        out.name = name
+    return out

@@ -17,13 +17,14 @@ import numpy as np
 from opgraph.graph.basic import Variable
 from opgraph.tensor import math as ptm
 from opgraph.tensor.contractions import prod_of
-from opgraph.tensor.creation import arange
+from opgraph.tensor.creation import arange, zeros
 from opgraph.tensor.products import matmul
 from opgraph.tensor.reduction import sum as pt_sum
 from opgraph.tensor.shape import shape_i
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["einsum"]
+# PyTensor's tests also import the private helpers _delta, _general_dot and _iota.
 
 _GUESS = 8  # length assumed for a dimension of unknown length when planning the order
 
@@ -175,3 +176,52 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = True) -> Variable:
     x, lx = _diagonals(x, lx)
     x, lx = _sum_out(x, lx, set(rhs))
     return x.dimshuffle(*(lx.index(c) for c in rhs)) if lx != rhs else x
+
+
+def _iota(shape: Sequence[Any], axis: int) -> Variable:
+    """An int64 tensor of ``shape`` holding, everywhere, its index along ``axis``."""
+    ndim = len(shape)
+    axis = axis % ndim if ndim else axis
+    ramp = arange(shape[axis]).dimshuffle(*["x" if d != axis else 0 for d in range(ndim)])
+    return ptm.add(ramp, zeros(list(shape), dtype="int64")) if ndim > 1 else ramp
+
+
+def _delta(shape: Sequence[Any], axes: Sequence[int]) -> Variable:
+    """Kronecker delta of ``shape``: 1 where the indices along all ``axes`` are equal, else 0."""
+    if len(axes) < 1:
+        raise ValueError("_delta: give at least one axis")
+    first = _iota(shape, axes[0])
+    mask = ptm.eq(first, first)
+    for ax in axes[1:]:
+        mask = ptm.and_(mask, ptm.eq(first, _iota(shape, ax)))
+    return ptm.cast(mask, "floatX")
+
+
+def _general_dot(
+    vars: Sequence[Any], axes: Sequence[Sequence[int]], batch_axes: Sequence[Sequence[int]]
+) -> Variable:
+    """``tensordot(x, y, axes)`` over the core axes, mapped over broadcast batch axes.
+
+    ``batch_axes[i]`` lists the batch axes of operand ``i`` (moved to the front and
+    broadcast against each other, right-aligned); ``axes`` are the contracted core
+    axes (negative numbers count from the end). The result has the batch axes,
+    then the free axes of ``x``, then those of ``y``.
+    """
+    x, y = (as_tensor_variable(v) for v in vars)
+    letters = iter(string.ascii_letters)
+    cores = []
+    for var, batch in zip((x, y), batch_axes, strict=True):
+        batch = [b % var.type.ndim for b in batch]
+        core = [d for d in range(var.type.ndim) if d not in batch]
+        cores.append((var.dimshuffle(*batch, *core), len(core)))
+    (xc, nx), (yc, ny) = cores
+    x_labels = [next(letters) for _ in range(nx)]
+    y_labels = [next(letters) for _ in range(ny)]
+    for ax_x, ax_y in zip(axes[0], axes[1], strict=True):
+        y_labels[ax_y % ny] = x_labels[ax_x % nx]
+    summed = set(x_labels) & set(y_labels)
+    out = [lab for lab in x_labels if lab not in summed] + [
+        lab for lab in y_labels if lab not in summed
+    ]
+    spec = f"...{''.join(x_labels)},...{''.join(y_labels)}->...{''.join(out)}"
+    return einsum(spec, xc, yc)

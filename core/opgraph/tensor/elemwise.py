@@ -20,7 +20,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.graph.utils import type_name
+from opgraph.graph.utils import lazy_exports, type_name
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
 
@@ -57,6 +57,17 @@ def _check_new_order(input_ndim: int, new_order: tuple) -> None:
         seen.add(entry)
 
 
+def _as_ndim(value: Any) -> int:
+    """DimShuffle's ``input_ndim``: a non-negative integer (not a bool or a pattern)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"DimShuffle: input_ndim must be an integer, got {type(value).__name__} {value!r}"
+        )
+    if value < 0:
+        raise ValueError(f"DimShuffle: input_ndim must be >= 0, got {value}")
+    return int(value)
+
+
 @attrs.frozen(repr=False)
 class DimShuffle(Op):
     """Reorder the input's axes, insert broadcastable ones ("x"), drop length-1 ones.
@@ -65,7 +76,7 @@ class DimShuffle(Op):
     (b, 1, a).  The output is a view of the input.
     """
 
-    input_ndim: int = attrs.field(converter=int)
+    input_ndim: int = attrs.field(converter=_as_ndim)
     new_order: tuple = attrs.field(converter=tuple)
     shuffle: tuple = attrs.field(init=False, eq=False)
     augment: tuple = attrs.field(init=False, eq=False)
@@ -350,6 +361,17 @@ class Elemwise(Op):
         self._ufunc = None
 
     # -- building -------------------------------------------------------------------
+    def outer(self, x: Any, y: Any) -> Variable:
+        """Like NumPy's ``ufunc.outer``: the op on every pair of elements of ``x`` and ``y``.
+
+        The result has the axes of ``x`` followed by those of ``y``.
+        """
+        x, y = as_tensor_variable(x), as_tensor_variable(y)
+        nx, ny = x.type.ndim, y.type.ndim
+        xe = DimShuffle(input_ndim=nx, new_order=(*range(nx), *["x"] * ny))(x)
+        ye = DimShuffle(input_ndim=ny, new_order=(*["x"] * nx, *range(ny)))(y)
+        return self(xe, ye)
+
     def make_node(self, *inputs: Any) -> Apply:
         try:
             inputs = as_elemwise_inputs(inputs)
@@ -367,9 +389,13 @@ class Elemwise(Op):
                 pad = ["x"] * (out_ndim - x.type.ndim)
                 x = DimShuffle(input_ndim=x.type.ndim, new_order=(*pad, *range(x.type.ndim)))(x)
             padded.append(x)
-        out_shape = broadcast_static_shape(
-            [x.type.shape for x in padded], [str(x) for x in inputs]
-        )
+        try:
+            out_shape = broadcast_static_shape(
+                [x.type.shape for x in padded], [str(x) for x in inputs]
+            )
+        except ValueError as exc:
+            shapes = [x.type.shape for x in padded]
+            raise ValueError(f"Incompatible Elemwise input shapes {shapes}: {exc}") from None
         scalar_node = self.scalar_op.make_node(*[_scalar_type(x.type.dtype)() for x in padded])
         out_dtypes = [o.type.dtype for o in scalar_node.outputs]
         outputs = [TensorType(dt, out_shape)() for dt in out_dtypes]
@@ -402,7 +428,8 @@ class Elemwise(Op):
                 for o in range(len(node.outputs))
             )
             kwargs["out"] = outs if len(outs) > 1 else outs[0]
-        results = uf(*inputs, **kwargs)
+        with np.errstate(all="ignore"):  # inf/nan results are values, not warnings
+            results = uf(*inputs, **kwargs)
         if len(node.outputs) == 1:
             results = (results,)
         for o, (cell, value, var) in enumerate(zip(output_storage, results, node.outputs)):
@@ -465,7 +492,10 @@ class Elemwise(Op):
                     break
             else:
                 shape.append(1)
-        return [tuple(shape)] * len(node.outputs)
+        # tensor variables throughout (static lengths as int64 constants), as PyTensor
+        dims = tuple(as_tensor_variable(np.int64(d) if isinstance(d, int | np.integer) else d)
+                     for d in shape)
+        return [dims] * len(node.outputs)
 
     # -- differentiation ------------------------------------------------------------
     def pullback(
@@ -548,10 +578,10 @@ def _check_runtime_broadcast(op: Elemwise, node: Apply, inputs: Sequence[Any]) -
         for d, (static, length) in enumerate(zip(var.type.shape, x.shape)):
             if length == 1 and target[d] != 1 and static != 1:
                 raise ValueError(
-                    f"{op}: runtime broadcasting is not allowed: dimension {d} of {var} has "
+                    f"{op}: Runtime broadcasting not allowed: dimension {d} of {var} has "
                     f"length 1 at run time but its type {var.type} does not declare it "
-                    f"broadcastable (shapes {[v.shape for v in inputs]}); give it a static "
-                    "shape of 1 (e.g. with specify_shape or a row/col type)"
+                    f"broadcastable (shapes {[v.shape for v in inputs]}); runtime broadcasting "
+                    "needs a static shape of 1 (e.g. from specify_shape or a row/col type)"
                 )
 
 
@@ -606,3 +636,8 @@ def _reduce_to_input(g: Variable, x: Variable) -> Variable:
 
         g = cast(g, x.type.dtype)
     return g
+
+
+# PyTensor defines CAReduce beside Elemwise; opgraph keeps the reductions in their
+# own module (which builds on this one), so the name resolves on first use.
+__getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduction"})

@@ -20,7 +20,7 @@ from opgraph.tensor import math as ptm
 from opgraph.tensor.creation import alloc, arange, zeros, zeros_like
 from opgraph.tensor.indexing_along import add_along_axis
 from opgraph.tensor.reduction import max as pt_max
-from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, squeeze
+from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, specify_shape, squeeze
 from opgraph.tensor.subtensor import advanced_inc_subtensor1
 from opgraph.tensor.type import TensorType, get_floatX, integer_dtypes
 from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
@@ -169,6 +169,17 @@ def diff(x: Any, n: int = 1, axis: int = -1) -> Variable:
 # --------------------------------------------------------------------------- repeat
 
 
+def _check_repeats_dtype(x: Variable, repeats: Variable) -> None:
+    """Integer repeats that NumPy's repeat can take (it casts them safely to intp)."""
+    dtype = repeats.type.dtype
+    if dtype not in integer_dtypes or not np.can_cast(dtype, np.intp, casting="safe"):
+        raise TypeError(
+            f"repeat of {_name(x)}: repeats must be integers that fit the platform's "
+            f"index type ({np.dtype(np.intp).name}), got {_name(repeats)} of type "
+            f"{repeats.type}"
+        )
+
+
 class Repeat(Op):
     """``np.repeat(x, repeats, axis)`` with a scalar or vector of integer repeats."""
 
@@ -179,11 +190,7 @@ class Repeat(Op):
 
     def make_node(self, x: Any, repeats: Any) -> Apply:
         x, repeats = as_tensor_variable(x), as_tensor_variable(repeats)
-        if repeats.type.dtype not in integer_dtypes:
-            raise TypeError(
-                f"repeat of {_name(x)}: repeats must be integers, got {_name(repeats)} of "
-                f"type {repeats.type}"
-            )
+        _check_repeats_dtype(x, repeats)
         if repeats.type.ndim > 1:
             raise ValueError(f"repeat of {_name(x)}: repeats must be a scalar or a vector")
         if self.axis is None:
@@ -222,7 +229,31 @@ class Repeat(Op):
 
 
 def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
-    """Repeat the elements of ``x`` (``axis=None``: flattened), as ``np.repeat``."""
+    """Repeat the elements of ``x`` (``axis=None``: flattened), as ``np.repeat``.
+
+    One repeat count for every element (a scalar, or a vector of static length 1)
+    is a broadcast and a reshape, which later rewrites understand; per-element
+    counts use the Repeat Op.
+    """
+    x, reps = as_tensor_variable(x), as_tensor_variable(repeats)
+    _check_repeats_dtype(x, reps)
+    if (
+        reps.type.ndim == 0 or (reps.type.ndim == 1 and reps.type.shape[0] == 1)
+    ):
+        count = reps if reps.type.ndim == 0 else reps[0]
+        src = flatten(x) if axis is None else x
+        ax = 0 if axis is None else _int_axis(src, axis, "repeat")
+        dims = [shape_i(src, i) for i in range(src.type.ndim)]
+        spread = broadcast_to(src.dimshuffle(*range(ax + 1), "x", *range(ax + 1, src.type.ndim)),
+                              [*dims[: ax + 1], count, *dims[ax + 1:]])
+        merged = [*dims[:ax], dims[ax] * count, *dims[ax + 1:]]
+        out = spread.reshape(merged)
+        static = getattr(count, "data", None)
+        if static is not None and src.type.shape[ax] is not None:
+            shape = list(src.type.shape)
+            shape[ax] = shape[ax] * int(static)
+            out = specify_shape(out, shape)
+        return out
     return Repeat(axis=axis)(x, repeats)
 
 
@@ -246,7 +277,9 @@ class SearchsortedOp(Op):
         inputs = [a, v]
         if sorter is not None:
             sorter = as_tensor_variable(sorter)
-            if sorter.type.dtype not in integer_dtypes or sorter.type.ndim != 1:
+            if sorter.type.ndim != 1:
+                raise ValueError(f"searchsorted: sorter must be a vector, got {sorter.type}")
+            if sorter.type.dtype not in integer_dtypes:
                 raise TypeError(
                     f"searchsorted: sorter must be an integer vector, got {sorter.type}"
                 )

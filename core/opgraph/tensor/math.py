@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from opgraph import faces as _faces
 from opgraph.graph.basic import Variable
+from opgraph.graph.utils import lazy_exports as _lazy_exports
 from opgraph.scalar import arith as _sa
+from opgraph.scalar import complex as _sc
 from opgraph.scalar import logic as _sl
 from opgraph.scalar import math as _sm
 from opgraph.scalar import structural as _ss
@@ -229,15 +232,28 @@ def _cast_op(dtype: str) -> Elemwise:
     return op
 
 
+# PyTensor's per-dtype cast Ops (``_convert_to_float32``...), the ones ``cast`` uses.
+for _dtype in _ss.convert_to:
+    globals()[f"_convert_to_{_dtype}"] = _cast_op(_dtype)
+del _dtype
+
+
 def conj(x: Any) -> Variable:
     """Complex conjugate; real inputs are returned unchanged."""
     x = as_tensor_variable(x)
     if not x.type.dtype.startswith("complex"):
         return x
-    scalar_conj = getattr(_sm, "conj", None)
-    if scalar_conj is None:
-        raise NotImplementedError("conj of complex tensors needs the scalar conj op")
-    return Elemwise(scalar_conj)(x)
+    return _conj(x)
+
+
+# Complex numbers: parts, argument, conjugate and construction (NumPy's dtype rules).
+real = Elemwise(_sc.real)
+imag = Elemwise(_sc.imag)
+angle = Elemwise(_sc.angle)
+_conj = Elemwise(_sc.conj)
+complex = Elemwise(_sc.complex)
+complex_from_polar = Elemwise(_sc.complex_from_polar)
+__all__ += ["angle", "complex", "complex_from_polar", "imag", "real"]
 
 
 from opgraph.tensor.products import *  # noqa: E402, F403
@@ -259,3 +275,38 @@ def _allclose(a: Any, b: Any, rtol: float | None = None, atol: float | None = No
     atol = float(np.max([t[0] for t in tols])) if atol is None else atol
     rtol = float(np.max([t[1] for t in tols])) if rtol is None else rtol
     return bool(np.allclose(a, b, atol=atol, rtol=rtol))
+
+
+# PyTensor's ``pytensor.tensor.math`` also holds names that opgraph defines in
+# modules built on this one; they resolve on first use (no import cycle).
+_LAZY = {
+    **dict.fromkeys(
+        ("ceil_intdiv", "cov", "deg2rad", "dense_dot", "divmod", "expit", "iround",
+         "isfinite", "isneginf", "isposinf", "largest", "log1pexp", "logaddexp", "matvec",
+         "rad2deg", "sgn", "smallest", "vecdot", "vecmat"),
+        "opgraph.tensor.math_names",
+    ),
+    **dict.fromkeys(
+        ("allclose", "isclose", "median", "nan_to_num", "ptp"), "opgraph.tensor.arrays"
+    ),
+    **dict.fromkeys(("tensordot", "batched_dot", "batched_tensordot"),
+                    "opgraph.tensor.contractions"),
+    **dict.fromkeys(("logsumexp", "softmax", "log_softmax"), "opgraph.tensor.special"),
+    "ProdWithoutZeros": "opgraph.tensor.reduction",
+    **dict.fromkeys(("_dot", "_matmul"), "opgraph.tensor.products"),
+}
+_lazy_getattr, __dir__ = _lazy_exports(__name__, _LAZY)
+
+# The elementwise ``isnan`` Op under PyTensor's name for it.
+isnan_ = isnan
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy names above, then names a plugin serves for ``opgraph.tensor`` (``erf``...)."""
+    if name in _LAZY:
+        return _lazy_getattr(name)
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = _faces.provided_name("opgraph.tensor", name)
+    globals()[name] = value
+    return value

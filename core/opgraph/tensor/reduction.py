@@ -316,6 +316,13 @@ class Prod(CAReduce):
         self.no_zeros_in_input = bool(no_zeros_in_input)
 
 
+class ProdWithoutZeros(Prod):
+    """PyTensor's product Op for inputs known to hold no zero (``prod(no_zeros_in_input=True)``)."""
+
+    def __init__(self, axis: _Any = None, dtype: _Any = None, acc_dtype: _Any = None) -> None:
+        super().__init__(axis, dtype, acc_dtype, no_zeros_in_input=True)
+
+
 class _ExtremumRules:
     """Max/Min: the input dtype is kept, and an empty axis is an error (like NumPy)."""
 
@@ -495,7 +502,11 @@ def mean(
     input: _Any, axis: _Any = None, dtype: _Any = None, keepdims: bool = False,
     acc_dtype: _Any = None,
 ) -> Variable:
-    """Arithmetic mean over ``axis``; integer inputs give float64 (NumPy)."""
+    """Arithmetic mean over ``axis``; integer inputs give float64 (NumPy).
+
+    ``dtype`` is the dtype of the sum; a discrete one (int, bool) still gives a
+    float64 mean, as PyTensor (NumPy would truncate it).
+    """
     from opgraph.tensor.math import cast, true_div
 
     x = as_tensor_variable(input)
@@ -504,8 +515,9 @@ def mean(
     if sum_dtype is None and x.type.dtype not in continuous_dtypes:
         sum_dtype = "float64"
     s = sum(x, axis=axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype)
-    out = true_div(s, cast(_count(x, axes), s.type.dtype))
-    if dtype is not None:
+    count_dtype = s.type.dtype if s.type.dtype in continuous_dtypes else "float64"
+    out = true_div(s, cast(_count(x, axes), count_dtype))
+    if dtype is not None and normalize_dtype(dtype) in continuous_dtypes:
         out = cast(out, dtype)
     return out
 

@@ -70,7 +70,10 @@ def as_index_scalar(value: Any, what: str = "index") -> Variable:
         return constant(np.int64(value))
     var = as_tensor_variable(value)
     if var.type.ndim != 0 or not is_int_dtype(var.type.dtype):
-        raise TypeError(f"{what} must be an integer scalar, got {_name(var)} of type {var.type}")
+        raise TypeError(
+            f"{what} must be an integer scalar, got {_name(var)} of type {var.type} (shape "
+            "entries must be integer types)"
+        )
     return var
 
 
@@ -114,6 +117,8 @@ def dims_of(shape_arg: Any, what: str = "shape") -> list[Variable]:
     if isinstance(shape_arg, list | tuple):
         return [as_index_scalar(s, f"{what}[{i}]") for i, s in enumerate(shape_arg)]
     var = as_tensor_variable(shape_arg)
+    if isinstance(var, Constant) and var.type.ndim == 1 and var.type.shape[0] == 0:
+        return []  # ``[]`` (a float64 constant): the shape of a 0-d array
     if not is_int_dtype(var.type.dtype) or var.type.ndim > 1:
         raise TypeError(
             f"{what} must be an int, a sequence of ints or an integer vector, "
@@ -604,8 +609,8 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
     for a in axes:
         if not -x.type.ndim <= a < x.type.ndim:
             raise ValueError(
-                f"specify_broadcastable of {_name(x)}: axis {a} is out of range for "
-                f"{x.type.ndim} dimension(s)"
+                f"specify_broadcastable of {_name(x)}: axis {a} is out of range (axis {a} is "
+                f"out of bounds for array of dimension {x.type.ndim})"
             )
     wanted = {a % x.type.ndim for a in axes}
     return specify_shape(x, [1 if d in wanted else None for d in range(x.type.ndim)])
@@ -630,7 +635,7 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     if len(entries) != x.type.ndim:
         raise ValueError(
             f"specify_shape: {_name(x)} has {x.type.ndim} dimension(s), but the shape given "
-            f"has {len(entries)} entries"
+            f"has {len(entries)} entries, so it will never match"
         )
     given = tuple(e is not None for e in entries)
     dims = [
@@ -673,7 +678,10 @@ def _normalize_axes(axis: Any, ndim: int, who: str) -> list[int]:
     out = []
     for a in axes:
         if not isinstance(a, int | np.integer) or not -ndim <= a < ndim:
-            raise ValueError(f"{who}: axis {a!r} is out of range for {ndim} dimension(s)")
+            raise ValueError(
+                f"{who}: axis {a!r} is out of range for {ndim} dimension(s) (axis {a!r} is out "
+                f"of bounds for array of dimension {ndim})"
+            )
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{who}: repeated axis in {axes}")

@@ -13,13 +13,24 @@ from typing import Any
 import attrs
 import numpy as np
 
+from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType
 from opgraph.graph.op import Op
 from opgraph.tensor.type import discrete_dtypes, float_dtypes, get_floatX
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["LogSoftmax", "Softmax", "log_softmax", "logsumexp", "softmax"]
+__all__ = [
+    "LogSoftmax",
+    "Softmax",
+    "beta",
+    "factorial",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "poch",
+    "softmax",
+]
 
 
 def _math() -> Any:
@@ -182,3 +193,43 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
 
     return squeeze(out, axis=axes) if axes else out
 
+
+
+# Special functions written with the ones the opgraph-special plugin provides
+# (``gamma``, ``betaln``...); without the plugin, calling them names the plugin.
+
+
+def _plugin(name: str) -> Any:
+    return _faces.provided_name("opgraph.tensor", name)
+
+
+def poch(z: Any, m: Any) -> Variable:
+    """Pochhammer's rising factorial ``gamma(z + m) / gamma(z)``."""
+    gamma = _plugin("gamma")
+    z, m = as_tensor_variable(z), as_tensor_variable(m)
+    return gamma(z + m) / gamma(z)
+
+
+def factorial(n: Any) -> Variable:
+    """``n!`` as ``gamma(n + 1)`` (also defined between integers)."""
+    return _plugin("gamma")(as_tensor_variable(n) + 1)
+
+
+def beta(a: Any, b: Any) -> Variable:
+    """The beta function ``gamma(a) * gamma(b) / gamma(a + b)``."""
+    gamma = _plugin("gamma")
+    a, b = as_tensor_variable(a), as_tensor_variable(b)
+    return (gamma(a) * gamma(b)) / gamma(a + b)
+
+
+def logit(x: Any) -> Variable:
+    """``log(x / (1 - x))``, the inverse of the sigmoid."""
+    x = as_tensor_variable(x)
+    return (x / (1 - x)).log()
+
+
+def __getattr__(name: str) -> Any:
+    """``betaln``, ``xlogy``...: the plugin-provided functions, as in PyTensor's module."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _faces.provided_name("opgraph.tensor", name)

@@ -16,6 +16,7 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.utils import lazy_exports
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
@@ -188,10 +189,12 @@ def advanced_subtensor1(x: Any, ilist: Any) -> Variable:
 
 @attrs.frozen(repr=False)
 class AdvancedIncSubtensor1(UpdateOp):
-    """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at)."""
+    """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at,
+    unless ``ignore_duplicates``: then ``x[ilist] += y``)."""
 
     inplace: bool = False
     set_instead_of_inc: bool = False
+    ignore_duplicates: bool = False
 
     def make_node(self, x: Any, y: Any, ilist: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -206,7 +209,8 @@ class AdvancedIncSubtensor1(UpdateOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, ilist = inputs
-        output_storage[0][0] = self._write(x, np.asarray(ilist), y, accumulate=True)
+        output_storage[0][0] = self._write(x, np.asarray(ilist), y,
+                                           accumulate=not self.ignore_duplicates)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
@@ -367,7 +371,8 @@ def _advanced_get_item(x: Variable, entries: list[tuple[str, Any]]) -> Variable:
 # --------------------------------------------------------------------------- set / inc
 
 
-def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str) -> Variable:
+def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str,
+            ignore_duplicates: bool = False) -> Variable:
     if not isinstance(x, Variable) or x.owner is None:
         raise TypeError(
             f"{who}: the first argument must be the result of indexing a tensor (x[...]), "
@@ -379,9 +384,11 @@ def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str) -
     if isinstance(op, Subtensor):
         return IncSubtensor(op.idx_list, inplace, set_instead_of_inc)(inputs[0], y, *inputs[1:])
     if isinstance(op, AdvancedSubtensor1):
-        return AdvancedIncSubtensor1(inplace, set_instead_of_inc)(inputs[0], y, inputs[1])
+        return AdvancedIncSubtensor1(inplace, set_instead_of_inc, ignore_duplicates)(
+            inputs[0], y, inputs[1]
+        )
     if isinstance(op, AdvancedSubtensor):
-        return AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc)(
+        return AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc, ignore_duplicates)(
             inputs[0], y, *inputs[1:]
         )
     from opgraph.tensor.elemwise import DimShuffle
@@ -389,7 +396,7 @@ def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str) -
     if isinstance(op, DimShuffle) and _only_adds_axes(op):
         inner = inputs[0]
         y = _drop_added_axes(y, x, op, who)
-        return _update(inner, y, inplace, set_instead_of_inc, who)
+        return _update(inner, y, inplace, set_instead_of_inc, who, ignore_duplicates)
     raise TypeError(
         f"{who}: the first argument must be the result of indexing a tensor (x[...]), "
         f"got {_name(x)}, the output of {op}"
@@ -434,10 +441,11 @@ def inc_subtensor(
 ) -> Variable:
     """The tensor ``x`` was indexed from, with ``y`` added to that part.
 
-    Repeated integer indices accumulate (like ``np.add.at``).
+    Repeated integer indices accumulate (like ``np.add.at``); with
+    ``ignore_duplicates`` a repeated position is incremented once (``x[i] += y``).
     """
     who = "set_subtensor" if set_instead_of_inc else "inc_subtensor"
-    return _update(x, y, inplace, set_instead_of_inc, who)
+    return _update(x, y, inplace, set_instead_of_inc, who, ignore_duplicates)
 
 
 def as_index_constant(a: Any) -> Any:
@@ -449,3 +457,12 @@ def as_index_constant(a: Any) -> Any:
     if isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_):
         return as_index_scalar(a)
     return as_tensor_variable(a)
+
+
+# PyTensor's indexing helpers live in subtensor_more (built on this module).
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
+    ("_is_provably_non_negative", "_is_provably_positive", "advanced_inc_subtensor",
+     "advanced_set_subtensor", "advanced_subtensor", "as_index_literal", "basic_shape",
+     "flip", "get_canonical_form_slice", "indexed_result_shape", "slice_at_axis", "take"),
+    "opgraph.tensor.subtensor_more",
+))

@@ -169,6 +169,10 @@ def _on_float64_variable(var: Variable) -> None:
         breakpoint()
 
 
+#: NumPy's limit on the number of dimensions of an array.
+MAX_NDIM = 64
+
+
 @attrs.frozen(init=False, repr=False)
 class TensorType(Type):
     """NumPy arrays of ``dtype`` whose shape matches ``shape`` (None: any length)."""
@@ -187,7 +191,13 @@ class TensorType(Type):
     ) -> None:
         dt = normalize_dtype(dtype)
         object.__setattr__(self, "dtype", dt)
-        object.__setattr__(self, "shape", normalize_shape(shape, broadcastable))
+        norm = normalize_shape(shape, broadcastable)
+        if len(norm) > MAX_NDIM:
+            raise ValueError(
+                f"TensorType: the maximum supported dimension for a TensorType is currently "
+                f"{MAX_NDIM}, found {len(norm)}"
+            )
+        object.__setattr__(self, "shape", norm)
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "numpy_dtype", np.dtype(dt))
 

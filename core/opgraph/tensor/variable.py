@@ -25,6 +25,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.unify import register_pattern_constant
 from opgraph.graph.utils import type_name
+from opgraph.scalar.autocast import autocast_float
 from opgraph.tensor.type import TensorType, get_floatX
 
 __all__ = [
@@ -63,13 +64,41 @@ def _convertible(x: Any) -> bool:
     return isinstance(x, Variable | numbers.Number | np.ndarray | np.generic | list | tuple)
 
 
+# NumPy ufunc names whose tensor function has another name.
+_UFUNC_NAMES = {
+    "absolute": "abs", "negative": "neg", "multiply": "mul", "subtract": "sub",
+    "divide": "true_div", "true_divide": "true_div", "floor_divide": "int_div",
+    "power": "pow", "remainder": "mod", "bitwise_and": "and_", "bitwise_or": "or_",
+    "bitwise_xor": "xor", "invert": "invert", "logical_not": "invert",
+    "less": "lt", "greater": "gt", "less_equal": "le", "greater_equal": "ge",
+    "logical_and": "and_", "logical_or": "or_", "logical_xor": "xor",
+}
+# ``array == var`` stays Python's identity comparison, not an elementwise graph.
+_IDENTITY_UFUNC = frozenset({"equal", "not_equal"})
+
+
 class _TensorOperators:
     """Operators and NumPy-like methods shared by TensorVariable and TensorConstant."""
 
     __slots__ = ()
-    # NumPy must hand ``ndarray * var`` to our reflected operators.
+    # NumPy hands ``ndarray * var`` and ``np.exp(var)`` to the tensor functions.
     __array_priority__ = 1000
-    __array_ufunc__ = None
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """``np.exp(x)``, ``np.add(array, x)``...: the tensor function of the same name.
+
+        Only plain calls without ``out=``/``where=`` are symbolic; anything else is
+        NotImplemented (so NumPy raises its usual TypeError).
+        """
+        if ufunc.__name__ in _IDENTITY_UFUNC and method == "__call__" and len(inputs) == 2:
+            same = inputs[0] is inputs[1]  # what Python's ``==`` on objects gives
+            return same if ufunc.__name__ == "equal" else not same
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        fn = getattr(_math(), _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__), None)
+        if fn is None or not callable(fn):
+            return NotImplemented
+        return fn(*inputs)
 
     # -- arithmetic ------------------------------------------------------------------
     __add__ = _binary("add")
@@ -284,6 +313,17 @@ class _TensorOperators:
     def clip(self, a_min: Any, a_max: Any) -> Any:
         return _math().clip(self, a_min, a_max)
 
+    def norm(self, L: float, axis: Any = None, keepdims: bool = False) -> Any:
+        """The ``L``-norm ``sum(|x| ** L) ** (1 / L)`` over ``axis`` (``L`` finite, non-zero)."""
+        if L == 0 or not np.isfinite(L):
+            raise NotImplementedError(f"norm: only finite, non-zero L are supported, got {L}")
+        powered = _math().abs(self) ** L
+        return powered.sum(axis=axis, keepdims=keepdims) ** (1.0 / L)
+
+    def fill(self, value: Any) -> Any:
+        """``value`` broadcast to this tensor's shape (PyTensor's ``fill(self, value)``)."""
+        return _math().second(self, value)
+
     def round(self, mode: str | None = None) -> Any:
         return _math().round(self, mode=mode)
 
@@ -362,6 +402,8 @@ def python_number_dtype(x: Any) -> str:
             return "uint64"
         raise TypeError(f"the Python int {x} does not fit in 64 bits (int64 or uint64)")
     if isinstance(x, float):
+        if autocast_float.overridden:
+            return autocast_float(x)
         return get_floatX()
     if isinstance(x, complex):
         return "complex128"
@@ -422,7 +464,17 @@ def _fix_ndim(arr: np.ndarray, ndim: int | None, what: Any) -> np.ndarray:
 def constant(
     x: Any, name: str | None = None, ndim: int | None = None, dtype: Any = None
 ) -> TensorConstant:
-    """A TensorConstant of ``x`` with a fully static shape (dtype rule: module docstring)."""
+    """A TensorConstant of ``x`` with a fully static shape (dtype rule: module docstring).
+
+    A TensorConstant is returned as it is (with ``ndim``, leading length-1 axes are
+    added or dropped); masked arrays are refused.
+    """
+    if isinstance(x, TensorConstant) and dtype is None:
+        return x if ndim is None else constant(x.data, name=name or x.name, ndim=ndim)
+    if isinstance(x, np.ma.MaskedArray):
+        raise NotImplementedError(
+            "constant: MaskedArrays are not supported (pass x.filled(...) or x.data)"
+        )
     if isinstance(x, Variable):
         raise TypeError(
             f"constant() expects a value, got the symbolic Variable {x}; use "
@@ -435,6 +487,11 @@ def constant(
 
 @functools.singledispatch
 def _as_tensor_variable(x: Any, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
+    if isinstance(x, bool):
+        raise TypeError(
+            f"as_tensor_variable: cannot convert the Python bool {x} to a tensor (ambiguous "
+            "with integers); use numpy.bool_ or constant(x, dtype='bool')"
+        )
     if isinstance(x, str) or x is None:
         raise TypeError(
             f"as_tensor_variable: cannot convert {type_name(x)} {x!r:.60} to a tensor "
@@ -464,7 +521,7 @@ def _variable_to_tensor(x: Variable, name: str | None, ndim: int | None, **kwarg
 
         return _adjust_ndim(tensor_from_scalar(x), ndim)
     raise TypeError(
-        f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a tensor or "
+        f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a TensorType or "
         "scalar Type and cannot be converted to a tensor"
     )
 
@@ -475,6 +532,11 @@ def _sequence_to_tensor(
     x: Sequence[Any], name: str | None, ndim: int | None, **kwargs: Any
 ) -> Variable:
     if any(isinstance(xi, Variable) for xi in x):
+        if all(isinstance(xi, Constant) and np.ndim(xi.data) == 0 for xi in x):
+            # constants only: the result is a constant too (as with plain numbers)
+            dtype = np.result_type(*[np.asarray(xi.data).dtype for xi in x])
+            return constant(np.array([xi.data for xi in x], dtype=dtype), name=name,
+                            ndim=ndim, **kwargs)
         from opgraph.tensor.basic import stack
 
         return _adjust_ndim(stack([as_tensor_variable(xi) for xi in x]), ndim)
@@ -492,8 +554,8 @@ def _adjust_ndim(x: Variable, ndim: int | None) -> Variable:
     if all(x.type.broadcastable[:extra]):
         return x.dimshuffle(list(range(x.type.ndim))[extra:])
     raise ValueError(
-        f"as_tensor_variable: {x} has type {x.type}; cannot make it ndim={ndim} "
-        "(only leading broadcastable dimensions can be dropped)"
+        f"Tensor of type {x.type} could not be cast to have {ndim} dimensions "
+        f"(as_tensor_variable of {x}: only leading broadcastable dimensions can be dropped)"
     )
 
 
@@ -512,3 +574,7 @@ as_tensor = as_tensor_variable
 
 
 register_pattern_constant(constant)  # numbers in logic patterns become tensor constants
+
+#: PyTensor's names for the dense tensor variable classes (opgraph has one kind).
+DenseTensorVariable = TensorVariable
+DenseTensorConstant = TensorConstant

@@ -25,6 +25,7 @@ from opgraph.graph.rewriting.pattern import (
     RemovalNodeRewriter,
     SubstitutionNodeRewriter,
 )
+from opgraph.graph.rewriting.utils import check_stack_trace, rewrite_graph
 from opgraph.graph.rewriting.walking import (
     EquilibriumGraphRewriter,
     WalkingGraphRewriter,
@@ -71,6 +72,7 @@ __all__ = [
     "TopoOptimizer",
     "WalkingGraphRewriter",
     "apply_node_rewrite",
+    "check_stack_trace",
     "dfs_rewriter",
     "graph_rewriter",
     "in2out",
@@ -78,4 +80,5 @@ __all__ = [
     "merge_optimizer",
     "node_rewriter",
     "out2in",
+    "rewrite_graph",
 ]

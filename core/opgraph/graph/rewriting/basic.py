@@ -25,6 +25,7 @@ from opgraph.graph.fg import Output
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.tracker import OpToRewriterTracker
 from opgraph.graph.rewriting.unify import OpPattern
+from opgraph.graph.rewriting.utils import check_stack_trace
 from opgraph.graph.traversal import _postorder_nodes
 from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
@@ -730,37 +731,3 @@ _LAZY = {
     ),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-def check_stack_trace(f_or_fgraph: Any, ops_to_check: Any = "last", bug_print: str = "raise"
-                      ) -> bool:
-    """Whether the outputs of the nodes to check carry a creation trace (``tag.trace``).
-
-    ``f_or_fgraph`` is a compiled function or a FunctionGraph; ``ops_to_check``
-    is ``"last"`` (the nodes computing the graph's outputs), ``"all"``, an Op
-    class or instance, a list of those, or a predicate on nodes.
-    """
-    fgraph = getattr(getattr(f_or_fgraph, "maker", None), "fgraph", f_or_fgraph)
-    if not hasattr(fgraph, "apply_nodes") or not hasattr(fgraph, "outputs"):
-        raise ValueError(f"check_stack_trace: expected a compiled function or a FunctionGraph;"
-                         f" got {type_name(f_or_fgraph)}")
-    if bug_print not in ("raise", "warn", "ignore"):
-        raise ValueError(f"check_stack_trace: bug_print must be 'raise', 'warn' or 'ignore';"
-                         f" got {bug_print!r}")
-    if ops_to_check == "last":
-        nodes = [o.owner for o in fgraph.outputs if o.owner is not None]
-    elif ops_to_check == "all":
-        nodes = list(fgraph.apply_nodes)
-    elif callable(ops_to_check) and not isinstance(ops_to_check, Op | type):
-        nodes = [n for n in fgraph.apply_nodes if ops_to_check(n)]
-    else:
-        wanted = ops_to_check if isinstance(ops_to_check, list | tuple) else [ops_to_check]
-        for w in wanted:
-            if not (isinstance(w, Op) or (isinstance(w, type) and issubclass(w, Op))):
-                raise ValueError(f"check_stack_trace: ops_to_check must be 'last', 'all', an "
-                                 f"Op, an Op class, a list of them or a predicate; got "
-                                 f"{type_name(w)}")
-        nodes = [n for n in fgraph.apply_nodes
-                 if any(n.op == w if isinstance(w, Op) else isinstance(n.op, w)
-                        for w in wanted)]
-    return all(getattr(out.tag, "trace", None) for n in nodes for out in n.outputs)

@@ -9,7 +9,7 @@ otherwise (with one warning naming the reason and the compiler log).
 from __future__ import annotations
 
 from opgraph.plugins import hookimpl
-from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord
+from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 
 
 @hookimpl
@@ -60,3 +60,9 @@ def opgraph_cli_commands() -> list[CommandRecord]:
             "opgraph_c.cache_cli:run",
         )
     ]
+
+
+@hookimpl
+def opgraph_public_modules() -> list[PublicModule]:
+    """PyTensor's ``pytensor.link.c.basic`` (CLinker, OpWiseCLinker, DualLinker)."""
+    return [PublicModule("opgraph.link.c.basic", "opgraph_c.pytensor_basic")]

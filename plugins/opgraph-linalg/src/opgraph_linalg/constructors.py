@@ -131,6 +131,16 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variabl
     return ExtractDiag(offset, axis1, axis2)(a)
 
 
+def alloc_diag(diag: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+    """A tensor, zero but for ``diag`` (last axis) on the diagonal of ``axis1``/``axis2``."""
+    diag = pt.as_tensor_variable(diag)
+    n = diag.shape[-1] + abs(offset)
+    shape = list(pt.shape_tuple(diag)[:-1])
+    for ax in sorted(a % (diag.type.ndim + 1) for a in (axis1, axis2)):
+        shape.insert(ax, n)
+    return AllocDiag(offset, axis1, axis2)(diag, pt.zeros(shape, dtype=diag.type.dtype))
+
+
 def diag(v: Any, k: int = 0) -> Variable:
     """``numpy.diag``: a vector's diagonal matrix, or a matrix's diagonal."""
     v = pt.as_tensor_variable(v)

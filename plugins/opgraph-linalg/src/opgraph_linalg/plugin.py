@@ -37,6 +37,10 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.tensor.slinalg", "opgraph_linalg.faces.slinalg"),
         # PyTensor exports these from tensor.basic; the core has none of its own
         PublicModule("opgraph.tensor", "opgraph_linalg.constructors", names=_TENSOR_NAMES),
+        # PyTensor keeps the diagonal/triangle helpers in ``pytensor.tensor.basic``.
+        PublicModule("opgraph.tensor.basic", "opgraph_linalg.constructors",
+                     names=("AllocDiag", "ExtractDiag", "alloc_diag", "diag", "diagonal",
+                            "trace", "tril", "triu")),
     ]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opgraph.plugins import hookimpl
-from opgraph.plugins.records import LinkerRecord, ModeRecord
+from opgraph.plugins.records import LinkerRecord, ModeRecord, PublicModule
 
 
 @hookimpl
@@ -32,3 +32,9 @@ def opgraph_modes() -> list[ModeRecord]:
             description="Few rewrites, Python VM: quickest to compile",
         ),
     ]
+
+
+@hookimpl
+def opgraph_public_modules() -> list[PublicModule]:
+    """PyTensor's ``pytensor.link.basic.PerformLinker`` is this plugin's "py" linker."""
+    return [PublicModule("opgraph.link.basic", "opgraph_numpy.linker", names=("PerformLinker",))]

@@ -1,0 +1,1 @@
+"""PyTensor's ``pytensor.misc`` helpers that user code imports."""
