@@ -193,3 +193,37 @@ def test_fast_math_lets_c_contract() -> None:
     with config.change_flags(fast_math=True):
         f = function([m], out, mode="C")
     assert np.count_nonzero(f(_singular_batch(1000))) > 0
+
+
+# -- reductions over empty axes ----------------------------------------------------------
+
+REDUCTIONS = {
+    "max": (pt.max, np.max), "min": (pt.min, np.min),
+    "argmax": (pt.argmax, np.argmax), "argmin": (pt.argmin, np.argmin),
+    "prod": (pt.prod, np.prod), "sum": (pt.sum, np.sum),
+}
+EMPTY = [((0, 0), 0), ((0, 3), 0), ((0, 3, 0), 0), ((2, 0), None), ((3, 0), 0), ((0, 3), 1),
+         ((0, 2), (0, 1))]
+
+
+@pytest.mark.parametrize("reduction", list(REDUCTIONS))
+@pytest.mark.parametrize("mode", [m[1] for m in MODES], ids=MODE_IDS)
+def test_empty_reductions_raise_like_numpy(reduction: str, mode: Any) -> None:
+    """No identity (max, min, argmax...): raise when the reduced part is empty, even if
+    the result is empty too; with one (sum, prod): NumPy's identity."""
+    ours, theirs = REDUCTIONS[reduction]
+    for shape, axis in EMPTY:
+        if reduction.startswith("arg") and isinstance(axis, tuple):
+            continue  # NumPy's argmax takes one axis
+        x = pt.tensor("x", dtype="float64", shape=(None,) * len(shape))
+        f = function([x], ours(x, axis=axis), mode=mode)
+        data = np.zeros(shape)
+        try:
+            want = theirs(data, axis=axis)
+        except ValueError:
+            with pytest.raises(ValueError):
+                f(data)
+            continue
+        got = f(data)
+        np.testing.assert_array_equal(got, want, err_msg=f"{reduction} {shape} {axis} {mode}")
+        assert np.asarray(got).shape == np.shape(want)
