@@ -13,7 +13,8 @@ and dropping a zero factor (x*0 -> 0) change the result when x is inf, NaN or 0
 only with ``config.fast_math``.  Reordering and folding constants keep NumPy's
 inf/NaN results (a sum holding +inf and -inf, or a product holding 0 and inf, is
 NaN in every order), so they always run.  Integer arithmetic wraps exactly, so
-integer groups always cancel.
+integer groups cancel too, unless a term removed could raise (an invalid reshape:
+NumPy computes it and raises).
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ class AlgebraicCanonizer(NodeRewriter):
             return False
         pos, neg, const, n_consts, removable = split
         dtype = out.type.dtype
-        exact = config.fast_math or not dtype.startswith(("float", "complex"))
+        exact = config.fast_math or (not dtype.startswith(("float", "complex"))
+                                     and _cannot_raise(out))
         cancelled = _cancel(pos, neg) if exact else 0
         ps = _ps()
         neutral = 0 if self.kind == "add" else 1
@@ -317,7 +319,8 @@ def local_useless_cast() -> NodeRewriter:
             if c is None:
                 return False
             chosen, dropped = node.inputs[1:] if c else node.inputs[:0:-1]
-            if not (config.fast_math or _cannot_raise(dropped)):
+            if not (config.fast_math or (_cannot_raise(dropped)
+                                         and _broadcasts_statically(node.inputs))):
                 return False  # NumPy's where() computes (and raises on) both branches
             fixed = keep_type(out, chosen, refs=node.inputs)
             return [fixed] if fixed is not None else False
@@ -328,12 +331,13 @@ def local_useless_cast() -> NodeRewriter:
 
 def _broadcasts_statically(inputs: list[Variable]) -> bool:
     """Elemwise operands whose static shapes guarantee they broadcast: per axis, at
-    most one length that is not 1, or equal known lengths."""
-    ndims = {i.type.ndim for i in inputs}
+    most one length that is not 1, or equal known lengths (a variable matches itself)."""
+    unique = list({id(i): i for i in inputs}.values())
+    ndims = {i.type.ndim for i in unique}
     if len(ndims) != 1:
         return False
     for axis in range(ndims.pop()):
-        lengths = [i.type.shape[axis] for i in inputs if i.type.shape[axis] != 1]
+        lengths = [i.type.shape[axis] for i in unique if i.type.shape[axis] != 1]
         if len(lengths) > 1 and (None in lengths or len(set(lengths)) > 1):
             return False
     return True
