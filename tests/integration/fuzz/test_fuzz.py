@@ -100,7 +100,9 @@ def test_graphs_of_the_issue(fuzzer, name):
 
 # Found by the long profile: a rewrite dropped a node that raises on the second
 # (reshaped) call. ``argmax(reshape(...)) - itself`` cancelled to 0 (integers), and a
-# constant ``switch`` dropped its branch although its operands do not broadcast.
+# constant ``switch`` dropped its branch although its operands do not broadcast; and one
+# that NaNs elsewhere in the graph had hidden: the canonicalizer rebuilt ``True / x``
+# (int8 x) as ``reciprocal(x)``, computed in float16.
 REWRITE_GRAPHS = {
     "int x - x of an invalid reshape":
         {'inputs': [{'dtype': 'int16', 'static': [1, None], 'shape': [1, 4]},
@@ -125,6 +127,19 @@ REWRITE_GRAPHS = {
          'outputs': [2, 5],
          'seed': 1576388468,
          'bad': {'input': 0, 'shape': [1, 3]}},
+    "true / int8 rebuilt as reciprocal(int8), a float16":
+        {'inputs': [{'dtype': 'int8', 'static': [None], 'shape': [3]}],
+         'steps': [['binary', 'and', 0, 0],
+                   ['binary', 'or', 0, 1],
+                   ['const', 'bool', [3], 189],
+                   ['switch', 2, 0, 3],
+                   ['switch', 3, 4, 0],
+                   ['dimshuffle', 0, [0]],
+                   ['binary', 'sub', 1, 4],
+                   ['binary', 'true_div', 3, 1]],
+         'outputs': [3, 8],
+         'seed': 1934943196,
+         'bad': {'input': 0, 'shape': [4]}},
 }
 
 

@@ -30,6 +30,7 @@ from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
 from opgraph_rewrites.useless import useless_shape_rewriters
 from opgraph_rewrites.utils import (
+    _cast,
     const_value,
     ew,
     keep_type,
@@ -208,6 +209,10 @@ class AlgebraicCanonizer(NodeRewriter):
         ps = _ps()
         plus, minus = (ps.add, ps.sub) if self.kind == "add" else (ps.mul, ps.true_div)
         inverse = ps.neg if self.kind == "add" else ps.reciprocal
+        # a leaf of another dtype (int8 under a float64 true_div) is cast first, as NumPy
+        # casts it: reciprocal(int8) would be float16, int8 * int8 would wrap
+        num = [v if v.type.dtype == dtype else _cast(v, dtype) for v in num]
+        den = [v if v.type.dtype == dtype else _cast(v, dtype) for v in den]
         top = _chain(plus, num)
         bottom = _chain(plus, den)
         if top is None and bottom is None:
