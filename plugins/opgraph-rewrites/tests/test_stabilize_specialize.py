@@ -8,6 +8,7 @@ from helpers_rw import EDGE, assert_same, compile_pair, op_counts
 
 import opgraph.tensor as pt
 from opgraph.compile.mode import get_mode
+from opgraph.config import config
 from opgraph.tensor.products import Dot
 from opgraph.tensor.reduction import Sum
 
@@ -144,10 +145,16 @@ def _input_of_sum(fn):
     (lambda x, r: pt.sum(-x, axis=0), "neg"),
 ], ids=["c*x", "c*x axis1", "x*row", "x/row", "neg"])
 def test_sum_of_mul_multiplies_the_reduced_result(build, axis_desc):
+    """A factor leaves the sum under fast_math only (an inf factor times a 0 term is NaN
+    in NumPy, inf times the sum is not); a negation always does (exact)."""
     x, r = pt.matrix("x"), pt.row("r")
     out = build(x, r)
     inputs = [v for v in (x, r) if v in _graph_inputs(out)]
     fast, ref = compile_pair(inputs, out, NOFUSE)
+    moved = _input_of_sum(fast) is fast.maker.fgraph.inputs[0]
+    assert moved == (axis_desc == "neg")
+    with config.change_flags(fast_math=True):
+        fast, ref = compile_pair(inputs, out, NOFUSE)
     assert _input_of_sum(fast) is fast.maker.fgraph.inputs[0]  # the sum reads x itself
     assert fast.maker.fgraph.outputs[0].type == out.type
     vals = [RNG.normal(size=(3, 4)), RNG.uniform(0.5, 2, size=(1, 4))][: len(inputs)]
@@ -162,15 +169,25 @@ def test_sum_of_mul_keeps_factors_that_vary_along_the_axis():
     assert _input_of_sum(fast).owner is not None  # x * r still computed first
 
 
+def _dot_neg(m, v):
+    return pt.dot(-m, v)
+
+
 @pytest.mark.parametrize("build", [
-    lambda m, v: pt.dot(m * 2.0, v), lambda m, v: pt.dot(-m, v),
+    lambda m, v: pt.dot(m * 2.0, v), _dot_neg,
     lambda m, v: pt.dot(m, v / 3.0), lambda m, v: pt.dot(v * 2.0, v),
 ], ids=["c*M", "-M", "v/c", "vv"])
 def test_dot_scalar_factor_moves_to_the_product(build):
+    """Under fast_math only, except a negation (see test_sum_of_mul_...)."""
     m, v = pt.matrix("m"), pt.vector("v")
     out = build(m, v)
     inputs = [t for t in (m, v) if t in _graph_inputs(out)]
     fast, ref = compile_pair(inputs, out, NOFUSE)
+    (dot,) = [n for n in fast.maker.fgraph.apply_nodes if isinstance(n.op, Dot)]
+    moved = all(i in fast.maker.fgraph.inputs for i in dot.inputs)
+    assert moved == (build is _dot_neg)
+    with config.change_flags(fast_math=True):
+        fast, ref = compile_pair(inputs, out, NOFUSE)
     (dot,) = [n for n in fast.maker.fgraph.apply_nodes if isinstance(n.op, Dot)]
     assert all(i in fast.maker.fgraph.inputs for i in dot.inputs)
     vals = [RNG.normal(size=(3, 4)), RNG.normal(size=4)][-len(inputs):]

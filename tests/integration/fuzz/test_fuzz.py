@@ -98,6 +98,57 @@ def test_graphs_of_the_issue(fuzzer, name):
     assert not found, _failures(found) or found
 
 
+# Found by the long profile: a rewrite dropped a node that raises on the second
+# (reshaped) call. ``argmax(reshape(...)) - itself`` cancelled to 0 (integers), and a
+# constant ``switch`` dropped its branch although its operands do not broadcast; and one
+# that NaNs elsewhere in the graph had hidden: the canonicalizer rebuilt ``True / x``
+# (int8 x) as ``reciprocal(x)``, computed in float16.
+REWRITE_GRAPHS = {
+    "int x - x of an invalid reshape":
+        {'inputs': [{'dtype': 'int16', 'static': [1, None], 'shape': [1, 4]},
+                    {'dtype': 'int16', 'static': [None, None], 'shape': [1, 1]}],
+         'steps': [['matmul', 1, 0],
+                   ['binary', 'maximum', 0, 0],
+                   ['switch', 1, 1, 1],
+                   ['sub', 0, [['i', -1], ['s', -4, 2, -2]]],
+                   ['reshape', 2, [2, 2]],
+                   ['argmax', 3, -2],
+                   ['binary', 'sub', 6, 6]],
+         'outputs': [2, 8],
+         'seed': 48445346,
+         'bad': {'input': 1, 'shape': [2, 1]}},
+    "constant switch over operands that do not broadcast":
+        {'inputs': [{'dtype': 'int16', 'static': [1, None], 'shape': [1, 2]},
+                    {'dtype': 'float32', 'static': [1, None], 'shape': [1, 4]}],
+         'steps': [['const', 'int16', [2], 799],
+                   ['binary', 'pow', 0, 2],
+                   ['binary', 'sub', 2, 2],
+                   ['switch', 2, 0, 4]],
+         'outputs': [2, 5],
+         'seed': 1576388468,
+         'bad': {'input': 0, 'shape': [1, 3]}},
+    "true / int8 rebuilt as reciprocal(int8), a float16":
+        {'inputs': [{'dtype': 'int8', 'static': [None], 'shape': [3]}],
+         'steps': [['binary', 'and', 0, 0],
+                   ['binary', 'or', 0, 1],
+                   ['const', 'bool', [3], 189],
+                   ['switch', 2, 0, 3],
+                   ['switch', 3, 4, 0],
+                   ['dimshuffle', 0, [0]],
+                   ['binary', 'sub', 1, 4],
+                   ['binary', 'true_div', 3, 1]],
+         'outputs': [3, 8],
+         'seed': 1934943196,
+         'bad': {'input': 0, 'shape': [4]}},
+}
+
+
+@pytest.mark.parametrize("name", list(REWRITE_GRAPHS))
+def test_rewrites_keep_the_errors_numpy_raises(fuzzer, name):
+    found = fuzzer.run([REWRITE_GRAPHS[name]])
+    assert not found, _failures(found) or found
+
+
 @pytest.mark.filterwarnings("ignore:mode 'FAST_RUN'")
 @pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "C"])
 def test_bad_input_names_the_input_and_the_function_stays_usable(mode, tmp_path):

@@ -6,7 +6,9 @@ request per line, ``{"specs": [...]}`` or ``{"grad": [...]}``, and answers
 ``{"kind": ..., "detail": ...}`` with kind one of ``build`` (make_node refused
 a graph NumPy computes), ``compile``, ``mismatch`` (values, dtypes or shapes
 differ from NumPy or between modes), ``disagree`` (modes differ on whether a
-call is an error), ``unusable`` (a good call fails after a bad one), ``grad``.
+call is an error), ``unusable`` (a good call fails after a bad one), ``grad``,
+``rewrite`` (only the rewritten modes differ from NumPy, where NumPy meets an inf
+or a NaN, or only the modes without rewrites raise).
 
 Graphs of one batch are compiled together as one function per mode (one C
 module each: compiling dominates the cost); a spec whose call is expected to
@@ -102,8 +104,8 @@ def _check_call(probe: tuple[dict, list], outs_by_mode: dict, refs: Any, declare
     errors = {m: outs_by_mode[m][1] for m in outs_by_mode}
     raised = {m for m, e in errors.items() if e is not None}
     if raised == NOT_REWRITTEN:
-        # the rewritten graph dropped the computation that raises (x * 0 -> 0, x / x -> 1
-        # without evaluating x), as PyTensor's rewrites do: reported, not failing
+        # the rewritten graph dropped the computation that raises (x * 0 -> 0, x / x -> 1,
+        # switch(1, a, b) -> a without evaluating x or b): only fast_math may do that
         return _finding("rewrite", f"{label}: only the modes without rewrites raise "
                                    f"({errors['py']})")
     if raised and len(raised) != len(errors):
@@ -126,7 +128,8 @@ def _check_call(probe: tuple[dict, list], outs_by_mode: dict, refs: Any, declare
                     _compare(outs_by_mode[r][0][j], got, declared[j], "") is None
                     for r in REWRITTEN) and (_nonfinite_only(np.asarray(got), np.asarray(want))
                                              or has_nonfinite(*probe)):
-                # an algebraic rewrite (x/x -> 1, ...) assumes finite values, as PyTensor's do
+                # an algebraic rewrite (x/x -> 1, ...) assuming finite values: allowed only
+                # under fast_math, so a failure of its own kind (named for the diagnosis)
                 soft = soft or _finding("rewrite", why)
             elif why:
                 return _finding("mismatch", why)

@@ -3,7 +3,9 @@
 The compiler is, in order: the ``cxx`` config flag, the ``CC`` environment
 variable, then ``cc``, ``gcc`` and ``clang`` on ``PATH``.  Flags never
 include finite-math assumptions (``-ffast-math``, ``-ffinite-math-only``...),
-so NaN, inf and overflow behave as in NumPy; ``-fwrapv`` makes signed integer
+so NaN, inf and overflow behave as in NumPy, nor floating-point contraction
+(``-ffp-contract=off``: no fused multiply-add, each product rounded as NumPy
+rounds it) unless ``config.fast_math`` is set; ``-fwrapv`` makes signed integer
 overflow wrap the way NumPy's does.  The compiler's output of every failed
 build is kept in a log file whose path is part of the error message.
 """
@@ -126,12 +128,24 @@ def has_libmvec() -> bool:
     return sys.platform.startswith("linux") and ctypes.util.find_library("mvec") is not None
 
 
-def _check_user_flags(flags: Sequence[str]) -> None:
+#: Flags that let the compiler contract ``a*b + c`` into a fused multiply-add (one
+#: rounding instead of two: ``a*d - b*c`` of a singular matrix stops being 0); refused
+#: in user flags unless ``config.fast_math`` allows it.
+CONTRACTING_FLAGS = ("-ffp-contract=fast", "-ffp-contract=on")
+
+
+def _check_user_flags(flags: Sequence[str], fast_math: bool = False) -> None:
     for flag in flags:
         if flag in UNSAFE_FLAGS:
             raise ValueError(
                 f"C flag {flag!r} assumes finite math and would change NaN/inf results; "
                 f"opgraph refuses it (given in gcc__cxxflags or c_compile_args)"
+            )
+        if flag in CONTRACTING_FLAGS and not fast_math:
+            raise ValueError(
+                f"C flag {flag!r} fuses multiply-adds and changes NumPy's rounding; "
+                f"opgraph refuses it unless config.fast_math is True (given in "
+                f"gcc__cxxflags or c_compile_args)"
             )
 
 
@@ -140,8 +154,10 @@ def build_flags(*, openmp: bool, extra: Sequence[str] = ()) -> tuple[str, ...]:
     from opgraph.config import config
 
     user = tuple(shlex.split(config.gcc__cxxflags)) + tuple(extra)
-    _check_user_flags(user)
+    _check_user_flags(user, config.fast_math)
     flags = ["-shared", "-fPIC", "-O3", "-fwrapv", "-fno-math-errno", "-fvisibility=hidden"]
+    # the flags are part of every cache key: modules with and without FMA never mix
+    flags.append("-ffp-contract=fast" if config.fast_math else "-ffp-contract=off")
     flags.append("-fno-strict-aliasing")
     if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
         x86 = platform.machine() in ("x86_64", "AMD64")

@@ -6,6 +6,15 @@ mul/true_div/reciprocal/neg) as a list of terms with signs (or factors with
 exponents +-1) plus one constant, cancel equal terms, and rebuild it only
 when the result has fewer nodes or fewer constants. That one rule covers
 x+0, x*1, x*y/y, (x+y)-y, x-x, --x, -x*-y, x-(-y) and 2*(3*x).
+
+IEEE: for float results, cancelling equal terms (x-x -> 0, x/x -> 1, x*y/y -> x)
+and dropping a zero factor (x*0 -> 0) change the result when x is inf, NaN or 0
+(NumPy gives NaN), and drop the error of a computation x that raises; they run
+only with ``config.fast_math``.  Reordering and folding constants keep NumPy's
+inf/NaN results (a sum holding +inf and -inf, or a product holding 0 and inf, is
+NaN in every order), so they always run.  Integer arithmetic wraps exactly, so
+integer groups cancel too, unless a term removed could raise (an invalid reshape:
+NumPy computes it and raises).
 """
 
 from __future__ import annotations
@@ -14,12 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.config import config
 from opgraph.gradient import GradientIdentity
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
 from opgraph_rewrites.useless import useless_shape_rewriters
 from opgraph_rewrites.utils import (
+    _cast,
     const_value,
     ew,
     keep_type,
@@ -159,13 +170,15 @@ class AlgebraicCanonizer(NodeRewriter):
         if split is None:
             return False
         pos, neg, const, n_consts, removable = split
-        cancelled = _cancel(pos, neg)
+        dtype = out.type.dtype
+        exact = config.fast_math or (not dtype.startswith(("float", "complex"))
+                                     and _cannot_raise(out))
+        cancelled = _cancel(pos, neg) if exact else 0
         ps = _ps()
         neutral = 0 if self.kind == "add" else 1
-        dtype = out.type.dtype
         c = const.item() if const.ndim == 0 else const
         negate = False
-        zero = self.kind == "mul" and c == 0 and not np.isnan(c)
+        zero = exact and self.kind == "mul" and c == 0 and not np.isnan(c)
         if self.kind == "mul" and c == -1:
             negate, c = True, 1
         keep_const = c != neutral and not zero
@@ -197,6 +210,10 @@ class AlgebraicCanonizer(NodeRewriter):
         ps = _ps()
         plus, minus = (ps.add, ps.sub) if self.kind == "add" else (ps.mul, ps.true_div)
         inverse = ps.neg if self.kind == "add" else ps.reciprocal
+        # a leaf of another dtype (int8 under a float64 true_div) is cast first, as NumPy
+        # casts it: reciprocal(int8) would be float16, int8 * int8 would wrap
+        num = [v if v.type.dtype == dtype else _cast(v, dtype) for v in num]
+        den = [v if v.type.dtype == dtype else _cast(v, dtype) for v in den]
         top = _chain(plus, num)
         bottom = _chain(plus, den)
         if top is None and bottom is None:
@@ -294,7 +311,8 @@ def local_useless_cast() -> NodeRewriter:
 
     @node_rewriter([Elemwise], name="local_useless_elemwise")
     def rewrite(fgraph: Any, node: Apply) -> Any:
-        """cast(x, x.dtype) -> x; identity(x) -> x; switch(c, a, b) with constant c -> a or b."""
+        """cast(x, x.dtype) -> x; identity(x) -> x; switch(c, a, b) with constant c -> a or b
+        (when the branch left out cannot raise, or under fast_math)."""
         sop = node.op.scalar_op
         out = node.outputs[0]
         if isinstance(sop, ps.Cast | ps.Identity) and not node.op.inplace_pattern:
@@ -306,12 +324,53 @@ def local_useless_cast() -> NodeRewriter:
             c = const_value(node.inputs[0])
             if c is None:
                 return False
-            chosen = node.inputs[1] if c else node.inputs[2]
+            chosen, dropped = node.inputs[1:] if c else node.inputs[:0:-1]
+            if not (config.fast_math or (_cannot_raise(dropped)
+                                         and _broadcasts_statically(node.inputs))):
+                return False  # NumPy's where() computes (and raises on) both branches
             fixed = keep_type(out, chosen, refs=node.inputs)
             return [fixed] if fixed is not None else False
         return False
 
     return rewrite
+
+
+def _broadcasts_statically(inputs: list[Variable]) -> bool:
+    """Elemwise operands whose static shapes guarantee they broadcast: per axis, at
+    most one length that is not 1, or equal known lengths (a variable matches itself)."""
+    unique = list({id(i): i for i in inputs}.values())
+    ndims = {i.type.ndim for i in unique}
+    if len(ndims) != 1:
+        return False
+    for axis in range(ndims.pop()):
+        lengths = [i.type.shape[axis] for i in unique if i.type.shape[axis] != 1]
+        if len(lengths) > 1 and (None in lengths or len(set(lengths)) > 1):
+            return False
+    return True
+
+
+def _cannot_raise(var: Variable, budget: int = 64) -> bool:
+    """Computing ``var`` raises for no input value: it is built from constants and
+    inputs by dimshuffles and elemwise ops whose operands broadcast by their static
+    shapes (looking at ``budget`` variables at most)."""
+    DimShuffle = _dimshuffle_cls()
+    seen: set[int] = set()
+    stack = [var]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        node = v.owner
+        if node is None:
+            continue
+        if len(seen) > budget:
+            return False
+        if not isinstance(node.op, DimShuffle) and (
+                scalar_op_of(node) is None or not _broadcasts_statically(node.inputs)):
+            return False
+        stack.extend(node.inputs)
+    return True
 
 
 def local_remove_gradient_identity() -> NodeRewriter:

@@ -6,6 +6,11 @@ linker, ``np.dot`` (BLAS ddot/gemv/ger) beats ``sum(x * y)`` by 1.2x-10x at
 every size tried (10 to 10**6 elements), so a rewrite to Elemwise+Sum would
 be a slowdown. What pays is not multiplying the big operand at all:
 ``dot(c * x, y) -> c * dot(x, y)`` and ``sum(x * c) -> c * sum(x)``.
+
+IEEE: moving a factor out of a sum changes NumPy's result when the factor is
+inf or 0 (``dot([1, 1] / 0, [[0, 1], [1, -1]])`` is ``[nan, nan]``, but
+``dot([1, 1], ...) / 0`` is ``[inf, nan]``), so only a negation (exact) moves out
+unless ``config.fast_math`` is set.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph_rewrites.utils import (
@@ -121,6 +127,12 @@ def _split_factors(fgraph: Any, var: Variable, axes: tuple[int, ...]) -> tuple |
     return None
 
 
+def _may_move(outer: list[Variable], outer_den: list[Variable]) -> bool:
+    """Factors may leave a sum: only under fast math (an inf or 0 factor gives another
+    NaN pattern once it multiplies the sum instead of each term)."""
+    return config.fast_math or not (outer or outer_den)
+
+
 def _product(factors: list[Variable]) -> Variable | None:
     import opgraph.scalar as ps
 
@@ -156,7 +168,7 @@ def local_sum_of_mul() -> NodeRewriter:
         if split is None:
             return False
         inner, _unused, outer, outer_den, negate = split
-        if not inner or not (outer or outer_den or negate):
+        if not inner or not (outer or outer_den or negate) or not _may_move(outer, outer_den):
             return False
         core = node.op(_product(inner))
         new = _apply_outer(core, [_drop_axes(f, axes) for f in outer],
@@ -185,7 +197,7 @@ def local_dot_scalar_factor() -> NodeRewriter:
             if split is None:
                 continue
             inner, _unused, outer, outer_den, negate = split
-            if not inner or not (outer or outer_den or negate):
+            if not inner or not (outer or outer_den or negate) or not _may_move(outer, outer_den):
                 continue
             rest = _product(inner)
             if rest.type.ndim != operand.type.ndim:

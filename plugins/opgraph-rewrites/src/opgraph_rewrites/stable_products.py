@@ -336,6 +336,28 @@ def _find_log1mexp_grad(factors: list[tuple[Variable, int]]) -> bool:
     return changed
 
 
+def _cancel_softmax(factors: list[tuple[Variable, int]]) -> bool:
+    """Sum the exponents of equal ``softmax(x)`` factors: ``p * (1/p)`` (the gradient of
+    ``log(softmax(x))``) is 1, not ``0 * inf`` where ``p`` underflows.  A softmax is in
+    (0, 1] for finite ``x``, so this is a stabilisation; the canonicalizer no longer
+    cancels float factors (IEEE), so it happens here."""
+    first: dict[Any, int] = {}
+    changed = False
+    for i, (v, e) in enumerate(factors):
+        if e == 0 or v.owner is None or not isinstance(v.owner.op, Softmax):
+            continue
+        key = _node_key(v)
+        j = first.get(key)
+        if j is None:
+            first[key] = i
+            continue
+        w, total = factors[j]
+        factors[j] = (w, total + e)
+        factors[i] = (v, 0)
+        changed = True
+    return changed
+
+
 class ExpSigmoidProduct(NodeRewriter):
     """The product rewrite described in the module docstring."""
 
@@ -370,6 +392,7 @@ class ExpSigmoidProduct(NodeRewriter):
         sign, factors = _read_product(out)
         changed = _find_softmax(factors)
         changed = _find_log1mexp_grad(factors) or changed
+        changed = _cancel_softmax(factors) or changed
         groups: dict[tuple, _Group] = {}
         rest: list[tuple[Variable, int]] = []
         for v, e in factors:

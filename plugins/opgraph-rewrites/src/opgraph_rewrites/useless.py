@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
-from opgraph_rewrites.utils import ew, keep_type
+from opgraph_rewrites.utils import ew, keep_type, tensor_constant
 
 __all__ = ["useless_shape_rewriters"]
 
@@ -195,13 +196,27 @@ def local_sum_of_alloc() -> NodeRewriter:
             value = DimShuffle(input_ndim=k, new_order=order)(value)
         if counted:
             count = counted[0] if len(counted) == 1 else ew(ps.mul)(*counted)
-            value = ew(ps.mul)(value, ew(_cast_op(dtype))(count))
+            scaled = ew(ps.mul)(value, ew(_cast_op(dtype))(count))
+            if _count_is_exact(counted, dtype):
+                value = scaled
+            else:  # a sum of no terms is 0, but inf * 0 and nan * 0 are NaN
+                empty = ew(ps.eq)(count, tensor_constant(0, count.type.dtype, 0))
+                value = ew(ps.switch)(empty, tensor_constant(0, dtype, 0), scaled)
         kept_dims = [d for ax, d in enumerate(dims) if ax not in axes]
         new = Alloc()(value, *kept_dims) if kept_dims else value
         fixed = keep_type(out, new)
         return [fixed] if fixed is not None else False
 
     return rewrite
+
+
+def _count_is_exact(counted: list[Variable], dtype: str) -> bool:
+    """``v * n`` equals a sum of ``n`` copies of ``v`` for inf and NaN too, except for
+    ``n == 0`` (the sum is 0, ``inf * 0`` is NaN): exact for integers, for static
+    nonzero counts, or under ``config.fast_math``."""
+    if config.fast_math or not dtype.startswith(("float", "complex")):
+        return True
+    return all((_static(d) or 0) > 0 for d in counted)
 
 
 def _cast_op(dtype: str) -> Any:
