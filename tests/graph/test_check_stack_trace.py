@@ -5,15 +5,28 @@ from __future__ import annotations
 import pytest
 from toys import Elemwise2, Unary, add, neg, var
 
+from opgraph.config import config
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.basic import check_stack_trace
 
 
 def _graph():
-    x, y = var("x"), var("y")
-    s = add(x, y)
-    out = neg(s)
+    """A graph built without creation traces (``traceback__limit=0``): the tests add them."""
+    old = config.traceback__limit
+    config.traceback__limit = 0
+    try:
+        x, y = var("x"), var("y")
+        s = add(x, y)
+        out = neg(s)
+    finally:
+        config.traceback__limit = old
     return FunctionGraph([x, y], [out], clone=False), s, out
+
+
+def test_nodes_built_by_user_code_pass_by_default():
+    x, y = var("x"), var("y")
+    fg = FunctionGraph([x, y], [neg(add(x, y))], clone=False)
+    assert check_stack_trace(fg, ops_to_check="all")
 
 
 def test_last_checks_only_output_nodes():
