@@ -26,6 +26,8 @@ from opgraph.tensor.arrays import (
 from opgraph.tensor.constant_value import (
     get_scalar_constant_value,
     get_underlying_scalar_constant_value,
+    passthrough,
+    register_constant_rule,
 )
 from opgraph.tensor.creation import (
     Alloc,
@@ -280,3 +282,6 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
             out.append(a)
     return out[0] if len(out) == 1 else out
 
+
+register_constant_rule(TensorFromScalar, passthrough)
+register_constant_rule(ScalarFromTensor, passthrough)

@@ -21,6 +21,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
+from opgraph.tensor.constant_value import elemwise_constant, passthrough, register_constant_rule
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
 
@@ -606,3 +607,7 @@ def _reduce_to_input(g: Variable, x: Variable) -> Variable:
 
         g = cast(g, x.type.dtype)
     return g
+
+
+register_constant_rule(DimShuffle, passthrough)
+register_constant_rule(Elemwise, elemwise_constant)
