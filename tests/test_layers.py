@@ -62,13 +62,25 @@ def test_upward_import_at_module_top_fails(layers, tmp_path):
     root = _fake_core(tmp_path, {"core/opgraph/graph/basic.py": text})
     problems = _problems(layers, root)
     assert len(problems) == 1
-    assert "opgraph.graph.basic (layer 'graph') imports opgraph.tensor.basic" in problems[0]
+    assert "opgraph.graph.basic (layer 'graph') imports opgraph.tensor" in problems[0]
     assert "upward import" in problems[0]
 
 
 def test_relative_upward_import_fails(layers, tmp_path):
     root = _fake_core(tmp_path, {"core/opgraph/tensor/basic.py": "from ..compile import mode\n"})
-    assert any("imports opgraph.compile.mode" in p for p in _problems(layers, root))
+    assert any("imports opgraph.compile (package of opgraph.compile.mode)" in p
+               for p in _problems(layers, root))
+
+
+def test_importing_a_submodule_runs_its_package(layers, tmp_path):
+    # graph -> compile.helpers (nothing above graph in it) still runs compile/__init__.
+    root = _fake_core(tmp_path, {
+        "core/opgraph/compile/helpers.py": "Y = 2\n",
+        "core/opgraph/graph/basic.py": "from opgraph.compile.helpers import Y\n",
+    })
+    problems = _problems(layers, root)
+    expected = "imports opgraph.compile (package of opgraph.compile.helpers)"
+    assert any(expected in p for p in problems)
 
 
 def test_type_checking_import_is_not_a_dependency(layers, tmp_path):

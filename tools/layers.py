@@ -45,13 +45,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("opgraph.config", "opgraph.configparser", "opgraph.configdefaults",
               "opgraph.utils", "opgraph.npy_2_compat", "opgraph.faces", "opgraph._version")),
     ("graph", ("opgraph.graph",)),
-    # Shared variables are storage cells over graph and link; compile re-exports them and
-    # the tensor library fills their constructor table (sharedtensor is tensor's part).
-    ("link, plugins", ("opgraph.link", "opgraph.plugins", "opgraph.compile.sharedvalue")),
+    ("link, plugins", ("opgraph.link", "opgraph.plugins")),
     ("autodiff", ("opgraph.autodiff", "opgraph.gradient")),
     ("scalar", ("opgraph.scalar",)),
-    ("tensor", ("opgraph.tensor", "opgraph.raise_op", "opgraph.ifelse",
-                "opgraph.compile.sharedtensor")),
+    ("tensor", ("opgraph.tensor", "opgraph.raise_op", "opgraph.ifelse")),
     ("compile", ("opgraph.compile",)),
     # Scan compiles its inner graph once, so it sits above compile.
     ("scan", ("opgraph.scan",)),
@@ -300,11 +297,13 @@ def hidden_imports(info: ModuleInfo, documented: bool = False) -> list[Import]:
 
     ``documented`` keeps the documented exceptions (:data:`DOCUMENTED_IMPORTS`) too.
     """
-    return [
+    found = [
         i for i in info.imports
         if is_own(i.target) and i.kind in {"function", "bottom", "guarded"}
         and (documented or not _documented(info.name, i.target))
     ]
+    # One per import statement (``from a import b, c`` is one import).
+    return list({i.line: i for i in reversed(found)}.values())[::-1]
 
 
 def _documented(module: str, target: str) -> bool:
@@ -489,12 +488,23 @@ def upward_imports_in(modules: dict[str, ModuleInfo], root: Path) -> list[str]:
             if imp.kind in {"type-checking", "function"} or not is_own(imp.target):
                 continue
             target = target_module(imp.target, modules)
-            if target is not None and layer_of(target) > own:
-                path = info.path.relative_to(root) if info.path.is_relative_to(root) else info.path
-                out.append(
-                    f"{path}:{imp.line}: {name} (layer {LAYERS[own][0]!r}) imports "
-                    f"{target} (layer {LAYERS[layer_of(target)][0]!r}): upward import"
-                )
+            if target is None:
+                continue
+            # Importing a.b.c runs a/__init__ and a/b/__init__ first: they count too
+            # (the root package ``opgraph`` excepted: it is loaded before anything else).
+            parts = target.split(".")
+            chain = [".".join(parts[:n]) for n in range(2, len(parts) + 1)]
+            for dep in chain:
+                if dep in modules and layer_of(dep) > own and not name.startswith(dep + "."):
+                    path = info.path.relative_to(root) if info.path.is_relative_to(root) else (
+                        info.path
+                    )
+                    via = "" if dep == target else f" (package of {target})"
+                    out.append(
+                        f"{path}:{imp.line}: {name} (layer {LAYERS[own][0]!r}) imports "
+                        f"{dep}{via} (layer {LAYERS[layer_of(dep)][0]!r}): upward import"
+                    )
+                    break
     return out
 
 

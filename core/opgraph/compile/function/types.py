@@ -34,12 +34,12 @@ from opgraph.compile.mode import (
 )
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
-from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
+from opgraph.link.sharedvalue import SharedVariable
 
 __all__ = ["Function", "FunctionMaker", "UnusedInputError", "function", "orig_function"]
 
