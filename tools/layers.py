@@ -70,6 +70,15 @@ DOCUMENTED_IMPORTS = {
     # Variable.eval compiles (compile layer) from the graph layer: the one method on a
     # graph node that runs the graph (docs/architecture.md, "Layers").
     ("opgraph.graph.basic", "opgraph.compile.function"): "Variable.eval compiles its graph",
+    # verify_grad compiles the graph it checks, for the same reason as Variable.eval.
+    ("opgraph.autodiff.evaluate", "opgraph.compile.function"): "verify_grad compiles",
+    # The plugin manager (pluggy, importlib.metadata, the entry-point scan: about 80 ms)
+    # loads on the first hook call, so ``import opgraph.tensor`` and ``import
+    # opgraph.compile`` stay light; the modules below ask it only when they run a hook.
+    ("opgraph.autodiff.hooks", "opgraph.plugins.manager"): "lazy plugin manager",
+    ("opgraph.autodiff.evaluate", "opgraph.plugins.manager"): "lazy plugin manager",
+    ("opgraph.compile.mode", "opgraph.plugins.manager"): "lazy plugin manager",
+    ("opgraph.compile.function.types", "opgraph.plugins.manager"): "lazy plugin manager",
 }
 
 # Module __getattr__ hooks that are part of the design.

@@ -25,7 +25,7 @@ from opgraph.compile.flags import flag
 from opgraph.config import config
 from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.link.basic import Linker
-from opgraph.plugins.records import LinkerRecord, ModeRecord, load_target
+from opgraph.plugins.records import LinkerRecord, ModeRecord, TargetLoadError, load_target
 
 __all__ = [
     "BACKEND_PLUGINS",
@@ -706,7 +706,6 @@ def get_rewriter(mode: Mode) -> Any:
     pm = _manager(mode.plugin_manager)
     if not _rewrites_installed(pm):
         return None
-    from opgraph.plugins.records import TargetLoadError, load_target
 
     try:
         factory = load_target(REWRITER_FACTORY)

@@ -23,6 +23,8 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from opgraph.graph.basic import Constant
+
 if TYPE_CHECKING:
     from opgraph.graph.basic import Apply, Variable
     from opgraph.graph.fg import FunctionGraph
@@ -267,8 +269,6 @@ def map_storage(
 
 
 def _is_constant(var: Any) -> bool:
-    from opgraph.graph.basic import Constant
-
     return isinstance(var, Constant)
 
 

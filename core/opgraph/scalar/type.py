@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
@@ -90,8 +91,6 @@ def upcast(*dtypes: Any) -> str:
 
 def _floatx() -> str:
     try:
-        from opgraph.config import config
-
         return config.floatX
     except Exception:  # config is optional at this layer
         return "float64"

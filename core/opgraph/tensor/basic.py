@@ -14,6 +14,7 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.scalar.type import ScalarType
 from opgraph.tensor.arrays import (
     flatnonzero,
     moveaxis,
@@ -128,8 +129,6 @@ def _name(var: Any) -> str:
 
 
 def _scalar_type() -> Any:
-    from opgraph.scalar.type import ScalarType
-
     return ScalarType
 
 

@@ -21,6 +21,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
 from opgraph.graph.utils import type_name
+from opgraph.scalar.type import get_scalar_type
 from opgraph.tensor.constant_value import elemwise_constant, passthrough, register_constant_rule
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
@@ -308,8 +309,6 @@ def _float_zeros_like(x: Variable) -> Variable:
 
 
 def _scalar_type(dtype: str) -> Any:
-    from opgraph.scalar.type import get_scalar_type
-
     return get_scalar_type(dtype)
 
 

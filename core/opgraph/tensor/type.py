@@ -83,10 +83,6 @@ TOLERANCES = {
 
 def get_floatX() -> str:
     """The configured default float dtype (float64 if the config is unavailable)."""
-    try:
-        from opgraph.config import config
-    except ImportError:  # pragma: no cover - config is part of the core
-        return "float64"
     return str(getattr(config, "floatX", "float64"))
 
 

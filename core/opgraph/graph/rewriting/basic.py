@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.fg import Output
 from opgraph.graph.op import Op
@@ -92,8 +93,6 @@ def is_output_client(client: Any) -> bool:
 def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
     """Default failure policy, read from ``config.on_opt_error`` (warn/raise/ignore/pdb)."""
     try:
-        from opgraph.config import config
-
         policy = config.on_opt_error
     except Exception:  # config missing or broken: be loud but keep going
         policy = "warn"
