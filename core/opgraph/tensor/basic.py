@@ -14,7 +14,7 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
-from opgraph.scalar.type import ScalarType
+from opgraph.scalar.type import SCALAR_CONVERSIONS, ScalarType
 from opgraph.tensor.arrays import (
     flatnonzero,
     moveaxis,
@@ -284,3 +284,4 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
 
 register_constant_rule(TensorFromScalar, passthrough)
 register_constant_rule(ScalarFromTensor, passthrough)
+SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py
