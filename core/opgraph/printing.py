@@ -27,15 +27,14 @@ from opgraph.graph.printer import (
     OperatorPrinter,
     PPrinter,
     PrinterState,
-    _fgraph_of,
-    _leaf_text,  # noqa: F401  (printing_dot labels leaves with it)
+    _leaf_text,  # noqa: F401
+    _roots,
     _value_text,  # noqa: F401
     default_printer,
     pp,
     pprint,
     register_pprint_extension,
 )
-from opgraph.graph.utils import type_name
 from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
 from opgraph.printing_rich import build_rich_tree
@@ -231,33 +230,6 @@ def _op_info(op: Any, node: Apply) -> str:
     if hasattr(op, "inner_outputs"):
         parts.append("inner graph")
     return ", ".join(parts)
-
-
-def _roots(obj: Any) -> tuple[list[Variable], Any]:
-    """The variables to print for ``obj`` and its FunctionGraph (or None)."""
-    if isinstance(obj, Variable):
-        return [obj], None
-    if isinstance(obj, Apply):
-        return list(obj.outputs), None
-    fgraph = _fgraph_of(obj)
-    if fgraph is not None:
-        return list(fgraph.outputs), fgraph
-    if isinstance(obj, list | tuple):
-        roots: list[Variable] = []
-        for i, item in enumerate(obj):
-            try:
-                sub, _ = _roots(item)
-            except TypeError:
-                raise TypeError(
-                    f"debugprint: item {i} of the list must be a Variable, Apply, FunctionGraph "
-                    f"or compiled function, got {type_name(item)}"
-                ) from None
-            roots.extend(sub)
-        return roots, None
-    raise TypeError(
-        "debugprint: expected a Variable, an Apply, a FunctionGraph, a compiled function or a "
-        f"list of those, got {type_name(obj)} {obj!r:.60}"
-    )
 
 
 def _storage_map_of(obj: Any) -> dict | None:

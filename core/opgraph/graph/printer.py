@@ -44,6 +44,33 @@ def _fgraph_of(obj: Any) -> Any:
     return None
 
 
+def _roots(obj: Any) -> tuple[list[Variable], Any]:
+    """The variables to print for ``obj`` and its FunctionGraph (or None)."""
+    if isinstance(obj, Variable):
+        return [obj], None
+    if isinstance(obj, Apply):
+        return list(obj.outputs), None
+    fgraph = _fgraph_of(obj)
+    if fgraph is not None:
+        return list(fgraph.outputs), fgraph
+    if isinstance(obj, list | tuple):
+        roots: list[Variable] = []
+        for i, item in enumerate(obj):
+            try:
+                sub, _ = _roots(item)
+            except TypeError:
+                raise TypeError(
+                    f"debugprint: item {i} of the list must be a Variable, Apply, FunctionGraph "
+                    f"or compiled function, got {type_name(item)}"
+                ) from None
+            roots.extend(sub)
+        return roots, None
+    raise TypeError(
+        "debugprint: expected a Variable, an Apply, a FunctionGraph, a compiled function or a "
+        f"list of those, got {type_name(obj)} {obj!r:.60}"
+    )
+
+
 @attrs.define
 class PrinterState:
     """What a printer needs from its context: the printer table and the outer precedence."""

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from opgraph.graph.basic import Variable, equal_computations
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.replace import graph_replace
 
 __all__ = ["get_clients_at_depth", "is_same_graph", "rewrite_graph"]
@@ -24,8 +25,6 @@ def rewrite_graph(
     The query runs against the rewrite database of the opgraph-rewrites
     plugin; ``custom_rewrite`` (a GraphRewriter) runs after it.
     """
-    from opgraph.graph.fg import FunctionGraph
-
     return_fgraph = isinstance(graph, FunctionGraph)
     single = isinstance(graph, Variable)
     if return_fgraph:
