@@ -481,6 +481,11 @@ def check_core(
                 f"opgraph modules (function-level, below a definition or guarded; lines {lines}), "
                 f"{allowed} allowed: import at module top, from this layer or below"
             )
+        if not info.getattr_hook and f"{name}:__getattr__" in debt:
+            problems.append(
+                f"{where(info, 1)}: {name} no longer defines a module __getattr__: remove "
+                "its line from tools/layers_debt.txt"
+            )
         if (
             info.getattr_hook
             and name not in DOCUMENTED_GETATTR

@@ -45,10 +45,12 @@ from opgraph.tensor.creation import (
     zeros,
     zeros_like,
 )
+from opgraph.tensor.elemwise import transpose  # noqa: F401  (PyTensor's tensor.basic name)
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
+from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
 from opgraph.tensor.type import TensorType, normalize_dtype
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
@@ -104,25 +106,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-# Names that live in modules built on top of this one (math, elemwise); resolved on use
-# so ``from opgraph.tensor.basic import switch`` works without an import cycle.
-_LATE = {
-    "switch": "opgraph.tensor.math",
-    "where": "opgraph.tensor.math",
-    "transpose": "opgraph.tensor.elemwise",
-}
-
-def __getattr__(name: str) -> Any:
-    module = _LATE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'opgraph.tensor.basic' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
 
 def _name(var: Any) -> str:
     return var.name if getattr(var, "name", None) else str(var)
