@@ -179,3 +179,12 @@ def test_plugin_internal_and_undeclared_imports_fail(layers, tmp_path):
     assert len(problems) == 2
     assert any("opgraph_b.bad imports opgraph_a.inner.X, an internal module" in p for p in problems)
     assert any("opgraph_c.use imports opgraph_a, which" in p for p in problems)
+
+
+def test_lazy_exports_only_within_their_package(layers, tmp_path):
+    inside = '_LAZY = {"X": "opgraph.graph.basic"}\n__getattr__, __dir__ = object(), object()\n'
+    root = _fake_core(tmp_path, {"core/opgraph/graph/__init__.py": inside})
+    assert _problems(layers, root) == []
+    upward = '_LAZY = {"X": "opgraph.tensor.basic"}\n__getattr__, __dir__ = object(), object()\n'
+    root = _fake_core(tmp_path, {"core/opgraph/graph/__init__.py": upward})
+    assert any("module __getattr__" in p for p in _problems(layers, root))
