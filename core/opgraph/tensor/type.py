@@ -626,6 +626,3 @@ for _prefix, _dtype in _PREFIXES.items():
             globals()[_prefix + _plural] = _multi(_typed(_KIND_FUNCS[_kind], _dtype))
             __all__.append(_prefix + _plural)
 del _prefix, _dtype, _kind, _shape, _plural, _fn, _doc
-
-# TensorVariable / TensorConstant register themselves as this Type's variable classes.
-import opgraph.tensor.variable  # noqa: E402, F401
