@@ -117,3 +117,18 @@ def test_scalar_printers_come_from_the_scalar_library():
     assert pprint(ps.add(a, ps.mul(a, b))) == "a + a * b"
     # A bare table knows no op: the libraries fill the global one.
     assert PPrinter().process(ps.add(a, b)) == "add(a, b)"
+
+
+def test_dprint_loads_printing_on_first_use():
+    # A fresh interpreter: the tensor library does not import the printing layer itself.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, opgraph.tensor as pt\n"
+        "assert 'opgraph.printing' not in sys.modules\n"
+        "print(pt.vector('x').dprint(file='str'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "x [id A]" in result.stdout

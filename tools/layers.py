@@ -70,6 +70,9 @@ DOCUMENTED_IMPORTS = {
     # Variable.eval compiles (compile layer) from the graph layer: the one method on a
     # graph node that runs the graph (docs/architecture.md, "Layers").
     ("opgraph.graph.basic", "opgraph.compile.function"): "Variable.eval compiles its graph",
+    # Variable.dprint / FunctionGraph.dprint print with the top layer's debugprint.
+    ("opgraph.graph.basic", "opgraph.printing"): "Variable.dprint prints its graph",
+    ("opgraph.graph.fg", "opgraph.printing"): "FunctionGraph.dprint prints its graph",
     # verify_grad compiles the graph it checks, for the same reason as Variable.eval.
     ("opgraph.autodiff.evaluate", "opgraph.compile.function"): "verify_grad compiles",
     # The plugin manager (pluggy, importlib.metadata, the entry-point scan: about 80 ms)

@@ -781,7 +781,7 @@ class FunctionGraph:
         return list(self._features)
 
     def dprint(self, **kwargs: Any) -> Any:
-        """``debugprint(self, **kwargs)`` (needs ``opgraph.printing`` imported)."""
+        """``debugprint(self, **kwargs)``; loads ``opgraph.printing`` on first use."""
         return _debugprint(self, **kwargs)
 
     def freeze(self) -> FrozenFunctionGraph:
@@ -791,7 +791,8 @@ class FunctionGraph:
 
 def _debugprint(obj: Any, **kwargs: Any) -> Any:
     if not DEBUGPRINT:
-        raise RuntimeError("dprint needs opgraph.printing: run `import opgraph.printing` first")
+        # Documented exception to the layer rule (tools/layers.py), as in Variable.dprint.
+        import opgraph.printing  # noqa: F401
     return DEBUGPRINT[0](obj, **kwargs)
 
 
