@@ -143,9 +143,16 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff over the whole repository."""
+    """ruff over the whole repository, then the layer contract (tools/layers.py).
+
+    The contract (docs/architecture.md, "Layers"): upward imports between core
+    layers, ``opgraph_*`` imports from the core, hidden imports beyond the
+    recorded debt, class-name dispatch, another plugin's internal modules, and
+    modules over 800 lines.  It reads the sources only, so nothing is installed.
+    """
     session.install("ruff")
     session.run("ruff", "check", ".", *session.posargs)
+    session.run("python", "tools/layers.py", "check")
 
 
 DOCS_DEPS = ("mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26")

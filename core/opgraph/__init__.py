@@ -11,8 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from opgraph import faces
-
-__version__ = "0.1.0"
+from opgraph._version import __version__
 
 faces.install()  # PyTensor paths served by plugins (opgraph.graph.rewriting.db, ...)
 

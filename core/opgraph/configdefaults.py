@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from opgraph import __version__ as _opgraph_version
+from opgraph._version import __version__ as _opgraph_version
 from opgraph.configparser import (
     FLAGS_ENV,
     BoolParam,

@@ -10,6 +10,7 @@ import shutil
 from typing import Any
 
 from opgraph.graph.basic import Constant, Variable, io_toposort
+from opgraph.graph.printer import _leaf_text, _roots
 
 __all__ = ["pydotprint"]
 
@@ -47,8 +48,6 @@ def pydotprint(
     Apply nodes are boxes; inputs green, outputs blue, constants grey.
     ``return_image=True`` returns the image bytes instead of writing ``outfile``.
     """
-    from opgraph.printing import _leaf_text, _roots
-
     pydot = _require_pydot()
     roots, fgraph = _roots(fct)
     inputs = list(fgraph.inputs) if fgraph is not None else []

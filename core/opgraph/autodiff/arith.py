@@ -1,20 +1,29 @@
-"""The few tensor operations the drivers need, imported lazily from the tensor library.
+"""The few operations the drivers need on gradient terms, from tables the libraries fill.
 
-The drivers only build zeros, ones, sums and casts; going through this module
-keeps :mod:`opgraph.gradient` importable before (and without) the tensor library.
+The drivers only build zeros, ones, sums and casts.  How to build them
+depends on the family of the variable (a tensor, a scalar of the scalar
+library): each family registers a :class:`GradientArithmetic` for its Type
+class, and the tensor library registers itself as the library the drivers use
+for whole tensor graphs (``jacobian``'s reshapes, ``verify_grad``'s sums).
+This module imports neither library, so :mod:`opgraph.gradient` sits below
+both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
+import attrs
 
+from opgraph.config import config
 from opgraph.graph.basic import Variable
 from opgraph.graph.null_type import DisconnectedType, NullType
+from opgraph.graph.utils import type_name
 
 __all__ = [
+    "ARITHMETIC",
+    "GradientArithmetic",
     "add_terms",
     "as_tensor",
     "cast_like",
@@ -23,34 +32,83 @@ __all__ = [
     "is_discrete",
     "is_tensor",
     "one_constant",
+    "register_gradient_arithmetic",
+    "register_tensor_library",
+    "tensor_library",
     "zeros_like",
 ]
 
 _DISCRETE_PREFIXES = ("int", "uint", "bool")
 
 
-def _pt() -> Any:
-    import opgraph.tensor as pt
+@attrs.frozen
+class GradientArithmetic:
+    """How one family of variables builds gradient terms (each ``dtype`` is a float dtype).
 
-    return pt
+    ``zeros(var, dtype)`` / ``one(var, dtype)``: the zero cotangent of ``var`` and
+    the seed 1 of a scalar cost; ``filled(var, value, dtype)``: ``value`` (a number
+    or a Variable) broadcast like ``var``; ``cast(term, dtype)``; ``add(*terms)``.
+    """
+
+    zeros: Callable[[Variable, str], Variable]
+    one: Callable[[Variable, str], Variable]
+    filled: Callable[[Variable, Any, str], Variable]
+    cast: Callable[[Variable, str], Variable]
+    add: Callable[..., Variable]
 
 
-def _is_scalar_type(var: Any) -> bool:
-    """Whether ``var`` is a variable of the scalar library (the bodies of Elemwise)."""
-    try:
-        from opgraph.scalar.type import ScalarType
-    except ImportError:
-        return False
-    return isinstance(getattr(var, "type", None), ScalarType)
+ARITHMETIC: dict[type, GradientArithmetic] = {}
+"""Type class -> the arithmetic of its variables (looked up along the Type's MRO)."""
+
+_DEFAULT: list[GradientArithmetic] = []  # for variables of any other Type (the tensor one)
+_TENSOR_LIBRARY: list[Any] = []
 
 
-def _lib(var: Any) -> Any:
-    """The library whose ops build gradients of ``var``: scalar for scalar variables."""
-    if _is_scalar_type(var):
-        import opgraph.scalar as ps
+def register_gradient_arithmetic(
+    type_class: type, arithmetic: GradientArithmetic, default: bool = False
+) -> None:
+    """Build the gradient terms of ``type_class`` variables with ``arithmetic``.
 
-        return ps
-    return _pt()
+    ``default=True`` also uses it for variables of Types nobody registered.
+    """
+    if not isinstance(type_class, type) or not isinstance(arithmetic, GradientArithmetic):
+        raise TypeError(
+            "register_gradient_arithmetic: expected a Type class and a GradientArithmetic, "
+            f"got {type_name(type_class)} and {type_name(arithmetic)}"
+        )
+    ARITHMETIC[type_class] = arithmetic
+    if default:
+        _DEFAULT[:] = [arithmetic]
+
+
+def register_tensor_library(library: Any) -> None:
+    """The namespace (``opgraph.tensor``) the drivers build whole tensor graphs with."""
+    _TENSOR_LIBRARY[:] = [library]
+
+
+def tensor_library() -> Any:
+    """The tensor library registered by ``opgraph.tensor`` (sum, reshape, stack, ...)."""
+    if not _TENSOR_LIBRARY:
+        raise RuntimeError(
+            "the gradient drivers need the tensor library: import opgraph.tensor first"
+        )
+    return _TENSOR_LIBRARY[0]
+
+
+_pt = tensor_library  # the drivers' short name
+
+
+def _arithmetic(var: Any) -> GradientArithmetic:
+    for klass in type(getattr(var, "type", None)).__mro__:
+        found = ARITHMETIC.get(klass)
+        if found is not None:
+            return found
+    if not _DEFAULT:
+        raise RuntimeError(
+            f"no gradient arithmetic for {var!r} of type {type_name(getattr(var, 'type', None))}"
+            ": import opgraph.tensor (or the library of its type) first"
+        )
+    return _DEFAULT[0]
 
 
 def is_tensor(var: Any) -> bool:
@@ -72,8 +130,6 @@ def float_dtype_of(var: Any) -> str:
     dtype = getattr(var.type, "dtype", None)
     if isinstance(dtype, str) and dtype.startswith(("float", "complex")):
         return dtype
-    from opgraph.config import config
-
     return config.floatX
 
 
@@ -81,30 +137,17 @@ def as_tensor(x: Any) -> Variable:
     """``x`` as a Variable (Variables pass through unchanged)."""
     if isinstance(x, Variable):
         return x
-    return _pt().as_tensor_variable(x)
+    return tensor_library().as_tensor_variable(x)
 
 
 def zeros_like(var: Variable, dtype: str | None = None) -> Variable:
     """Symbolic zeros shaped like ``var``; float dtype unless ``dtype`` is given."""
-    dtype = dtype or float_dtype_of(var)
-    if _is_scalar_type(var):
-        import opgraph.scalar as ps
-
-        return ps.constant(np.zeros((), dtype=dtype), dtype=dtype)
-    pt = _pt()
-    if var.type.ndim == 0:
-        return pt.constant(np.zeros((), dtype=dtype))
-    return pt.zeros_like(var, dtype=dtype)
+    return _arithmetic(var).zeros(var, dtype or float_dtype_of(var))
 
 
 def one_constant(var: Variable) -> Variable:
     """The seed cotangent of a scalar cost: the constant 1 in its float dtype."""
-    dtype = float_dtype_of(var)
-    if _is_scalar_type(var):
-        import opgraph.scalar as ps
-
-        return ps.constant(np.ones((), dtype=dtype), dtype=dtype)
-    return _pt().constant(np.ones((), dtype=dtype))
+    return _arithmetic(var).one(var, float_dtype_of(var))
 
 
 def filled_like(var: Variable, value: float | Variable, dtype: str | None = None) -> Variable:
@@ -112,23 +155,14 @@ def filled_like(var: Variable, value: float | Variable, dtype: str | None = None
 
     PyTensor builds seeds and disconnected zeros this way; a rewrite folds it.
     """
-    if isinstance(value, Variable):
-        if _is_scalar_type(var):
-            return value
-        return _pt().second(var, value)
-    dtype = dtype or float_dtype_of(var)
-    if _is_scalar_type(var):
-        ps = _lib(var)  # the scalar library
-        return ps.second(var, ps.constant(np.asarray(value, dtype=dtype), dtype=dtype))
-    pt = _pt()
-    return pt.second(var, pt.constant(np.asarray(value, dtype=dtype)))
+    return _arithmetic(var).filled(var, value, dtype or float_dtype_of(var))
 
 
 def cast_like(term: Variable, var: Variable) -> Variable:
     """``term`` cast to the float dtype of ``var`` when they differ."""
     want = float_dtype_of(var)
     if getattr(term.type, "dtype", want) != want:
-        return _lib(var).cast(term, want)
+        return _arithmetic(var).cast(term, want)
     return term
 
 
@@ -136,4 +170,4 @@ def add_terms(terms: Sequence[Variable]) -> Variable:
     """The sum of the gradient terms reaching one variable."""
     if len(terms) == 1:
         return terms[0]
-    return _lib(terms[0]).add(*terms)
+    return _arithmetic(terms[0]).add(*terms)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.graph.basic import Constant, Variable
 
 __all__ = ["compile_callable", "perform_callable"]
@@ -19,8 +20,6 @@ def perform_callable(
     inputs: Sequence[Variable], outputs: Sequence[Variable]
 ) -> Callable[..., list[Any]]:
     """A function evaluating ``outputs`` from ``inputs`` with each node's ``perform``."""
-    from opgraph.autodiff.reverse import apply_nodes_above
-
     order = apply_nodes_above(outputs, set(inputs))
     inputs = list(inputs)
     outputs = list(outputs)

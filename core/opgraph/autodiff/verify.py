@@ -117,10 +117,8 @@ class numeric_grad:
 
 
 def _symbolic_input(i: int, value: np.ndarray) -> Any:
-    from opgraph.tensor.type import TensorType
-
     shape = tuple(1 if s == 1 else None for s in value.shape)
-    return TensorType(str(value.dtype), shape)(name=f"input {i}")
+    return arith.tensor_library().TensorType(str(value.dtype), shape)(name=f"input {i}")
 
 
 def verify_grad(

@@ -11,6 +11,8 @@ from typing import Any
 
 from opgraph.graph.basic import Variable
 from opgraph.graph.utils import type_name
+from opgraph.link.sharedvalue import SharedVariable
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["In", "Out", "SymbolicInput", "SymbolicOutput", "wrap_in", "wrap_out"]
 
@@ -83,8 +85,6 @@ class In(SymbolicInput):
         borrow: bool | None = None,
         shared: bool = False,
     ) -> None:
-        from opgraph.compile.sharedvalue import SharedVariable
-
         is_shared = isinstance(variable, SharedVariable)
         if implicit is None:
             implicit = is_shared
@@ -110,13 +110,7 @@ class In(SymbolicInput):
 
     @property
     def has_default(self) -> bool:
-        return self.value is not _NO_VALUE or isinstance(self.variable, _shared_cls())
-
-
-def _shared_cls() -> type:
-    from opgraph.compile.sharedvalue import SharedVariable
-
-    return SharedVariable
+        return self.value is not _NO_VALUE or isinstance(self.variable, SharedVariable)
 
 
 class SymbolicOutput:
@@ -147,7 +141,7 @@ def wrap_in(item: Any, position: int) -> In:
                   strict=item.strict, allow_downcast=item.allow_downcast,
                   implicit=item.implicit, borrow=item.mutable)
     if isinstance(item, Variable):
-        if isinstance(item, _shared_cls()):
+        if isinstance(item, SharedVariable):
             raise TypeError(
                 f"Cannot use a shared variable ({item}) as explicit input of function() "
                 f"(input {position}): shared variables are implicit inputs, leave them out "
@@ -167,8 +161,6 @@ def wrap_out(item: Any, position: int) -> Out:
     if isinstance(item, Variable):
         return Out(item)
     try:
-        from opgraph.tensor.variable import as_tensor_variable
-
         return Out(as_tensor_variable(item))
     except Exception:
         raise TypeError(

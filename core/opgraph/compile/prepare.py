@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from opgraph.compile.io import In, Out
-from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable, ancestors, clone_replace, graph_inputs
 from opgraph.graph.null_type import NullType
 from opgraph.graph.utils import MissingInputError, type_name
+from opgraph.link.sharedvalue import SharedVariable
 
 __all__ = ["GraphSpec", "UnusedInputError", "prepare_graph"]
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opgraph.compile.io import Out
-from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.traversal import io_toposort
+from opgraph.link.sharedvalue import SharedVariable
 
 __all__ = ["rebuild_collect_shared"]
 

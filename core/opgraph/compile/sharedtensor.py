@@ -1,70 +1,10 @@
-"""TensorSharedVariable and the constructors ``shared()`` uses for arrays and numbers.
+"""TensorSharedVariable and its constructors: the code lives in tensor/sharedvar.py.
 
-Imported only when ``shared()`` first sees a value, so the compile package
-does not pull in the tensor library at import time.
+Kept so that every import path that worked keeps working.
 """
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
-
-import numpy as np
-
-from opgraph.compile.sharedvalue import SharedVariable
-from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import TensorVariable
+from opgraph.tensor.sharedvar import TensorSharedVariable, scalar_constructor, tensor_constructor
 
 __all__ = ["TensorSharedVariable", "scalar_constructor", "tensor_constructor"]
-
-
-class TensorSharedVariable(SharedVariable, TensorVariable):
-    """A shared NumPy array: usable in tensor expressions like any TensorVariable."""
-
-    __slots__ = ()
-
-
-def tensor_constructor(
-    value: Any,
-    name: str | None = None,
-    strict: bool = False,
-    allow_downcast: bool | None = None,
-    borrow: bool = False,
-    shape: tuple[int | None, ...] | None = None,
-    target: str = "cpu",
-    broadcastable: tuple[bool, ...] | None = None,
-) -> TensorSharedVariable:
-    """Shared ndarray; its static shape is unknown (``set_value`` may change it)
-    unless ``shape``/``broadcastable`` fixes some lengths."""
-    if not isinstance(value, np.ndarray):
-        raise TypeError(f"tensor_constructor expects an ndarray, got {type(value).__name__}")
-    if target != "cpu":
-        raise TypeError(f"tensor_constructor only supports target='cpu', got {target!r}")
-    if broadcastable is not None:
-        if shape is not None:
-            raise TypeError("shared(): pass shape= or broadcastable=, not both")
-        shape = tuple(1 if b else None for b in broadcastable)
-    if shape is None:
-        shape = (None,) * value.ndim
-    ttype = TensorType(dtype=value.dtype, shape=shape)
-    data = value if borrow else value.copy()
-    return TensorSharedVariable(ttype, data, strict, allow_downcast, name=name)
-
-
-def scalar_constructor(
-    value: Any,
-    name: str | None = None,
-    strict: bool = False,
-    allow_downcast: bool | None = None,
-    borrow: bool = False,
-    dtype: str | None = None,
-    target: str = "cpu",
-) -> TensorSharedVariable:
-    """Shared 0-d array from a Python or NumPy number (``shared(0.5)``)."""
-    if not isinstance(value, numbers.Number | np.generic) or isinstance(value, np.ndarray):
-        raise TypeError(f"scalar_constructor expects a number, got {type(value).__name__}")
-    if target != "cpu":
-        raise TypeError(f"scalar_constructor only supports target='cpu', got {target!r}")
-    data = np.array(value, dtype=dtype)
-    ttype = TensorType(dtype=data.dtype, shape=())
-    return TensorSharedVariable(ttype, data, strict, allow_downcast, name=name)

@@ -705,7 +705,7 @@ class FunctionGraph(FeatureHost):
         return list(self._features)
 
     def dprint(self, **kwargs: Any) -> Any:
-        """``debugprint(self, **kwargs)`` (needs ``opgraph.printing`` imported)."""
+        """``debugprint(self, **kwargs)``; loads ``opgraph.printing`` on first use."""
         return _debugprint(self, **kwargs)
 
     def freeze(self) -> FrozenFunctionGraph:

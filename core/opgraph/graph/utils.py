@@ -8,6 +8,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from opgraph.config import config
+
 
 class InconsistencyError(Exception):
     """A change would leave a FunctionGraph in an invalid state; the change is refused."""
@@ -133,8 +135,6 @@ def add_tag_trace(thing: Any, user_line: int | None = None) -> Any:
     """Record in ``thing.tag.trace`` the user's stack lines that created it."""
     if user_line is None:
         try:
-            from opgraph.config import config
-
             user_line = config.traceback__limit
         except Exception:  # config is optional at this layer
             user_line = 8

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from opgraph import faces as _faces
+from opgraph.graph.basic import Constant
 
 if TYPE_CHECKING:
     from opgraph.graph.basic import Apply, Variable
@@ -283,8 +284,6 @@ def map_storage(
 
 
 def _is_constant(var: Any) -> bool:
-    from opgraph.graph.basic import Constant
-
     return isinstance(var, Constant)
 
 

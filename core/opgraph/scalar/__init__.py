@@ -8,8 +8,10 @@ The dtype instances ``bool``, ``int8`` ... ``complex128`` and the ops ``abs``,
 """
 
 from opgraph.scalar import arith as _arith
+from opgraph.scalar import grad_arithmetic as _grad_arithmetic  # noqa: F401  (autodiff's table)
 from opgraph.scalar import logic as _logic
 from opgraph.scalar import math as _math
+from opgraph.scalar import printers as _printers  # noqa: F401  (fills the pprint table)
 from opgraph.scalar import structural as _structural
 from opgraph.scalar import type as _type
 from opgraph.scalar.arith import *  # noqa: F403

@@ -24,6 +24,7 @@ from opgraph.graph.basic import (
     io_toposort,
     orphans_between,
 )
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import HasInnerGraph
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.gradhelpers import scalar_pullback, scalar_pushforward
@@ -193,8 +194,6 @@ class Composite(HasInnerGraph, ScalarOp):
     def fgraph(self) -> Any:
         """The inner graph as a FunctionGraph (built on first access)."""
         if self._fgraph is None:
-            from opgraph.graph.fg import FunctionGraph
-
             self._fgraph = FunctionGraph(self._inputs, self._outputs, clone=False)
         return self._fgraph
 

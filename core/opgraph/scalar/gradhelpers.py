@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.autodiff.undefined import disconnected_type, is_disconnected, is_null
-from opgraph.graph.basic import Variable
+from opgraph.graph.basic import Variable, io_toposort
 from opgraph.scalar.type import _floatx, constant, continuous_dtypes, discrete_dtypes
 
 __all__ = [
@@ -110,8 +110,6 @@ def scalar_pullback(
     Composes each node's ``op.pullback``; variables the outputs do not depend on
     get a DisconnectedType marker.
     """
-    from opgraph.graph.basic import io_toposort
-
     grads: dict[Variable, Variable] = {}
     for o, g in zip(outputs, cotangents):
         if g is not None and not is_disconnected(g):
@@ -139,8 +137,6 @@ def scalar_pushforward(
     tangents: Sequence[Variable | None],
 ) -> list[Variable]:
     """Forward mode over a scalar graph: one tangent per output (disconnected if none)."""
-    from opgraph.graph.basic import io_toposort
-
     tan: dict[Variable, Variable] = {
         x: t for x, t in zip(inputs, tangents) if t is not None and not is_disconnected(t)
     }

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
@@ -91,8 +92,6 @@ def upcast(*dtypes: Any) -> str:
 
 def _floatx() -> str:
     try:
-        from opgraph.config import config
-
         return config.floatX
     except Exception:  # config is optional at this layer
         return "float64"
@@ -385,22 +384,24 @@ def constant(x: Any, name: str | None = None, dtype: Any = None) -> ScalarConsta
     return ScalarConstant(stype, stype.filter(x, allow_downcast=True), name=name)
 
 
+SCALAR_CONVERSIONS: dict[type, Callable[[Variable], Variable]] = {}
+"""Type class -> how a 0-d variable of it becomes a scalar (the tensor library adds
+``scalar_from_tensor`` for TensorType); :func:`as_scalar` looks here."""
+
+
 def as_scalar(x: Any, name: str | None = None) -> Variable:
     """``x`` as a scalar Variable: scalar variables pass through, numbers become constants.
 
-    A 0-d tensor variable is converted through ``scalar_from_tensor`` when the tensor
-    library provides it.
+    A 0-d variable of another library is converted by that library's entry in
+    :data:`SCALAR_CONVERSIONS` (``scalar_from_tensor`` for tensors).
     """
     if isinstance(x, Variable):
         if isinstance(x.type, ScalarType):
             return x
         if getattr(x.type, "ndim", None) == 0:
-            try:
-                from opgraph.tensor.basic import scalar_from_tensor
-            except ImportError:
-                scalar_from_tensor = None
-            if scalar_from_tensor is not None:
-                return scalar_from_tensor(x)
+            for klass in type(x.type).__mro__:
+                if klass in SCALAR_CONVERSIONS:
+                    return SCALAR_CONVERSIONS[klass](x)
         raise TypeError(f"as_scalar: cannot convert the variable {x} of type {x.type} to a scalar")
     if isinstance(x, Apply):
         outs = x.outputs

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import opgraph.tensor as pt
-from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Constant, Variable, clone, clone_replace, graph_inputs
 from opgraph.graph.utils import MissingInputError
+from opgraph.link.sharedvalue import SharedVariable
 from opgraph.scan.op import Scan, ScanInfo
 from opgraph.scan.utils import until
 from opgraph.tensor.type import TensorType

@@ -6,10 +6,11 @@ variables, elementwise math, reductions, dot, shape and indexing ops.
 
 from __future__ import annotations
 
-import importlib as _importlib
+import sys as _sys
 from typing import Any as _Any
 
 from opgraph import faces as _faces
+from opgraph.autodiff import arith as _autodiff_arith
 
 # PyTensor also exposes the differentiation entry points on the tensor namespace.
 from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
@@ -17,10 +18,34 @@ from opgraph.autodiff.reverse import grad  # noqa: F401
 from opgraph.graph.basic import Variable  # noqa: F401 - PyTensor exposes it here too
 from opgraph.graph.op import Op  # noqa: F401 - PyTensor exposes it here too
 
+# Modules whose ``__all__`` this namespace re-exports, in order (a later one wins a name).
+from opgraph.tensor import arrays as _arrays
+from opgraph.tensor import basic as _basic
+
 # The tensor Ops' batching rules (jacobian/hessian), registered in the autodiff table.
 from opgraph.tensor import batching as _batching  # noqa: F401
+from opgraph.tensor import contractions as _contractions
+from opgraph.tensor import einsum as _einsum
+from opgraph.tensor import elemwise as _elemwise
+from opgraph.tensor import extra_ops as _extra_ops
+from opgraph.tensor import ifelse as _ifelse
+from opgraph.tensor import indexing_along as _indexing_along
+from opgraph.tensor import math as _math
+from opgraph.tensor import math_names as _math_names
+
+# pprint's tensor spellings, added to the global table when pprint is first used.
+from opgraph.tensor import printers as _printers  # noqa: F401
+from opgraph.tensor import shape as _shape
+from opgraph.tensor import sort as _sort
+from opgraph.tensor import special as _special
+from opgraph.tensor import subtensor as _subtensor
+from opgraph.tensor.blockwise import Blockwise  # noqa: F401
+from opgraph.tensor.functional import vectorize  # noqa: F401
+
+# How the gradient drivers build terms of tensor variables (autodiff/arith.py owns the table).
+from opgraph.tensor.grad_arithmetic import TENSOR_ARITHMETIC as _TENSOR_ARITHMETIC
 from opgraph.tensor.type import *  # noqa: F403
-from opgraph.tensor.type import TensorType  # noqa: F401
+from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import (  # noqa: F401
     TensorConstant,
     TensorVariable,
@@ -29,44 +54,34 @@ from opgraph.tensor.variable import (  # noqa: F401
     constant,
 )
 
-
-def _reexport(module_name: str) -> None:
-    """Re-export a tensor module's ``__all__``."""
-    module = _importlib.import_module(f"opgraph.tensor.{module_name}")
-    for name in getattr(module, "__all__", ()):
-        globals()[name] = getattr(module, name)
-
-
-for _name in (
-    "elemwise",
-    "math",
-    "shape",
-    "basic",
-    "subtensor",
-    "special",
-    "ifelse",
-    "extra_ops",
-    "sort",
-    "indexing_along",
-    "arrays",
-    "contractions",
-    "einsum",
-    "math_names",
+for _module in (
+    _elemwise,
+    _math,
+    _shape,
+    _basic,
+    _subtensor,
+    _special,
+    _ifelse,
+    _extra_ops,
+    _sort,
+    _indexing_along,
+    _arrays,
+    _contractions,
+    _einsum,
+    _math_names,
 ):
-    _reexport(_name)
-del _name
+    for _name in getattr(_module, "__all__", ()):
+        globals()[_name] = getattr(_module, _name)
+del _module, _name
 
-# pprint's tensor spellings, added to the global table when pprint is first used.
-# The tensor batching rules of vectorize_graph / jacobian, registered with the graph layer.
-import opgraph.autodiff.vectorize as _vectorize  # noqa: E402, F401
-import opgraph.tensor.printers as _printers  # noqa: E402, F401
-
-# ``pt.random.normal(...)``, as in PyTensor; also registers shared(Generator).
+# ``pt.random.normal(...)``, as in PyTensor; also registers shared(Generator).  Bound after
+# the re-exports so the submodule, not a function of the same name, is ``pt.random``.
 from opgraph.tensor import random  # noqa: E402, F401
-from opgraph.tensor.blockwise import Blockwise  # noqa: E402, F401
-from opgraph.tensor.functional import vectorize  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+
+_autodiff_arith.register_gradient_arithmetic(TensorType, _TENSOR_ARITHMETIC, default=True)
+_autodiff_arith.register_tensor_library(_sys.modules[__name__])
 
 __all__ = [n for n in globals() if not n.startswith("_") and n != "annotations"] + sorted(
     _faces.NAME_FACES[__name__]

@@ -15,6 +15,7 @@ import numpy as np
 from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.scalar.type import SCALAR_CONVERSIONS, ScalarType
 from opgraph.tensor.arrays import (
     flatnonzero,
     moveaxis,
@@ -29,6 +30,8 @@ from opgraph.tensor.basic_more import __all__ as _more_all
 from opgraph.tensor.constant_value import (
     get_scalar_constant_value,
     get_underlying_scalar_constant_value,
+    passthrough,
+    register_constant_rule,
 )
 from opgraph.tensor.creation import (
     Alloc,
@@ -45,10 +48,12 @@ from opgraph.tensor.creation import (
     zeros,
     zeros_like,
 )
+from opgraph.tensor.elemwise import transpose  # noqa: F401  (PyTensor's tensor.basic name)
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
+from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
@@ -140,8 +145,6 @@ def _name(var: Any) -> str:
 
 
 def _scalar_type() -> Any:
-    from opgraph.scalar.type import ScalarType
-
     return ScalarType
 
 
@@ -283,3 +286,7 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
             out.append(a)
     return out[0] if len(out) == 1 else out
 
+
+register_constant_rule(TensorFromScalar, passthrough)
+register_constant_rule(ScalarFromTensor, passthrough)
+SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py

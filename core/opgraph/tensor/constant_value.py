@@ -3,21 +3,58 @@
 It looks through the ops that only move or broadcast a value (DimShuffle,
 Alloc, SpecifyShape, casts, scalar/tensor conversions), reads static shapes
 for Shape/Shape_i, and, when asked, evaluates Elemwise over constant scalars.
+
+What each op contributes is a rule in :data:`CONSTANT_RULES`, filled by the
+module that defines the op (``register_constant_rule(Alloc, passthrough)``
+next to ``Alloc``), so this module needs none of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.scalar import Cast, Identity
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
+from opgraph.tensor.type import TensorType
 
-__all__ = ["get_scalar_constant_value", "get_underlying_scalar_constant_value"]
+__all__ = [
+    "CONSTANT_RULES",
+    "elemwise_constant",
+    "get_scalar_constant_value",
+    "get_underlying_scalar_constant_value",
+    "passthrough",
+    "register_constant_rule",
+    "unique_value",
+]
+
+ConstantRule = Callable[[Variable, Apply, bool, int], Any]
+"""``rule(v, owner, elemwise, budget)``: the value ``v`` (an output of ``owner``) holds.
+
+Returns None when the op tells nothing about ``v``; raises NotScalarConstantError
+when the value is known not to be a constant.  ``budget`` is the recursion left.
+"""
+
+CONSTANT_RULES: dict[type, ConstantRule] = {}
+"""Op class -> its rule; subclasses inherit it (looked up along the MRO)."""
 
 
-def _unique_value(data: Any) -> Any:
+def register_constant_rule(op_class: type, rule: ConstantRule) -> ConstantRule:
+    """Use ``rule`` for the outputs of ``op_class`` (and its subclasses)."""
+    if not isinstance(op_class, type) or not callable(rule):
+        raise TypeError(
+            f"register_constant_rule: expected an Op class and a function, got {op_class!r}, "
+            f"{rule!r}"
+        )
+    CONSTANT_RULES[op_class] = rule
+    return rule
+
+
+def unique_value(data: Any) -> Any:
+    """The one value every element of ``data`` holds (else NotScalarConstantError)."""
     arr = np.asarray(data)
     if arr.size == 0:
         raise EmptyConstantError("the constant has no elements")
@@ -28,17 +65,20 @@ def _unique_value(data: Any) -> Any:
     return first
 
 
-def _passthrough_classes() -> tuple[type, ...]:
-    """Ops whose first input's scalar value is their output's value."""
-    from opgraph.tensor.basic import Alloc, ScalarFromTensor, TensorFromScalar
-    from opgraph.tensor.elemwise import DimShuffle
-    from opgraph.tensor.shape import Reshape, SpecifyShape
-
-    return (Alloc, DimShuffle, SpecifyShape, Reshape, TensorFromScalar, ScalarFromTensor)
+_unique_value = unique_value
 
 
-def _is_cast_like(scalar_op: Any) -> bool:
-    return type(scalar_op).__name__ in ("Cast", "Identity")
+def passthrough(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    """Rule of the ops whose first input's scalar value is their output's value."""
+    return get_underlying_scalar_constant_value(owner.inputs[0], elemwise, False, budget)
+
+
+def _rule_for(op: Any) -> ConstantRule | None:
+    for klass in type(op).__mro__:
+        rule = CONSTANT_RULES.get(klass)
+        if rule is not None:
+            return rule
+    return None
 
 
 def get_underlying_scalar_constant_value(
@@ -54,102 +94,45 @@ def get_underlying_scalar_constant_value(
     """
     if not isinstance(v, Variable):
         if isinstance(v, int | float | complex | bool | np.generic | np.ndarray):
-            return np.asarray(_unique_value(v))[()]
+            return np.asarray(unique_value(v))[()]
         raise NotScalarConstantError(f"{v!r} is not a variable or a number")
-    depth = 0
-    while True:
-        if isinstance(v, Constant):
-            value = _unique_value(v.data)
-            dtype = getattr(v.type, "dtype", None)
-            return np.asarray(value, dtype=dtype)[()] if dtype else value
-        owner = v.owner
-        if owner is None or only_process_constants or depth > max_recur:
-            raise NotScalarConstantError(f"{v} is not a constant")
-        depth += 1
-        op = owner.op
-        out_dtype = getattr(v.type, "dtype", None)
-        special = _special_case(v, op, owner, elemwise, max_recur - depth)
-        if special is not None:
-            return np.asarray(special, dtype=out_dtype)[()] if out_dtype else special
-        if isinstance(op, _passthrough_classes()):
-            value = get_underlying_scalar_constant_value(
-                owner.inputs[0], elemwise, only_process_constants, max_recur - depth
-            )
-            return np.asarray(value, dtype=out_dtype)[()] if out_dtype else value
+    if isinstance(v, Constant):
+        value = unique_value(v.data)
+        dtype = getattr(v.type, "dtype", None)
+        return np.asarray(value, dtype=dtype)[()] if dtype else value
+    owner = v.owner
+    if owner is None or only_process_constants or max_recur < 0:
+        raise NotScalarConstantError(f"{v} is not a constant")
+    op = owner.op
+    rule = _rule_for(op)
+    value = None if rule is None else rule(v, owner, elemwise, max_recur - 1)
+    if value is None:
         raise NotScalarConstantError(f"{v} (output of {op}) is not a known constant")
+    out_dtype = getattr(v.type, "dtype", None)
+    return np.asarray(value, dtype=out_dtype)[()] if out_dtype else value
 
 
-def _special_case(v: Variable, op: Any, owner: Any, elemwise: bool, budget: int) -> Any:
-    """Values from static shapes, casts and constant Elemwise; None if not applicable."""
-    from opgraph.tensor.shape import MakeVector, Shape, Shape_i
-
-    if isinstance(op, Shape_i):
-        dim = owner.inputs[0].type.shape[op.i]
-        if dim is None:
-            raise NotScalarConstantError(f"dimension {op.i} of {owner.inputs[0]} is not static")
-        return dim
-    if isinstance(op, Shape):
-        static = owner.inputs[0].type.shape
-        if static and all(s is not None for s in static) and len(set(static)) == 1:
-            return static[0]
-        raise NotScalarConstantError(f"{v} is a whole shape, not one scalar")
-    if type(op).__name__ == "Subtensor":
-        return _subtensor_of_known(v, owner, budget)
-    if isinstance(op, MakeVector):
-        values = [
-            get_underlying_scalar_constant_value(i, elemwise, False, budget) for i in owner.inputs
-        ]
-        return _unique_value(np.asarray(values))
-    from opgraph.tensor.elemwise import Elemwise
-
-    if isinstance(op, Elemwise):
-        scalar_op = getattr(op, "scalar_op", None)
-        if _is_cast_like(scalar_op) and len(owner.inputs) == 1:
-            return get_underlying_scalar_constant_value(owner.inputs[0], elemwise, False, budget)
-        if not elemwise:
-            raise NotScalarConstantError(f"{v} is an Elemwise result (elemwise=False)")
-        values = [
-            np.asarray(get_underlying_scalar_constant_value(i, elemwise, False, budget))
-            for i in owner.inputs
-        ]
-        storage: list[list[Any]] = [[None] for _ in owner.outputs]
-        probe = _scalar_node(owner)
-        op.perform(probe, values, storage)
-        return np.asarray(storage[v.index][0]).ravel()[0]
-    return None
+def elemwise_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    """Rule of Elemwise: a cast looks through; otherwise evaluate over constant inputs."""
+    scalar_op = getattr(owner.op, "scalar_op", None)
+    if isinstance(scalar_op, Cast | Identity) and len(owner.inputs) == 1:
+        return get_underlying_scalar_constant_value(owner.inputs[0], elemwise, False, budget)
+    if not elemwise:
+        raise NotScalarConstantError(f"{v} is an Elemwise result (elemwise=False)")
+    values = [
+        np.asarray(get_underlying_scalar_constant_value(i, elemwise, False, budget))
+        for i in owner.inputs
+    ]
+    storage: list[list[Any]] = [[None] for _ in owner.outputs]
+    probe = _scalar_node(owner)
+    owner.op.perform(probe, values, storage)
+    return np.asarray(storage[v.index][0]).ravel()[0]
 
 
 def _scalar_node(owner: Any) -> Any:
     """A copy of an Elemwise node over 0-d inputs (perform may read node.outputs types)."""
-    from opgraph.tensor.type import TensorType
-
     inputs = [TensorType(i.type.dtype, ())() for i in owner.inputs]
     return owner.op.make_node(*inputs)
-
-
-def _subtensor_of_known(v: Variable, owner: Any, budget: int) -> Any:
-    """An indexed part of a constant, of a shape, of make_vector, or of a filled tensor."""
-    from opgraph.tensor.indexing import INT, numpy_index
-    from opgraph.tensor.shape import MakeVector, Shape, static_int
-
-    base = owner.inputs[0]
-    idx_list = owner.op.idx_list
-    known = [static_int(i) for i in owner.inputs[1:]]
-    if all(k is not None for k in known):
-        index = numpy_index(idx_list, known)
-        if isinstance(base, Constant):
-            return _unique_value(np.asarray(base.data)[index])
-        single = len(idx_list) == 1 and idx_list[0] == INT
-        if single and base.owner is not None and isinstance(base.owner.op, Shape):
-            static = base.owner.inputs[0].type.shape
-            if -len(static) <= known[0] < len(static) and static[known[0]] is not None:
-                return static[known[0]]
-        if single and base.owner is not None and isinstance(base.owner.op, MakeVector):
-            inputs = base.owner.inputs
-            if -len(inputs) <= known[0] < len(inputs):
-                return get_underlying_scalar_constant_value(inputs[known[0]], True, False, budget)
-    # Any part of a tensor filled with one value holds that value.
-    return get_underlying_scalar_constant_value(base, True, False, budget)
 
 
 def get_scalar_constant_value(

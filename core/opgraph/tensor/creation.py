@@ -15,7 +15,12 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.tensor.exceptions import ShapeError
+from opgraph.tensor.constant_value import (
+    get_underlying_scalar_constant_value,
+    passthrough,
+    register_constant_rule,
+)
+from opgraph.tensor.exceptions import NotScalarConstantError, ShapeError
 from opgraph.tensor.shape import (
     as_index_scalar,
     dims_of,
@@ -311,9 +316,6 @@ def _cast_like(g: Variable, x: Variable) -> Variable:
 
 
 def _static_number(var: Variable) -> Any:
-    from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
-    from opgraph.tensor.exceptions import NotScalarConstantError
-
     try:
         return get_underlying_scalar_constant_value(var).item()
     except NotScalarConstantError:
@@ -392,3 +394,6 @@ def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any
     if name is not None:
         out.name = name
     return out
+
+
+register_constant_rule(Alloc, passthrough)  # every element is the filled value

@@ -21,6 +21,8 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
 from opgraph.graph.utils import lazy_exports, type_name
+from opgraph.scalar.type import get_scalar_type
+from opgraph.tensor.constant_value import elemwise_constant, passthrough, register_constant_rule
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
 
@@ -318,8 +320,6 @@ def _float_zeros_like(x: Variable) -> Variable:
 
 
 def _scalar_type(dtype: str) -> Any:
-    from opgraph.scalar.type import get_scalar_type
-
     return get_scalar_type(dtype)
 
 
@@ -641,3 +641,6 @@ def _reduce_to_input(g: Variable, x: Variable) -> Variable:
 # PyTensor defines CAReduce beside Elemwise; opgraph keeps the reductions in their
 # own module (which builds on this one), so the name resolves on first use.
 __getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduction"})
+
+register_constant_rule(DimShuffle, passthrough)
+register_constant_rule(Elemwise, elemwise_constant)

@@ -34,14 +34,15 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Constant, Variable
-from opgraph.printing import (
+from opgraph.graph.printer import (
+    SCALAR_OP_WRAPPERS,
     FunctionPrinter,
     IgnorePrinter,
     PPrinter,
     PrinterState,
     register_pprint_extension,
 )
-from opgraph.printing import _value_text as value_text
+from opgraph.graph.printer import _value_text as value_text
 from opgraph.scalar import Cast, Mul, TrueDiv
 
 # Classes by their modules: ``opgraph.tensor.shape`` etc. are shadowed by functions in the package.
@@ -419,3 +420,4 @@ def register_tensor_printers(pprinter: PPrinter) -> None:
 
 
 register_pprint_extension(register_tensor_printers)
+SCALAR_OP_WRAPPERS.add(Elemwise)  # an Elemwise prints like its scalar op: x + y

@@ -15,11 +15,13 @@ from typing import Any as _Any
 
 import numpy as np
 
+from opgraph.autodiff.undefined import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.scalar import arith as _sa
 from opgraph.scalar import logic as _sl
+from opgraph.scalar.type import get_scalar_type
 from opgraph.tensor.elemwise import DimShuffle, _float_zeros_like, _is_disconnected
 from opgraph.tensor.type import TensorType, continuous_dtypes, normalize_dtype
 from opgraph.tensor.variable import as_tensor_variable, constant
@@ -137,8 +139,6 @@ class CAReduce(Op):
             return self.dtype
         if self._default_out:
             return self._default_out.get(idtype, idtype)
-        from opgraph.scalar.type import get_scalar_type
-
         st = get_scalar_type(idtype)
         return self.scalar_op.make_node(st(), st()).outputs[0].type.dtype
 
@@ -222,8 +222,6 @@ class CAReduce(Op):
             return [_float_zeros_like(x)]
         rule = _PULLBACKS.get(type(self.scalar_op))
         if rule is None:
-            from opgraph.gradient import grad_not_implemented
-
             return [grad_not_implemented(self, 0, x, f"the gradient of a {self} reduction")]
         from opgraph.tensor.math import cast
 

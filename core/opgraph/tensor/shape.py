@@ -16,6 +16,12 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor.constant_value import (
+    get_underlying_scalar_constant_value,
+    passthrough,
+    register_constant_rule,
+    unique_value,
+)
 from opgraph.tensor.exceptions import NotScalarConstantError, ShapeError
 from opgraph.tensor.type import TensorType, integer_dtypes
 from opgraph.tensor.variable import as_tensor_variable, constant
@@ -88,8 +94,6 @@ def static_int(value: Any) -> int | None:
         return int(data) if data.ndim == 0 and data.dtype.kind in "iu" else None
     if value.owner is None:
         return None
-    from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
-
     try:
         return int(get_underlying_scalar_constant_value(value))
     except (NotScalarConstantError, TypeError, ValueError):
@@ -716,3 +720,34 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
     if any(x.type.shape[a] is None for a in axes):
         x = specify_shape(x, [1 if i in axes else None for i in range(x.type.ndim)])
     return _dimshuffle(x, [i for i in range(x.type.ndim) if i not in axes])
+
+
+# What each op tells get_underlying_scalar_constant_value (tensor/constant_value.py).
+
+
+def _shape_i_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    dim = owner.inputs[0].type.shape[owner.op.i]
+    if dim is None:
+        raise NotScalarConstantError(f"dimension {owner.op.i} of {owner.inputs[0]} is not static")
+    return dim
+
+
+def _shape_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    static = owner.inputs[0].type.shape
+    if static and all(s is not None for s in static) and len(set(static)) == 1:
+        return static[0]
+    raise NotScalarConstantError(f"{v} is a whole shape, not one scalar")
+
+
+def _make_vector_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    values = [
+        get_underlying_scalar_constant_value(i, elemwise, False, budget) for i in owner.inputs
+    ]
+    return unique_value(np.asarray(values))
+
+
+register_constant_rule(Shape_i, _shape_i_constant)
+register_constant_rule(Shape, _shape_constant)
+register_constant_rule(MakeVector, _make_vector_constant)
+register_constant_rule(Reshape, passthrough)
+register_constant_rule(SpecifyShape, passthrough)

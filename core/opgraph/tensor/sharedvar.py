@@ -1,17 +1,83 @@
-"""PyTensor's ``pytensor.tensor.sharedvar`` path: shared tensor variables.
+"""TensorSharedVariable and the constructors ``shared()`` uses for arrays and numbers.
 
-The implementation lives with ``shared()`` in :mod:`opgraph.compile.sharedtensor`;
-this module is the public face at PyTensor's path (faces sit above the layers,
-see docs/architecture.md), and nothing inside opgraph imports it.
+PyTensor's ``pytensor.tensor.sharedvar`` path.  Importing it registers the
+constructors in ``shared()``'s table (link/sharedvalue.py), which lies below
+the tensor library; ``opgraph.compile.sharedvalue`` imports this module so
+``opgraph.shared(array)`` always finds them.
 """
 
 from __future__ import annotations
 
-from opgraph.compile.sharedtensor import (
-    TensorSharedVariable,
-    scalar_constructor,
-    tensor_constructor,
-)
-from opgraph.compile.sharedvalue import SharedVariable
+import numbers
+from typing import Any
 
-__all__ = ["SharedVariable", "TensorSharedVariable", "scalar_constructor", "tensor_constructor"]
+import numpy as np
+
+from opgraph.link.sharedvalue import SharedVariable, shared, shared_constructor
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import TensorVariable
+
+__all__ = [
+    "SharedVariable",
+    "TensorSharedVariable",
+    "scalar_constructor",
+    "shared",
+    "tensor_constructor",
+]
+
+
+class TensorSharedVariable(SharedVariable, TensorVariable):
+    """A shared NumPy array: usable in tensor expressions like any TensorVariable."""
+
+    __slots__ = ()
+
+
+def tensor_constructor(
+    value: Any,
+    name: str | None = None,
+    strict: bool = False,
+    allow_downcast: bool | None = None,
+    borrow: bool = False,
+    shape: tuple[int | None, ...] | None = None,
+    target: str = "cpu",
+    broadcastable: tuple[bool, ...] | None = None,
+) -> TensorSharedVariable:
+    """Shared ndarray; its static shape is unknown (``set_value`` may change it)
+    unless ``shape``/``broadcastable`` fixes some lengths."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"tensor_constructor expects an ndarray, got {type(value).__name__}")
+    if target != "cpu":
+        raise TypeError(f"tensor_constructor only supports target='cpu', got {target!r}")
+    if broadcastable is not None:
+        if shape is not None:
+            raise TypeError("shared(): pass shape= or broadcastable=, not both")
+        shape = tuple(1 if b else None for b in broadcastable)
+    if shape is None:
+        shape = (None,) * value.ndim
+    ttype = TensorType(dtype=value.dtype, shape=shape)
+    data = value if borrow else value.copy()
+    return TensorSharedVariable(ttype, data, strict, allow_downcast, name=name)
+
+
+def scalar_constructor(
+    value: Any,
+    name: str | None = None,
+    strict: bool = False,
+    allow_downcast: bool | None = None,
+    borrow: bool = False,
+    dtype: str | None = None,
+    target: str = "cpu",
+) -> TensorSharedVariable:
+    """Shared 0-d array from a Python or NumPy number (``shared(0.5)``)."""
+    if not isinstance(value, numbers.Number | np.generic) or isinstance(value, np.ndarray):
+        raise TypeError(f"scalar_constructor expects a number, got {type(value).__name__}")
+    if target != "cpu":
+        raise TypeError(f"scalar_constructor only supports target='cpu', got {target!r}")
+    data = np.array(value, dtype=dtype)
+    ttype = TensorType(dtype=data.dtype, shape=())
+    return TensorSharedVariable(ttype, data, strict, allow_downcast, name=name)
+
+
+# Tried newest first: a number is not an ndarray, so the order between these two is free.
+shared_constructor(tensor_constructor)
+shared_constructor(scalar_constructor)

@@ -18,6 +18,11 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.utils import lazy_exports
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.constant_value import (
+    get_underlying_scalar_constant_value,
+    register_constant_rule,
+    unique_value,
+)
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
@@ -34,7 +39,7 @@ from opgraph.tensor.indexing import (
     slice_length,
     split_inputs,
 )
-from opgraph.tensor.shape import as_index_scalar, is_int_dtype
+from opgraph.tensor.shape import MakeVector, Shape, as_index_scalar, is_int_dtype, static_int
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -457,6 +462,34 @@ def as_index_constant(a: Any) -> Any:
     if isinstance(a, int | np.integer) and not isinstance(a, bool | np.bool_):
         return as_index_scalar(a)
     return as_tensor_variable(a)
+
+
+def _subtensor_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
+    """An indexed part of a constant, of a shape, of make_vector, or of a filled tensor.
+
+    The rule of Subtensor in tensor/constant_value.py's table.
+    """
+    base = owner.inputs[0]
+    idx_list = owner.op.idx_list
+    known = [static_int(i) for i in owner.inputs[1:]]
+    if all(k is not None for k in known):
+        index = numpy_index(idx_list, known)
+        if isinstance(base, Constant):
+            return unique_value(np.asarray(base.data)[index])
+        single = len(idx_list) == 1 and idx_list[0] == INT
+        if single and base.owner is not None and isinstance(base.owner.op, Shape):
+            static = base.owner.inputs[0].type.shape
+            if -len(static) <= known[0] < len(static) and static[known[0]] is not None:
+                return static[known[0]]
+        if single and base.owner is not None and isinstance(base.owner.op, MakeVector):
+            inputs = base.owner.inputs
+            if -len(inputs) <= known[0] < len(inputs):
+                return get_underlying_scalar_constant_value(inputs[known[0]], True, False, budget)
+    # Any part of a tensor filled with one value holds that value.
+    return get_underlying_scalar_constant_value(base, True, False, budget)
+
+
+register_constant_rule(Subtensor, _subtensor_constant)
 
 
 # PyTensor's indexing helpers live in subtensor_more (built on this module).

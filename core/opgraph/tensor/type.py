@@ -83,10 +83,6 @@ TOLERANCES = {
 
 def get_floatX() -> str:
     """The configured default float dtype (float64 if the config is unavailable)."""
-    try:
-        from opgraph.config import config
-    except ImportError:  # pragma: no cover - config is part of the core
-        return "float64"
     return str(getattr(config, "floatX", "float64"))
 
 
@@ -659,6 +655,3 @@ for _prefix, _dtype in _PREFIXES.items():
             globals()[_prefix + _plural] = _multi(_typed(_KIND_FUNCS[_kind], _dtype))
             __all__.append(_prefix + _plural)
 del _prefix, _dtype, _kind, _shape, _plural, _fn, _doc
-
-# TensorVariable / TensorConstant register themselves as this Type's variable classes.
-import opgraph.tensor.variable  # noqa: E402, F401

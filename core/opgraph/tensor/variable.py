@@ -26,6 +26,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.unify import register_pattern_constant
 from opgraph.graph.utils import type_name
 from opgraph.scalar.autocast import autocast_float
+from opgraph.scalar.type import ScalarType
 from opgraph.tensor.type import TensorType, get_floatX
 
 __all__ = [
@@ -514,8 +515,6 @@ def _apply_to_tensor(x: Apply, name: str | None, ndim: int | None, **kwargs: Any
 def _variable_to_tensor(x: Variable, name: str | None, ndim: int | None, **kwargs: Any) -> Variable:
     if isinstance(x.type, TensorType):
         return _adjust_ndim(x, ndim)
-    from opgraph.scalar.type import ScalarType
-
     if isinstance(x.type, ScalarType):
         from opgraph.tensor.basic import tensor_from_scalar
 

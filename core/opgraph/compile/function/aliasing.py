@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.compile.sharedvalue import SharedVariable
+from opgraph.link.sharedvalue import SharedVariable
 
 __all__ = ["aliasable_groups", "argument_pairs", "could_alias", "unalias"]
 

@@ -35,12 +35,13 @@ from opgraph.compile.mode import (
 )
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
-from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.destroyhandler import DestroyHandler
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.utils import InconsistencyError, type_name
 from opgraph.link.basic import BackendCompileError, Container, alias_ancestors
+from opgraph.link.sharedvalue import SharedVariable
 from opgraph.plugins.loading import use_plugin_manager
 from opgraph.plugins.records import load_target
 
@@ -238,8 +239,6 @@ class FunctionMaker:
                 f"(destroy_map {node.op.destroy_map}); pass accept_inplace=True to compile it"
             )
         if destroyers or with_destroy_handler:
-            from opgraph.graph.destroyhandler import DestroyHandler
-
             handler = DestroyHandler(mutable_inputs=self._mutable_inputs(fgraph))
             fgraph.attach_feature(handler)
             try:

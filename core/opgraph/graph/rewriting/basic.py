@@ -96,8 +96,6 @@ def is_output_client(client: Any) -> bool:
 def on_rewrite_error(exc: BaseException, rewriter: Any, node: Any = None) -> None:
     """Default failure policy, read from ``config.on_opt_error`` (warn/raise/ignore/pdb)."""
     try:
-        from opgraph.config import config
-
         policy = config.on_opt_error
     except Exception:  # config missing or broken: be loud but keep going
         policy = "warn"

@@ -14,6 +14,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import Apply, Constant, io_toposort
+from opgraph.graph.features import Feature
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
 from opgraph.graph.utils import InconsistencyError
 
@@ -22,10 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MergeFeature", "MergeOptimizer", "find_feature", "merge_optimizer"]
 
-try:
-    from opgraph.graph.features import Feature as _FeatureBase
-except ImportError:  # pragma: no cover
-    _FeatureBase = object  # type: ignore[assignment,misc]
+_FeatureBase = Feature
 
 
 def find_feature(fgraph: Any, cls: type) -> Any:

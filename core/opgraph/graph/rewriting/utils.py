@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from opgraph.graph.basic import Variable, equal_computations
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.replace import graph_replace
 
 __all__ = ["check_stack_trace", "get_clients_at_depth", "is_same_graph", "rewrite_graph"]
@@ -26,8 +27,6 @@ def rewrite_graph(
     ``opgraph_rewrite_database``; opgraph-rewrites does); ``custom_rewrite``
     (a GraphRewriter) runs after it.
     """
-    from opgraph.graph.fg import FunctionGraph
-
     return_fgraph = isinstance(graph, FunctionGraph)
     single = isinstance(graph, Variable)
     if return_fgraph:

@@ -32,6 +32,8 @@ from opgraph.graph.utils import type_name
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
+from opgraph.graph.features import Feature
+
 __all__ = [
     "EquilibriumGraphRewriter",
     "WalkingGraphRewriter",
@@ -43,10 +45,7 @@ __all__ = [
     "walking_rewriter",
 ]
 
-try:  # the Feature base is optional: FunctionGraph accepts any object with callbacks
-    from opgraph.graph.features import Feature as _FeatureBase
-except ImportError:  # pragma: no cover - features.py not present yet
-    _FeatureBase = object  # type: ignore[assignment,misc]
+_FeatureBase = Feature
 
 
 class _QueueFeeder(_FeatureBase):  # type: ignore[misc,valid-type]

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from opgraph.autodiff.undefined import grad_undefined
-from opgraph.compile.sharedvalue import shared
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
@@ -29,6 +28,7 @@ from opgraph.tensor.random.utils import (
     supp_shape_from_ref_param_shape,
 )
 from opgraph.tensor.shape import static_int
+from opgraph.tensor.sharedvar import shared
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 from opgraph.tensor.variable import as_tensor_variable

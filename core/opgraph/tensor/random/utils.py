@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.compile.sharedvalue import shared
 from opgraph.graph.basic import Constant, Variable
 from opgraph.scalar import Cast
 from opgraph.tensor.basic import cast
@@ -29,6 +28,7 @@ from opgraph.tensor.shape import (
     shape_tuple,
     static_int,
 )
+from opgraph.tensor.sharedvar import shared
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 from opgraph.tensor.variable import as_tensor_variable, constant
 

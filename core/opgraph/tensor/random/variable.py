@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.compile.sharedvalue import SharedVariable, shared_constructor
+from opgraph.link.sharedvalue import SharedVariable, shared_constructor
 from opgraph.tensor.random.type import (
     RandomGeneratorVariable,
     random_generator_type,

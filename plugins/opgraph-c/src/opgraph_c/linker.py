@@ -46,7 +46,7 @@ def release_pooled_memory() -> int:
 
 
 def _python_thunk(node: Any, storage_map: dict, compute_map: dict, no_recycling: list) -> Any:
-    from opgraph_numpy.thunks import make_node_thunk
+    from opgraph_numpy import make_node_thunk
 
     thunk = make_node_thunk(node, storage_map, compute_map, no_recycling, "py")
     if not getattr(thunk, "lazy", False):

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from opgraph_numpy.thunks import make_node_thunk
+from opgraph_numpy import make_node_thunk
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.tensor.type import TensorType

@@ -1,0 +1,3 @@
+"""The distribution's version, below every layer so configuration can name it."""
+
+__version__ = "0.1.0"
