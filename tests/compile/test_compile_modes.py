@@ -84,7 +84,7 @@ def test_no_usable_linker_is_an_error() -> None:
     pm = _pm()
     with pytest.raises(LinkerUnavailableError, match=r"no usable linker.*opgraph-numpy"):
         _ = get_mode("FAST_RUN", pm=pm).linker
-    with pytest.raises(LinkerUnavailableError, match="'py' is not installed"):
+    with pytest.raises(LinkerUnavailableError, match="'py' is not available"):
         _ = Mode("py", None, plugin_manager=pm).linker
 
 
