@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from opgraph.link.basic import Linker
+from opgraph.link.basic import JITLinker
 
 __all__ = ["BackendUnavailableError", "UnavailableBackendLinker"]
 
@@ -20,7 +20,7 @@ class BackendUnavailableError(ImportError):
     """A PyTensor backend linker that opgraph (or an installed plugin) does not provide."""
 
 
-class UnavailableBackendLinker(Linker):
+class UnavailableBackendLinker(JITLinker):
     """Base of the backend placeholders: any construction raises a clear error."""
 
     backend: ClassVar[str] = ""
