@@ -171,7 +171,8 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
         "ndarray": np.ndarray,
         "array": np.array,
         "dc": copy_value,
-        "lock": plan.lock,
+        "acquire": plan.lock.acquire,  # bound methods: a third of ``with lock:``'s cost
+        "release": plan.lock.release,
     }
     lines: list[str] = []
     if plan.profile is not None:
@@ -230,7 +231,8 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
     params = ", ".join(env)
     # everything after the argument check runs under the function's lock
     start = next(i for i, line in enumerate(lines) if line.startswith("    args = complete")) + 1
-    lines = lines[:start] + ["with lock:"] + ["    " + line for line in lines[start:]]
+    lines = [*lines[:start], "acquire()", "try:", *("    " + line for line in lines[start:]),
+             "finally:", "    release()"]
     body = "\n".join("        " + line for line in lines)
     source = (
         f"def factory({params}):\n"
