@@ -24,7 +24,6 @@ def test_on_unused_input_default_comes_from_config() -> None:
 
 
 def test_on_unused_input_flag_and_argument() -> None:
-    pytest.importorskip("opgraph_numpy")  # compiling needs a linker plugin
     x, y = pt.dvector("x"), pt.dvector("y")
     with change_flags(on_unused_input="ignore"):
         fn = function([x, y], x * 2, mode="FAST_COMPILE")
@@ -36,7 +35,6 @@ def test_on_unused_input_flag_and_argument() -> None:
 
 
 def test_allow_gc_false_reaches_linkers_chosen_by_name() -> None:
-    pytest.importorskip("opgraph_numpy")
     assert Mode(linker="vm").linker.allow_gc is True
     with change_flags(allow_gc=False):
         assert Mode(linker="vm").linker.allow_gc is False
@@ -78,7 +76,6 @@ def test_mode_flag_accepts_a_mode_instance() -> None:
 
 
 def test_profile_flag_turns_profiling_on() -> None:
-    pytest.importorskip("opgraph_numpy")
     x = pt.dvector("x")
     with change_flags(profile=True):
         fn = function([x], x + 1, mode="FAST_COMPILE")
@@ -158,7 +155,6 @@ def test_profile_optimizer_adds_a_rewriter_section() -> None:
 
 
 def test_profile_optimizer_flag_reaches_compiled_functions() -> None:
-    pytest.importorskip("opgraph_numpy")
     x = pt.dvector("x")
     with change_flags(profile_optimizer=True):
         fn = function([x], x + 1, mode="FAST_COMPILE", profile=True)

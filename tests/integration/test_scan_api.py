@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("opgraph_numpy")
-
 import opgraph
 import opgraph.tensor as pt
 from opgraph.compile.function import function
