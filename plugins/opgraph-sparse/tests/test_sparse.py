@@ -58,7 +58,7 @@ def test_as_sparse_variable_and_check_and_raise() -> None:
     m = sp.csc_matrix(sp.eye(5, 3))
     v = S.as_sparse_variable(m)
     assert v.format == "csc" and v.type.shape == (5, 3)
-    checked = CheckAndRaise(ValueError, "sparse_check")(v, False)
+    checked = CheckAndRaise(ValueError, "sparse_check")(v, np.bool_(False))
     with pytest.raises(ValueError, match="sparse_check"):
         checked.eval()
     with pytest.raises(TypeError, match="expected a sparse"):
