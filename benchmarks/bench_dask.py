@@ -116,6 +116,8 @@ def _measure(n_rows: int, folder: Path, *, with_numpy: bool = True) -> dict[str,
     _run_opgraph(fn, X[:1000], y[:1000], w)  # compile and warm up outside the timing
     out: dict[str, Any] = {"n_rows": n_rows}
     out["opgraph_s"], (lp, g) = _best(lambda: _run_opgraph(fn, X, y, w))
+    # a high-water mark: read before the hand-written version maps the whole file
+    out["peak_rss_opgraph_mb"] = benchutil.peak_rss_self_mb()
     out["dask_s"], (lp_d, g_d) = _best(lambda: _run_dask(X, y, w))
     assert np.isclose(lp, lp_d, rtol=1e-9) and np.allclose(g, g_d, rtol=1e-8)
     if with_numpy:
@@ -170,10 +172,10 @@ def run(report: Any) -> None:
                     opgraph_dask_s=large["opgraph_s"],
                     handwritten_dask_s=large["dask_s"],
                     ratio_vs_dask=benchutil.ratio(large["opgraph_s"], large["dask_s"]),
-                    peak_rss_mb=large["peak_rss_mb"],
+                    peak_rss_mb=large["peak_rss_opgraph_mb"],
                     time_per_row_vs_small=per_row,
                     target="peak RSS < 4096 MB, time per row <= 1.5x N=1e7's",
-                    met="yes" if large["peak_rss_mb"] < 4096 and per_row <= 1.5 else "no",
+                    met="yes" if large["peak_rss_opgraph_mb"] < 4096 and per_row <= 1.5 else "no",
                 )
         else:
             report.note(f"N = {LARGE:.0e} (32 GB) runs only with OPGRAPH_BENCH_W8_LARGE=1")
