@@ -22,7 +22,7 @@ from opgraph.graph.utils import creation_frames
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
-__all__ = ["ComputeMapType", "HasInnerGraph", "Op", "StorageMap", "ThunkType"]
+__all__ = ["ComputeMapType", "EqualByValueKey", "HasInnerGraph", "Op", "StorageMap", "ThunkType"]
 
 StorageMap = dict
 ComputeMapType = dict
@@ -317,6 +317,25 @@ def _warn_legacy(cls: type, old: str, new: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+class EqualByValueKey:
+    """Equality and hash from ``_value_key()``, for Ops whose identity is an inner graph
+    plus options (OpFromGraph, Scan), which ``__props__`` cannot express.  Put it before
+    ``Op`` among the bases so that it takes precedence over Op's props-based equality."""
+
+    def _value_key(self) -> Any:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(self) is not type(other):
+            return False
+        return self._value_key() == other._value_key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._value_key()))
 
 
 class HasInnerGraph:

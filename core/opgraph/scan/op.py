@@ -27,7 +27,7 @@ import numpy as np
 from opgraph.compile.function import function
 from opgraph.graph.basic import Apply, Variable, clone, io_toposort
 from opgraph.graph.fg import FunctionGraph
-from opgraph.graph.op import HasInnerGraph, Op
+from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
 from opgraph.scan.key import InnerGraphKey
 from opgraph.tensor.type import TensorType
@@ -119,7 +119,7 @@ def _buffer_type(inner: TensorType) -> TensorType:
     return TensorType(inner.dtype, shape=(None, *inner.shape))
 
 
-class Scan(Op, HasInnerGraph):
+class Scan(EqualByValueKey, Op, HasInnerGraph):
     """A loop over ``n_steps`` steps of the inner graph ``inputs -> outputs`` (see module doc)."""
 
     def __init__(
@@ -198,16 +198,6 @@ class Scan(Op, HasInnerGraph):
             self._key = (self.info, InnerGraphKey(self.inner_inputs_, self.inner_outputs_),
                          self.truncate_gradient, _mode_key(self.mode), self.keep_last)
         return self._key
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(self) is not type(other):
-            return False
-        return self._value_key() == other._value_key()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self), self._value_key()))
 
     def __str__(self) -> str:
         kind = "while" if self.info.as_while else "for"

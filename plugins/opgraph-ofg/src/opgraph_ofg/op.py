@@ -19,7 +19,7 @@ from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.gradient import register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
 from opgraph.graph.fg import FunctionGraph
-from opgraph.graph.op import HasInnerGraph, Op
+from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.graph.traversal import ancestors
 from opgraph_ofg.batching import batch_opfromgraph
 from opgraph_ofg.inner import (
@@ -66,7 +66,7 @@ def _pick(who: str, new: Any, old: Any, new_name: str, old_name: str) -> Any:
     return new if given(new) else old
 
 
-class OpFromGraph(Op, HasInnerGraph):
+class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
     """An Op whose computation is the graph from ``inputs`` to ``outputs``.
 
     Behaves like ``function(inputs, outputs, **kwargs)`` inside another
@@ -253,16 +253,6 @@ class OpFromGraph(Op, HasInnerGraph):
                 _freeze(self.kwargs),
             )
         return key
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(self) is not type(other):
-            return False
-        return self._value_key() == other._value_key()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self), self._value_key()))
 
     def __str__(self) -> str:
         return f"{self.name or type(self).__name__}{{inline={self.is_inline}}}"
