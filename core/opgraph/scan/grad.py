@@ -364,6 +364,17 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
             seq_ph.append(ph)
             seq_val.append(rev(outputs[m][k + t:k + t + n]))
             mapping[v] = ph
+    # The forward values a step's gradient reads (tanh's output, say) come from the
+    # forward buffers, so the backward loop does not compute the forward step again.
+    for j in range(n_st + n_nit):
+        o = outs[j]
+        if o.owner is None or o in mapping:
+            continue
+        ph = _fresh(o, o.name)
+        seq_ph.append(ph)
+        start = ks[j] if j < n_st else 0
+        seq_val.append(rev(outputs[j][start:start + n]))
+        mapping[o] = ph
     direct: dict[int, Variable] = {}
     for j in live:
         ph = _fresh(outs[j], "g_step")
