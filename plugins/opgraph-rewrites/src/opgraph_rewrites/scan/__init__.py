@@ -4,6 +4,8 @@
 rewrite                position   what
 =====================  =========  ==============================================
 scan_push_out_non_seq  0.51       loop-invariant body nodes computed before the loop
+scan_push_out_outer_  0.515      a sum of per-step outer products accumulated in
+sum                              a state becomes one matrix product after the loop
 scan_merge             0.52       Scans over the same steps fused into one
 scan_remove_unused     0.53       unused/duplicate inputs and unused outputs dropped
 scan_to_vectorized     0.54       a Scan without recurrence vectorised (opt-in:
@@ -25,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.graph.rewriting.walking import in2out
+from opgraph_rewrites.scan.accumulate import outer_factors, scan_push_out_outer_sum
 from opgraph_rewrites.scan.cleanup import remove_unused, scan_remove_unused
 from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
 from opgraph_rewrites.scan.merge import ScanMerge
@@ -36,10 +39,12 @@ from opgraph_rewrites.scan.vectorize import scan_to_vectorized
 __all__ = [
     "ScanInplaceOptimizer",
     "ScanMerge",
+    "outer_factors",
     "push_out_invariants",
     "register_scan_rewrites",
     "remove_unused",
     "scan_push_out_non_seq",
+    "scan_push_out_outer_sum",
     "scan_reduce_trace_prealloc",
     "scan_remove_unused",
     "scan_save_mem",
@@ -57,6 +62,8 @@ def register_scan_rewrites(db: Any) -> None:
                  description="loop rewrites: push-out, merge, unused, save memory")
     db.register("scan_push_out_non_seq", in2out(scan_push_out_non_seq, ignore_newtrees=True),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_non_seq", phase="scan")
+    db.register("scan_push_out_outer_sum", in2out(scan_push_out_outer_sum, ignore_newtrees=True),
+                "fast_run", "scan", "scan_pushout", "scan_push_out_outer_sum", phase="scan")
     db.register("scan_merge", ScanMerge(), "fast_run", "scan", "scan_merge", phase="scan")
     db.register("scan_remove_unused", in2out(scan_remove_unused, ignore_newtrees=True),
                 "fast_run", "scan", "scan_remove_unused", phase="scan")

@@ -1,0 +1,173 @@
+"""Move a sum of per-step outer products out of a loop: one matrix product after it.
+
+A backward loop accumulates the weight gradient of ``W @ h`` as
+``acc = acc + outer(d_t, h_{t-1})``: one rank-1 update of a whole matrix per
+step, which reads and writes the matrix every step.  The same sum is
+``D.T @ H`` over the stacked vectors, one GEMM after the loop.
+
+The rewrite applies to a sit-sot state ``acc`` (tap -1) whose step is
+``acc + outer(u_t, v_t)`` (``outer`` as ``dot(u[:, None], v[None, :])`` or
+``u[:, None] * v[None, :]``), where ``acc`` is read nowhere else in the body and
+only its last row is read after the loop (``buf[-1]``, as a gradient reads
+it).  Each of ``u`` and ``v`` is taken from a sequence, from the buffer of a
+recurrent output (a tap input), or else becomes a new per-step (nit-sot)
+output of the loop.  The state is dropped and its last row becomes
+``init[0] + U.T @ V``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import opgraph.scalar as ps
+import opgraph.tensor as pt
+from opgraph.graph.basic import Apply, Variable, io_toposort
+from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.scan.op import Scan
+from opgraph.scan.utils import ScanArgs
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.products import Dot
+from opgraph_rewrites.scan.save_mem import last_rows_needed
+from opgraph_rewrites.utils import keep_type
+
+__all__ = ["outer_factors", "scan_push_out_outer_sum"]
+
+
+def _as_column(v: Variable, order: tuple) -> Variable | None:
+    node = v.owner
+    if node is None or not isinstance(node.op, DimShuffle) or node.op.new_order != order:
+        return None
+    return node.inputs[0]
+
+
+def outer_factors(term: Variable) -> tuple[Variable, Variable] | None:
+    """``(u, v)`` when ``term`` is the outer product of vectors ``u`` and ``v``, else None."""
+    node = term.owner
+    if node is None or len(node.inputs) != 2:
+        return None
+    is_dot = isinstance(node.op, Dot)
+    is_mul = isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Mul)
+    if not (is_dot or is_mul):
+        return None
+    u = _as_column(node.inputs[0], (0, "x"))
+    v = _as_column(node.inputs[1], ("x", 0))
+    if u is None or v is None:
+        return None
+    if u.type.dtype != term.type.dtype or v.type.dtype != term.type.dtype:
+        return None
+    return u, v
+
+
+def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
+                 ) -> tuple[Variable, Variable] | None:
+    """The outer factors of sit-sot ``k`` when its step is ``acc + outer(u, v)``."""
+    if args.sit_sot_in_slices[k] != [-1]:
+        return None
+    acc, out = args.inner_in_sit_sot[k], args.inner_out_sit_sot[k]
+    node = out.owner
+    if node is None or not isinstance(node.op, Elemwise) or \
+            not isinstance(node.op.scalar_op, ps.Add) or len(node.inputs) != 2:
+        return None
+    if uses.get(acc, 0) != 1 or acc in args.inner_outputs:
+        return None
+    if node.inputs[0] is acc:
+        term = node.inputs[1]
+    elif node.inputs[1] is acc:
+        term = node.inputs[0]
+    else:
+        return None
+    if term.type != out.type:
+        return None
+    return outer_factors(term)
+
+
+_NOT_PER_STEP = object()
+
+
+def _stacked(args: ScanArgs, x: Variable) -> Any:
+    """Where the values of ``x`` over the steps are found outside the loop.
+
+    An outer variable (a sequence's first ``n_steps`` rows), ``(buffer, start)``
+    for a tap of a recurrent output (the old node's buffer, rows from
+    ``start``), None when ``x`` must become a new per-step output, or
+    ``_NOT_PER_STEP`` for a non-sequence or shared value.
+    """
+    if x in args.inner_in_seqs:
+        return args.outer_in_seqs[args.inner_in_seqs.index(x)][:args.n_steps]
+    groups = list(zip(args.mit_sot_in_slices, args.inner_in_mit_sot, args.outer_out_mit_sot))
+    groups += [(t, [i], buf) for t, i, buf in
+               zip(args.sit_sot_in_slices, args.inner_in_sit_sot, args.outer_out_sit_sot)]
+    for taps, ins, buf in groups:
+        if x in ins:
+            return buf, -min(taps) + taps[ins.index(x)]
+    if x in args.inner_inputs:
+        return _NOT_PER_STEP
+    return None
+
+
+@node_rewriter([Scan])
+def scan_push_out_outer_sum(fgraph: Any, node: Apply) -> Any:
+    """Turn an accumulated sum of per-step outer products into one product after the loop."""
+    op = node.op
+    if op.info.n_mit_mot or op.info.as_while or op.keep_last:
+        return False
+    args = ScanArgs.from_node(node)
+    uses: dict[Variable, int] = {}
+    for inner in io_toposort(args.inner_inputs, args.inner_outputs):
+        for x in inner.inputs:
+            uses[x] = uses.get(x, 0) + 1
+    for k in range(len(args.inner_in_sit_sot)):
+        factors = _accumulated(args, k, uses)
+        if factors is None:
+            continue
+        found = last_rows_needed(fgraph, args.outer_out_sit_sot[k], 1)
+        if found is None or found[0] != 1:
+            continue
+        where = [_stacked(args, x) for x in factors]
+        if any(w is _NOT_PER_STEP for w in where):
+            continue
+        return _move_out(args, k, factors, where, [read for read, _c in found[1]]) or False
+    return False
+
+
+def _move_out(args: ScanArgs, k: int, factors: tuple[Variable, Variable], where: list,
+              reads: list[Apply]) -> dict[Variable, Variable]:
+    """Drop sit-sot ``k``, add the nit-sot outputs needed, and build ``init[0] + U.T @ V``."""
+    init = args.outer_in_sit_sot[k]
+    for name in ("outer_in_sit_sot", "inner_in_sit_sot", "inner_out_sit_sot",
+                 "outer_out_sit_sot", "sit_sot_in_slices"):
+        lst = getattr(args, name)
+        setattr(args, name, lst[:k] + lst[k + 1:])
+    marks: list[Any] = []
+    for x, w in zip(factors, where):
+        if w is None:
+            mark = object()  # stands for the new output until the node exists
+            args.inner_out_nit_sot.append(x)
+            args.outer_in_nit_sot.append(args.n_steps)
+            args.outer_out_nit_sot.append(mark)
+            marks.append(mark)
+        else:
+            marks.append(None)
+    new = args.make_node()
+    old_to_new = dict(zip(args.outer_outputs, new.outputs))
+    n = args.n_steps
+    stacks = []
+    for w, mark in zip(where, marks):
+        if mark is not None:
+            stacks.append(old_to_new[mark])
+        elif isinstance(w, tuple):
+            buf, start = w
+            stacks.append(old_to_new[buf][start:start + n])
+        else:
+            stacks.append(w)
+    u, v = stacks
+    last = init[0] + pt.dot(u.T, v)
+    if last.type.dtype != init.type.dtype:
+        last = pt.cast(last, init.type.dtype)
+    out = {o: nw for o, nw in old_to_new.items() if isinstance(o, Variable)}
+    for read in reads:
+        fixed = keep_type(read.outputs[0], last)
+        if fixed is None:
+            return {}
+        out[read.outputs[0]] = fixed
+    return out
