@@ -5,7 +5,8 @@ inner graph after the Scan's own mode rewrote it).  Each of its nodes gets its
 C from the usual emitters as a static function; the Scan node's C allocates
 the output buffers, then for every step makes read-only views of the rows a
 step reads (sequence entries, state taps), runs the body's node functions in
-order, and copies each step's results into their rows.  Inner results are
+order, and copies each step's results into their rows.  The row views are
+made once and moved from row to row (no allocation per step).  Inner results are
 kept between steps, so the emitters reuse their buffers as they do between
 calls of a whole graph.
 
@@ -45,6 +46,22 @@ static PyObject *og_scan_row(PyArrayObject *a, npy_intp i) {
     PyArray_UpdateFlags((PyArrayObject *)v, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS);
     PyArray_CLEARFLAGS((PyArrayObject *)v, NPY_ARRAY_WRITEABLE);
     return v;
+}
+
+/* Make *slot (a view of a row of a, from og_scan_row) look at row i.  Moving the
+   data pointer of the same view object costs nothing per step, where a new view
+   costs an allocation and a flags pass.  Values of a step are read within that
+   step only (what outlives it is copied into the buffers), so moving is safe;
+   a row stride that is not a multiple of the item size (alignment could change
+   from row to row) gets a new view instead. */
+static int og_scan_at(PyObject **slot, PyArrayObject *a, npy_intp i) {
+    npy_intp s0 = PyArray_STRIDES(a)[0];
+    if (*slot && s0 % PyArray_ITEMSIZE(a) == 0) {  /* *slot views a: only this sets it */
+        ((PyArrayObject_fields *)*slot)->data = PyArray_BYTES(a) + i * s0;
+        return 0;
+    }
+    Py_XSETREF(*slot, og_scan_row(a, i));
+    return *slot ? 0 : -1;
 }
 
 /* Copy x into row i of buf (same dtype); the shapes must agree. */
@@ -134,7 +151,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     f_in, f_out = list(fg.inputs), list(fg.outputs)
     if len(f_in) != len(op.inner_inputs) or len(f_out) != len(op.inner_outputs):
         return None
-    if len(set(f_out)) != len(f_out) or any(o.owner is None for o in f_out):
+    if any(o.owner is None for o in f_out):
         return None
     if not all(_tensor_ok(v) for n in order for v in [*n.inputs, *n.outputs]):
         return None
@@ -212,13 +229,12 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     B.append("for (npy_intp t = 0; t < n; t++) {")
     pos = 0
     for s in range(n_seqs):
-        B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(i{seq0 + s}, t)); "
-                 f"if (!sv[{slot[f_in[pos]]}]) {fail}")
+        B.append(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], i{seq0 + s}, t)) {fail}")
         pos += 1
     for m in range(n_st):
         for tap in taps[m]:
-            B.append(f"Py_XSETREF(sv[{slot[f_in[pos]]}], og_scan_row(o{m}, ({ks[m]} + t + "
-                     f"({tap})) % {rows[m]})); if (!sv[{slot[f_in[pos]]}]) {fail}")
+            B.append(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], o{m}, ({ks[m]} + t + ({tap})) "
+                     f"% {rows[m]})) {fail}")
             pos += 1
     for j, inner in enumerate(order):
         ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"

@@ -87,7 +87,8 @@ _NOT_PER_STEP = object()
 def _stacked(args: ScanArgs, x: Variable) -> Any:
     """Where the values of ``x`` over the steps are found outside the loop.
 
-    An outer variable (a sequence's first ``n_steps`` rows), ``(buffer, start)``
+    An outer variable (a sequence's first ``n_steps`` rows, or a per-step
+    output of the old node that already returns ``x``), ``(buffer, start)``
     for a tap of a recurrent output (the old node's buffer, rows from
     ``start``), None when ``x`` must become a new per-step output, or
     ``_NOT_PER_STEP`` for a non-sequence or shared value.
@@ -102,6 +103,8 @@ def _stacked(args: ScanArgs, x: Variable) -> Any:
             return buf, -min(taps) + taps[ins.index(x)]
     if x in args.inner_inputs:
         return _NOT_PER_STEP
+    if x in args.inner_out_nit_sot:  # already returned per step (a sequence's gradient)
+        return args.outer_out_nit_sot[args.inner_out_nit_sot.index(x)]
     return None
 
 
@@ -159,7 +162,7 @@ def _move_out(args: ScanArgs, k: int, factors: tuple[Variable, Variable], where:
             buf, start = w
             stacks.append(old_to_new[buf][start:start + n])
         else:
-            stacks.append(w)
+            stacks.append(old_to_new.get(w, w))
     u, v = stacks
     last = init[0] + pt.dot(u.T, v)
     if last.type.dtype != init.type.dtype:
