@@ -6,13 +6,14 @@ step, which reads and writes the matrix every step.  The same sum is
 ``D.T @ H`` over the stacked vectors, one GEMM after the loop.
 
 The rewrite applies to a sit-sot state ``acc`` (tap -1) whose step is
-``acc + outer(u_t, v_t)`` (``outer`` as ``dot(u[:, None], v[None, :])`` or
-``u[:, None] * v[None, :]``), where ``acc`` is read nowhere else in the body and
-only its last row is read after the loop (``buf[-1]``, as a gradient reads
-it).  Each of ``u`` and ``v`` is taken from a sequence, from the buffer of a
-recurrent output (a tap input), or else becomes a new per-step (nit-sot)
+``acc + outer(u_t, v_t)``, or ``acc`` plus a sum of such terms (``outer`` as
+``dot(u[:, None], v[None, :])`` or ``u[:, None] * v[None, :]``), where ``acc``
+is read nowhere else in the body and only its last row is read after the
+loop (``buf[-1]``, as a gradient reads it).  Each of ``u`` and ``v`` is taken
+from a sequence, from the buffer of a recurrent output (a tap input), from a
+per-step output returning it already, or else becomes a new per-step (nit-sot)
 output of the loop.  The state is dropped and its last row becomes
-``init[0] + U.T @ V``.
+``init[0] + U.T @ V`` (one product per term).
 """
 
 from __future__ import annotations
@@ -58,27 +59,40 @@ def outer_factors(term: Variable) -> tuple[Variable, Variable] | None:
     return u, v
 
 
+def _is_add(v: Variable) -> bool:
+    node = v.owner
+    return node is not None and isinstance(node.op, Elemwise) and \
+        isinstance(node.op.scalar_op, ps.Add)
+
+
+def _summands(v: Variable) -> list[Variable]:
+    """The terms of a tree of additions (``v`` itself when it is not an addition)."""
+    if not _is_add(v):
+        return [v]
+    return [t for x in v.owner.inputs for t in _summands(x)]
+
+
 def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
-                 ) -> tuple[Variable, Variable] | None:
-    """The outer factors of sit-sot ``k`` when its step is ``acc + outer(u, v)``."""
+                 ) -> list[tuple[Variable, Variable]] | None:
+    """The outer factors of sit-sot ``k`` when its step is ``acc + sum_i outer(u_i, v_i)``."""
     if args.sit_sot_in_slices[k] != [-1]:
         return None
     acc, out = args.inner_in_sit_sot[k], args.inner_out_sit_sot[k]
-    node = out.owner
-    if node is None or not isinstance(node.op, Elemwise) or \
-            not isinstance(node.op.scalar_op, ps.Add) or len(node.inputs) != 2:
+    if not _is_add(out) or uses.get(acc, 0) != 1 or acc in args.inner_outputs:
         return None
-    if uses.get(acc, 0) != 1 or acc in args.inner_outputs:
+    ins = out.owner.inputs
+    if sum(x is acc for x in ins) != 1:
         return None
-    if node.inputs[0] is acc:
-        term = node.inputs[1]
-    elif node.inputs[1] is acc:
-        term = node.inputs[0]
-    else:
-        return None
-    if term.type != out.type:
-        return None
-    return outer_factors(term)
+    factors = []
+    for x in ins:
+        if x is acc:
+            continue
+        for term in _summands(x):
+            found = outer_factors(term)
+            if found is None or term.type.dtype != out.type.dtype:
+                return None
+            factors.append(found)
+    return factors
 
 
 _NOT_PER_STEP = object()
@@ -126,29 +140,37 @@ def scan_push_out_outer_sum(fgraph: Any, node: Apply) -> Any:
         found = last_rows_needed(fgraph, args.outer_out_sit_sot[k], 1)
         if found is None or found[0] != 1:
             continue
-        where = [_stacked(args, x) for x in factors]
+        flat = [x for pair in factors for x in pair]
+        where = [_stacked(args, x) for x in flat]
         if any(w is _NOT_PER_STEP for w in where):
             continue
-        return _move_out(args, k, factors, where, [read for read, _c in found[1]]) or False
+        return _move_out(args, k, flat, where, [read for read, _c in found[1]]) or False
     return False
 
 
-def _move_out(args: ScanArgs, k: int, factors: tuple[Variable, Variable], where: list,
+def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
               reads: list[Apply]) -> dict[Variable, Variable]:
-    """Drop sit-sot ``k``, add the nit-sot outputs needed, and build ``init[0] + U.T @ V``."""
+    """Drop sit-sot ``k``, add the nit-sot outputs needed, build ``init[0] + sum U.T @ V``.
+
+    ``factors`` is ``[u_1, v_1, u_2, v_2, ...]``; ``where`` says where each is found.
+    """
     init = args.outer_in_sit_sot[k]
     for name in ("outer_in_sit_sot", "inner_in_sit_sot", "inner_out_sit_sot",
                  "outer_out_sit_sot", "sit_sot_in_slices"):
         lst = getattr(args, name)
         setattr(args, name, lst[:k] + lst[k + 1:])
     marks: list[Any] = []
+    added: dict[Variable, Any] = {}
     for x, w in zip(factors, where):
-        if w is None:
+        if w is None and x in added:
+            marks.append(added[x])
+        elif w is None:
             mark = object()  # stands for the new output until the node exists
             args.inner_out_nit_sot.append(x)
             args.outer_in_nit_sot.append(args.n_steps)
             args.outer_out_nit_sot.append(mark)
             marks.append(mark)
+            added[x] = mark
         else:
             marks.append(None)
     new = args.make_node()
@@ -163,8 +185,9 @@ def _move_out(args: ScanArgs, k: int, factors: tuple[Variable, Variable], where:
             stacks.append(old_to_new[buf][start:start + n])
         else:
             stacks.append(old_to_new.get(w, w))
-    u, v = stacks
-    last = init[0] + pt.dot(u.T, v)
+    last = init[0]
+    for u, v in zip(stacks[::2], stacks[1::2]):
+        last = last + pt.dot(u.T, v)
     if last.type.dtype != init.type.dtype:
         last = pt.cast(last, init.type.dtype)
     out = {o: nw for o, nw in old_to_new.items() if isinstance(o, Variable)}
