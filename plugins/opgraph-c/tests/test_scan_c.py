@@ -142,3 +142,29 @@ def test_a_ring_of_the_last_rows_when_only_those_are_read():
     g = opgraph.grad(h[-1].sum(), W)
     vals = (RNG.normal(size=(9, 3)), RNG.normal(size=(3, 3)) / 2, RNG.normal(size=3))
     check([x, W, h0], [h[-1], g], *vals)
+
+
+def test_strided_sequences_and_views_of_rows_read_the_right_row_every_step():
+    # the row views are moved from row to row: reversed and strided sequences, a step
+    # whose nodes take views of the rows, and a per-step output returned twice
+    x, y, s0 = pt.matrix("x"), pt.matrix("y"), pt.vector("s0")
+
+    def step(xt, yt, xm1, s):
+        v = xt[::-1] + yt.dimshuffle("x", 0)[0] * xm1
+        return s + v, v, v
+
+    (s, a, b) = opgraph.scan(step, sequences=[{"input": x[::-1], "taps": [0, -1]},
+                                             y[:, ::2]],
+                             outputs_info=[s0, None, None], return_updates=False)
+    xv, yv, sv = RNG.normal(size=(7, 3)), RNG.normal(size=(8, 6)), RNG.normal(size=3)
+    fc = check([x, y, s0], [s, a, b], xv, yv, sv)
+    assert all(c_scans(fc))
+    xr, s_want, a_want = xv[::-1], sv, []
+    for t in range(6):
+        v = xr[t + 1][::-1] + yv[t, ::2] * xr[t]
+        s_want = s_want + v
+        a_want.append(v)
+    got = fc(xv, yv, sv)
+    np.testing.assert_allclose(got[0][-1], s_want)
+    np.testing.assert_allclose(got[1], np.array(a_want))
+    np.testing.assert_allclose(got[2], np.array(a_want))
