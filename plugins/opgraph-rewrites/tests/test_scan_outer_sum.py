@@ -80,6 +80,24 @@ def test_outer_factors_recognises_only_outer_products():
     assert outer_factors(pt.dot(m, m)) is None
     assert outer_factors(u[None, :] * v[:, None]) is None
     assert outer_factors(u + v) is None
+    c = pt.dscalar("c")
+    su, sv = outer_factors(2.0 * pt.outer(u, v) * c)
+    assert sv is v
+    fn = function([u, c], su, mode=Mode(linker="py", optimizer=None))
+    np.testing.assert_allclose(fn(np.array([1.0, 2.0]), 3.0), [6.0, 12.0])
+    assert outer_factors(m * pt.outer(u, v)) is None
+
+
+def test_a_scaled_outer_product_is_moved_out_with_its_scale():
+    x, y, init, c = pt.matrix("x"), pt.matrix("y"), pt.matrix("init"), pt.dscalar("c")
+    last = scan(lambda xt, yt, acc, c: acc + c * pt.outer(xt, yt) * 0.5, sequences=[x, y],
+                outputs_info=init, non_sequences=c, return_updates=False)[-1]
+    fast, without, ref = compile3([x, y, init, c], last)
+    assert matrix_states(fast) == 0 and matrix_states(without) == 1
+    xv, yv, iv = RNG.normal(size=(6, 2)), RNG.normal(size=(6, 3)), RNG.normal(size=(2, 3))
+    want = iv + 0.5 * 1.5 * np.einsum("ti,tj->ij", xv, yv)
+    for f in (fast, without, ref):
+        np.testing.assert_allclose(f(xv, yv, iv, 1.5), want, rtol=1e-12)
 
 
 def test_a_history_that_is_read_keeps_the_state():
@@ -118,7 +136,7 @@ def rnn(x, W, h0, *, taps=False, truncate=-1, backwards=False):
         info = {"initial": h0, "taps": [-2, -1]}
     else:
         def step(xt, h1, W):
-            return pt.tanh(pt.dot(W, h1) + xt)
+            return pt.tanh(pt.dot(2.0 * W, h1) + xt)
         info = h0
     return scan(step, sequences=x, outputs_info=info, non_sequences=W,
                 truncate_gradient=truncate, go_backwards=backwards, return_updates=False)

@@ -41,14 +41,55 @@ def _as_column(v: Variable, order: tuple) -> Variable | None:
     return node.inputs[0]
 
 
+def _scalar(x: Variable) -> Variable | None:
+    """``x`` as a 0-d value when every dimension of it has length 1, else None."""
+    if not x.type.ndim:
+        return x
+    if all(x.type.broadcastable):
+        return x[(0,) * x.type.ndim]
+    return None
+
+
+def _scaled(node: Apply) -> tuple[Variable, Variable] | None:
+    """``c * outer(u, v)`` with scalar factors ``c``: ``(u * c, v)``."""
+    inner, scale = None, []
+    for x in node.inputs:
+        found = outer_factors(x) if inner is None and x.type.ndim == 2 else None
+        if found is not None:
+            inner = found
+            continue
+        c = _scalar(x)
+        if c is None:
+            return None
+        scale.append(c)
+    if inner is None or not scale:
+        return None
+    u, v = inner
+    for c in scale:
+        u = u * c
+    if u.type.dtype != v.type.dtype:
+        return None
+    return u, v
+
+
 def outer_factors(term: Variable) -> tuple[Variable, Variable] | None:
-    """``(u, v)`` when ``term`` is the outer product of vectors ``u`` and ``v``, else None."""
+    """``(u, v)`` when ``term`` is the outer product of vectors ``u`` and ``v``, else None.
+
+    A product of an outer product with scalars (``2.0 * outer(u, v)``) gives
+    ``(u * 2.0, v)``: the scale is applied to the vector, in the loop.
+    """
     node = term.owner
-    if node is None or len(node.inputs) != 2:
+    if node is None:
         return None
     is_dot = isinstance(node.op, Dot)
     is_mul = isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Mul)
     if not (is_dot or is_mul):
+        return None
+    if is_mul and term.type.ndim == 2:
+        scaled = _scaled(node)
+        if scaled is not None:
+            return scaled
+    if len(node.inputs) != 2:
         return None
     u = _as_column(node.inputs[0], (0, "x"))
     v = _as_column(node.inputs[1], ("x", 0))
