@@ -253,3 +253,25 @@ def test_vectorizing_is_opt_in_and_an_invariant_map_becomes_an_alloc():
         assert not scans(f)
         wv = RNG.normal(size=3)
         np.testing.assert_allclose(f(wv), np.tile(np.exp(wv), (4, 1)))
+
+
+def test_save_mem_keeps_only_the_taps_of_a_state_nobody_reads():
+    # the second output reads the state at every step; the state's history is unread
+    x, s0 = pt.vector("x"), pt.vector("s0")
+    (_s, y) = scan(lambda xt, s2, s1: (s1 + s2 * xt, s1 * xt), sequences=x,
+                  outputs_info=[{"initial": s0, "taps": [-2, -1]}, None],
+                  return_updates=False)
+    fg = FunctionGraph([x, s0], [y], clone=False)
+    in2out(scan_save_mem).rewrite(fg)
+    [node] = [n for n in fg.apply_nodes if isinstance(n.op, Scan)]
+    assert node.op.keep_last == (1,)
+    fast, ref = compile_pair([x, s0], y)
+    xv, sv = RNG.normal(size=9), RNG.normal(size=2)
+    np.testing.assert_allclose(fast(xv, sv), ref(xv, sv))
+    hist, want = list(sv), []
+    for t in range(9):
+        want.append(hist[-1] * xv[t])
+        hist.append(hist[-1] + hist[-2] * xv[t])
+    np.testing.assert_allclose(fast(xv, sv), want)
+    [node] = scans(fast)
+    assert node.op.keep_last == (1,)

@@ -5,8 +5,10 @@ only its last row (``h[-1]``, the usual case) does not need the history.
 When every outer reader of a state's buffer takes rows counted from the end
 with a constant index (``buf[-c]``, or ``buf[k:][-c]`` as ``scan`` builds
 it), the Scan keeps a ring of the last rows only (``Scan.keep_last``) and the
-readers index that short buffer instead.  The values are the same; the
-memory is a few rows instead of ``n_steps``.
+readers index that short buffer instead.  A state whose buffer nobody
+reads (a backward loop's cotangent carried only from step to step) keeps
+only the rows its taps read.  The values are the same; the memory is a few
+rows instead of ``n_steps``.
 """
 
 from __future__ import annotations
@@ -81,12 +83,15 @@ def scan_save_mem(fgraph: Any, node: Apply) -> Any:
     keep = [0] * info.n_states
     redirects: list[tuple[int, list]] = []
     for m, taps in enumerate(info.state_taps):
+        if not fgraph.clients.get(node.outputs[m]):
+            keep[m] = 1  # nobody reads the history: a ring of the rows the taps read
+            continue
         found = last_rows_needed(fgraph, node.outputs[m], -min(taps))
         if found is None:
             continue
         keep[m] = found[0]
         redirects.append((m, found[1]))
-    if not redirects:
+    if not any(keep):
         return False
     new_op = op.clone()
     new_op.keep_last = tuple(keep)
