@@ -6,7 +6,9 @@ value and its gradient with respect to W; opgraph's C mode against PyTensor
 (run.py pins the BLAS threads to one; JAX gets one intra-op thread).  Then a
 10,000-step scalar recurrence ``s[t] = s[t-1] * a + 1``: its per-step cost
 (targets: the RNN at most 0.5x PyTensor and 1.0x JAX; the scalar step under
-0.2 us in C).  A peer that is not installed leaves its columns empty.
+0.2 us in C).  The peers are timed in turns, best of REPEATS each, so that a
+loaded machine slows them alike.  A peer that is not installed leaves its
+columns empty.
 """
 
 from __future__ import annotations
@@ -102,30 +104,66 @@ def jax_fns(hidden: int) -> tuple[Any, Any]:
 PEERS = {"opgraph C": opgraph_fns, "PyTensor cvm": pytensor_fns, "JAX jit": jax_fns}
 
 
-def _time_peer(make: Any, hidden: int) -> tuple[float | None, float | None, str]:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value, gradient = make(hidden)
-            args = data(hidden)
-            return best_of(value, *args), best_of(gradient, *args), ""
-    except Exception as exc:  # a missing or failing peer: reported, not fatal
-        return None, None, f"{type(exc).__name__}: {str(exc)[:120]}"
+def alternating(fns: dict[str, Any], *args: Any) -> dict[str, float]:
+    """Best-of-REPEATS seconds of each callable, timed in turns (A, B, C, A, B, C, ...).
+
+    Taking turns spreads the machine's load over every peer alike; one warm-up
+    call each first.
+    """
+    for fn in fns.values():
+        fn(*args)
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(REPEATS):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn(*args)
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
+def _time_peers(hidden: int) -> tuple[dict[str, list[float | None]], list[str]]:
+    """{peer: [value s, gradient s]} (None for a peer that is missing or fails), errors."""
+    built, errors = {}, []
+    for name, make in PEERS.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                built[name] = make(hidden)
+        except Exception as exc:  # a missing or failing peer: reported, not fatal
+            errors.append(f"{name} (hidden {hidden}): {type(exc).__name__}: {str(exc)[:120]}")
+    times: dict[str, list[float | None]] = {name: [None, None] for name in PEERS}
+    args = data(hidden)
+    for k in (0, 1):
+        fns = {name: pair[k] for name, pair in built.items()}
+        try:
+            for name, t in alternating(fns, *args).items():
+                times[name][k] = t
+        except Exception as exc:  # a peer failing when called: time the others alone
+            errors.append(f"hidden {hidden}: {type(exc).__name__}: {str(exc)[:120]}")
+            for name, fn in fns.items():
+                try:
+                    times[name][k] = alternating({name: fn}, *args)[name]
+                except Exception:  # that peer's column stays empty
+                    pass
+    return times, errors
 
 
 def scalar_step_cost() -> tuple[dict[str, float | None], list[str]]:
     """Per-step seconds of a scalar recurrence (the loop's own overhead), and errors."""
     out: dict[str, float | None] = {}
     errors = []
+    fns = {}
     for name, build in (("opgraph C", _opgraph_scalar), ("PyTensor cvm", _pytensor_scalar)):
+        out[name] = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                f = build()
-                out[name] = best_of(f, 0.999) / SCALAR_STEPS
+                fns[name] = build()
         except Exception as exc:  # a missing or failing peer: reported, not fatal
-            out[name] = None
             errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:120]}")
+    if fns:
+        for name, t in alternating(fns, 0.999).items():
+            out[name] = t / SCALAR_STEPS
     return out, errors
 
 
@@ -155,7 +193,8 @@ def run(report: Any) -> None:
     report.section(f"scan h[t] = tanh(W @ h[t-1] + x[t]), {STEPS} steps, per call (ms)")
     errors = []
     for hidden in HIDDEN:
-        times = {name: _time_peer(make, hidden) for name, make in PEERS.items()}
+        times, errs = _time_peers(hidden)
+        errors += errs
         ours = times["opgraph C"]
         row: dict[str, Any] = {"hidden": hidden}
         for kind, k in (("value", 0), ("grad", 1)):
@@ -164,7 +203,6 @@ def run(report: Any) -> None:
             row[f"{kind} / PyTensor"] = benchutil.ratio(ours[k], times["PyTensor cvm"][k])
             row[f"{kind} / JAX"] = benchutil.ratio(ours[k], times["JAX jit"][k])
         report.row(**row)
-        errors += [f"{name} (hidden {hidden}): {t[2]}" for name, t in times.items() if t[2]]
     report.note("targets: opgraph C <= 0.5x PyTensor 3.0.7 cvm and <= 1.0x JAX lax.scan "
                 "under jit, value and gradient, single thread")
     for err in dict.fromkeys(errors):
