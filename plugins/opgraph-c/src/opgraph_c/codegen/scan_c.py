@@ -6,7 +6,9 @@ C from the usual emitters as a static function; the Scan node's C allocates
 the output buffers, then for every step makes read-only views of the rows a
 step reads (sequence entries, state taps), runs the body's node functions in
 order, and copies each step's results into their rows.  The row views are
-made once and moved from row to row (no allocation per step).  Inner results are
+made once and moved from row to row (no allocation per step); the output
+buffers come from the module's buffer pool, so a loop called again reuses
+pages already mapped.  Inner results are
 kept between steps, so the emitters reuse their buffers as they do between
 calls of a whole graph.
 
@@ -217,8 +219,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                  f"rows\"); {fail} }}")
         B.append(f"npy_intp d[NPY_MAXDIMS]; d[0] = {rows[m]};")
         B.append(f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];")
-        B.append(f"Py_XDECREF(o{m}); o{m} = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM({x}), "
-                 f"d, {typenum(node.outputs[m].type.dtype)}, 0); if (!o{m}) {fail}")
+        B.append(f"Py_XDECREF(o{m}); o{m} = (PyArrayObject *)og_empty(PyArray_NDIM({x}), "
+                 f"d, {typenum(node.outputs[m].type.dtype)}); if (!o{m}) {fail}")
         B.append(f"for (npy_intp r = 0; r < {ks[m]}; r++) {{ PyObject *row = og_scan_row({x}, r);"
                  f" if (!row) {fail} int rc = og_scan_store(o{m}, r, row, {m}); Py_DECREF(row);"
                  f" if (rc) {fail} }}")
@@ -257,8 +259,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         B.append(f"if (!{o}) {{ PyArrayObject *v0 = (PyArrayObject *){val}; "
                  "npy_intp d[NPY_MAXDIMS]; d[0] = n; "
                  "for (int a = 0; a < PyArray_NDIM(v0); a++) d[a + 1] = PyArray_DIMS(v0)[a]; "
-                 f"{o} = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(v0) + 1, d, "
-                 f"{typenum(node.outputs[n_st + q].type.dtype)}, 0); if (!{o}) {fail} }}")
+                 f"{o} = (PyArrayObject *)og_empty(PyArray_NDIM(v0) + 1, d, "
+                 f"{typenum(node.outputs[n_st + q].type.dtype)}); if (!{o}) {fail} }}")
         B.append(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
     B.append("}")
     # a ring holds the last rows out of order: put them oldest first
