@@ -152,9 +152,11 @@ def _operands(w: CWriter, names: tuple[tuple[str, str, int], ...], fail: str) ->
 
 
 def _new_output(w: CWriter, nd: int, shape: list[str], dt: str, fail: str) -> None:
-    w.line(f"npy_intp shp[{max(nd, 1)}] = {{{', '.join(shape) or '0'}}};")
+    """``o0``: the previous call's buffer when free and not aliasing an input, else new."""
+    w.line(f"npy_intp shp[{max(nd, 1)}] = {{{', '.join(shape) or '0'}}};",
+           "PyArrayObject *ins[2] = {i0, i1};")
     with w.block():
-        w.line(f"PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, NULL, 0);",
+        w.line(f"PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, ins, 2);",
                "Py_XDECREF(o0);", "o0 = (PyArrayObject *)og_new_;", f"if (!o0) {fail}")
 
 
@@ -329,9 +331,9 @@ def emit_batched_matmul(node: Any, ctx: EmitContext) -> NodeC | None:
                 with w.block(f"if ({nbb} != shp[{d}])"):
                     w.line("PyErr_Format(PyExc_ValueError, \"matmul: batch dimension %d has "
                            f"lengths %ld and %ld\", {d}, (long)shp[{d}], (long){nbb});", fail)
-        w.line(f"shp[{nb}] = M; shp[{nb + 1}] = N;")
+        w.line(f"shp[{nb}] = M; shp[{nb + 1}] = N;", "PyArrayObject *ins[2] = {i0, i1};")
         with w.block():
-            w.line(f"PyObject *og_new_ = og_new_array({od}, shp, {typenum(dt)}, o0, NULL, 0);",
+            w.line(f"PyObject *og_new_ = og_new_array({od}, shp, {typenum(dt)}, o0, ins, 2);",
                    "Py_XDECREF(o0);", "o0 = (PyArrayObject *)og_new_;", f"if (!o0) {fail}")
         w.line("int tr_a, tr_b;",
                f"og_blasint ld_a = og_ld2(M, K, PyArray_STRIDES(a)[{xd - 2}], "
