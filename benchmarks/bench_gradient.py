@@ -5,6 +5,13 @@ time to build the gradient graph, to compile it (warm: an equal graph was
 compiled once before) and per call; BLAS is pinned to one thread on every
 side (threaded BLAS swings 4-17x between runs on 2 shared cores).
 
+W4 (issue 20): the per-call comparison with every peer (JAX
+``jit(value_and_grad)``, PyTensor NUMBA and C, hand-written NumPy and the
+floor, the five matrix products alone) runs in a child process pinned to one
+CPU, because XLA overlaps independent ops on a second core whatever its
+thread flags say; the peers alternate round by round so load drifts hit
+them alike.
+
 Run standalone: ``python benchmarks/bench_gradient.py``.
 """
 
@@ -14,6 +21,8 @@ import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
 
 import math  # noqa: E402
 import sys  # noqa: E402
@@ -73,6 +82,143 @@ def numpy_backprop(x: np.ndarray, t: np.ndarray, w1: np.ndarray, b1: np.ndarray,
     g_w1 = x.T @ g_pre
     g_b1 = g_pre.sum(axis=0)
     return [loss, g_w1, g_b1, g_w2, g_b2]
+
+
+def _gemm_floor(args: list[np.ndarray]) -> Callable[..., Any]:
+    """The five matrix products of the forward and backward pass alone, same layouts."""
+    x, _t, w1, _b1, w2, _b2 = args
+    h, g = np.tanh(x @ w1), np.tanh(x @ w2)
+    outs = [np.empty((N, N)) for _ in range(5)]
+
+    def products(*_: Any) -> None:
+        np.matmul(x, w1, out=outs[0])
+        np.matmul(h, w2, out=outs[1])
+        np.matmul(h.T, g, out=outs[2])
+        np.matmul(g, w2.T, out=outs[3])
+        np.matmul(x.T, g, out=outs[4])
+
+    return products
+
+
+def _jax_peer() -> Callable[..., Any] | None:
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+
+    def loss(params: Any, x: Any, t: Any) -> Any:
+        w1, b1, w2, b2 = params
+        h = jnp.tanh(x @ w1 + b1)
+        return jnp.mean((h @ w2 + b2 - t) ** 2)
+
+    value_and_grad = jax.jit(jax.value_and_grad(loss))
+
+    def call(x: Any, t: Any, w1: Any, b1: Any, w2: Any, b2: Any) -> list[Any]:
+        value, grads = value_and_grad((w1, b1, w2, b2), x, t)
+        jax.block_until_ready(grads)
+        return [value, grads[0], grads[1], grads[2], grads[3]]
+
+    return call
+
+
+def _gflops(fn: Callable[[], Any], flop: float) -> float:
+    fn()
+    best = min(_timed(fn) for _ in range(benchutil.pick(200, 10)))
+    return flop / best / 1e9
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _gemm_rates() -> dict[str, float]:
+    """Single-thread GFLOP/s of one N x N x N product per library and dtype."""
+    rates = {}
+    rng = np.random.default_rng(1)
+    flop = 2.0 * N**3
+    for dt in ("float64", "float32"):
+        a, b = rng.normal(size=(N, N)).astype(dt), rng.normal(size=(N, N)).astype(dt)
+        c = np.empty((N, N), dt)
+        rates[f"numpy {dt}"] = _gflops(lambda a=a, b=b, c=c: np.matmul(a, b, out=c), flop)
+        try:
+            import jax
+        except ImportError:
+            continue
+        mm = jax.jit(lambda p, q: p @ q)
+        ja, jb = jax.device_put(a), jax.device_put(b)
+        rates[f"jax {dt}"] = _gflops(lambda mm=mm, ja=ja, jb=jb: mm(ja, jb).block_until_ready(),
+                                     flop)
+    return rates
+
+
+def _w4_child() -> None:
+    """Per-call times of every W4 peer, pinned to one CPU, alternating (run by _w4_calls)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[-1]})
+    args = _data()
+    want = numpy_backprop(*args)
+    peers: dict[str, Callable[..., Any]] = {"numpy backprop (hand-written)": numpy_backprop,
+                                            "GEMM floor: the 5 products alone (NumPy's BLAS)":
+                                            _gemm_floor(args)}
+    ours = _ours("FAST_RUN")
+    if ours is not None:
+        inputs, outputs, _ = _build(ours[0], ours[1])
+        peers["opgraph FAST_RUN"] = ours[2](inputs, outputs)
+    jax_call = _jax_peer()
+    if jax_call is not None:
+        peers["JAX jit(value_and_grad)"] = jax_call
+    for mode_name, label in (("NUMBA", "pytensor NUMBA"), ("FAST_RUN", "pytensor C (cvm)")):
+        peer = _peer(mode_name)
+        if peer is None:
+            break
+        try:
+            inputs, outputs, _ = _build(peer[0], peer[1])
+            peers[label] = peer[2](inputs, outputs)
+        except Exception as exc:  # a peer that cannot compile is reported, not fatal
+            print(f"{label}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    errors = {}
+    for name, fn in peers.items():
+        got = fn(*args)
+        if got is not None:
+            errors[name] = max(float(np.max(np.abs(np.asarray(g) - w)))
+                               for g, w in zip(got, want, strict=True))
+    rounds: dict[str, list[float]] = {name: [] for name in peers}
+    for _ in range(benchutil.pick(15, 2)):
+        for name, fn in peers.items():
+            rounds[name].append(min(_timed(lambda fn=fn: fn(*args))
+                                    for _ in range(benchutil.pick(20, 3))))
+    benchutil.emit({"cpu": cpus[-1], "rounds": rounds, "errors": errors,
+                    "gemm_gflops": _gemm_rates()})
+
+
+def _w4_calls(report: Any) -> None:
+    res = benchutil.run_json([os.path.abspath(__file__), "--w4"])
+    report.section(f"W4: MLP value and gradient per call ({N}x{N}, batch {N}, float64), one "
+                   "CPU, every peer in one process (ms)")
+    if "error" in res:
+        report.note(f"W4 child failed: {res['error']}")
+        return
+    best = {name: min(v) for name, v in res["rounds"].items()}
+    jax_ms = best.get("JAX jit(value_and_grad)")
+    floor_ms = best.get("GEMM floor: the 5 products alone (NumPy's BLAS)")
+    for name, times in res["rounds"].items():
+        report.row(impl=name, best_ms=1e3 * best[name],
+                   median_round_ms=1e3 * float(np.median(times)),
+                   vs_jax=benchutil.ratio(best[name], jax_ms),
+                   vs_gemm_floor=benchutil.ratio(best[name], floor_ms),
+                   max_abs_err=res["errors"].get(name))
+    rates = ", ".join(f"{k} {v:.1f}" for k, v in res["gemm_gflops"].items())
+    report.note(f"one {N}x{N}x{N} product, single thread, GFLOP/s: {rates}; the floor row is "
+                f"5 such products ({5 * 2 * N**3 / 1e6:.0f} MFLOP) with the operands "
+                "transposed as the backward pass has them")
+    report.note("best_ms: best over rounds of the best of 20 calls; each round runs every peer "
+                f"once, in the order listed; pinned to CPU {res['cpu']} "
+                "(os.sched_setaffinity), BLAS and XLA single-threaded. Target (issue 20): "
+                "opgraph FAST_RUN vs_jax <= 0.8")
 
 
 def _per_call(fn: Callable[..., Any], args: list[np.ndarray], repeats: int = 30) -> float:
@@ -166,6 +312,7 @@ OUR_MODES = (("FAST_RUN", "FAST_RUN"), ("FAST_RUN rewrites, vm linker", None),
 
 
 def run(report: Any) -> None:
+    _w4_calls(report)
     args = _data()
     report.section(f"2-layer MLP gradient ({N}x{N} weights, batch {N}, tanh, squared loss), "
                    "1 BLAS thread")
@@ -236,6 +383,8 @@ def run(report: Any) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--cold":
         _cold_child(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--w4":
+        _w4_child()
     else:
         from report import run_standalone
 

@@ -162,6 +162,8 @@ def build_flags(*, openmp: bool, extra: Sequence[str] = ()) -> tuple[str, ...]:
     if platform.machine() in ("x86_64", "AMD64", "aarch64", "arm64"):
         x86 = platform.machine() in ("x86_64", "AMD64")
         flags.append("-march=native" if x86 else "-mcpu=native")
+        if x86:  # full-width vectors where the CPU has them (libmvec's AVX-512 tanh: 1.6x)
+            flags.append("-mprefer-vector-width=512")
     flags.append("-fopenmp" if openmp else "-fopenmp-simd")
     flags += [f"-I{d}" for d in include_dirs()]
     flags += list(user)

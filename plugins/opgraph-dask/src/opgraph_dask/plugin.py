@@ -25,8 +25,9 @@ def opgraph_modes() -> list[ModeRecord]:
             "DASK",
             linkers=("dask",),
             include=("fast_run",),
-            # chunks are shared by dask tasks: a kernel must never write into its input
-            exclude=("inplace",),
+            # chunks are shared by dask tasks: a kernel must never write into its input;
+            # "blas" turns chunked sums into Gemv/dot, which dask would run on one chunk
+            exclude=("inplace", "blas"),
             description="FAST_RUN rewrites (no in-place ones), run as a chunked dask graph",
         ),
     ]

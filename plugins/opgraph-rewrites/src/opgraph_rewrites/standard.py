@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
@@ -62,5 +63,6 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
     register_scan_rewrites(db)
+    register_blas_rewrites(db)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
                    "fast_compile", "random_unsafe")

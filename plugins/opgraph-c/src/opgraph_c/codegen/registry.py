@@ -44,14 +44,9 @@ def _builtin_table() -> dict[type, Emitter]:
         table[CAReduce] = emit_careduce
     except ImportError:  # pragma: no cover - tensor library without reductions
         pass
-    try:
-        from opgraph.tensor.products import Dot, MatMul
-        from opgraph_c.codegen.blas import emit_dot
+    from opgraph_c.codegen import blas
 
-        table[Dot] = emit_dot
-        table[MatMul] = emit_dot
-    except ImportError:  # pragma: no cover
-        pass
+    table.update(blas.table())
     return table
 
 

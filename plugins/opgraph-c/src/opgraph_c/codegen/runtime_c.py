@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Arrays of at least this many elements are allocated through the buffer pool.
-POOL_MIN_ELEMS = 1 << 17
+POOL_MIN_ELEMS = 1 << 14
 #: At most this many freed buffers, and this many bytes, wait in the pool for reuse.
 POOL_SLOTS = 8
 POOL_MAX_BYTES = 1 << 29

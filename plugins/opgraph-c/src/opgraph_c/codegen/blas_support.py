@@ -1,0 +1,207 @@
+"""The C support of the BLAS emitters: CBLAS prototypes and operand helpers.
+
+One text for every BLAS: :func:`blas_support` fills in the integer type and
+the symbol names of the CBLAS that :func:`opgraph_c.codegen.blas.find_blas`
+found.  The helpers are what lets a node hand BLAS its operands as they are:
+the leading dimension and transpose flag of a row- or column-major matrix,
+the stride of a vector, and a copy only when neither works.
+"""
+
+from __future__ import annotations
+
+__all__ = ["blas_support"]
+
+_TEMPLATE = r"""
+typedef OG_BLASINT og_blasint;
+enum { OG_ROW = 101, OG_NOTRANS = 111, OG_TRANS = 112 };
+extern void CBLAS_dgemm_SFX(int, int, int, og_blasint, og_blasint, og_blasint, double,
+    const double *, og_blasint, const double *, og_blasint, double, double *, og_blasint);
+extern void CBLAS_sgemm_SFX(int, int, int, og_blasint, og_blasint, og_blasint, float,
+    const float *, og_blasint, const float *, og_blasint, float, float *, og_blasint);
+extern void CBLAS_dgemv_SFX(int, int, og_blasint, og_blasint, double, const double *,
+    og_blasint, const double *, og_blasint, double, double *, og_blasint);
+extern void CBLAS_sgemv_SFX(int, int, og_blasint, og_blasint, float, const float *,
+    og_blasint, const float *, og_blasint, float, float *, og_blasint);
+extern double CBLAS_ddot_SFX(og_blasint, const double *, og_blasint, const double *,
+    og_blasint);
+extern float CBLAS_sdot_SFX(og_blasint, const float *, og_blasint, const float *, og_blasint);
+
+/* Row-major leading dimension of an r x c matrix with byte strides s0, s1 and
+   item size e, with *trans set when it is column-major; 0 when BLAS cannot
+   read it as it is. */
+static og_blasint og_ld2(npy_intp r, npy_intp c, npy_intp s0, npy_intp s1, npy_intp e,
+                         int *trans) {
+    if ((s1 == e || c == 1) && s0 % e == 0 && s0 / e >= (c > 1 ? c : 1)) {
+        *trans = 0;
+        return (og_blasint)(s0 / e);
+    }
+    if ((s0 == e || r == 1) && s1 % e == 0 && s1 / e >= (r > 1 ? r : 1)) {
+        *trans = 1;
+        return (og_blasint)(s1 / e);
+    }
+    return 0;
+}
+
+static og_blasint og_ld(PyArrayObject *a, int *trans) {
+    return og_ld2(PyArray_DIMS(a)[0], PyArray_DIMS(a)[1], PyArray_STRIDES(a)[0],
+                  PyArray_STRIDES(a)[1], PyArray_ITEMSIZE(a), trans);
+}
+
+/* Replace the owned reference *a by a C-ordered copy. */
+static int og_copy_c(PyArrayObject **a) {
+    PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(*a, NPY_CORDER);
+    if (!c) return -1;
+    Py_DECREF(*a);
+    *a = c;
+    return 0;
+}
+
+/* A matrix operand (owned reference in *a) as BLAS takes it: leading
+   dimension and transpose flag; copied only when it has no unit stride. */
+static int og_mat_operand(PyArrayObject **a, og_blasint *ld, int *trans) {
+    *ld = og_ld(*a, trans);
+    if (*ld) return 0;
+    if (og_copy_c(a)) return -1;
+    *trans = 0;
+    *ld = (og_blasint)(PyArray_DIMS(*a)[1] > 1 ? PyArray_DIMS(*a)[1] : 1);
+    return 0;
+}
+
+/* A vector operand as BLAS takes it: a positive element stride, else a copy. */
+static int og_vec_operand(PyArrayObject **a, og_blasint *inc) {
+    npy_intp e = PyArray_ITEMSIZE(*a), s = PyArray_STRIDES(*a)[0];
+    if (PyArray_DIMS(*a)[0] <= 1) { *inc = 1; return 0; }
+    if (s > 0 && s % e == 0) { *inc = (og_blasint)(s / e); return 0; }
+    if (og_copy_c(a)) return -1;
+    *inc = 1;
+    return 0;
+}
+
+/* The last two axes of a batched operand readable by gemm, else a C-ordered copy. */
+static int og_batch_operand(PyArrayObject **a, int nd) {
+    int tr;
+    if (og_ld2(PyArray_DIMS(*a)[nd - 2], PyArray_DIMS(*a)[nd - 1], PyArray_STRIDES(*a)[nd - 2],
+               PyArray_STRIDES(*a)[nd - 1], PyArray_ITEMSIZE(*a), &tr)) return 0;
+    return og_copy_c(a);
+}
+
+/* Where Gemm/Gemv write (owned reference in *o, which holds the previous
+   call's buffer or NULL): z itself when inplace and BLAS can write it as it
+   is, else a fresh C-ordered array that starts as z when use_z (beta != 0).
+   An inplace node copies the result back into z when *o is not z. */
+static int og_blas_target(PyArrayObject **o, PyArrayObject *z, int inplace, int use_z,
+                          int typenum, PyArrayObject **ins, int nin) {
+    int nd = PyArray_NDIM(z), tr = 0;
+    npy_intp e = PyArray_ITEMSIZE(z);
+    npy_intp s = PyArray_STRIDES(z)[0];
+    int direct = nd == 2 ? og_ld(z, &tr) != 0
+                         : (PyArray_DIMS(z)[0] <= 1 || (s > 0 && s % e == 0));
+    PyArrayObject *t;
+    if (inplace && direct && PyArray_ISWRITEABLE(z)) {
+        Py_INCREF(z);
+        t = z;
+    } else {
+        t = (PyArrayObject *)og_new_array(nd, PyArray_DIMS(z), typenum, inplace ? NULL : *o,
+                                           ins, nin);
+        if (!t) return -1;
+        if (use_z && PyArray_CopyInto(t, z) < 0) { Py_DECREF(t); return -1; }
+    }
+    Py_XDECREF(*o);
+    *o = t;
+    return 0;
+}
+
+/* The typed entry points: gemm/gemv/dot on operands described by (pointer,
+   leading dimension or increment, transpose flag), with empty shapes handled
+   here (BLAS rejects them) and alpha == 0 still forming the product, so an
+   inf or nan in an operand gives nan as NumPy's alpha * (x @ y) does. */
+#define OG_BLAS_FUNCS(t, T)                                                                  \
+static void og_gemm_##t(npy_intp m, npy_intp n, npy_intp k, T alpha, const T *a,            \
+                        og_blasint lda, int tra, const T *b, og_blasint ldb, int trb, T beta, \
+                        T *c, og_blasint ldc) {                                              \
+    if (m <= 0 || n <= 0) return;                                                            \
+    if (k <= 0) {                                                                            \
+        for (npy_intp i = 0; i < m; i++)                                                     \
+            for (npy_intp j = 0; j < n; j++)                                                 \
+                c[i * ldc + j] = (beta == 0 ? (T)0 : beta * c[i * ldc + j]) + alpha * (T)0;  \
+        return;                                                                              \
+    }                                                                                        \
+    CBLAS_##t##gemm_SFX(OG_ROW, tra ? OG_TRANS : OG_NOTRANS, trb ? OG_TRANS : OG_NOTRANS,    \
+                        m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                       \
+}                                                                                            \
+/* y (m) = beta * y + alpha * A x, A an m x k matrix stored as (lda, tra). */                \
+static void og_gemv_##t(npy_intp m, npy_intp k, T alpha, const T *a, og_blasint lda, int tra, \
+                        const T *x, og_blasint incx, T beta, T *y, og_blasint incy) {        \
+    if (m <= 0) return;                                                                      \
+    if (k <= 0) {                                                                            \
+        for (npy_intp i = 0; i < m; i++)                                                     \
+            y[i * incy] = (beta == 0 ? (T)0 : beta * y[i * incy]) + alpha * (T)0;            \
+        return;                                                                              \
+    }                                                                                        \
+    if (!tra)                                                                                \
+        CBLAS_##t##gemv_SFX(OG_ROW, OG_NOTRANS, m, k, alpha, a, lda, x, incx, beta, y, incy);\
+    else                                                                                     \
+        CBLAS_##t##gemv_SFX(OG_ROW, OG_TRANS, k, m, alpha, a, lda, x, incx, beta, y, incy);  \
+}                                                                                            \
+static T og_dot_##t(npy_intp n, const T *x, og_blasint incx, const T *y, og_blasint incy) {  \
+    return n > 0 ? CBLAS_##t##dot_SFX(n, x, incx, y, incy) : (T)0;                           \
+}                                                                                            \
+/* out (m x n, row- or column-major) = beta * out + alpha * x @ y. */                        \
+static int og_gemm_into_##t(PyArrayObject *out, T alpha, const T *x, og_blasint ldx,        \
+                            int trx, const T *y, og_blasint ldy, int try_, T beta,           \
+                            npy_intp m, npy_intp n, npy_intp k) {                            \
+    int trc = 0;                                                                             \
+    og_blasint ldc = og_ld(out, &trc);                                                       \
+    T *c = (T *)PyArray_DATA(out);                                                           \
+    if (!ldc) ldc = (og_blasint)(n > 1 ? n : 1);                                             \
+    if (alpha == 0 && m > 0 && n > 0 && k > 0) {                                             \
+        T *tmp = (T *)PyMem_Malloc((size_t)(m * n) * sizeof(T));                             \
+        if (!tmp) { PyErr_NoMemory(); return -1; }                                           \
+        og_gemm_##t(m, n, k, 1, x, ldx, trx, y, ldy, try_, 0, tmp, (og_blasint)n);            \
+        for (npy_intp i = 0; i < m; i++)                                                     \
+            for (npy_intp j = 0; j < n; j++) {                                               \
+                T *cij = trc ? c + j * ldc + i : c + i * ldc + j;                            \
+                *cij = (beta == 0 ? (T)0 : beta * *cij) + alpha * tmp[i * n + j];            \
+            }                                                                                \
+        PyMem_Free(tmp);                                                                     \
+        return 0;                                                                            \
+    }                                                                                        \
+    if (trc) /* column-major out: out^T = beta * out^T + alpha * y^T x^T */                  \
+        og_gemm_##t(n, m, k, alpha, y, ldy, !try_, x, ldx, !trx, beta, c, ldc);              \
+    else                                                                                     \
+        og_gemm_##t(m, n, k, alpha, x, ldx, trx, y, ldy, try_, beta, c, ldc);                \
+    return 0;                                                                                \
+}                                                                                            \
+/* out (m, stride incy) = beta * out + alpha * A @ x. */                                     \
+static int og_gemv_into_##t(T *out, og_blasint incy, T alpha, const T *a, og_blasint lda,   \
+                            int tra, const T *x, og_blasint incx, T beta, npy_intp m,        \
+                            npy_intp k) {                                                    \
+    if (incy <= 0) incy = 1;                                                                 \
+    if (alpha == 0 && m > 0 && k > 0) {                                                      \
+        T *tmp = (T *)PyMem_Malloc((size_t)m * sizeof(T));                                   \
+        if (!tmp) { PyErr_NoMemory(); return -1; }                                           \
+        og_gemv_##t(m, k, 1, a, lda, tra, x, incx, 0, tmp, 1);                               \
+        for (npy_intp i = 0; i < m; i++)                                                     \
+            out[i * incy] = (beta == 0 ? (T)0 : beta * out[i * incy]) + alpha * tmp[i];      \
+        PyMem_Free(tmp);                                                                     \
+        return 0;                                                                            \
+    }                                                                                        \
+    og_gemv_##t(m, k, alpha, a, lda, tra, x, incx, beta, out, incy);                         \
+    return 0;                                                                                \
+}
+
+OG_BLAS_FUNCS(d, double)
+OG_BLAS_FUNCS(s, float)
+#define og_gemm_f og_gemm_s
+#define og_gemv_f og_gemv_s
+#define og_dot_f og_dot_s
+#define og_gemm_into_f og_gemm_into_s
+#define og_gemv_into_f og_gemv_into_s
+"""
+
+
+def blas_support(int_type: str, prefix: str, suffix: str) -> str:
+    """The support C for a CBLAS with ``og_blasint`` = ``int_type`` and symbols
+    ``<prefix>cblas_dgemm<suffix>``."""
+    return (_TEMPLATE.replace("OG_BLASINT", int_type)
+            .replace("CBLAS_", f"{prefix}cblas_").replace("_SFX", suffix))
