@@ -22,7 +22,7 @@ from opgraph.scalar.structural import Switch
 from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
-from opgraph.tensor.math import eq
+from opgraph.tensor.math import eq, switch
 from opgraph_rewrites.canonicalize import local_useless_cast
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import local_fill_sink
@@ -43,6 +43,7 @@ __all__ = [
     "constant_folding",
     "local_alloc_sink_dimshuffle",
     "local_merge_alloc",
+    "local_merge_switch_same_cond",
     "local_remove_all_assert",
     "local_remove_useless_assert",
     "local_scalar_tensor_scalar",
@@ -63,17 +64,17 @@ __all__ = [
 
 
 def _constant_truth(var: Variable) -> bool | None:
-    """True/False when ``var`` is a constant whose every element is true/false, else None."""
-    if not isinstance(var, Constant):
-        return None
-    data = np.asarray(var.data)
-    if data.size == 0:
-        return None
-    if np.all(data):
-        return True
-    if not np.any(data):
-        return False
-    return None
+    """True/False when every element of ``var`` is a known constant true/false
+    (seen through broadcasts), else None."""
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        if data.size == 0:
+            return None
+        if np.all(data):
+            return True
+        return False if not np.any(data) else None
+    value = const_value(var)
+    return None if value is None else bool(value)
 
 
 @node_rewriter([Elemwise], name="local_useless_switch")
@@ -95,6 +96,35 @@ def local_useless_switch(fgraph: Any, node: Apply) -> Any:
     other = [v for v in node.inputs if v is not kept]
     new = keep_type(out, kept, refs=other)
     return [new] if new is not None else False
+
+
+def _switch_parts(var: Variable) -> tuple[Variable, Variable, Variable] | None:
+    node = var.owner
+    if node is None or not isinstance(node.op, Elemwise) or not isinstance(
+            node.op.scalar_op, Switch):
+        return None
+    return tuple(node.inputs)  # type: ignore[return-value]
+
+
+@node_rewriter([Elemwise], name="local_merge_switch_same_cond")
+def local_merge_switch_same_cond(fgraph: Any, node: Apply) -> Any:
+    """op(switch(c, a, b), switch(c, x, y)) -> switch(c, op(a, x), op(b, y)).
+
+    Elementwise, so each element computes the same operation on the same
+    values; both branches are still computed in full, so shape errors stay.
+    """
+    if isinstance(node.op.scalar_op, Switch) or len(node.inputs) < 2 or len(node.outputs) != 1:
+        return False
+    parts = [_switch_parts(i) for i in node.inputs]
+    if any(p is None for p in parts):
+        return False
+    cond = parts[0][0]
+    if any(p[0] is not cond for p in parts):
+        return False
+    op = Elemwise(node.op.scalar_op)
+    new = switch(cond, op(*[p[1] for p in parts]), op(*[p[2] for p in parts]))
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else False
 
 
 @node_rewriter([TensorFromScalar], name="local_tensor_scalar_tensor")
@@ -225,6 +255,7 @@ def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]
     return {
         "canonicalize": [*both,
                          ("local_merge_alloc", local_merge_alloc, ()),
+                         ("local_merge_switch_same_cond", local_merge_switch_same_cond, ()),
                          ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ())],
         "specialize": both,
     }

@@ -20,6 +20,9 @@ from opgraph_rewrites.shape import reshape_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
+from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
 
@@ -34,7 +37,8 @@ def register_standard_rewrites(db: Any) -> None:
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
-                           *reshape_rewriters()]:
+                           *reshape_rewriters(), *subtensor_lift_rewriters(),
+                           *subtensor_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
     for name, rw, tags in fills["canonicalize"]:
@@ -59,7 +63,7 @@ def register_standard_rewrites(db: Any) -> None:
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
-    for name, rw, tags in specialize_rewriters():
+    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters()]:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
