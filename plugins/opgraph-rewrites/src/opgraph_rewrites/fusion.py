@@ -50,7 +50,7 @@ class FusionStats(RewriterStats):
     """The stats of a fusion pass; unpacks as PyTensor's fusion result
     ``(rewriter, n_fused, n_replaced_nodes, n_inconsistent, seconds)``."""
 
-    __slots__ = ("rewriter", "fused", "replaced")
+    __slots__ = ("fused", "replaced", "rewriter")
 
     def __iter__(self) -> Any:
         return iter((self.rewriter, self.fused, self.replaced, 0, self.total_time))
