@@ -1,20 +1,70 @@
-"""What PyTensor code imports from ``pytensor.tensor.rewriting.math`` (the part opgraph has).
+"""What PyTensor code imports from ``pytensor.tensor.rewriting.math``.
 
-``local_lift_transpose_through_dot``: ``dot(a, b).T -> dot(b.T, a.T)``, so the
-transposes meet (and cancel with) the DimShuffles of the operands.
+- ``local_lift_transpose_through_dot``: ``dot(a, b).T -> dot(b.T, a.T)``;
+- the multiplication canonizer under PyTensor's names (``local_mul_canonizer``,
+  ``mul_canonizer``) and ``local_sum_prod_of_mul_or_div`` (the standard
+  ``local_sum_of_mul``);
+- ``local_reduce_chain``: ``max(max(x, 0), 0) -> max(x, (0, 1))``;
+  ``local_reduce_join``: ``max(stack([a, b]), 0) -> maximum(a, b)``;
+  exact for max/min/all/any, for sum/prod only with two terms or under
+  ``config.fast_math`` (the grouping of the additions changes);
+- opt-in (tag ``fast_math``, not in FAST_RUN): ``local_greedy_distributor``
+  (``a/x + b/x -> (a+b)/x``) and the switch sinks
+  (``switch(c, 0, x) * y -> switch(c, 0, x*y)``, which turns ``0 * inf`` into 0);
+- the product-tree helpers of :mod:`opgraph_rewrites.mul_tree`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from opgraph.compile.database import optdb
+from opgraph.config import config
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
-from opgraph.tensor.elemwise import DimShuffle
+from opgraph.graph.rewriting.walking import in2out
+from opgraph.scalar.arith import Add, Mul, TrueDiv
+from opgraph.scalar.structural import Switch
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.join import Join
+from opgraph.tensor.math import add, mul, switch, true_div
 from opgraph.tensor.products import Dot, dot
-from opgraph_rewrites.utils import keep_type
+from opgraph.tensor.reduction import CAReduce, Sum
+from opgraph.tensor.shape import static_int
+from opgraph_rewrites.canonicalize import AlgebraicCanonizer
+from opgraph_rewrites.mul_tree import (
+    compute_mul,
+    is_1pexp,
+    parse_mul_tree,
+    perform_sigm_times_exp,
+    simplify_mul,
+)
+from opgraph_rewrites.specialize import local_sum_of_mul
+from opgraph_rewrites.utils import const_value, is_elemwise, keep_type, single_client
 
-__all__ = ["local_lift_transpose_through_dot", "math_rewriters"]
+__all__ = [
+    "compute_mul",
+    "fast_math_rewriters",
+    "is_1pexp",
+    "local_div_switch_sink",
+    "local_greedy_distributor",
+    "local_lift_transpose_through_dot",
+    "local_mul_canonizer",
+    "local_mul_switch_sink",
+    "local_reduce_chain",
+    "local_reduce_join",
+    "local_sum_prod_of_mul_or_div",
+    "math_rewriters",
+    "mul_canonizer",
+    "parse_mul_tree",
+    "perform_sigm_times_exp",
+    "simplify_mul",
+]
+
+
+def _fixed(node: Apply, new: Any) -> Any:
+    out = keep_type(node.outputs[0], new)
+    return [out] if out is not None else False
 
 
 @node_rewriter([DimShuffle], name="local_lift_transpose_through_dot")
@@ -30,11 +80,167 @@ def local_lift_transpose_through_dot(fgraph: Any, node: Apply) -> Any:
         return False
     if fgraph is not None and len(fgraph.clients.get(node.inputs[0], [])) != 1:
         return False
-    new = dot(b.T, a.T)
-    fixed = keep_type(node.outputs[0], new)
-    return [fixed] if fixed is not None else False
+    return _fixed(node, dot(b.T, a.T))
+
+
+local_mul_canonizer = AlgebraicCanonizer("mul")
+mul_canonizer = in2out(local_mul_canonizer, name="mul_canonizer")
+local_sum_prod_of_mul_or_div = local_sum_of_mul()
+
+
+def _exact_reduction(op: CAReduce, n_terms: int | None = None) -> bool:
+    """Regrouping this reduction's terms keeps the result bit for bit."""
+    if not isinstance(op, Sum) and type(op).__name__ not in ("Prod",):
+        return True  # max, min, all, any: order-free
+    if config.fast_math:
+        return True
+    return n_terms is not None and n_terms <= 2
+
+
+@node_rewriter([CAReduce], name="local_reduce_chain")
+def local_reduce_chain(fgraph: Any, node: Apply) -> Any:
+    """max(max(x, axis=1), axis=0) -> max(x, axis=(0, 1)) (same op, same dtypes)."""
+    (inner,) = node.inputs
+    prev = inner.owner
+    if prev is None or not isinstance(prev.op, CAReduce) or type(prev.op) is not type(node.op):
+        return False
+    if prev.op.scalar_op != node.op.scalar_op or node.op.dtype != prev.op.dtype:
+        return False
+    if node.op.acc_dtype != prev.op.acc_dtype or not _exact_reduction(node.op):
+        return False
+    if fgraph is not None and not single_client(fgraph, inner):
+        return False
+    x = prev.inputs[0]
+    first = prev.op.axis if prev.op.axis is not None else tuple(range(x.type.ndim))
+    kept = [k for k in range(x.type.ndim) if k not in first]
+    second = node.op.axis if node.op.axis is not None else tuple(range(len(kept)))
+    axes = tuple(sorted((*first, *(kept[k] for k in second))))
+    return _fixed(node, node.op._clone(axes)(x))
+
+
+@node_rewriter([CAReduce], name="local_reduce_join")
+def local_reduce_join(fgraph: Any, node: Apply) -> Any:
+    """reduce(join(0, a[None], b[None]), axis=0) -> the elementwise op of a and b."""
+    (joined,) = node.inputs
+    jn = joined.owner
+    if jn is None or not isinstance(jn.op, Join) or node.op.axis is None:
+        return False
+    axis, *parts = jn.inputs
+    if static_int(axis) != 0 or node.op.axis != (0,) or len(parts) < 2:
+        return False
+    if not _exact_reduction(node.op, len(parts)):
+        return False
+    terms = []
+    for p in parts:
+        ds = p.owner
+        if ds is None or not isinstance(ds.op, DimShuffle) or ds.op.new_order[0] != "x" or \
+                ds.op.new_order[1:] != tuple(range(ds.op.input_ndim)):
+            return False
+        terms.append(ds.inputs[0])
+    out = terms[0]
+    op = Elemwise(node.op.scalar_op)
+    for t in terms[1:]:  # a left fold: the order NumPy reduces an outer axis in
+        out = op(out, t)
+    return _fixed(node, out)
+
+
+def _switch_with_zero(var: Any) -> tuple[Any, int] | None:
+    """(switch node, index of the branch that is a constant 0) for switch(c, 0, x)."""
+    node = var.owner
+    if node is None or not isinstance(node.op, Elemwise) or not isinstance(
+            node.op.scalar_op, Switch):
+        return None
+    for k in (1, 2):
+        value = const_value(node.inputs[k])
+        if value is not None and value == 0:
+            return node, k
+    return None
+
+
+def _switch_sink(node: Apply, others: Any) -> Any:
+    """op(switch(c, 0, x), *rest) -> switch(c, 0, op(x, *rest)) for the first such input."""
+    for i, inp in enumerate(node.inputs):
+        found = _switch_with_zero(inp)
+        if found is None or (others == "numerator" and i != 0):
+            continue
+        sw, k = found
+        rest = list(node.inputs)
+        rest[i] = sw.inputs[3 - k]
+        inner = node.op(*rest)
+        zero = sw.inputs[k]
+        new = switch(sw.inputs[0], zero, inner) if k == 1 else switch(sw.inputs[0], inner, zero)
+        return _fixed(node, new)
+    return False
+
+
+@node_rewriter([Elemwise], name="local_mul_switch_sink")
+def local_mul_switch_sink(fgraph: Any, node: Apply) -> Any:
+    """switch(c, 0, x) * y -> switch(c, 0, x * y): the zero stays zero even where y is
+    inf or nan (a liberty, as in PyTensor: it keeps gradients of switch finite)."""
+    if not is_elemwise(node, Mul):
+        return False
+    return _switch_sink(node, "any")
+
+
+@node_rewriter([Elemwise], name="local_div_switch_sink")
+def local_div_switch_sink(fgraph: Any, node: Apply) -> Any:
+    """switch(c, 0, x) / y -> switch(c, 0, x / y) (the same liberty as the mul sink)."""
+    if not is_elemwise(node, TrueDiv):
+        return False
+    return _switch_sink(node, "numerator")
+
+
+@node_rewriter([Elemwise], name="local_greedy_distributor")
+def local_greedy_distributor(fgraph: Any, node: Apply) -> Any:
+    """a/x + b/x -> (a + b)/x and a*c + b*c -> (a + b)*c (one shared factor at a time;
+    rounds differently, so only by name or under the tag fast_math)."""
+    if not is_elemwise(node, Add) or len(node.inputs) < 2:
+        return False
+    terms = [t.owner for t in node.inputs]
+    if any(t is None or not isinstance(t.op, Elemwise) or len(t.inputs) != 2 for t in terms):
+        return False
+    if all(is_elemwise(t, TrueDiv) for t in terms):
+        den = terms[0].inputs[1]
+        if all(t.inputs[1] is den for t in terms):
+            return _fixed(node, true_div(add(*[t.inputs[0] for t in terms]), den))
+    if all(is_elemwise(t, Mul) for t in terms):
+        for shared in terms[0].inputs:
+            if all(shared in t.inputs for t in terms):
+                rest = [t.inputs[1] if t.inputs[0] is shared else t.inputs[0] for t in terms]
+                return _fixed(node, mul(add(*rest), shared))
+    return False
+
+
+_REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc")}
+"""PyTensor names of rewrites another plugin registers (found in the database by name)."""
+
+
+def __getattr__(name: str) -> Any:
+    where = _REGISTERED.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    phase, entry = where
+    if entry not in optdb[phase]:
+        raise AttributeError(
+            f"{name}: the rewrite {entry!r} is not registered (it comes with opgraph-special)")
+    return optdb[phase][entry]
 
 
 def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
-    """(name, rewriter, extra tags) for the canonicalize phase."""
-    return [("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ())]
+    """(name, rewriter, extra tags) for the canonicalize phase ("fast_math" ones are
+    registered without fast_run by :mod:`opgraph_rewrites.standard`)."""
+    return [
+        ("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ()),
+        ("local_reduce_chain", local_reduce_chain, ("fast_compile",)),
+        ("local_reduce_join", local_reduce_join, ()),
+    ]
+
+
+def fast_math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
+    """Opt-in rules (by name or the tag ``fast_math``): they change values at edges."""
+    return [
+        ("local_greedy_distributor", local_greedy_distributor, ("fast_math",)),
+        ("local_mul_switch_sink", local_mul_switch_sink, ("fast_math",)),
+        ("local_div_switch_sink", local_div_switch_sink, ("fast_math",)),
+    ]
+

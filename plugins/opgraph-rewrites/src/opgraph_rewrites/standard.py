@@ -13,7 +13,7 @@ from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
-from opgraph_rewrites.math import math_rewriters
+from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.scan import register_scan_rewrites
 from opgraph_rewrites.shape import reshape_rewriters
@@ -50,6 +50,8 @@ def register_standard_rewrites(db: Any) -> None:
     for phase, entries in basic_rewriters().items():
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
+    for name, rw, tags in fast_math_rewriters():
+        canon.register(name, rw, *tags)
     # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
     spec.register("local_remove_all_assert", local_remove_all_assert, "unsafe")
     # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
