@@ -367,3 +367,29 @@ def test_standard_mode_values_with_the_new_rewrites():
     v = np.resize(EDGE, (3, 4))
     assert_same(fast, ref, v, v[::-1])
     assert op_counts(fast)["Switch"] <= 1 or "Composite" in op_counts(fast)
+
+
+def test_subtensor_lifts_through_reductions_softmax_and_transposes():
+    from opgraph.tensor.special import softmax
+
+    x = pt.tensor("x", shape=(5, 3, 2))
+    xv = rng.normal(size=(5, 3, 2))
+    xv[0, 0, 0] = np.nan
+    for out in (pt.sum(x, axis=2)[0], pt.sum(x, axis=0)[:, 1:], pt.max(x, axis=1)[1:, -2],
+                pt.prod(x, axis=1)[-2, 1:]):
+        new = rewritten(rw_lift.local_subtensor_of_reduce, out, [x])
+        assert new is not out
+        same_values(new, out, [x], [xv])
+    long = pt.matrix("long", shape=(3, 100))  # NumPy sums 100 terms pairwise: regrouped
+    out = pt.sum(long, axis=1)[0]
+    assert rw_lift.local_subtensor_of_reduce.transform(None, out.owner) is None
+    m = pt.matrix("m", shape=(5, 3))
+    for out in (softmax(m, axis=1)[0], softmax(m, axis=0)[1:, 0], softmax(m, axis=1)[1:, 0]):
+        new = rewritten(rw_lift.local_subtensor_of_softmax, out, [m])
+        assert new is not out
+        same_values(new, out, [m], [rng.normal(size=(5, 3))])
+    out = softmax(m, axis=0)[0]  # only the softmax axis is indexed
+    assert rw_lift.local_subtensor_of_softmax.transform(None, out.owner) is None
+    for out in (x.T[0], x.dimshuffle(1, 0, 2)[1, :3, 0]):
+        new = rewritten(rw_lift.local_subtensor_of_transpose, out, [x])
+        same_values(new, out, [x], [xv])

@@ -18,12 +18,15 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec, split_inputs
+from opgraph.tensor.reduction import CAReduce, Prod, Sum
 from opgraph.tensor.shape import MakeVector, Shape, make_vector, static_int
+from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import Subtensor, get_item
 from opgraph.tensor.variable import constant
 from opgraph_rewrites.utils import keep_type
@@ -34,6 +37,9 @@ __all__ = [
     "local_subtensor_make_vector",
     "local_subtensor_of_batch_dims",
     "local_subtensor_of_expand_dims",
+    "local_subtensor_of_reduce",
+    "local_subtensor_of_softmax",
+    "local_subtensor_of_transpose",
     "local_subtensor_shape_constant",
     "subtensor_lift_rewriters",
 ]
@@ -78,24 +84,16 @@ def local_subtensor_of_batch_dims(fgraph: Any, node: Apply) -> Any:
     return _fixed(node, inner.op(*new_inputs))
 
 
-@node_rewriter([Subtensor], name="local_subtensor_of_expand_dims")
-def local_subtensor_of_expand_dims(fgraph: Any, node: Apply) -> Any:
-    """x.dimshuffle(0, 'x', 1)[i, :, j:] -> x[i, j:].dimshuffle('x', 0).
-
-    An integer on a new axis must be a constant 0 or -1 (any other value is an
-    index error the original raises); a slice of a new axis must be whole.
-    """
+def _lift_through_dimshuffle(node: Apply) -> Any:
+    """x.dimshuffle(order)[idx] -> x[idx'].dimshuffle(order') (no dropped axes)."""
     ds = node.inputs[0].owner
     if ds is None or not isinstance(ds.op, DimShuffle) or ds.op.drop:
-        return None
-    kept = [o for o in ds.op.new_order if o != "x"]
-    if kept != sorted(kept) or not ds.op.augment:
         return None
     x = ds.inputs[0]
     index = basic_index(node)
     index += [slice(None)] * (len(ds.op.new_order) - len(index))
-    x_index: list[Any] = []
-    layout: list[str] = []  # per output axis of the result: "x" (new) or "v" (from x)
+    x_index: list[Any] = [slice(None)] * x.type.ndim
+    layout: list[Any] = []  # per result axis: "x" (new) or the x axis it comes from
     for order, entry in zip(ds.op.new_order, index):
         if order == "x":
             if isinstance(entry, slice):
@@ -105,21 +103,104 @@ def local_subtensor_of_expand_dims(fgraph: Any, node: Apply) -> Any:
             elif static_int(entry) not in (0, -1):
                 return None
         else:
-            x_index.append(entry)
+            x_index[order] = entry
             if isinstance(entry, slice):
-                layout.append("v")
-    core = get_item(x, tuple(x_index))
-    new_order: list[Any] = []
-    j = 0
-    for kind in layout:
-        if kind == "x":
-            new_order.append("x")
-        else:
-            new_order.append(j)
-            j += 1
-    new = core if "x" not in new_order else DimShuffle(
-        input_ndim=core.type.ndim, new_order=tuple(new_order))(core)
-    return _fixed(node, new)
+                layout.append(order)
+    while x_index and _is_full(x_index[-1]):
+        x_index.pop()
+    core = get_item(x, tuple(x_index)) if x_index else x
+    kept = sorted(a for a in layout if a != "x")
+    new_order = tuple("x" if a == "x" else kept.index(a) for a in layout)
+    if new_order == tuple(range(core.type.ndim)):
+        return _fixed(node, core)
+    return _fixed(node, DimShuffle(input_ndim=core.type.ndim, new_order=new_order)(core))
+
+
+@node_rewriter([Subtensor], name="local_subtensor_of_expand_dims")
+def local_subtensor_of_expand_dims(fgraph: Any, node: Apply) -> Any:
+    """x.dimshuffle(0, 'x', 1)[i, :, j:] -> x[i, j:].dimshuffle('x', 0).
+
+    An integer on a new axis must be a constant 0 or -1 (any other value is an
+    index error the original raises); a slice of a new axis must be whole.
+    """
+    ds = node.inputs[0].owner
+    if ds is None or not isinstance(ds.op, DimShuffle) or not ds.op.augment:
+        return None
+    kept = [o for o in ds.op.new_order if o != "x"]
+    if kept != sorted(kept):
+        return None
+    return _lift_through_dimshuffle(node)
+
+
+@node_rewriter([Subtensor], name="local_subtensor_of_transpose")
+def local_subtensor_of_transpose(fgraph: Any, node: Apply) -> Any:
+    """x.T[i] -> x[:, i].T: index the transposed axes of x directly."""
+    ds = node.inputs[0].owner
+    if ds is None or not isinstance(ds.op, DimShuffle) or not ds.op.is_transpose:
+        return None
+    return _lift_through_dimshuffle(node)
+
+
+def _regroup_is_exact(op: Any, length: int | None) -> bool:
+    """Reducing the same elements of a sliced array keeps the result bit for bit: always
+    for max/min/all/any; for sums and products when NumPy adds the reduced elements one
+    by one either way (fewer than 8 of them: its pairwise summation starts at 8)."""
+    if not isinstance(op, Sum | Prod) and not isinstance(op, Softmax | LogSoftmax):
+        return True
+    return config.fast_math or (length is not None and length < 8)
+
+
+@node_rewriter([Subtensor], name="local_subtensor_of_reduce")
+def local_subtensor_of_reduce(fgraph: Any, node: Apply) -> Any:
+    """sum(x, axis=1)[i, j:] -> sum(x[i, :, j:], axis=0): index the kept axes first."""
+    red = node.inputs[0].owner
+    if red is None or not isinstance(red.op, CAReduce):
+        return None
+    if fgraph is not None and len(fgraph.clients.get(node.inputs[0], ())) != 1:
+        return None
+    x = red.inputs[0]
+    axes = red.op.axis if red.op.axis is not None else tuple(range(x.type.ndim))
+    lengths = [x.type.shape[a] for a in axes]
+    total = None if None in lengths else int(np.prod(lengths))
+    if not _regroup_is_exact(red.op, total):
+        return None
+    kept = [a for a in range(x.type.ndim) if a not in axes]
+    index = basic_index(node)
+    x_index: list[Any] = [slice(None)] * x.type.ndim
+    for a, entry in zip(kept, index):
+        x_index[a] = entry
+    dropped = {a for a, e in zip(kept, index) if not isinstance(e, slice)}
+    new_axes = tuple(a - sum(1 for d in dropped if d < a) for a in axes)
+    return _fixed(node, red.op._clone(new_axes)(get_item(x, tuple(x_index))))
+
+
+@node_rewriter([Subtensor], name="local_subtensor_of_softmax")
+def local_subtensor_of_softmax(fgraph: Any, node: Apply) -> Any:
+    """softmax(x, axis=1)[0] -> softmax(x[0], axis=0) when the index leaves the softmax
+    axis whole; an index on that axis stays outside."""
+    sm = node.inputs[0].owner
+    if sm is None or not isinstance(sm.op, Softmax | LogSoftmax) or sm.op.axis is None:
+        return None
+    if fgraph is not None and len(fgraph.clients.get(node.inputs[0], ())) != 1:
+        return None
+    x = sm.inputs[0]
+    axis = sm.op.axis % x.type.ndim
+    if not _regroup_is_exact(sm.op, x.type.shape[axis]):
+        return None
+    index = basic_index(node)
+    index += [slice(None)] * (x.type.ndim - len(index))
+    if _is_full(index[axis]) and all(_is_full(e) for e in index):
+        return None
+    inner = [slice(None) if k == axis else e for k, e in enumerate(index)]
+    outer_entry = index[axis]
+    if all(_is_full(e) for e in inner):
+        return None  # only the softmax axis is indexed: nothing to lift
+    new_axis = axis - sum(1 for k, e in enumerate(index) if k < axis and not isinstance(e, slice))
+    lifted = type(sm.op)(axis=new_axis)(get_item(x, tuple(inner)))
+    if _is_full(outer_entry):
+        return _fixed(node, lifted)
+    outer = [slice(None)] * new_axis + [outer_entry]
+    return _fixed(node, get_item(lifted, tuple(outer)))
 
 
 @node_rewriter([Subtensor], name="local_subtensor_make_vector")
@@ -184,6 +265,9 @@ def subtensor_lift_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     return [
         ("local_subtensor_of_batch_dims", local_subtensor_of_batch_dims, ()),
         ("local_subtensor_of_expand_dims", local_subtensor_of_expand_dims, ()),
+        ("local_subtensor_of_transpose", local_subtensor_of_transpose, ()),
+        ("local_subtensor_of_reduce", local_subtensor_of_reduce, ()),
+        ("local_subtensor_of_softmax", local_subtensor_of_softmax, ()),
         ("local_subtensor_make_vector", local_subtensor_make_vector, ("fast_compile",)),
         ("local_subtensor_shape_constant", local_subtensor_shape_constant,
          ("fast_compile", "shape")),
