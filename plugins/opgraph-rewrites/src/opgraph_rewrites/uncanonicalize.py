@@ -56,6 +56,8 @@ def local_min_of_neg(fgraph: Any, node: Apply) -> Any:
     if not is_elemwise(node, Neg):
         return False
     (m,) = node.inputs
+    if is_elemwise(m, Neg):  # -(-max(x)), left by the rule applied to the inner min
+        return _fixed(node, m.owner.inputs[0])
     if m.owner is None or not isinstance(m.owner.op, Min):
         return False
     if fgraph is not None and not single_client(fgraph, m):
