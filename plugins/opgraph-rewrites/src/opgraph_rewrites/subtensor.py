@@ -31,7 +31,7 @@ from opgraph.tensor.creation import Alloc, arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import ARRAY, SliceSpec, split_inputs
 from opgraph.tensor.math import clip
-from opgraph.tensor.shape import reshape, shape, static_int
+from opgraph.tensor.shape import Shape, reshape, shape, static_int
 from opgraph.tensor.subtensor import (
     AdvancedIncSubtensor1,
     AdvancedSubtensor1,
@@ -67,6 +67,8 @@ def _const_array(var: Variable, budget: int = _EVAL_BUDGET) -> np.ndarray | None
     node = var.owner
     if node is None or budget <= 0 or node.op.destroy_map:
         return None
+    if isinstance(node.op, Shape) and None not in node.inputs[0].type.shape:
+        return np.asarray(node.inputs[0].type.shape, dtype="int64")  # a static shape
     values = []
     for i in node.inputs:
         v = _const_array(i, budget - 1)
@@ -201,14 +203,17 @@ def _progression(values: np.ndarray, n: int | None) -> slice | None:
         return None
     if values.size == 1:
         first = int(values[0])
-        return slice(first, first + 1, 1)
+        return slice(first, first + 1)
     steps = np.diff(values)
     step = int(steps[0])
     if step == 0 or not np.all(steps == step):
         return None
     first, last = int(values[0]), int(values[-1])
     stop = last + step
-    return slice(first, None if stop < 0 else stop, step)
+    # the shortest spelling: defaults left out (x[0:10:1] on a length-10 axis is x[:])
+    start = None if (step > 0 and first == 0) or (step < 0 and first == n - 1) else first
+    stop = None if stop < 0 or (step > 0 and stop >= n) else stop
+    return slice(start, stop, None if step == 1 else step)
 
 
 @node_rewriter([AdvancedSubtensor1, AdvancedSubtensor], name="local_adv_idx_to_slice")
