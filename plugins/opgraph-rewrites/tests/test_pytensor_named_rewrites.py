@@ -393,3 +393,20 @@ def test_subtensor_lifts_through_reductions_softmax_and_transposes():
     for out in (x.T[0], x.dimshuffle(1, 0, 2)[1, :3, 0]):
         new = rewritten(rw_lift.local_subtensor_of_transpose, out, [x])
         same_values(new, out, [x], [xv])
+
+
+@pytest.mark.parametrize("index", [(0, None), (slice(1, None), [0, 1, 1, -1])])
+def test_log_of_indexed_softmax_is_stable(index):
+    import scipy.special
+
+    from opgraph.tensor.special import Softmax, softmax
+
+    x = pt.matrix("x")
+    out = pt.log(softmax(x, axis=-1)[index])
+    fast, ref = compile_pair([x], out)
+    assert not any(isinstance(n.op, Softmax) for n in fast.maker.fgraph.apply_nodes)
+    v = np.array([[-10.0, -10.0, 999.0], [999.0, 990.0, -10.0]])
+    expected = scipy.special.log_softmax(v, axis=-1)[index]
+    np.testing.assert_allclose(fast(v), expected)
+    with np.errstate(all="ignore"):
+        assert np.isinf(ref(v)).any()  # the unrewritten graph underflows: log(0)

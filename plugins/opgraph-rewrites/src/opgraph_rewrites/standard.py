@@ -18,6 +18,7 @@ from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_con
 from opgraph_rewrites.scan import register_scan_rewrites
 from opgraph_rewrites.shape import reshape_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
+from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.subtensor import subtensor_rewriters
@@ -45,7 +46,7 @@ def register_standard_rewrites(db: Any) -> None:
         canon.register(name, rw, "fast_run", *tags)
     for name, rw, tags in fills["specialize"]:
         spec.register(name, rw, "fast_run", *tags)
-    for name, rw, tags in stabilize_rewriters():
+    for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
     for phase, entries in basic_rewriters().items():
         for name, rw, tags in entries:
