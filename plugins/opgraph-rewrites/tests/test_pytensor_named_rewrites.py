@@ -410,3 +410,23 @@ def test_log_of_indexed_softmax_is_stable(index):
     np.testing.assert_allclose(fast(v), expected)
     with np.errstate(all="ignore"):
         assert np.isinf(ref(v)).any()  # the unrewritten graph underflows: log(0)
+
+
+def test_useless_comparisons_only_where_nan_cannot_change_them():
+    x, i = pt.matrix("x"), pt.imatrix("i")
+    b = pt.matrix("b", dtype="bool")
+    xv = np.array([[1.0, np.nan], [0.0, -np.inf]])
+    iv = np.array([[1, 2], [3, -4]], dtype="int32")
+    bv = np.array([[True, False], [False, True]])
+    folded = [([x], pt.lt(x, x), xv), ([i], pt.le(i, i), iv), ([i], pt.neq(i, i), iv),
+              ([b], pt.and_(b, False), bv), ([b], pt.or_(b, True), bv),
+              ([x], pt.lt(x.shape[0], 0), xv), ([x], pt.ge(x.shape[0] + x.shape[1], 0), xv)]
+    for ins, out, value in folded:
+        fast, ref = compile_pair(ins, out)
+        assert not any(type(getattr(n.op, "scalar_op", None)).__name__ in ("LT", "LE", "NEQ",
+                                                                            "GE", "AND", "OR")
+                       for n in fast.maker.fgraph.apply_nodes)
+        assert_same(fast, ref, value)
+    fast, ref = compile_pair([x], pt.le(x, x))  # nan <= nan is False: kept
+    assert op_counts(fast)["LE"] == 1
+    assert_same(fast, ref, xv)

@@ -18,19 +18,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from opgraph.compile.database import optdb
 from opgraph.config import config
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.scalar.arith import Add, Mul, TrueDiv
-from opgraph.scalar.structural import Switch
+from opgraph.scalar.logic import AND, EQ, GE, GT, LE, LT, NEQ, OR, XOR
+from opgraph.scalar.structural import Cast, Switch
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.join import Join
 from opgraph.tensor.math import add, mul, switch, true_div
 from opgraph.tensor.products import Dot, dot
 from opgraph.tensor.reduction import CAReduce, Sum
-from opgraph.tensor.shape import static_int
+from opgraph.tensor.shape import Shape, Shape_i, static_int
+from opgraph.tensor.subtensor import Subtensor
+from opgraph.tensor.variable import constant
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer
 from opgraph_rewrites.mul_tree import (
     compute_mul,
@@ -54,6 +59,7 @@ __all__ = [
     "local_reduce_chain",
     "local_reduce_join",
     "local_sum_prod_of_mul_or_div",
+    "local_useless_elemwise_comparison",
     "math_rewriters",
     "mul_canonizer",
     "parse_mul_tree",
@@ -211,6 +217,69 @@ def local_greedy_distributor(fgraph: Any, node: Apply) -> Any:
     return False
 
 
+def _nonnegative(var: Any, budget: int = 8) -> bool:
+    """``var`` is known >= 0: a shape entry, a non-negative constant, or a sum of those."""
+    value = const_value(var)
+    if value is not None:
+        return bool(np.all(np.asarray(value) >= 0))
+    node = var.owner
+    if node is None or budget <= 0:
+        return False
+    if isinstance(node.op, Shape_i):
+        return True
+    if isinstance(node.op, Subtensor) and node.inputs[0].owner is not None and isinstance(
+            node.inputs[0].owner.op, Shape):
+        return True
+    if is_elemwise(node, Add) or is_elemwise(node, Cast):
+        return all(_nonnegative(i, budget - 1) for i in node.inputs)
+    return False
+
+
+def _is_discrete(var: Any) -> bool:
+    return var.type.dtype == "bool" or var.type.dtype[:3] in ("int", "uin")
+
+
+@node_rewriter([Elemwise], name="local_useless_elemwise_comparison")
+def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
+    """Comparisons whose answer is known: ``x < x`` and ``x > x`` are false (NaN too);
+    ``x <= x``, ``x >= x``, ``x == x`` are true and ``x != x``, ``x ^ x`` false for
+    integers and booleans (a NaN is not equal to itself); ``x & 0`` is 0, ``b | True`` is
+    true; a shape entry ``< 0`` is false, ``>= 0`` true, ``== -1`` false."""
+    sop = node.op.scalar_op
+    if len(node.inputs) != 2:
+        return False
+    a, b = node.inputs
+    out = node.outputs[0]
+    answer = None
+    if a is b:
+        if isinstance(sop, LT | GT):
+            answer = False
+        elif isinstance(sop, LE | GE | EQ) and _is_discrete(a):
+            answer = True
+        elif isinstance(sop, NEQ | XOR) and _is_discrete(a):
+            answer = 0
+    elif isinstance(sop, AND) and _is_discrete(out):
+        if any(const_value(v) is not None and const_value(v) == 0 for v in (a, b)):
+            answer = 0
+    elif isinstance(sop, OR) and out.type.dtype == "bool":
+        if any(const_value(v) is not None and bool(const_value(v)) for v in (a, b)):
+            answer = True
+    else:
+        zero = const_value(b)
+        if zero is not None and _nonnegative(a):
+            if isinstance(sop, LT) and zero <= 0:
+                answer = False
+            elif isinstance(sop, GE) and zero <= 0:
+                answer = True
+            elif isinstance(sop, EQ) and zero < 0:
+                answer = False
+    if answer is None:
+        return False
+    value = constant(np.asarray(answer, dtype=out.type.dtype))
+    fixed = keep_type(out, value, refs=node.inputs)  # broadcast like the inputs
+    return [fixed] if fixed is not None else False
+
+
 _REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc")}
 """PyTensor names of rewrites another plugin registers (found in the database by name)."""
 
@@ -233,6 +302,8 @@ def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ()),
         ("local_reduce_chain", local_reduce_chain, ("fast_compile",)),
         ("local_reduce_join", local_reduce_join, ()),
+        ("local_useless_elemwise_comparison", local_useless_elemwise_comparison,
+         ("fast_compile",)),
     ]
 
 
