@@ -52,6 +52,7 @@ __all__ = [
     "fast_math_rewriters",
     "is_1pexp",
     "local_div_switch_sink",
+    "local_dot_to_mul",
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
     "local_mul_canonizer",
@@ -87,6 +88,20 @@ def local_lift_transpose_through_dot(fgraph: Any, node: Apply) -> Any:
     if fgraph is not None and len(fgraph.clients.get(node.inputs[0], [])) != 1:
         return False
     return _fixed(node, dot(b.T, a.T))
+
+
+@node_rewriter([Dot], name="local_dot_to_mul")
+def local_dot_to_mul(fgraph: Any, node: Apply) -> Any:
+    """dot over an axis of static length 1 is a product: ``dot(a, b)`` of shapes (1,)
+    and (1,), (n, 1) and (1,), or (1,) and (1, m) -> ``a[0] * b[0]``, ``a[:, 0] * b[0]``,
+    ``a[0] * b[0, :]`` (one product per element, no sum). An outer product
+    ((n, 1) by (1, m)) stays a dot (BLAS computes it well)."""
+    a, b = node.inputs
+    if a.type.shape[-1] != 1 or b.type.shape[0] != 1 or a.type.ndim + b.type.ndim > 3:
+        return False
+    left = a[0] if a.type.ndim == 1 else a[:, 0]
+    right = b[0]
+    return _fixed(node, mul(left, right))
 
 
 local_mul_canonizer = AlgebraicCanonizer("mul")
@@ -302,6 +317,7 @@ def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ()),
         ("local_reduce_chain", local_reduce_chain, ("fast_compile",)),
         ("local_reduce_join", local_reduce_join, ()),
+        ("local_dot_to_mul", local_dot_to_mul, ()),
         ("local_useless_elemwise_comparison", local_useless_elemwise_comparison,
          ("fast_compile",)),
     ]
