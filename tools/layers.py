@@ -93,6 +93,7 @@ DOCUMENTED_GETATTR = {
     # Names a plugin provides on a core module (pt.erf from opgraph-special): the core
     # cannot import the plugin, so the name resolves through faces.py on first access.
     "opgraph.tensor": "plugin-provided names through faces.py",
+    "opgraph.scalar": "plugin-provided names through faces.py (Psi, TriGamma, ...)",
 }
 
 # Imports between packages that wait for the typed plugin seam (issue 14 item 2): the C

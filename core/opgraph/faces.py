@@ -162,6 +162,7 @@ NAME_FACES: dict[str, dict[str, str]] = {
         ),
         "opgraph-special",
     ),
+    "opgraph.scalar": dict.fromkeys(("PolyGamma", "Psi", "TriGamma"), "opgraph-special"),
 }
 """Names of core modules that a plugin provides (PyTensor's ``pt.erf``...), per module."""
 

@@ -68,6 +68,7 @@ _LAZY = {
     "wrap_py": "opgraph.compile.ops",
     "pfunc": "opgraph.compile.function.pfunc",
     "orig_function": "opgraph.compile.function.types",
+    "optdb": "opgraph.compile.database",
 }
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "get_default_mode",
     "get_mode",
     "get_rewriter",
+    "optdb",
     "orig_function",
     "pfunc",
     "predefined_linkers",

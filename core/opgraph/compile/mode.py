@@ -499,6 +499,11 @@ class Mode:
         """The query as PyTensor reports it: plus ``minimum_compile`` and the linker's tag."""
         return self._query().including("minimum_compile", _linker_tag(self.linker_spec))
 
+    @_optimizer.setter
+    def _optimizer(self, value: Any) -> None:
+        """PyTensor code writes ``mode._optimizer = mode._optimizer.including(...)``."""
+        self.optimizer = _as_optimizer(value)
+
     def fallback_linker(self, failed: str) -> Linker | None:
         """The linker to use when linker ``failed`` cannot build a graph, or None.
 

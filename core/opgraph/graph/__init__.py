@@ -74,6 +74,7 @@ _LAZY: dict[str, str] = {
     "graph_replace": "opgraph.graph.replace",
     "vectorize_graph": "opgraph.graph.replace",
     "rewrite_graph": "opgraph.graph.rewriting.utils",
+    "RewriteDatabaseQuery": "opgraph.graph.rewriting.db",  # served by opgraph-rewrites
     "explicit_graph_inputs": "opgraph.graph.traversal",
     "toposort": "opgraph.graph.traversal",
     "InconsistencyError": "opgraph.graph.utils",
@@ -94,6 +95,7 @@ __all__ = [
     "NullType",
     "Op",
     "ReplaceValidate",
+    "RewriteDatabaseQuery",
     "Type",
     "Variable",
     "ancestors",

@@ -7,6 +7,9 @@ The dtype instances ``bool``, ``int8`` ... ``complex128`` and the ops ``abs``,
 ``__all__`` so that ``from opgraph.scalar import *`` never shadows builtins.
 """
 
+from typing import Any as _Any
+
+from opgraph import faces as _faces
 from opgraph.scalar import arith as _arith
 from opgraph.scalar import grad_arithmetic as _grad_arithmetic  # noqa: F401  (autodiff's table)
 from opgraph.scalar import logic as _logic
@@ -57,3 +60,11 @@ __all__ = sorted(
 )
 
 del _d
+
+
+def __getattr__(name: str) -> _Any:
+    """Op classes a plugin provides under PyTensor's names (``Psi`` from opgraph-special)."""
+    value = _faces.provided_name(__name__, name)
+    if not isinstance(value, _faces.MissingPluginName):
+        globals()[name] = value
+    return value

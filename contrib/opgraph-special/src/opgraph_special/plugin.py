@@ -39,4 +39,6 @@ def opgraph_op_impl(op: Any, backend: str) -> OpImpl | None:
 def opgraph_public_modules() -> list[PublicModule]:
     """``pt.erf``, ``pt.gammaln``...: this package's functions under PyTensor's names."""
     return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
-                         names=(*_function_names, *_EXTRA_NAMES))]
+                         names=(*_function_names, *_EXTRA_NAMES)),
+            PublicModule("opgraph.scalar", "opgraph_special.scalar",
+                         names=("PolyGamma", "Psi", "TriGamma"))]

@@ -40,7 +40,9 @@ __all__ = [
     "Erfinv",
     "GammaLn",
     "LogNdtr",
+    "PolyGamma",
     "Polygamma",
+    "Psi",
     "ScipyOut",
     "SpecialOp",
     "XLog1pY",
@@ -62,6 +64,7 @@ __all__ = [
     "Kv",
     "Kve",
     "OwensT",
+    "TriGamma",
     *_function_names,  # one op instance per tensor function, of the same name
 ]
 
@@ -243,6 +246,30 @@ class Polygamma(ScalarOp):
 
 def _polygamma_out(n: ScalarType, x: ScalarType) -> tuple[ScalarType]:
     return ScipyOut("digamma")(x)
+
+
+class TriGamma(SpecialOp):
+    """trigamma(x) = polygamma(1, x), the derivative of digamma (PyTensor's ``TriGamma``)."""
+
+    nin = 1
+    scipy_name = "digamma"  # the output dtype rule (polygamma's is digamma's)
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__(name=name or "tri_gamma")
+
+    def numpy_fn(self, x: Any) -> Any:
+        (out,) = ScipyOut("digamma")(get_scalar_type(np.asarray(x).dtype.name))
+        return np.asarray(_sc().polygamma(1, x)).astype(out.dtype)
+
+    def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
+        (x,) = inputs
+        return [polygamma(ps.constant(2, dtype="int64"), x)]
+
+
+Psi = Digamma
+"""PyTensor's name for the digamma op class."""
+PolyGamma = Polygamma
+"""PyTensor's name for the polygamma op class."""
 
 
 class BetaLn(SpecialOp):

@@ -17,5 +17,6 @@ def opgraph_register_rewrites(db: Any) -> None:
 
 @hookimpl
 def opgraph_public_modules() -> list[PublicModule]:
-    """The PyTensor path whose code lives in this plugin."""
-    return [PublicModule("opgraph.compile.builders", "opgraph_ofg.builders")]
+    """The PyTensor paths whose code lives in this plugin."""
+    return [PublicModule("opgraph.compile.builders", "opgraph_ofg.builders"),
+            PublicModule("opgraph.tensor.rewriting.ofg", "opgraph_ofg.rewrites")]

@@ -1,12 +1,261 @@
-"""What PyTensor code imports from ``pytensor.tensor.rewriting.basic``.
+"""What PyTensor code imports from ``pytensor.tensor.rewriting.basic``, and the rewrites
+of that module opgraph did not have: useless switches, scalar/tensor round trips,
+nested allocs, allocs of new length-1 dimensions, always-true assertions.
 
 The plugin serves ``opgraph.tensor.rewriting`` with this package, so
-``from opgraph.tensor.rewriting.basic import constant_folding`` gives the
-rewrite the standard database runs.
+``from opgraph.tensor.rewriting.basic import local_useless_alloc`` gives a
+rewriter equal to the one the standard database runs under that name.
+Every rewrite here keeps the replaced variable's type (``keep_type``).
 """
 
 from __future__ import annotations
 
-from opgraph_rewrites.constant_folding import constant_folding
+from typing import Any
 
-__all__ = ["constant_folding"]
+import numpy as np
+
+from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
+from opgraph.graph.rewriting.walking import in2out
+from opgraph.raise_op import CheckAndRaise, assert_op
+from opgraph.scalar.structural import Switch
+from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
+from opgraph.tensor.creation import Alloc, alloc
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.math import eq, switch
+from opgraph_rewrites.canonicalize import local_useless_cast
+from opgraph_rewrites.constant_folding import constant_folding
+from opgraph_rewrites.fill import local_fill_sink
+from opgraph_rewrites.registering import (
+    register_canonicalize,
+    register_specialize,
+    register_stabilize,
+    register_uncanonicalize,
+    register_useless,
+)
+from opgraph_rewrites.useless import is_dim_of
+from opgraph_rewrites.useless import local_useless_alloc as _useless_alloc
+from opgraph_rewrites.utils import const_value, keep_type
+
+__all__ = [
+    "assert_op",
+    "basic_rewriters",
+    "constant_folding",
+    "local_alloc_sink_dimshuffle",
+    "local_merge_alloc",
+    "local_merge_switch_same_cond",
+    "local_remove_all_assert",
+    "local_remove_useless_assert",
+    "local_scalar_tensor_scalar",
+    "local_tensor_scalar_tensor",
+    "local_useless_alloc",
+    "local_useless_elemwise",
+    "local_useless_switch",
+    "register_canonicalize",
+    "register_specialize",
+    "register_stabilize",
+    "register_uncanonicalize",
+    "register_useless",
+    "topo_constant_folding",
+    "topo_unconditional_constant_folding",
+    "topological_second_sink",
+    "unconditional_constant_folding",
+]
+
+
+def _constant_truth(var: Variable) -> bool | None:
+    """True/False when every element of ``var`` is a known constant true/false
+    (seen through broadcasts), else None."""
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        if data.size == 0:
+            return None
+        if np.all(data):
+            return True
+        return False if not np.any(data) else None
+    value = const_value(var)
+    return None if value is None else bool(value)
+
+
+@node_rewriter([Elemwise], name="local_useless_switch")
+def local_useless_switch(fgraph: Any, node: Apply) -> Any:
+    """switch(c, a, b) -> a (c constant true) or b (c constant false); switch(c, a, a) -> a.
+
+    The kept branch is broadcast against the other inputs and cast, so the
+    result has the switch's exact type (and a condition that would change the
+    shape keeps its effect).
+    """
+    if not isinstance(node.op.scalar_op, Switch):
+        return False
+    cond, left, right = node.inputs
+    out = node.outputs[0]
+    truth = _constant_truth(cond)
+    if truth is None and left is not right:
+        return False
+    kept = left if (truth is None or truth) else right
+    other = [v for v in node.inputs if v is not kept]
+    new = keep_type(out, kept, refs=other)
+    return [new] if new is not None else False
+
+
+def _switch_parts(var: Variable) -> tuple[Variable, Variable, Variable] | None:
+    node = var.owner
+    if node is None or not isinstance(node.op, Elemwise) or not isinstance(
+            node.op.scalar_op, Switch):
+        return None
+    return tuple(node.inputs)  # type: ignore[return-value]
+
+
+@node_rewriter([Elemwise], name="local_merge_switch_same_cond")
+def local_merge_switch_same_cond(fgraph: Any, node: Apply) -> Any:
+    """op(switch(c, a, b), switch(c, x, y)) -> switch(c, op(a, x), op(b, y)).
+
+    Elementwise, so each element computes the same operation on the same
+    values; both branches are still computed in full, so shape errors stay.
+    """
+    if isinstance(node.op.scalar_op, Switch) or len(node.inputs) < 2 or len(node.outputs) != 1:
+        return False
+    parts = [_switch_parts(i) for i in node.inputs]
+    if any(p is None for p in parts):
+        return False
+    cond = parts[0][0]
+    if any(p[0] is not cond for p in parts):
+        return False
+    op = Elemwise(node.op.scalar_op)
+    new = switch(cond, op(*[p[1] for p in parts]), op(*[p[2] for p in parts]))
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else False
+
+
+@node_rewriter([TensorFromScalar], name="local_tensor_scalar_tensor")
+def local_tensor_scalar_tensor(fgraph: Any, node: Apply) -> Any:
+    """tensor_from_scalar(scalar_from_tensor(t)) -> t."""
+    s = node.inputs[0]
+    if s.owner is None or not isinstance(s.owner.op, ScalarFromTensor):
+        return False
+    t = s.owner.inputs[0]
+    return [t] if t.type == node.outputs[0].type else False
+
+
+@node_rewriter([ScalarFromTensor], name="local_scalar_tensor_scalar")
+def local_scalar_tensor_scalar(fgraph: Any, node: Apply) -> Any:
+    """scalar_from_tensor(tensor_from_scalar(s)) -> s."""
+    t = node.inputs[0]
+    if t.owner is None or not isinstance(t.owner.op, TensorFromScalar):
+        return False
+    s = t.owner.inputs[0]
+    return [s] if s.type == node.outputs[0].type else False
+
+
+def _is_one(var: Variable) -> bool:
+    value = const_value(var)
+    return value is not None and value == 1
+
+
+@node_rewriter([Alloc], name="local_merge_alloc")
+def local_merge_alloc(fgraph: Any, node: Apply) -> Any:
+    """alloc(alloc(m, *s1), *s2) -> alloc(m, *s2).
+
+    Where the inner alloc gave a dimension a length other than 1, the outer
+    length must equal it: the new alloc asserts that at run time.
+    """
+    inner = node.inputs[0].owner
+    if inner is None or not isinstance(inner.op, Alloc):
+        return False
+    m, *inner_dims = inner.inputs
+    outer_dims = list(node.inputs[1:])
+    offset = len(outer_dims) - len(inner_dims)
+    dims = list(outer_dims)
+    for k, d_in in enumerate(inner_dims):
+        d_out = outer_dims[offset + k]
+        if d_in is d_out or _is_one(d_in):
+            continue
+        dims[offset + k] = assert_op(d_out, eq(d_out, d_in))
+    new = keep_type(node.outputs[0], alloc(m, *dims))
+    return [new] if new is not None else False
+
+
+@node_rewriter([Alloc], name="local_alloc_sink_dimshuffle")
+def local_alloc_sink_dimshuffle(fgraph: Any, node: Apply) -> Any:
+    """alloc(x, 1, ..., *rest) -> dimshuffle(alloc(x, *rest)) for new dimensions of length 1.
+
+    A new leading dimension of constant length 1 is a DimShuffle's ``'x'``;
+    the alloc that remains disappears when it only restates ``x``'s shape.
+    """
+    x, *dims = node.inputs
+    n_new = len(dims) - x.type.ndim
+    dropped = [k for k in range(n_new) if _is_one(dims[k])]
+    if not dropped:
+        return False
+    rest = [d for k, d in enumerate(dims) if k not in dropped]
+    if len(rest) == x.type.ndim and all(is_dim_of(fgraph, d, x, k) for k, d in enumerate(rest)):
+        core = x
+    else:
+        core = alloc(x, *rest)
+    order: list[Any] = []
+    j = 0
+    for k in range(len(dims)):
+        if k in dropped:
+            order.append("x")
+        else:
+            order.append(j)
+            j += 1
+    new = DimShuffle(input_ndim=core.type.ndim, new_order=tuple(order))(core)
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else False
+
+
+@node_rewriter([CheckAndRaise], name="local_remove_useless_assert")
+def local_remove_useless_assert(fgraph: Any, node: Apply) -> Any:
+    """Drop conditions that are constant true; with none left, the value itself."""
+    value, *conds = node.inputs
+    kept = [c for c in conds if _constant_truth(c) is not True]
+    if len(kept) == len(conds):
+        return False
+    if not kept:
+        return [value]
+    return [node.op(value, *kept)]
+
+
+@node_rewriter([CheckAndRaise], name="local_remove_all_assert")
+def local_remove_all_assert(fgraph: Any, node: Apply) -> Any:
+    """Remove every assertion (unsafe: only when asked for by name or the 'unsafe' tag)."""
+    return [node.inputs[0]]
+
+
+@node_rewriter(None, name="unconditional_constant_folding")
+def unconditional_constant_folding(fgraph: Any, node: Apply) -> Any:
+    """Fold constant nodes even where the Op prefers not to (e.g. an Alloc output)."""
+    if not node.inputs or not all(isinstance(i, Constant) for i in node.inputs):
+        return False
+    cells: list[list[Any]] = [[None] for _ in node.outputs]
+    try:
+        node.op.perform(node, [i.data for i in node.inputs], list(cells))
+        return [var.type.make_constant(value) for var, (value,) in zip(node.outputs, cells)]
+    except Exception:  # no usable perform, or a run-time error: leave it to run time
+        return False
+
+
+local_useless_alloc = _useless_alloc()
+local_useless_elemwise = local_useless_cast()
+topo_constant_folding = in2out(constant_folding, name="topo_constant_folding")
+topo_unconditional_constant_folding = in2out(
+    unconditional_constant_folding, name="topo_unconditional_constant_folding")
+topological_second_sink = in2out(local_fill_sink(), name="topological_second_sink")
+
+
+def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]]]]:
+    """(name, rewriter, extra tags) per phase, for :mod:`opgraph_rewrites.standard`."""
+    both = [
+        ("local_useless_switch", local_useless_switch, ("fast_compile", "shape_unsafe")),
+        ("local_tensor_scalar_tensor", local_tensor_scalar_tensor, ("fast_compile",)),
+        ("local_scalar_tensor_scalar", local_scalar_tensor_scalar, ("fast_compile",)),
+        ("local_remove_useless_assert", local_remove_useless_assert, ("fast_compile",)),
+    ]
+    return {
+        "canonicalize": [*both,
+                         ("local_merge_alloc", local_merge_alloc, ()),
+                         ("local_merge_switch_same_cond", local_merge_switch_same_cond, ()),
+                         ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ())],
+        "specialize": both,
+    }

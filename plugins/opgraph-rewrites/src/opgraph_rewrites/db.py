@@ -75,12 +75,15 @@ def _tags(value: Any, what: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@attrs.frozen
+@attrs.define(unsafe_hash=True)
 class RewriteDatabaseQuery:
     """Which entries to take: any tag of ``include``, all of ``require``, none of ``exclude``.
 
     ``subquery`` maps a nested database's name to the query used inside it;
     ``position_cutoff`` drops SequenceDB entries at or after that position.
+    Attributes may be set (PyTensor code sets ``q.position_cutoff = 1.51``);
+    the hash follows the current values, so a changed query never hits the
+    cache entry of its old value.
     """
 
     include: frozenset[str] = attrs.field(converter=lambda v: _tags(v, "include"))
@@ -318,7 +321,7 @@ class RewriteDatabase:
             pass
         except TypeError:
             return self.__query__(q)
-        result = self._cache[q] = self.__query__(q)
+        result = self._cache[attrs.evolve(q)] = self.__query__(q)  # a copy: q may change
         return result
 
     def __query__(self, q: RewriteDatabaseQuery) -> Any:

@@ -32,5 +32,5 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.scan.rewriting", "opgraph_rewrites.scan"),
         PublicModule("opgraph.tensor.random.rewriting", "opgraph_rewrites.random"),
         PublicModule("opgraph.tensor.rewriting", "opgraph_rewrites"),
-        PublicModule("opgraph.tensor.rewriting.shape", "opgraph_rewrites.shape_feature"),
+        PublicModule("opgraph.tensor.rewriting.shape", "opgraph_rewrites.shape"),
     ]

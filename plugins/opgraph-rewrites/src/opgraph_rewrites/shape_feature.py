@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.features import AlreadyThere, Feature
 from opgraph.graph.rewriting.basic import GraphRewriter, NodeRewriter, node_rewriter
 
@@ -105,6 +105,22 @@ class ShapeFeature(Feature):
                 self.shape_of[v] = self._default(v)
         return self.shape_of[var]
 
+    def same_shape(self, x: Variable, y: Variable, dim_x: int | None = None,
+                   dim_y: int | None = None) -> bool:
+        """Whether ``x`` and ``y`` are known to have the same shape (or the same length
+        on axes ``dim_x``/``dim_y``): equal static lengths or the same symbolic length.
+        An axis out of range raises IndexError."""
+        sx, sy = self.get_shape(x), self.get_shape(y)
+        if sx is None or sy is None:
+            return False
+        if dim_x is not None:
+            sx = (sx[dim_x],)
+        if dim_y is not None:
+            sy = (sy[dim_y],)
+        if len(sx) != len(sy):
+            return False
+        return all(_same_dim(a, b) for a, b in zip(sx, sy))
+
     def _infer(self, node: Apply) -> None:
         in_shapes = [self.shape_of.get(i) for i in node.inputs]
         try:
@@ -128,6 +144,19 @@ class ShapeFeature(Feature):
                 else:
                     dims.append(d)
             self.shape_of[o] = tuple(dims)
+
+
+def _same_dim(a: Variable, b: Variable) -> bool:
+    """Two shape entries known equal: the same variable, equal constants, or the same
+    ``Shape_i`` of the same variable."""
+    if a is b:
+        return True
+    if isinstance(a, Constant) and isinstance(b, Constant):
+        return bool(np.array_equal(a.data, b.data))
+    na, nb = a.owner, b.owner
+    return (na is not None and nb is not None and na.op == nb.op
+            and len(na.inputs) == len(nb.inputs)
+            and all(i is j for i, j in zip(na.inputs, nb.inputs)))
 
 
 def _depends_on(dim: Variable, var: Variable) -> bool:

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
+from opgraph_rewrites.elemwise import elemwise_rewriters
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
+from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.scan import register_scan_rewrites
+from opgraph_rewrites.shape import reshape_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
+from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
+from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
 
@@ -30,15 +38,24 @@ def register_standard_rewrites(db: Any) -> None:
     canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
-                           *inverse_pair_rewriters()]:
+                           *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
+                           *reshape_rewriters(), *subtensor_lift_rewriters(),
+                           *subtensor_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
     for name, rw, tags in fills["canonicalize"]:
         canon.register(name, rw, "fast_run", *tags)
     for name, rw, tags in fills["specialize"]:
         spec.register(name, rw, "fast_run", *tags)
-    for name, rw, tags in stabilize_rewriters():
+    for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
+    for phase, entries in basic_rewriters().items():
+        for name, rw, tags in entries:
+            db[phase].register(name, rw, "fast_run", *tags)
+    for name, rw, tags in fast_math_rewriters():
+        canon.register(name, rw, *tags)
+    # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
+    spec.register("local_remove_all_assert", local_remove_all_assert, "unsafe")
     # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
     # written-out sigmoids and their gradients stay finite there too (PyTensor's
     # FAST_COMPILE trains the logistic-regression tutorial; NaN would be a wrong result).
@@ -50,7 +67,7 @@ def register_standard_rewrites(db: Any) -> None:
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
-    for name, rw, tags in specialize_rewriters():
+    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters()]:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")

@@ -1,0 +1,51 @@
+"""What PyTensor code imports from ``pytensor.tensor.rewriting.elemwise``.
+
+``local_dimshuffle_lift`` moves a DimShuffle below the Elemwise it reorders
+(towards the inputs, where DimShuffles compose and vanish); ``FusionOptimizer``
+is the standard fusion pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgraph.graph.basic import Apply
+from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
+from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.utils import keep_type
+
+__all__ = ["FusionOptimizer", "elemwise_rewriters", "local_dimshuffle_lift"]
+
+_compose = local_dimshuffle_dimshuffle()
+
+
+@node_rewriter([DimShuffle], name="local_dimshuffle_lift")
+def local_dimshuffle_lift(fgraph: Any, node: Apply) -> Any:
+    """ds(elemwise(x, y)) -> elemwise(ds(x), ds(y)); ds(ds(x)) -> ds(x); identity ds(x) -> x.
+
+    Lifting only when the DimShuffle is the Elemwise's one client, so no work
+    is duplicated.
+    """
+    op = node.op
+    (x,) = node.inputs
+    inner = x.owner
+    if inner is not None and isinstance(inner.op, Elemwise) and len(inner.outputs) == 1:
+        clients = fgraph.clients.get(x, []) if fgraph is not None else []
+        if len(clients) == 1 and not inner.op.inplace_pattern:
+            new_inputs = []
+            for i in inner.inputs:
+                if i.type.ndim != op.input_ndim:
+                    return False
+                new_inputs.append(DimShuffle(input_ndim=op.input_ndim,
+                                             new_order=op.new_order)(i))
+            lifted = inner.op(*new_inputs)
+            fixed = keep_type(node.outputs[0], lifted)
+            return [fixed] if fixed is not None else False
+    return _compose.transform(fgraph, node)
+
+
+def elemwise_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
+    """(name, rewriter, extra tags) for the canonicalize phase."""
+    return [("local_dimshuffle_lift", local_dimshuffle_lift, ("fast_compile",))]
