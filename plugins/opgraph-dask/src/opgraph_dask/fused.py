@@ -42,11 +42,12 @@ class RowPlan:
 
 
 def row_signature(inputs: Sequence[Variable], env: dict[Variable, Any]) -> tuple[int, ...]:
-    """Positions of the data inputs: dask arrays with the most rows (known, > 0)."""
+    """Positions of the data inputs: the dask arrays with as many rows (known, > 0) as
+    the largest one."""
     lazy = [(k, env[v]) for k, v in enumerate(inputs) if is_lazy(env.get(v)) and env[v].ndim]
     if not lazy or any(math.isnan(s) for _, a in lazy for s in a.shape):
         return ()
-    n = max(a.shape[0] for _, a in lazy)
+    n = max(lazy, key=lambda item: item[1].nbytes)[1].shape[0]
     rows = [(k, a) for k, a in lazy if a.shape[0] == n]
     if n == 0 or sum(a.nbytes for _, a in rows) < FUSE_MIN_BYTES:
         return ()
