@@ -16,12 +16,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
-import dask
 import dask.array as da
 import numpy as np
 from dask import delayed
 
 from opgraph.graph.basic import Apply, Variable
+from opgraph_dask.cluster import compute
 from opgraph_dask.memmap import MemmapSource
 from opgraph_dask.rows import RowRegion, find_region
 from opgraph_dask.tiles import TILE_BYTES, FileRows, TileProgram, combine_partials
@@ -73,7 +73,7 @@ def build_region(plan: RowPlan, env: dict[Variable, Any], value: Callable[[Varia
     rows = [env[v] for v in region.row_inputs]
     outer = [value(v) for v in region.outer_inputs]
     lazy = [k for k, o in enumerate(outer) if is_lazy(o)]
-    for k, o in zip(lazy, dask.compute(*[outer[k] for k in lazy])):
+    for k, o in zip(lazy, compute(*[outer[k] for k in lazy])):
         outer[k] = np.asarray(o)
     shapes = program.probe(rows, outer)
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import dask
 import dask.array as da
 import numpy as np
 
@@ -24,6 +23,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph.tensor.type import TensorType
 from opgraph_dask import fused, translate
+from opgraph_dask.cluster import compute
 from opgraph_dask.kernels import run_node
 from opgraph_dask.memmap import MemmapSource, memmap_source
 from opgraph_dask.options import chunks_for, current_options, default_chunks
@@ -111,7 +111,7 @@ class DaskLinker(Linker):
             finals = [_value(v, env) for v in outputs]
             pending = [k for k, v in enumerate(finals)
                        if translate.is_lazy(v) and (not opts["lazy"] or k in updates)]
-            computed = dask.compute(*[finals[k] for k in pending])
+            computed = compute(*[finals[k] for k in pending])
             for k, value in zip(pending, computed):
                 finals[k] = _as_output(outputs[k], value)
             for cell, value in zip(output_storage, finals):

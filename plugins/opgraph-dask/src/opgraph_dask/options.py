@@ -11,10 +11,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
 from collections.abc import Iterator
 from typing import Any
-
-from dask.system import CPU_COUNT
 
 __all__ = ["UNSET", "chunks_for", "current_options", "dask_options", "default_chunks"]
 
@@ -24,6 +23,9 @@ CHUNK_MAX_BYTES = 64 << 20
 CHUNK_MIN_BYTES = 4 << 20
 #: chunks per core for an array large enough (load balance vs per-task cost)
 CHUNKS_PER_CORE = 4
+#: the cores this process may run on (dask's threaded scheduler starts as many threads)
+CPU_COUNT = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+    os.cpu_count() or 1)
 
 UNSET: Any = object()
 
