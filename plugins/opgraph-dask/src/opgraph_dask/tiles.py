@@ -17,7 +17,6 @@ the tiles go.
 
 from __future__ import annotations
 
-import collections
 import os
 import threading
 import uuid
@@ -26,11 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.compile.function import function
 from opgraph.graph.basic import Apply, Variable
 from opgraph.link.basic import raise_with_op
-from opgraph.plugins.registry import linker_records
 from opgraph.tensor.type import TensorType
+from opgraph_dask.compiled import compiled
 from opgraph_dask.kernels import run_node
 from opgraph_dask.memmap import MemmapSource
 from opgraph_dask.rows import RowRegion
@@ -40,9 +38,6 @@ __all__ = ["FileRows", "TileProgram", "combine_partials"]
 #: bytes of row inputs per tile: the tile and its temporaries stay in a core's cache
 TILE_BYTES = 1 << 20
 
-_COMPILED: collections.OrderedDict[tuple[str, int], Any] = collections.OrderedDict()
-_COMPILED_MAX = 256
-_LOCK = threading.Lock()
 _LOCAL = threading.local()
 
 
@@ -60,11 +55,6 @@ class FileRows:
 
     def __repr__(self) -> str:
         return f"FileRows({self.source.filename!r}, {self.start}:{self.stop})"
-
-
-def _tile_mode() -> str:
-    """FAST_RUN (C kernels) where the C linker is installed, else the Python VM."""
-    return "FAST_RUN" if "c" in linker_records() else "FAST_COMPILE"
 
 
 class TileProgram:
@@ -116,16 +106,7 @@ class TileProgram:
         return [np.shape(env[v]) for v in self.outputs]
 
     def _compiled(self) -> Any:
-        key = (self.token, threading.get_ident())
-        with _LOCK:
-            fn = _COMPILED.get(key)
-        if fn is None:
-            fn = function(self.inputs, self.outputs, mode=_tile_mode(), on_unused_input="ignore")
-            with _LOCK:
-                _COMPILED[key] = fn
-                while len(_COMPILED) > _COMPILED_MAX:
-                    _COMPILED.popitem(last=False)
-        return fn
+        return compiled(self.token, self.inputs, self.outputs)
 
     def run_chunk(self, tile_rows: int, shapes: Sequence[tuple], rows: Sequence[Any],
                   *outer: Any) -> tuple:

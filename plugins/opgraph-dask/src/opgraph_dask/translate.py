@@ -32,7 +32,7 @@ from opgraph.tensor.reduction import Argmax, Argmin, CAReduce
 from opgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
 from opgraph_dask.cluster import compute
-from opgraph_dask.kernels import NodeKernel, run_node
+from opgraph_dask.kernels import node_kernel, run_node
 from opgraph_dask.options import chunks_for
 from opgraph_dask.table import register
 
@@ -125,7 +125,7 @@ def elemwise(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     for k, out in enumerate(node.outputs):
         outs.append(
             da.blockwise(
-                NodeKernel(node, k), index, *args,
+                node_kernel(node, k), index, *args,
                 dtype=out.type.numpy_dtype, align_arrays=True,
             )
         )
