@@ -90,8 +90,11 @@ class DaskLinker(Linker):
             opts = current_options(defaults)
             ctx = CallContext(opts["chunks"], warned, {})
             env: dict[Variable, Any] = {}
+            given: dict[Variable, Any] = {}  # NumPy inputs as given: small ones feed tiles
             for k, (var, cell) in enumerate(zip(inputs, input_storage)):
                 env[var] = _wrap_input(k, var, cell[0], ctx)
+                if isinstance(cell[0], np.ndarray):
+                    given[var] = cell[0]
             signature = fused.row_signature(inputs, env)
             if signature not in plans:
                 plans[signature] = fused.plan_rows(order, inputs, outputs, signature)
@@ -104,7 +107,8 @@ class DaskLinker(Linker):
                 for node in order:  # what the region reads, and what does not need it
                     if node not in region and node not in plan.region.after:
                         translate_node(node, env, ctx)
-                fused.build_region(plan, env, lambda v: _value(v, env), ctx.sources)
+                fused.build_region(plan, env, lambda v: given[v] if v in given else _value(v, env),
+                                   ctx.sources)
                 for node in order:
                     if node in plan.region.after:
                         translate_node(node, env, ctx)
