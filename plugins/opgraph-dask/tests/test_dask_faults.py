@@ -12,7 +12,8 @@ import time
 import numpy as np
 import pytest
 from dask_helpers import slow_square_block
-from opgraph_dask import dask_options
+from opgraph_dask import dask_options, fused
+from opgraph_dask.cluster import ClusterLostError
 from opgraph_dask.memmap import MemmapSource, memmap_source
 from opgraph_dask.table import register
 
@@ -144,3 +145,70 @@ def test_data_four_times_a_workers_memory_streams_from_a_memmap(tmp_path):
         ref_grad += block.T @ (1 / (1 + np.exp(z)))
     np.testing.assert_allclose(value, ref_value, rtol=1e-9)
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-9)
+
+
+@pytest.mark.timeout(300)
+def test_a_cluster_that_goes_away_mid_call_says_so_and_a_new_client_works(monkeypatch):
+    monkeypatch.setattr(fused, "FUSE_MIN_BYTES", 0)  # the fused row path on the new cluster
+    x = pt.dvector("x")
+    f = opgraph.function([x], SlowSquare()(x).sum(), mode="DASK")
+    X_in, w = pt.dmatrix("X"), pt.dvector("w")
+    logp = -pt.sum(pt.softplus(-pt.dot(X_in, w)))
+    g = opgraph.function([X_in, w], [logp, opgraph.grad(logp, w)], mode="DASK")
+    data = np.arange(4000.0)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    client = distributed.Client(cluster)
+    address = cluster.scheduler_address
+    done = threading.Event()
+    closed = threading.Event()
+
+    def closer():
+        while not done.is_set():
+            if sum(client.run(_executed).values()) >= 2:  # the call is under way
+                cluster.close()
+                closed.set()
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=closer)
+    thread.start()
+    try:
+        with dask_options(chunks=100), pytest.raises(ClusterLostError) as info:
+            f(data)  # 40 chunks of 0.15 s on two workers: about 3 s
+    finally:
+        done.set()
+        thread.join()
+        client.close()
+        cluster.close()
+    assert closed.is_set(), "the call finished before the cluster was closed"
+    message = str(info.value)
+    assert address in message and "lost the dask.distributed cluster" in message
+
+    rng = np.random.default_rng(5)
+    X_value, w_value = rng.normal(size=(3000, 4)), rng.normal(size=4)
+    z = X_value @ w_value
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster2, \
+            distributed.Client(cluster2), dask_options(chunks=(700, 4)):
+        assert float(f(data[:500])) == float((data[:500] ** 2).sum())
+        value, grad = g(X_value, w_value)
+    np.testing.assert_allclose(value, -np.logaddexp(0, -z).sum(), rtol=1e-10)
+    np.testing.assert_allclose(grad, X_value.T @ (1 / (1 + np.exp(z))), rtol=1e-10)
+
+
+def test_a_tasks_own_error_on_a_running_cluster_is_not_reported_as_a_lost_cluster(tmp_path):
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       dashboard_address=None)
+    client = distributed.Client(cluster)
+    try:
+        np.save(tmp_path / "a.npy", np.ones((30, 2)))
+        a = np.load(tmp_path / "a.npy", mmap_mode="r")
+        X_in = pt.dmatrix("X")
+        f = opgraph.function([X_in], X_in.sum(axis=0), mode="DASK")
+        (tmp_path / "a.npy").unlink()  # the tasks open the file where they run: it is gone
+        with dask_options(chunks=(10, 2)), pytest.raises(FileNotFoundError):
+            f(a)
+    finally:
+        client.close()
+        cluster.close()

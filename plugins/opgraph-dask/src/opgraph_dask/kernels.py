@@ -1,14 +1,19 @@
-"""Running one Op's NumPy implementation on plain arrays (a chunk, or a whole array).
+"""Running one Op on plain arrays (a chunk, or a whole array).
 
-A :class:`NodeKernel` holds a small node built for chunks (static lengths
-dropped except the broadcastable 1s) so that it pickles without the user's
-graph and accepts any chunk shape; a dask task calls it, on a thread or on a
-cluster worker.  Each call builds fresh storage, so concurrent tasks never
-share cells.
+:func:`run_node` runs the Op's NumPy implementation once (fresh storage per
+call, so concurrent tasks never share cells).  A :class:`NodeKernel` holds a
+small node built for chunks (static lengths dropped except the broadcastable
+1s) so that it pickles without the user's graph and accepts any chunk shape;
+a dask task calls it, on a thread or on a cluster worker, and it runs the
+node compiled with FAST_RUN (the C kernel when opgraph-c is installed; see
+:mod:`opgraph_dask.compiled`).  :func:`node_kernel` keeps one per node, so
+every call of a function reuses the compiled kernels.
 """
 
 from __future__ import annotations
 
+import uuid
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,8 +22,11 @@ from opgraph_numpy import make_node_thunk
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.tensor.type import TensorType
+from opgraph_dask.compiled import compiled
 
-__all__ = ["NodeKernel", "chunk_node", "run_node"]
+__all__ = ["NodeKernel", "chunk_node", "node_kernel", "run_node"]
+
+_KERNELS: weakref.WeakKeyDictionary[Apply, dict[int, NodeKernel]] = weakref.WeakKeyDictionary()
 
 
 def chunk_node(node: Apply) -> Apply:
@@ -61,9 +69,19 @@ class NodeKernel:
     def __init__(self, node: Apply, index: int = 0) -> None:
         self.node = chunk_node(node)
         self.index = index
+        self.token = uuid.uuid4().hex
 
     def __call__(self, *chunks: Any) -> np.ndarray:
-        return run_node(self.node, chunks)[self.index]
+        fn = compiled(self.token, self.node.inputs, self.node.outputs)
+        return fn(*chunks)[self.index]
 
     def __repr__(self) -> str:
         return f"NodeKernel({self.node.op})"
+
+
+def node_kernel(node: Apply, index: int = 0) -> NodeKernel:
+    """The kernel of ``node``'s output ``index``, made once per node."""
+    kernels = _KERNELS.setdefault(node, {})
+    if index not in kernels:
+        kernels[index] = NodeKernel(node, index)
+    return kernels[index]

@@ -16,17 +16,17 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import dask
 import dask.array as da
 import numpy as np
 
-from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph.tensor.type import TensorType
-from opgraph_dask import translate
+from opgraph_dask import fused, translate
+from opgraph_dask.cluster import compute
 from opgraph_dask.kernels import run_node
-from opgraph_dask.memmap import memmap_source
-from opgraph_dask.options import chunks_for, current_options
+from opgraph_dask.memmap import MemmapSource, memmap_source
+from opgraph_dask.options import chunks_for, current_options, default_chunks
 from opgraph_dask.table import creates_arrays, lookup
 
 __all__ = ["DaskLinker"]
@@ -38,6 +38,7 @@ class CallContext:
 
     chunks: Any
     warned: set[str]
+    sources: dict[Variable, MemmapSource]  # inputs read from memory-mapped files
 
 
 class DaskLinker(Linker):
@@ -69,29 +70,52 @@ class DaskLinker(Linker):
         defaults = dict(self.options)
         warned: set[str] = set()
 
+        plans: dict[tuple[int, ...], fused.RowPlan | None] = {}
+
+        def translate_node(node: Apply, env: dict[Variable, Any], ctx: CallContext) -> None:
+            values = [_value(v, env) for v in node.inputs]
+            try:
+                if node not in creators and not any(translate.is_lazy(v) for v in values):
+                    results = run_node(node, values)
+                else:
+                    fn = translators[node] or translate.whole_array
+                    results = fn(node, values, ctx)
+            except Exception as exc:
+                raise_with_op(exc, node, None)
+                raise
+            for var, value in zip(node.outputs, results):
+                env[var] = value
+
         def run() -> None:
             opts = current_options(defaults)
-            ctx = CallContext(opts["chunks"], warned)
+            ctx = CallContext(opts["chunks"], warned, {})
             env: dict[Variable, Any] = {}
+            given: dict[Variable, Any] = {}  # NumPy inputs as given: small ones feed tiles
             for k, (var, cell) in enumerate(zip(inputs, input_storage)):
-                env[var] = _wrap_input(k, var, cell[0], ctx.chunks)
-            for node in order:
-                values = [_value(v, env) for v in node.inputs]
-                try:
-                    if node not in creators and not any(translate.is_lazy(v) for v in values):
-                        results = run_node(node, values)
-                    else:
-                        fn = translators[node] or translate.whole_array
-                        results = fn(node, values, ctx)
-                except Exception as exc:
-                    raise_with_op(exc, node, None)
-                    raise
-                for var, value in zip(node.outputs, results):
-                    env[var] = value
+                env[var] = _wrap_input(k, var, cell[0], ctx)
+                if isinstance(cell[0], np.ndarray):
+                    given[var] = cell[0]
+            signature = fused.row_signature(inputs, env)
+            if signature not in plans:
+                plans[signature] = fused.plan_rows(order, inputs, outputs, signature)
+            plan = plans[signature]
+            if plan is None:
+                for node in order:
+                    translate_node(node, env, ctx)
+            else:
+                region = set(plan.region.nodes)
+                for node in order:  # what the region reads, and what does not need it
+                    if node not in region and node not in plan.region.after:
+                        translate_node(node, env, ctx)
+                fused.build_region(plan, env, lambda v: given[v] if v in given else _value(v, env),
+                                   ctx.sources)
+                for node in order:
+                    if node in plan.region.after:
+                        translate_node(node, env, ctx)
             finals = [_value(v, env) for v in outputs]
             pending = [k for k, v in enumerate(finals)
                        if translate.is_lazy(v) and (not opts["lazy"] or k in updates)]
-            computed = dask.compute(*[finals[k] for k in pending])
+            computed = compute(*[finals[k] for k in pending])
             for k, value in zip(pending, computed):
                 finals[k] = _as_output(outputs[k], value)
             for cell, value in zip(output_storage, finals):
@@ -108,7 +132,7 @@ def _value(var: Variable, env: dict[Variable, Any]) -> Any:
     raise KeyError(f"dask linker: no value for {var} (the graph is not in toposort order)")
 
 
-def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
+def _wrap_input(position: int, var: Variable, value: Any, ctx: CallContext) -> Any:
     """A tensor input of at least one dimension as a dask array; others unchanged.
 
     A dask array reaches here only past ``function()``'s input check (with
@@ -126,9 +150,13 @@ def _wrap_input(position: int, var: Variable, value: Any, chunks: Any) -> Any:
         return value
     if isinstance(value, np.ndarray) and value.ndim >= 1:
         source = memmap_source(value)
+        if source is not None:
+            ctx.sources[var] = source
+        chunks = chunks_for(ctx.chunks, value.ndim, var.name, position)
+        if isinstance(chunks, str) and chunks == "auto":
+            chunks = default_chunks(value.shape, value.dtype.itemsize)
         # name=False: a random key instead of hashing the whole array on every call
-        return da.from_array(value if source is None else source,
-                             chunks=chunks_for(chunks, value.ndim, var.name, position),
+        return da.from_array(value if source is None else source, chunks=chunks,
                              name=False, asarray=True)
     return value
 

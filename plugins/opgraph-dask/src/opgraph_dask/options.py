@@ -10,10 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
+import os
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["UNSET", "chunks_for", "current_options", "dask_options"]
+__all__ = ["UNSET", "chunks_for", "current_options", "dask_options", "default_chunks"]
+
+#: the default chunking cuts rows into pieces of at most this many bytes ...
+CHUNK_MAX_BYTES = 64 << 20
+#: ... and, for work over several cores, of at least this many bytes
+CHUNK_MIN_BYTES = 4 << 20
+#: chunks per core for an array large enough (load balance vs per-task cost)
+CHUNKS_PER_CORE = 4
+#: the cores this process may run on (dask's threaded scheduler starts as many threads)
+CPU_COUNT = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+    os.cpu_count() or 1)
 
 UNSET: Any = object()
 
@@ -64,3 +76,23 @@ def chunks_for(chunks: Any, ndim: int, name: str | None = None, position: int | 
     if isinstance(chunks, tuple | list):
         chunks = tuple(chunks[:ndim]) + ("auto",) * (ndim - len(chunks))
     return chunks
+
+
+def default_chunks(shape: tuple[int, ...], itemsize: int, cores: int = CPU_COUNT) -> Any:
+    """The ``"auto"`` chunking of a NumPy input: whole rows, in a multiple of ``cores``
+    pieces (about four per core, 4-64 MB each) so every core gets the same share.
+
+    An array whose rows are too few to cut this way gets dask's own ``"auto"``.
+    """
+    rows = shape[0]
+    total = rows * itemsize * math.prod(shape[1:])
+    if total == 0:
+        return "auto"
+    pieces = max(math.ceil(total / CHUNK_MAX_BYTES),
+                 min(CHUNKS_PER_CORE * cores, total // CHUNK_MIN_BYTES))
+    if pieces <= 1:
+        return shape
+    pieces = math.ceil(pieces / cores) * cores
+    if rows < pieces:
+        return "auto"
+    return (math.ceil(rows / pieces), *shape[1:])

@@ -14,7 +14,6 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import dask
 import dask.array as da
 import numpy as np
 
@@ -32,7 +31,8 @@ from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.reduction import Argmax, Argmin, CAReduce
 from opgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
 from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
-from opgraph_dask.kernels import NodeKernel, run_node
+from opgraph_dask.cluster import compute
+from opgraph_dask.kernels import node_kernel, run_node
 from opgraph_dask.options import chunks_for
 from opgraph_dask.table import register
 
@@ -49,7 +49,7 @@ def is_lazy(value: Any) -> bool:
 
 def concrete(value: Any) -> Any:
     """A NumPy value for ``value`` (computes a dask array: meant for small ones)."""
-    return np.asarray(value.compute()) if is_lazy(value) else value
+    return np.asarray(compute(value)[0]) if is_lazy(value) else value
 
 
 def _cast(arr: Any, var: Any) -> Any:
@@ -79,7 +79,7 @@ def whole_array(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
             stacklevel=2,
         )
     lazy_pos = [i for i, v in enumerate(values) if is_lazy(v)]
-    computed = dask.compute(*[values[i] for i in lazy_pos])
+    computed = compute(*[values[i] for i in lazy_pos])
     full = list(values)
     for i, v in zip(lazy_pos, computed):
         full[i] = v
@@ -125,7 +125,7 @@ def elemwise(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     for k, out in enumerate(node.outputs):
         outs.append(
             da.blockwise(
-                NodeKernel(node, k), index, *args,
+                node_kernel(node, k), index, *args,
                 dtype=out.type.numpy_dtype, align_arrays=True,
             )
         )

@@ -173,7 +173,12 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
             w.line(f"og_p[{i}] = PyArray_BYTES(i{i});")
         for j in range(nout):
             w.line(f"og_q[{j}] = PyArray_BYTES(o{j});")
-        w.line(f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);")
+        call = f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);"
+        if extra:  # third-party support code might use the Python API
+            w.line(call)
+        else:  # plain C: other threads run Python (or kernels) meanwhile, as NumPy's loops
+            w.line(f"if (PyArray_SIZE(o0) >= {GIL_FREE_MIN}) {{ Py_BEGIN_ALLOW_THREADS {call} "
+                   f"Py_END_ALLOW_THREADS }} else {call}")
     if ndim > 0:
         with w.block("else"):
             _general_loop(w, node, kernel, kinds, in_dtypes, out_dtypes, ndim)
@@ -223,6 +228,8 @@ def _kernel(
 
 
 CHUNK = 512
+#: contiguous loops over at least this many elements run without the GIL
+GIL_FREE_MIN = 4096
 
 
 def _general_loop(
