@@ -16,6 +16,7 @@ from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.scalar.type import SCALAR_CONVERSIONS, ScalarType
+from opgraph.tensor import ufuncs as _ufuncs
 from opgraph.tensor.arrays import (
     flatnonzero,
     moveaxis,
@@ -56,7 +57,13 @@ from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
-from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
+from opgraph.tensor.variable import (
+    TensorConstant,
+    as_tensor,
+    as_tensor_variable,
+    constant,
+    register_tensor_functions,
+)
 
 __all__ = [
     "ARange",
@@ -226,9 +233,7 @@ def cast(x: Any, dtype: Any) -> Variable:
     dt = normalize_dtype(dtype)
     if x.type.dtype == dt:
         return x
-    from opgraph.tensor import math
-
-    return math.cast(x, dt)
+    return _ufuncs.cast(x, dt)
 
 
 #: PyTensor's ``fill``/``second`` are the Elemwise op itself (``g.owner.op == fill`` holds):
@@ -290,3 +295,6 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
 register_constant_rule(TensorFromScalar, passthrough)
 register_constant_rule(ScalarFromTensor, passthrough)
 SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py
+
+# as_tensor_variable of a scalar variable (opgraph.tensor.variable) converts with this.
+register_tensor_functions(tensor_from_scalar=tensor_from_scalar)

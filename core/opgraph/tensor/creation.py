@@ -15,6 +15,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import math as ptm
 from opgraph.tensor.constant_value import (
     get_underlying_scalar_constant_value,
     passthrough,
@@ -29,7 +30,12 @@ from opgraph.tensor.shape import (
     static_int,
 )
 from opgraph.tensor.type import TensorType, discrete_dtypes, normalize_dtype
-from opgraph.tensor.variable import _as_tensor_variable, as_tensor_variable, constant
+from opgraph.tensor.variable import (
+    _as_tensor_variable,
+    as_tensor_variable,
+    constant,
+    register_tensor_functions,
+)
 
 __all__ = [
     "ARange",
@@ -46,12 +52,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def _name(var: Any) -> str:
@@ -137,7 +137,7 @@ class Alloc(Op):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         v = inputs[0]
         g = cotangents[0]
-        m = _math()
+        m = ptm
         out_ndim = outputs[0].type.ndim
         offset = out_ndim - v.type.ndim
         out_static = outputs[0].type.shape
@@ -194,7 +194,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
     if value.type.ndim != 0:
         raise ValueError(f"full: fill_value must be a scalar, got {_name(value)} ({value.type})")
     if dtype is not None and normalize_dtype(dtype) != value.type.dtype:
-        value = _math().cast(value, normalize_dtype(dtype))
+        value = ptm.cast(value, normalize_dtype(dtype))
     return _alloc(value, *dims_of(shape, "full shape"))
 
 
@@ -203,7 +203,7 @@ def _like(model: Any, value: Any, dtype: Any) -> Variable:
     dt = model.type.dtype if dtype is None else normalize_dtype(dtype)
     if isinstance(value, Variable):
         if value.type.dtype != dt:
-            value = _math().cast(value, dt)
+            value = ptm.cast(value, dt)
     else:
         value = _filled(value, dt)
     return _alloc(value, *shape_tuple(model))
@@ -269,7 +269,7 @@ class ARange(Op):
         static = node.outputs[0].type.shape[0]
         if static is not None:
             return [(constant(np.int64(static)),)]
-        m = _math()
+        m = ptm
         start, stop, step = node.inputs
         count = m.ceil(m.true_div(m.sub(stop, start), step))
         return [(m.maximum(m.cast(count, "int64"), constant(np.int64(0))),)]
@@ -281,7 +281,7 @@ class ARange(Op):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         if self.dtype in discrete_dtypes:
             return [disconnected_type() for _ in inputs]
-        m = _math()
+        m = ptm
         start, stop, step = inputs
         g = cotangents[0]
         index = arange(0, shape_i(outputs[0], 0), 1, dtype=self.dtype)
@@ -296,7 +296,7 @@ class ARange(Op):
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if self.dtype in discrete_dtypes:
             return [None]
-        m = _math()
+        m = ptm
         t_start, _, t_step = tangents
         index = arange(0, shape_i(outputs[0], 0), 1, dtype=self.dtype)
         terms = []
@@ -312,7 +312,7 @@ class ARange(Op):
 def _cast_like(g: Variable, x: Variable) -> Variable:
     if x.type.dtype in discrete_dtypes or g.type.dtype == x.type.dtype:
         return g
-    return _math().cast(g, x.type.dtype)
+    return ptm.cast(g, x.type.dtype)
 
 
 def _static_number(var: Variable) -> Any:
@@ -397,3 +397,6 @@ def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any
 
 
 register_constant_rule(Alloc, passthrough)  # every element is the filled value
+
+# ``x.zeros_like()``, ``x.ones_like()`` (the methods live in opgraph.tensor.variable).
+register_tensor_functions(zeros_like=zeros_like, ones_like=ones_like)
