@@ -101,12 +101,8 @@ PACKAGE_DEBT = {
     ("opgraph_special.c_impl", "opgraph_c.codegen.scalar_table.CExpr"),
 }
 
-# The core naming a plugin, until the rewrite database is found through a hook (issue 14
-# item 2, developer "phases"): rewrite_graph's optional use of opgraph-rewrites.
-CORE_PLUGIN_DEBT = {
-    ("opgraph.graph.rewriting.utils", "opgraph_rewrites.db.RewriteDatabaseQuery"),
-    ("opgraph.graph.rewriting.utils", "opgraph_rewrites.registry.get_database"),
-}
+# The core naming a plugin: none (the rewrite database is found through a hook).
+CORE_PLUGIN_DEBT: set[tuple[str, str]] = set()
 
 DEBT_FILE = ROOT / "tools" / "layers_debt.txt"
 

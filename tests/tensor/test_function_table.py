@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import opgraph.tensor as pt
+from opgraph.graph.function_table import FunctionTable
 from opgraph.tensor import function_table, math, products, reduction, subtensor, ufuncs
-from opgraph.tensor.function_table import TENSOR_FUNCTIONS, _TensorFunctions
+from opgraph.tensor.function_table import TENSOR_FUNCTIONS
 from opgraph.tensor.shape import Shape, reshape, specify_shape
 from opgraph.tensor.subtensor import Subtensor
 
@@ -41,14 +42,16 @@ def test_operators_and_methods_use_the_registered_functions():
 
 
 def test_an_unregistered_name_is_a_clear_error():
-    table = _TensorFunctions()
-    with pytest.raises(AttributeError, match="no tensor function 'frobnicate' is registered"):
+    table = FunctionTable("opgraph.tensor")
+    with pytest.raises(
+        AttributeError, match=r"no opgraph\.tensor function 'frobnicate' is registered"
+    ):
         _ = table.frobnicate
     assert getattr(table, "frobnicate", None) is None
 
 
 def test_registration_adds_functions_and_namespaces_once():
-    table = _TensorFunctions()
+    table = FunctionTable("opgraph.tensor")
     saved = function_table.TENSOR_FUNCTIONS
     function_table.TENSOR_FUNCTIONS = table
     try:
