@@ -14,7 +14,8 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
-from opgraph.tensor import math as ptm
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
@@ -178,7 +179,7 @@ def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
         elif entry == INT:
             adv_dims.append([])
         elif part.type.dtype == "bool":
-            adv_dims.append([m.cast(m.sum(part), "int64")])
+            adv_dims.append([m.cast(_reduction.sum(part), "int64")])
         else:
             adv_dims.append(list(shape_tuple(part)))
         axis += _consumed(entry, part)

@@ -55,10 +55,19 @@ from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
-from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
+from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
+    MakeVector,
+    expand_dims,
+    flatten,
+    make_vector,
+    shape_padleft,
+    shape_padright,
+)
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
+from opgraph.tensor.ufuncs import tensor_copy  # noqa: F401 (PyTensor's tensor.basic name)
 from opgraph.tensor.variable import (
     TensorConstant,
+    TensorVariable,  # noqa: F401 (PyTensor's name)
     as_tensor,
     as_tensor_variable,
     constant,
@@ -119,32 +128,17 @@ __all__ = [
 ]
 __all__ += _more_all
 
-# Names that live in modules built on top of this one (math, elemwise); resolved on use
-# so ``from opgraph.tensor.basic import switch`` works without an import cycle.
-_LATE = {
-    "switch": "opgraph.tensor.math",
-    "where": "opgraph.tensor.math",
-    "transpose": "opgraph.tensor.elemwise",
-    "expand_dims": "opgraph.tensor.shape",
-    "flatten": "opgraph.tensor.shape",
-    "tensor_copy": "opgraph.tensor.math",
-    "TensorVariable": "opgraph.tensor.variable",
-    "tensor": "opgraph.tensor.type",
-    **{f"_convert_to_{d}": "opgraph.tensor.math" for d in (
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128")},
-}
+# PyTensor's tensor.basic also holds these (defined in lower modules, re-exported here).
+globals().update(
+    (name, value) for name, value in vars(_ufuncs).items() if name.startswith("_convert_to_")
+)
+
 
 def __getattr__(name: str) -> Any:
-    module = _LATE.get(name)
-    if module is None:
-        # diag/tril/trace...: served by the opgraph-linalg plugin, as in PyTensor's basic
-        return _faces.provided_name(__name__, name)
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    """diag/tril/trace...: served by the opgraph-linalg plugin, as in PyTensor's basic."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _faces.provided_name(__name__, name)
 
 
 def _name(var: Any) -> str:

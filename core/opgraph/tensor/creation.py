@@ -15,7 +15,8 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.tensor import math as ptm
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.constant_value import (
     get_underlying_scalar_constant_value,
     passthrough,
@@ -142,12 +143,12 @@ class Alloc(Op):
         offset = out_ndim - v.type.ndim
         out_static = outputs[0].type.shape
         if offset:
-            g = m.sum(g, axis=tuple(range(offset)))
+            g = _reduction.sum(g, axis=tuple(range(offset)))
         bcast = tuple(
             j for j, vs in enumerate(v.type.shape) if vs == 1 and out_static[offset + j] != 1
         )
         if bcast:
-            g = m.sum(g, axis=bcast, keepdims=True)
+            g = _reduction.sum(g, axis=bcast, keepdims=True)
         if g.type.dtype != v.type.dtype and v.type.dtype not in discrete_dtypes:
             g = m.cast(g, v.type.dtype)
         return [g] + [disconnected_type() for _ in inputs[1:]]
@@ -285,8 +286,8 @@ class ARange(Op):
         start, stop, step = inputs
         g = cotangents[0]
         index = arange(0, shape_i(outputs[0], 0), 1, dtype=self.dtype)
-        gstart = m.sum(g)
-        gstep = m.sum(m.mul(g, index))
+        gstart = _reduction.sum(g)
+        gstep = _reduction.sum(m.mul(g, index))
         return [
             _cast_like(gstart, start),
             zeros_like(stop),

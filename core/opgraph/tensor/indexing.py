@@ -16,7 +16,8 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.tensor import math as ptm
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.shape import as_index_scalar, static_int
@@ -192,12 +193,12 @@ def reduce_like(g: Variable, y: Variable) -> Variable:
     m = ptm
     extra = g.type.ndim - y.type.ndim
     if extra > 0:
-        g = m.sum(g, axis=tuple(range(extra)))
+        g = _reduction.sum(g, axis=tuple(range(extra)))
     axes = tuple(
         i for i, (ys, gs) in enumerate(zip(y.type.shape, g.type.shape)) if ys == 1 and gs != 1
     )
     if axes:
-        g = m.sum(g, axis=axes, keepdims=True)
+        g = _reduction.sum(g, axis=axes, keepdims=True)
     if g.type.dtype != y.type.dtype and y.type.dtype not in discrete_dtypes:
         g = m.cast(g, y.type.dtype)
     return g

@@ -15,7 +15,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
-from opgraph.tensor import math as ptm
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.exceptions import ShapeError
 from opgraph.tensor.shape import (

@@ -16,14 +16,37 @@ from typing import Any
 import numpy as np
 
 from opgraph import faces as _faces
-from opgraph.graph.utils import lazy_exports as _lazy_exports
 from opgraph.tensor import ufuncs as _ufuncs
+from opgraph.tensor.arrays import allclose, isclose, median, nan_to_num, ptp  # noqa: F401
+from opgraph.tensor.contractions import batched_dot, batched_tensordot, tensordot  # noqa: F401
+from opgraph.tensor.math_names import (  # noqa: F401 - PyTensor's tensor.math names too
+    ceil_intdiv,
+    cov,
+    deg2rad,
+    dense_dot,
+    divmod,
+    expit,
+    iround,
+    isfinite,
+    isneginf,
+    isposinf,
+    largest,
+    log1pexp,
+    logaddexp,
+    matvec,
+    rad2deg,
+    sgn,
+    smallest,
+    vecdot,
+    vecmat,
+)
 from opgraph.tensor.products import *  # noqa: F403
 from opgraph.tensor.products import __all__ as _products_all
 from opgraph.tensor.products import _dot, _matmul  # noqa: F401 - PyTensor's names for Dot()...
 from opgraph.tensor.reduction import *  # noqa: F403
 from opgraph.tensor.reduction import ProdWithoutZeros  # noqa: F401 - PyTensor's tensor.math name
 from opgraph.tensor.reduction import __all__ as _reduction_all
+from opgraph.tensor.special import log_softmax, logsumexp, softmax  # noqa: F401
 from opgraph.tensor.type import TOLERANCES
 from opgraph.tensor.ufuncs import *  # noqa: F403
 from opgraph.tensor.ufuncs import __all__ as _ufuncs_all
@@ -49,37 +72,18 @@ def _allclose(a: Any, b: Any, rtol: float | None = None, atol: float | None = No
     return bool(np.allclose(a, b, atol=atol, rtol=rtol))
 
 
-# PyTensor's ``pytensor.tensor.math`` also holds names that opgraph defines in
-# modules built on this one; they resolve on first use (no import cycle).
-_LAZY = {
-    **dict.fromkeys(
-        ("ceil_intdiv", "cov", "deg2rad", "dense_dot", "divmod", "expit", "iround",
-         "isfinite", "isneginf", "isposinf", "largest", "log1pexp", "logaddexp", "matvec",
-         "rad2deg", "sgn", "smallest", "vecdot", "vecmat"),
-        "opgraph.tensor.math_names",
-    ),
-    **dict.fromkeys(
-        ("allclose", "isclose", "median", "nan_to_num", "ptp"), "opgraph.tensor.arrays"
-    ),
-    **dict.fromkeys(("tensordot", "batched_dot", "batched_tensordot"),
-                    "opgraph.tensor.contractions"),
-    **dict.fromkeys(("logsumexp", "softmax", "log_softmax"), "opgraph.tensor.special"),
-}
-_lazy_getattr, __dir__ = _lazy_exports(__name__, _LAZY)
-
 # The elementwise ``isnan`` Op under PyTensor's name for it.
 isnan_ = isnan
 
 
 def __getattr__(name: str) -> Any:
-    """Lazy names above, then names a plugin serves for ``opgraph.tensor`` (``erf``...)."""
-    if name in _LAZY:
-        return _lazy_getattr(name)
+    """Names a plugin serves for ``opgraph.tensor`` (``erf``...), as in PyTensor's module."""
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = _faces.provided_name("opgraph.tensor", name)
     globals()[name] = value
     return value
+
 
 # The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
 register_tensor_functions(_sys.modules[__name__])

@@ -17,7 +17,8 @@ from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType
 from opgraph.graph.op import Op
-from opgraph.tensor import math as ptm
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.shape import squeeze
 from opgraph.tensor.type import discrete_dtypes, float_dtypes, get_floatX
 from opgraph.tensor.variable import as_tensor_variable
@@ -74,7 +75,7 @@ class _SoftmaxBase(Op):
         return [input_shapes[0]]
 
     def _sum(self, v: Variable) -> Variable:
-        return ptm.sum(v, axis=self.axis, keepdims=True)
+        return _reduction.sum(v, axis=self.axis, keepdims=True)
 
     def __str__(self) -> str:
         return f"{type(self).__name__}{{axis={self.axis}}}"
@@ -174,9 +175,9 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     """
     m = ptm
     x = _as_float(x)
-    top = m.max(x, axis=axis, keepdims=True)
+    top = _reduction.max(x, axis=axis, keepdims=True)
     safe_top = m.switch(m.isinf(top), np.zeros((), dtype=x.type.dtype), top)
-    total = m.sum(m.exp(m.sub(x, safe_top)), axis=axis, keepdims=True)
+    total = _reduction.sum(m.exp(m.sub(x, safe_top)), axis=axis, keepdims=True)
     out = m.add(m.log(total), safe_top)
     if keepdims:
         return out
