@@ -114,11 +114,9 @@ DOCUMENTED_GETATTR = {
     "opgraph.graph.rewriting.unify": "optional extra: ConstrainedVar... (logic.py, kanren)",
 }
 
-# Imports between packages that wait for the typed plugin seam (issue 14 item 2): the C
-# template record will be a core record, so contrib will not name opgraph_c at all.
-PACKAGE_DEBT = {
-    ("opgraph_special.c_impl", "opgraph_c.codegen.scalar_table.CExpr"),
-}
+# Imports of another package's internals still allowed: none (the C template record,
+# CExpr, is a core record since issue 14, so contrib names no opgraph_c module).
+PACKAGE_DEBT: set[tuple[str, str]] = set()
 
 # The core naming a plugin: none (the rewrite database is found through a hook).
 CORE_PLUGIN_DEBT: set[tuple[str, str]] = set()

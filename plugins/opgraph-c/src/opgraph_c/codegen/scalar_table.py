@@ -1,6 +1,7 @@
 """Scalar ops as C expressions: one table entry per scalar op class.
 
-Each :class:`CExpr` is a format string over the operand names (``{0}``,
+Each :class:`~opgraph.plugins.records.CExpr` (a core record, re-exported
+here) is a format string over the operand names (``{0}``,
 ``{1}``...), with variants by the kind of the output dtype (bool, int, uint,
 float).  ``{f}`` becomes ``f`` for float32 (``expf``) and nothing for float64;
 ``{T}`` is the C type of the output.  Operands are first cast to the output
@@ -14,41 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
 import numpy as np
 
 from opgraph.plugins import find_op_impl
+from opgraph.plugins.records import CExpr  # the core record (PyTensor-free: see records.py)
 from opgraph.scalar import arith, logic, math, structural
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported
 from opgraph_c.codegen.runtime_c import SCALAR_SUPPORT
 
 __all__ = ["SCALAR_C", "CExpr", "scalar_c_expr"]
-
-
-@attrs.frozen
-class CExpr:
-    """How one scalar op is written in C (see module docstring)."""
-
-    default: str | None = None
-    bool: str | None = None
-    int: str | None = None
-    uint: str | None = None
-    float: str | None = None
-    compute: str | tuple[str, ...] = "out"
-    #: C placed once before the loops of any module using this op (helper functions,
-    #: tables); equal texts are included once per module, so name helpers uniquely
-    #: (e.g. with the package's prefix).
-    support: tuple[str, ...] = ()
-    #: headers (``"<gsl/gsl_sf.h>"`` or ``"name.h"``), libraries to link and their dirs
-    headers: tuple[str, ...] = ()
-    libraries: tuple[str, ...] = ()
-    lib_dirs: tuple[str, ...] = ()
-
-    def template(self, out_kind: str) -> str | None:
-        specific = getattr(self, out_kind)
-        if specific is None and out_kind == "uint":
-            specific = self.int
-        return specific if specific is not None else self.default
 
 
 def _float(fn: str) -> CExpr:
