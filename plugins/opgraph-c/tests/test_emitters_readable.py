@@ -8,6 +8,7 @@ from opgraph_c.codegen import more_ops, runtime_c, scalar_table, shape_ops
 from opgraph_c.codegen.nodec import EmitContext
 
 import opgraph.tensor as pt
+from opgraph.plugins import CExpr
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.special import log_softmax, softmax
 
@@ -71,3 +72,7 @@ def test_support_c_is_read_from_package_data():
     assert scalar_table.SUPPORT_CODE == runtime_c.runtime_file("scalar_ops.h")
     assert "static PyArrayObject *og_view(" in shape_ops.VIEW_SUPPORT
     assert "og_floordiv_i64" in scalar_table.SUPPORT_CODE
+
+
+def test_the_scalar_template_record_is_the_cores():
+    assert scalar_table.CExpr is CExpr
