@@ -20,6 +20,7 @@ import numpy as np
 from opgraph.plugins import find_op_impl
 from opgraph.plugins.records import CExpr  # the core record (PyTensor-free: see records.py)
 from opgraph.scalar import arith, logic, math, structural
+from opgraph.scalar.type import get_scalar_type
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported
 from opgraph_c.codegen.runtime_c import SCALAR_SUPPORT
 
@@ -134,8 +135,6 @@ def scalar_c_expr(
     if ctx is not None and (rule.support or rule.headers or rule.libraries or rule.lib_dirs):
         ctx.require(rule)
     if len(args) > 2 and isinstance(op, arith.Add | arith.Mul):
-        from opgraph.scalar.type import get_scalar_type
-
         acc, acc_dtype = args[0], in_dtypes[0]
         for arg, dtype in zip(args[1:], in_dtypes[1:]):
             step_dtype = op.output_types([get_scalar_type(acc_dtype), get_scalar_type(dtype)])
