@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from opgraph.plugins.phases import Phase, PhaseCycleError, PhaseError
     from opgraph.plugins.protocols import CompileModeProtocol, RewriteDatabaseProtocol
     from opgraph.plugins.records import (
+        CExpr,
         CommandRecord,
         LinkerRecord,
         ModeRecord,
@@ -99,6 +100,7 @@ _LAZY = {
                     "opgraph.plugins.protocols"),
     **dict.fromkeys(
         (
+            "CExpr",
             "CommandRecord",
             "LinkerRecord",
             "ModeRecord",
@@ -117,6 +119,7 @@ __all__ = [
     "HOOK_NAMES",
     "KNOWN_PROVIDERS",
     "PROJECT_NAME",
+    "CExpr",
     "CommandRecord",
     "CompileModeProtocol",
     "HookFailure",

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 __all__ = [
+    "CExpr",
     "CommandRecord",
     "LinkerRecord",
     "ModeRecord",
@@ -252,3 +253,41 @@ class OpImpl:
     backend: str = attrs.field(validator=_check_backend)
     impl: Any = attrs.field(validator=_check_impl)
     description: str = ""
+
+
+@attrs.frozen
+class CExpr:
+    """How a scalar op is written in C: the C backend's ``OpImpl.impl`` for a scalar op.
+
+    Format strings over the operand names (``{0}``, ``{1}``...), by the kind of
+    the output dtype (``bool``, ``int``, ``uint`` (else ``int``), ``float``),
+    else ``default``.  ``{f}`` becomes ``f`` for float32 (``expf``) and nothing
+    for float64; ``{T}`` is the C type of the output.  ``compute`` casts the
+    operands first: to the output type (``"out"``), to the inputs' common type
+    (``"common"``) or not at all (``"none"``); one mode, or one per operand.
+    ``support`` is C placed once before the loops of a module using the op (equal
+    texts once per module, so name helpers uniquely); ``headers``, ``libraries``
+    and ``lib_dirs`` are what compiling it needs.  A core record, so an Op package
+    supplies C for its scalar ops without importing the C plugin.
+
+    >>> CExpr(float="exp{f}({0})").template("float")
+    'exp{f}({0})'
+    """
+
+    default: str | None = None
+    bool: str | None = None
+    int: str | None = None
+    uint: str | None = None
+    float: str | None = None
+    compute: str | tuple[str, ...] = "out"
+    support: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    lib_dirs: tuple[str, ...] = ()
+
+    def template(self, out_kind: str) -> str | None:
+        """The format string for an output of kind ``out_kind`` (None: no C for it)."""
+        specific = getattr(self, out_kind)
+        if specific is None and out_kind == "uint":
+            specific = self.int
+        return specific if specific is not None else self.default

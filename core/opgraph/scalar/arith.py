@@ -6,6 +6,7 @@ the result is one scalar Variable per input (see :mod:`gradhelpers`).
 
 from __future__ import annotations
 
+import sys as _sys
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from opgraph.scalar.basic import (
     upcast_out_no_complex,
     upgrade_to_float,
 )
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.logic import and_, eq, ge, gt, le, lt, neq
 from opgraph.scalar.structural import switch
@@ -152,11 +154,9 @@ class Pow(BinaryScalarOp):
     def pullback(self, inputs: list, outputs: list, cotangents: list) -> list:
         (x, y), (gz,) = inputs, cotangents
         (out,) = outputs
-        from opgraph.scalar.math import log
-
         return [
             _g(x, lambda: mul(gz, y, pow(x, sub(y, const_like(1, y))))),
-            _g(y, lambda: mul(gz, log(x), out)),
+            _g(y, lambda: mul(gz, SCALAR_FUNCTIONS.log(x), out)),
         ]
 
 
@@ -284,3 +284,6 @@ reciprocal = Reciprocal(name="reciprocal")
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
 clip = Clip(name="clip")
+
+# Lower scalar modules (type, gradhelpers) call these ops by name.
+SCALAR_FUNCTIONS.register(_sys.modules[__name__])

@@ -25,8 +25,10 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.scalar.gradhelpers import pushforward_from_pullback
 from opgraph.scalar.type import (
     ScalarType,
+    _floatx,
     as_scalar,
     complex_dtypes,
     continuous_dtypes,
@@ -126,8 +128,6 @@ def upgrade_to_float64(*types: ScalarType) -> tuple[ScalarType]:
 
 def float_out(*types: ScalarType) -> tuple[ScalarType]:
     """Always floatX."""
-    from opgraph.scalar.type import _floatx
-
     return (get_scalar_type(_floatx()),)
 
 
@@ -397,8 +397,6 @@ class ScalarOp(Op):
         tangents: Sequence[Variable],
     ) -> list[Variable]:
         """Forward mode from the pullback: sum_i d out / d x_i * t_i (one output only)."""
-        from opgraph.scalar.gradhelpers import pushforward_from_pullback
-
         return pushforward_from_pullback(self, inputs, outputs, tangents)
 
     def c_code_cache_version(self) -> tuple:

@@ -12,6 +12,7 @@ from typing import Any
 
 from opgraph.autodiff.undefined import disconnected_type, is_disconnected, is_null
 from opgraph.graph.basic import Variable, io_toposort
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.type import _floatx, constant, continuous_dtypes, discrete_dtypes
 
 __all__ = [
@@ -38,19 +39,15 @@ def const_like(value: Any, like: Variable) -> Variable:
 
 def grad_zeros(x: Variable) -> Variable:
     """The zero gradient of input ``x`` (floatX when x is discrete)."""
-    from opgraph.scalar.structural import second
-
     dtype = _floatx() if is_discrete(x) else x.type.dtype
-    return second(x, constant(0, dtype=dtype))
+    return SCALAR_FUNCTIONS.second(x, constant(0, dtype=dtype))
 
 
 def cast_like(g: Variable, x: Variable) -> Variable:
     """``g`` in ``x``'s dtype (for a continuous x); used on every returned gradient."""
-    from opgraph.scalar.structural import cast
-
     if g.type.dtype == x.type.dtype or x.type.dtype not in continuous_dtypes:
         return g
-    return cast(g, x.type.dtype)
+    return SCALAR_FUNCTIONS.cast(g, x.type.dtype)
 
 
 def pushforward_from_pullback(
@@ -63,8 +60,6 @@ def pushforward_from_pullback(
     Disconnected tangents are skipped; an undefined (null) partial that meets a
     connected tangent makes the result null.
     """
-    from opgraph.scalar.arith import add, mul
-
     if len(outputs) != 1:
         raise NotImplementedError(f"{op}: generic pushforward needs a single output")
     (out,) = outputs
@@ -83,8 +78,8 @@ def pushforward_from_pullback(
             continue
         if is_null(p):
             return [p]
-        term = mul(p, t)
-        total = term if total is None else add(total, term)
+        term = SCALAR_FUNCTIONS.mul(p, t)
+        total = term if total is None else SCALAR_FUNCTIONS.add(total, term)
     if total is None:
         return [grad_zeros(out)]
     return [cast_like(total, out)]
@@ -92,13 +87,11 @@ def pushforward_from_pullback(
 
 def _accumulate(current: Variable | None, term: Variable) -> Variable:
     """Sum of gradient contributions; a null (undefined) contribution wins."""
-    from opgraph.scalar.arith import add
-
     if current is None or is_null(term):
         return term
     if is_null(current):
         return current
-    return add(current, term)
+    return SCALAR_FUNCTIONS.add(current, term)
 
 
 def scalar_pullback(

@@ -6,7 +6,10 @@ Output dtypes come from NumPy (comparisons give bool; and_/or_/xor/invert are
 
 from __future__ import annotations
 
+import sys as _sys
+
 from opgraph.scalar.basic import BinaryScalarOp, UnaryScalarOp
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import grad_zeros
 
 __all__ = [
@@ -130,3 +133,6 @@ xor = XOR(name="xor")
 invert = Invert(name="invert")
 isnan = IsNan(name="isnan")
 isinf = IsInf(name="isinf")
+
+# Lower scalar modules (type, gradhelpers) call these ops by name.
+SCALAR_FUNCTIONS.register(_sys.modules[__name__])

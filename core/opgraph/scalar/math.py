@@ -6,6 +6,7 @@ the shared pullback multiplies it by the cotangent.
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from opgraph.scalar.basic import (
     same_out_nocomplex,
     upgrade_to_float_no_complex,
 )
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import const_like, grad_zeros
 
 __all__ = [
@@ -383,3 +385,6 @@ round_half_away_from_zero = RoundHalfAwayFromZero(name="round_half_away_from_zer
 
 #: The NumPy function behind ``round_half_away_from_zero`` (PyTensor's reference for it).
 round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn
+
+# Lower scalar modules (type, gradhelpers) call these ops by name.
+SCALAR_FUNCTIONS.register(_sys.modules[__name__])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from opgraph.autodiff.undefined import disconnected_type
 from opgraph.graph.basic import Apply, Variable
 from opgraph.scalar.basic import ScalarOp, UnaryScalarOp, same_out, transfer_type, upcast_out
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.type import ScalarType, all_dtypes, as_scalar, get_scalar_type
 
@@ -165,3 +167,6 @@ def _switch_out(cond: ScalarType, a: ScalarType, b: ScalarType) -> tuple[ScalarT
 identity = Identity(name="identity")
 second = Second(name="second")
 switch = Switch(name="switch")
+
+# Lower scalar modules (type, gradhelpers) call these ops by name.
+SCALAR_FUNCTIONS.register(_sys.modules[__name__])

@@ -19,6 +19,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
 from opgraph.scalar.autocast import autocast_float
+from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 
 __all__ = [
     "ScalarConstant",
@@ -222,10 +223,8 @@ def _scalar_type_by_name(name: str) -> ScalarType:
 
 
 def _op(name: str) -> Any:
-    """A scalar op by public name (late import: ops are defined on top of this module)."""
-    import opgraph.scalar as scalar
-
-    return getattr(scalar, name)
+    """A scalar op by public name (defined on top of this module: see function_table)."""
+    return getattr(SCALAR_FUNCTIONS, name)
 
 
 class _ScalarOperators:

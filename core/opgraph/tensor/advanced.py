@@ -14,6 +14,8 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
@@ -30,21 +32,15 @@ from opgraph.tensor.indexing import (
     split_inputs,
     static_slice_length,
 )
-from opgraph.tensor.shape import as_index_scalar, is_int_dtype
+from opgraph.tensor.shape import as_index_scalar, is_int_dtype, shape_tuple
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = ["AdvancedIncSubtensor", "AdvancedSubtensor"]
 
 
 def _name(var: Any) -> str:
     return var.name if getattr(var, "name", None) else str(var)
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def _consumed(entry: Any, part: Any) -> int:
@@ -170,7 +166,7 @@ def _static_shape(op: Any, x: Variable, inputs: Sequence[Variable]) -> list[int 
 
 
 def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
-    m = _math()
+    m = ptm
     idx_list = op.idx_list
     parts = split_inputs(idx_list, node.inputs[1:])
     static = node.outputs[0].type.shape
@@ -183,10 +179,8 @@ def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
         elif entry == INT:
             adv_dims.append([])
         elif part.type.dtype == "bool":
-            adv_dims.append([m.cast(m.sum(part), "int64")])
+            adv_dims.append([m.cast(_reduction.sum(part), "int64")])
         else:
-            from opgraph.tensor.shape import shape_tuple
-
             adv_dims.append(list(shape_tuple(part)))
         axis += _consumed(entry, part)
     ndim = max((len(d) for d in adv_dims), default=0)
@@ -205,8 +199,6 @@ def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
         dims = before + bshape + after + rest
     else:
         dims = bshape + [s for _, s in slice_dims] + rest
-    from opgraph.tensor.variable import constant
-
     return tuple(
         constant(np.int64(s)) if s is not None else d for s, d in zip(static, dims)
     )

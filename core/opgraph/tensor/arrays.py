@@ -16,7 +16,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
-from opgraph.tensor import math as ptm
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.join import concatenate
 from opgraph.tensor.reduction import all as pt_all

@@ -16,6 +16,7 @@ from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.scalar.type import SCALAR_CONVERSIONS, ScalarType
+from opgraph.tensor import ufuncs as _ufuncs
 from opgraph.tensor.arrays import (
     flatnonzero,
     moveaxis,
@@ -54,9 +55,24 @@ from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
 from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
-from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
+from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
+    MakeVector,
+    expand_dims,
+    flatten,
+    make_vector,
+    shape_padleft,
+    shape_padright,
+)
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
-from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
+from opgraph.tensor.ufuncs import tensor_copy  # noqa: F401 (PyTensor's tensor.basic name)
+from opgraph.tensor.variable import (
+    TensorConstant,
+    TensorVariable,  # noqa: F401 (PyTensor's name)
+    as_tensor,
+    as_tensor_variable,
+    constant,
+    register_tensor_functions,
+)
 
 __all__ = [
     "ARange",
@@ -112,32 +128,17 @@ __all__ = [
 ]
 __all__ += _more_all
 
-# Names that live in modules built on top of this one (math, elemwise); resolved on use
-# so ``from opgraph.tensor.basic import switch`` works without an import cycle.
-_LATE = {
-    "switch": "opgraph.tensor.math",
-    "where": "opgraph.tensor.math",
-    "transpose": "opgraph.tensor.elemwise",
-    "expand_dims": "opgraph.tensor.shape",
-    "flatten": "opgraph.tensor.shape",
-    "tensor_copy": "opgraph.tensor.math",
-    "TensorVariable": "opgraph.tensor.variable",
-    "tensor": "opgraph.tensor.type",
-    **{f"_convert_to_{d}": "opgraph.tensor.math" for d in (
-        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-        "float16", "float32", "float64", "complex64", "complex128")},
-}
+# PyTensor's tensor.basic also holds these (defined in lower modules, re-exported here).
+globals().update(
+    (name, value) for name, value in vars(_ufuncs).items() if name.startswith("_convert_to_")
+)
+
 
 def __getattr__(name: str) -> Any:
-    module = _LATE.get(name)
-    if module is None:
-        # diag/tril/trace...: served by the opgraph-linalg plugin, as in PyTensor's basic
-        return _faces.provided_name(__name__, name)
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    """diag/tril/trace...: served by the opgraph-linalg plugin, as in PyTensor's basic."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _faces.provided_name(__name__, name)
 
 
 def _name(var: Any) -> str:
@@ -226,9 +227,7 @@ def cast(x: Any, dtype: Any) -> Variable:
     dt = normalize_dtype(dtype)
     if x.type.dtype == dt:
         return x
-    from opgraph.tensor import math
-
-    return math.cast(x, dt)
+    return _ufuncs.cast(x, dt)
 
 
 #: PyTensor's ``fill``/``second`` are the Elemwise op itself (``g.owner.op == fill`` holds):
@@ -290,3 +289,6 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
 register_constant_rule(TensorFromScalar, passthrough)
 register_constant_rule(ScalarFromTensor, passthrough)
 SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py
+
+# as_tensor_variable of a scalar variable (opgraph.tensor.variable) converts with this.
+register_tensor_functions(tensor_from_scalar=tensor_from_scalar)

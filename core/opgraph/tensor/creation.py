@@ -15,6 +15,8 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.constant_value import (
     get_underlying_scalar_constant_value,
     passthrough,
@@ -29,7 +31,12 @@ from opgraph.tensor.shape import (
     static_int,
 )
 from opgraph.tensor.type import TensorType, discrete_dtypes, normalize_dtype
-from opgraph.tensor.variable import _as_tensor_variable, as_tensor_variable, constant
+from opgraph.tensor.variable import (
+    _as_tensor_variable,
+    as_tensor_variable,
+    constant,
+    register_tensor_functions,
+)
 
 __all__ = [
     "ARange",
@@ -46,12 +53,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def _name(var: Any) -> str:
@@ -137,17 +138,17 @@ class Alloc(Op):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         v = inputs[0]
         g = cotangents[0]
-        m = _math()
+        m = ptm
         out_ndim = outputs[0].type.ndim
         offset = out_ndim - v.type.ndim
         out_static = outputs[0].type.shape
         if offset:
-            g = m.sum(g, axis=tuple(range(offset)))
+            g = _reduction.sum(g, axis=tuple(range(offset)))
         bcast = tuple(
             j for j, vs in enumerate(v.type.shape) if vs == 1 and out_static[offset + j] != 1
         )
         if bcast:
-            g = m.sum(g, axis=bcast, keepdims=True)
+            g = _reduction.sum(g, axis=bcast, keepdims=True)
         if g.type.dtype != v.type.dtype and v.type.dtype not in discrete_dtypes:
             g = m.cast(g, v.type.dtype)
         return [g] + [disconnected_type() for _ in inputs[1:]]
@@ -194,7 +195,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
     if value.type.ndim != 0:
         raise ValueError(f"full: fill_value must be a scalar, got {_name(value)} ({value.type})")
     if dtype is not None and normalize_dtype(dtype) != value.type.dtype:
-        value = _math().cast(value, normalize_dtype(dtype))
+        value = ptm.cast(value, normalize_dtype(dtype))
     return _alloc(value, *dims_of(shape, "full shape"))
 
 
@@ -203,7 +204,7 @@ def _like(model: Any, value: Any, dtype: Any) -> Variable:
     dt = model.type.dtype if dtype is None else normalize_dtype(dtype)
     if isinstance(value, Variable):
         if value.type.dtype != dt:
-            value = _math().cast(value, dt)
+            value = ptm.cast(value, dt)
     else:
         value = _filled(value, dt)
     return _alloc(value, *shape_tuple(model))
@@ -269,7 +270,7 @@ class ARange(Op):
         static = node.outputs[0].type.shape[0]
         if static is not None:
             return [(constant(np.int64(static)),)]
-        m = _math()
+        m = ptm
         start, stop, step = node.inputs
         count = m.ceil(m.true_div(m.sub(stop, start), step))
         return [(m.maximum(m.cast(count, "int64"), constant(np.int64(0))),)]
@@ -281,12 +282,12 @@ class ARange(Op):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         if self.dtype in discrete_dtypes:
             return [disconnected_type() for _ in inputs]
-        m = _math()
+        m = ptm
         start, stop, step = inputs
         g = cotangents[0]
         index = arange(0, shape_i(outputs[0], 0), 1, dtype=self.dtype)
-        gstart = m.sum(g)
-        gstep = m.sum(m.mul(g, index))
+        gstart = _reduction.sum(g)
+        gstep = _reduction.sum(m.mul(g, index))
         return [
             _cast_like(gstart, start),
             zeros_like(stop),
@@ -296,7 +297,7 @@ class ARange(Op):
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if self.dtype in discrete_dtypes:
             return [None]
-        m = _math()
+        m = ptm
         t_start, _, t_step = tangents
         index = arange(0, shape_i(outputs[0], 0), 1, dtype=self.dtype)
         terms = []
@@ -312,7 +313,7 @@ class ARange(Op):
 def _cast_like(g: Variable, x: Variable) -> Variable:
     if x.type.dtype in discrete_dtypes or g.type.dtype == x.type.dtype:
         return g
-    return _math().cast(g, x.type.dtype)
+    return ptm.cast(g, x.type.dtype)
 
 
 def _static_number(var: Variable) -> Any:
@@ -397,3 +398,6 @@ def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any
 
 
 register_constant_rule(Alloc, passthrough)  # every element is the filled value
+
+# ``x.zeros_like()``, ``x.ones_like()`` (the methods live in opgraph.tensor.variable).
+register_tensor_functions(zeros_like=zeros_like, ones_like=ones_like)

@@ -23,8 +23,15 @@ from opgraph.graph.op import Op
 from opgraph.graph.utils import lazy_exports, type_name
 from opgraph.scalar.type import get_scalar_type
 from opgraph.tensor.constant_value import elemwise_constant, passthrough, register_constant_rule
-from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable, constant, python_number_dtype
+from opgraph.tensor.elemwise_thunk import make_elemwise_thunk
+from opgraph.tensor.function_table import TENSOR_FUNCTIONS as _tensor_functions
+from opgraph.tensor.type import TensorType, get_floatX
+from opgraph.tensor.variable import (
+    as_tensor_variable,
+    constant,
+    python_number_dtype,
+    register_tensor_functions,
+)
 
 __all__ = [
     "DimShuffle",
@@ -165,18 +172,14 @@ class DimShuffle(Op):
         # Sum away the inserted axes (a DimShuffle if they are statically 1),
         # then put the input's axes back in place, re-adding dropped ones.
         if any(gz.type.shape[a] != 1 for a in self.augment):
-            from opgraph.tensor.math import sum as tsum
-
-            gz = tsum(gz, axis=self.augment, keepdims=True)
+            gz = _tensor_functions.sum(gz, axis=self.augment, keepdims=True)
         grad_order: list[Any] = ["x"] * self.input_ndim
         for pos, o in enumerate(self.new_order):
             if o != "x":
                 grad_order[o] = pos
         g = DimShuffle(input_ndim=gz.type.ndim, new_order=tuple(grad_order))(gz)
         if g.type.dtype != x.type.dtype:
-            from opgraph.tensor.math import cast
-
-            g = cast(g, x.type.dtype)
+            g = _tensor_functions.cast(g, x.type.dtype)
         return [g]
 
     def pushforward(
@@ -313,10 +316,7 @@ def _is_null(v: Any) -> bool:
 
 def _float_zeros_like(x: Variable) -> Variable:
     """A floatX zero of ``x``'s shape: the gradient of a discrete input."""
-    from opgraph.tensor.math import second
-    from opgraph.tensor.type import get_floatX
-
-    return second(x, constant(0, dtype=get_floatX()))
+    return _tensor_functions.second(x, constant(0, dtype=get_floatX()))
 
 
 def _scalar_type(dtype: str) -> Any:
@@ -455,8 +455,6 @@ class Elemwise(Op):
         It never writes into an existing output buffer (results are fresh arrays or,
         when inplace, the destroyed input), so ``no_recycling`` holds trivially.
         """
-        from opgraph.tensor.elemwise_thunk import make_elemwise_thunk
-
         if type(self).perform is not Elemwise.perform or "perform" in self.__dict__:
             # a subclass (or a patched instance) computes its own way: honour its perform
             return super().make_thunk(node, storage_map, compute_map, no_recycling, impl)
@@ -615,9 +613,7 @@ def _broadcast_like(g: Variable, like: Variable) -> Variable:
     if g.type.ndim < like.type.ndim or any(
         gs == 1 and ls != 1 for gs, ls in zip(g.type.shape, like.type.shape)
     ):
-        from opgraph.tensor.math import second
-
-        return second(like, g)
+        return _tensor_functions.second(like, g)
     return g
 
 
@@ -628,13 +624,9 @@ def _reduce_to_input(g: Variable, x: Variable) -> Variable:
         d for d in range(x.type.ndim) if x.type.shape[d] == 1 and g.type.shape[d] != 1
     )
     if axes:
-        from opgraph.tensor.math import sum as tsum
-
-        g = tsum(g, axis=axes, keepdims=True)
+        g = _tensor_functions.sum(g, axis=axes, keepdims=True)
     if x.type.dtype in _CONTINUOUS and g.type.dtype != x.type.dtype:
-        from opgraph.tensor.math import cast
-
-        g = cast(g, x.type.dtype)
+        g = _tensor_functions.cast(g, x.type.dtype)
     return g
 
 
@@ -644,3 +636,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduc
 
 register_constant_rule(DimShuffle, passthrough)
 register_constant_rule(Elemwise, elemwise_constant)
+
+# ``x.dimshuffle(...)``, ``x.T`` (the methods live in opgraph.tensor.variable).
+register_tensor_functions(DimShuffle=DimShuffle, transpose=transpose)

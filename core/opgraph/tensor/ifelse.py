@@ -21,6 +21,7 @@ from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import ufuncs as _ufuncs
 from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.type import TensorType, discrete_dtypes
 from opgraph.tensor.variable import as_tensor_variable, constant
@@ -229,9 +230,7 @@ def _grad_for(inp: Variable, g: Variable) -> Variable:
     if getattr(inp.type, "dtype", None) in discrete_dtypes:
         return disconnected_type()
     if g.type.dtype != inp.type.dtype:
-        from opgraph.tensor import math
-
-        return math.cast(g, inp.type.dtype)
+        return _ufuncs.cast(g, inp.type.dtype)
     return g
 
 

@@ -16,6 +16,9 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
+from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.shape import as_index_scalar, static_int
 from opgraph.tensor.type import TensorType, discrete_dtypes
@@ -54,12 +57,6 @@ def _name(var: Any) -> str:
 
 def is_missing(g: Any) -> bool:
     return g is None or isinstance(getattr(g, "type", None), DisconnectedType)
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def idx_str(idx_list: Sequence[Any]) -> str:
@@ -193,15 +190,15 @@ def check_basic_inputs(op: Any, x: Variable, idx_list: Sequence[Any], inputs: Se
 
 def reduce_like(g: Variable, y: Variable) -> Variable:
     """Sum ``g`` down to ``y``'s shape: extra leading axes and axes ``y`` broadcasts on."""
-    m = _math()
+    m = ptm
     extra = g.type.ndim - y.type.ndim
     if extra > 0:
-        g = m.sum(g, axis=tuple(range(extra)))
+        g = _reduction.sum(g, axis=tuple(range(extra)))
     axes = tuple(
         i for i, (ys, gs) in enumerate(zip(y.type.shape, g.type.shape)) if ys == 1 and gs != 1
     )
     if axes:
-        g = m.sum(g, axis=axes, keepdims=True)
+        g = _reduction.sum(g, axis=axes, keepdims=True)
     if g.type.dtype != y.type.dtype and y.type.dtype not in discrete_dtypes:
         g = m.cast(g, y.type.dtype)
     return g
@@ -243,8 +240,6 @@ class ReadOp(Op):
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        from opgraph.tensor.creation import zeros_like
-
         x, *idx = inputs
         g = cotangents[0]
         if x.type.dtype in discrete_dtypes:
@@ -308,8 +303,6 @@ class UpdateOp(Op):
 
 
 def update_pushforward(op: Any, inputs: Sequence, tangents: Sequence) -> list:
-    from opgraph.tensor.creation import zeros_like
-
     x, y, *idx = inputs
     tx, ty = tangents[0], tangents[1]
     if is_missing(tx) and is_missing(ty):

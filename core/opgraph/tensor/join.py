@@ -15,6 +15,8 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType, disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import ufuncs as ptm
+from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.exceptions import ShapeError
 from opgraph.tensor.shape import (
     MakeVector,
@@ -22,20 +24,16 @@ from opgraph.tensor.shape import (
     dim_sum,
     expand_dims,
     is_int_dtype,
+    shape,
     shape_i,
     static_int,
     static_vector_entries,
 )
+from opgraph.tensor.subtensor import get_item
 from opgraph.tensor.type import TensorType, discrete_dtypes, get_floatX
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
 
 __all__ = ["Join", "Split", "concatenate", "join", "split", "stack"]
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def _name(var: Any) -> str:
@@ -56,7 +54,7 @@ def _check_axis(axis: int | None, ndim: int, who: str) -> int | None:
 
 def _per_dim_switch(axis: Variable, ndim: int, on_axis: Any, off_axis: Sequence[Any]) -> list:
     """Shape entries when the axis is only known at run time."""
-    m = _math()
+    m = ptm
     return [m.switch(m.eq(axis, d), on_axis, off_axis[d]) for d in range(ndim)]
 
 
@@ -134,7 +132,7 @@ class Join(Op):
             dims = list(shapes[0])
             dims[a] = dim_sum([s[a] for s in shapes])
             return [tuple(dims)]
-        m = _math()
+        m = ptm
         return [
             tuple(
                 m.switch(m.eq(axis, d), dim_sum([s[d] for s in shapes]), shapes[0][d])
@@ -153,11 +151,9 @@ class Join(Op):
         grads: list[Any] = [disconnected_type()]
         for t, part in zip(ts, parts):
             if t.type.dtype in discrete_dtypes:
-                from opgraph.tensor.creation import zeros_like
-
                 grads.append(zeros_like(t, dtype=get_floatX()))
             elif part.type.dtype != t.type.dtype:
-                grads.append(_math().cast(part, t.type.dtype))
+                grads.append(ptm.cast(part, t.type.dtype))
             else:
                 grads.append(part)
         return grads
@@ -167,8 +163,6 @@ class Join(Op):
         tans = tangents[1:]
         if all(_missing(t) for t in tans):
             return [None]
-        from opgraph.tensor.creation import zeros_like
-
         parts = [zeros_like(x) if _missing(t) else t for x, t in zip(ts, tans)]
         return [join(axis, *parts)]
 
@@ -177,9 +171,6 @@ def _axis_len(t: Variable, axis: Variable) -> Variable:
     a = static_int(axis)
     if a is not None:
         return shape_i(t, a)
-    from opgraph.tensor.shape import shape
-    from opgraph.tensor.subtensor import get_item
-
     return get_item(shape(t), axis)
 
 
@@ -302,8 +293,6 @@ class Split(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         _x, axis, splits = node.inputs
-        from opgraph.tensor.subtensor import get_item
-
         x_shape = input_shapes[0]
         a = static_int(axis)
         out = []
@@ -325,8 +314,6 @@ class Split(Op):
         _x, axis, _ = inputs
         if all(_missing(g) for g in cotangents):
             return [disconnected_type() for _ in inputs]
-        from opgraph.tensor.creation import zeros_like
-
         parts = [zeros_like(o) if _missing(g) else g for o, g in zip(outputs, cotangents)]
         return [join(axis, *parts), disconnected_type(), disconnected_type()]
 
@@ -339,3 +326,6 @@ class Split(Op):
 def split(x: Any, splits_size: Any, n_splits: int, axis: Any = 0) -> list[Variable]:
     """The ``n_splits`` pieces of ``x`` along ``axis`` with lengths ``splits_size``."""
     return Split(int(n_splits))(x, axis, splits_size, return_list=True)
+
+# as_tensor_variable of a list of variables (opgraph.tensor.variable) stacks them.
+register_tensor_functions(stack=stack)

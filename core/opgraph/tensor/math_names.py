@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Variable
-from opgraph.tensor import math as ptm
+from opgraph.tensor import ufuncs as ptm
 from opgraph.tensor.join import concatenate
 from opgraph.tensor.products import dot, matmul
 from opgraph.tensor.reduction import mean

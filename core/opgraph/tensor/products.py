@@ -8,6 +8,7 @@ contracts its last axis (as ``np.dot`` does) through MatMul.
 
 from __future__ import annotations
 
+import sys as _sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,13 +17,15 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as _uf
 from opgraph.tensor.elemwise import (
     DimShuffle,
     _is_disconnected,
     broadcast_static_shape,
 )
 from opgraph.tensor.type import TensorType, continuous_dtypes
-from opgraph.tensor.variable import as_tensor_variable
+from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
 
 __all__ = ["Dot", "MatMul", "dot", "matmul", "outer"]
 
@@ -48,9 +51,7 @@ def _grad_cast(g: Variable, x: Variable) -> Variable:
     if x.type.dtype not in continuous_dtypes:
         return g  # an integer operand gets the float gradient, as in PyTensor
     if g.type.dtype != x.type.dtype:
-        from opgraph.tensor.math import cast
-
-        return cast(g, x.type.dtype)
+        return _uf.cast(g, x.type.dtype)
     return g
 
 
@@ -61,9 +62,7 @@ def _add_tangents(a: Variable | None, b: Variable | None) -> Variable:
         return b  # type: ignore[return-value]
     if b is None:
         return a
-    from opgraph.tensor.math import add
-
-    return add(a, b)
+    return _uf.add(a, b)
 
 
 def _live(t: Any) -> bool:
@@ -118,15 +117,13 @@ class Dot(Op):
         self, inputs: Sequence[Variable], outputs: Sequence[Variable],
         cotangents: Sequence[Variable],
     ) -> list[Variable]:
-        from opgraph.tensor.math import mul
-
         x, y = inputs
         (gz,) = cotangents
         if _is_disconnected(gz):
             return [disconnected_type(), disconnected_type()]
         xd, yd = x.type.ndim, y.type.ndim
         if xd == 1 and yd == 1:
-            gx, gy = mul(gz, y), mul(gz, x)
+            gx, gy = _uf.mul(gz, y), _uf.mul(gz, x)
         elif xd == 2 and yd == 1:
             gx, gy = outer(gz, y), dot(x.T, gz)
         elif xd == 1 and yd == 2:
@@ -261,16 +258,14 @@ def _check_batch_broadcast(xb: tuple, yb: tuple, xv: Variable, yv: Variable) -> 
 
 def _unbroadcast(g: Variable, x: Variable) -> Variable:
     """Sum ``g`` down to ``x``'s (batch-broadcast) shape."""
-    from opgraph.tensor.math import sum as tsum
-
     extra = g.type.ndim - x.type.ndim
     if extra:
-        g = tsum(g, axis=tuple(range(extra)))
+        g = _reduction.sum(g, axis=tuple(range(extra)))
     axes = tuple(
         d for d in range(x.type.ndim - 2) if x.type.shape[d] == 1 and g.type.shape[d] != 1
     )
     if axes:
-        g = tsum(g, axis=axes, keepdims=True)
+        g = _reduction.sum(g, axis=axes, keepdims=True)
     return g
 
 
@@ -281,9 +276,7 @@ def matmul(x1: Any, x2: Any, dtype: Any = None) -> Variable:
     """``x1 @ x2`` with NumPy's matmul rules (batching, 1-D promotion)."""
     out = _matmul(x1, x2)
     if dtype is not None:
-        from opgraph.tensor.math import cast
-
-        out = cast(out, dtype)
+        out = _uf.cast(out, dtype)
     return out
 
 
@@ -293,9 +286,7 @@ def dot(l: Any, r: Any) -> Variable:
     l = as_tensor_variable(l)
     r = as_tensor_variable(r)
     if l.type.ndim == 0 or r.type.ndim == 0:
-        from opgraph.tensor.math import mul
-
-        return mul(l, r)
+        return _uf.mul(l, r)
     if l.type.ndim <= 2 and r.type.ndim <= 2:
         return _dot(l, r)
     if r.type.ndim <= 2:
@@ -319,3 +310,6 @@ def outer(x: Any, y: Any) -> Variable:
     if y.type.ndim != 1:
         y = y.flatten()
     return _dot(x.dimshuffle(0, "x"), y.dimshuffle("x", 0))
+
+# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
+register_tensor_functions(_sys.modules[__name__])

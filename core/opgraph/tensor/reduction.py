@@ -10,6 +10,7 @@ int8 is int64); float32 is accumulated in float64 and returned as float32.
 from __future__ import annotations
 
 import builtins
+import sys as _sys
 from collections.abc import Callable, Sequence
 from typing import Any as _Any
 
@@ -22,9 +23,11 @@ from opgraph.graph.op import Op
 from opgraph.scalar import arith as _sa
 from opgraph.scalar import logic as _sl
 from opgraph.scalar.type import get_scalar_type
+from opgraph.tensor import ufuncs as _uf
 from opgraph.tensor.elemwise import DimShuffle, _float_zeros_like, _is_disconnected
+from opgraph.tensor.shape import shape_i
 from opgraph.tensor.type import TensorType, continuous_dtypes, normalize_dtype
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
 
 __all__ = [
     "All",
@@ -90,9 +93,7 @@ def _keepdims(out: Variable, ndim: int, axes: Sequence[int]) -> Variable:
 
 def _expand_like(g: Variable, x: Variable, axes: Sequence[int]) -> Variable:
     """A reduced value broadcast back to ``x``'s shape."""
-    from opgraph.tensor.math import second
-
-    return second(x, _keepdims(g, x.type.ndim, axes))
+    return _uf.second(x, _keepdims(g, x.type.ndim, axes))
 
 
 # NumPy's accumulator / result dtypes for sums and products.
@@ -223,10 +224,8 @@ class CAReduce(Op):
         rule = _PULLBACKS.get(type(self.scalar_op))
         if rule is None:
             return [grad_not_implemented(self, 0, x, f"the gradient of a {self} reduction")]
-        from opgraph.tensor.math import cast
-
         g = rule(self, x, out, gz, self._axes(x))
-        return [cast(g, x.type.dtype)]
+        return [_uf.cast(g, x.type.dtype)]
 
     def pushforward(
         self, inputs: Sequence[Variable], outputs: Sequence[Variable],
@@ -235,18 +234,16 @@ class CAReduce(Op):
         (x,), (out,), (t,) = inputs, outputs, tangents
         if t is None or _is_disconnected(t) or out.type.dtype not in continuous_dtypes:
             return [disconnected_type()]
-        from opgraph.tensor.math import cast, mul, second
-
         axes = self._axes(x)
         if isinstance(self, Sum):
-            return [cast(self(t), out.type.dtype)]
+            return [_uf.cast(self(t), out.type.dtype)]
         rule = _PULLBACKS.get(type(self.scalar_op))
         if rule is None:
             raise NotImplementedError(f"{self} has no pushforward")
         # Each reduction here is linear in the tangent with the pullback's weights.
-        ones = second(out, constant(1, dtype=out.type.dtype))
+        ones = _uf.second(out, constant(1, dtype=out.type.dtype))
         weights = rule(self, x, out, ones, axes)
-        return [cast(sum(mul(weights, t), axis=axes), out.type.dtype)]
+        return [_uf.cast(sum(_uf.mul(weights, t), axis=axes), out.type.dtype)]
 
     # -- printing --------------------------------------------------------------------
     def _label(self) -> str:
@@ -389,34 +386,30 @@ def _sum_pullback(op: CAReduce, x: Variable, out: Variable, gz: Variable, axes: 
 
 
 def _prod_pullback(op: CAReduce, x: Variable, out: Variable, gz: Variable, axes: _Any) -> Variable:
-    from opgraph.tensor.math import and_, eq, mul, switch, true_div
-
     gz_full = _expand_like(gz, x, axes)
     if getattr(op, "no_zeros_in_input", False):
-        return mul(gz_full, true_div(_keepdims(out, x.type.ndim, axes), x))
-    is_zero = eq(x, 0)
-    nonzero_x = switch(is_zero, constant(1, dtype=x.type.dtype), x)
+        return _uf.mul(gz_full, _uf.true_div(_keepdims(out, x.type.ndim, axes), x))
+    is_zero = _uf.eq(x, 0)
+    nonzero_x = _uf.switch(is_zero, constant(1, dtype=x.type.dtype), x)
     prod_nonzero = prod(nonzero_x, axis=axes, keepdims=True)
     n_zeros = sum(is_zero, axis=axes, keepdims=True)
     # No zero: prod / x.  One zero: only that element gets the product of the others.
     zero = constant(0, dtype=x.type.dtype)
-    weight = switch(
-        eq(n_zeros, 0),
-        true_div(prod_nonzero, nonzero_x),
-        switch(and_(eq(n_zeros, 1), is_zero), prod_nonzero, zero),
+    weight = _uf.switch(
+        _uf.eq(n_zeros, 0),
+        _uf.true_div(prod_nonzero, nonzero_x),
+        _uf.switch(_uf.and_(_uf.eq(n_zeros, 1), is_zero), prod_nonzero, zero),
     )
-    return mul(gz_full, weight)
+    return _uf.mul(gz_full, weight)
 
 
 def _extremum_pullback(
     op: CAReduce, x: Variable, out: Variable, gz: Variable, axes: _Any
 ) -> Variable:
     """The cotangent goes to the maximal elements (split evenly between ties)."""
-    from opgraph.tensor.math import cast, eq, mul, true_div
-
-    mask = cast(eq(x, _keepdims(out, x.type.ndim, axes)), x.type.dtype)
+    mask = _uf.cast(_uf.eq(x, _keepdims(out, x.type.ndim, axes)), x.type.dtype)
     count = sum(mask, axis=axes, keepdims=True)
-    return mul(_expand_like(gz, x, axes), true_div(mask, count))
+    return _uf.mul(_expand_like(gz, x, axes), _uf.true_div(mask, count))
 
 
 def _zero_pullback(op: CAReduce, x: Variable, out: Variable, gz: Variable, axes: _Any) -> Variable:
@@ -489,11 +482,8 @@ def _count(x: Variable, axes: Sequence[int]) -> Variable:
     static = [x.type.shape[a] for a in axes]
     if builtins.all(s is not None for s in static):
         return constant(int(np.prod(static, dtype=np.int64)), dtype="int64")
-    from opgraph.tensor.math import mul
-    from opgraph.tensor.shape import shape_i
-
     dims = [shape_i(x, a) for a in axes]
-    return dims[0] if len(dims) == 1 else mul(*dims)
+    return dims[0] if len(dims) == 1 else _uf.mul(*dims)
 
 
 def mean(
@@ -505,8 +495,6 @@ def mean(
     ``dtype`` is the dtype of the sum; a discrete one (int, bool) still gives a
     float64 mean, as PyTensor (NumPy would truncate it).
     """
-    from opgraph.tensor.math import cast, true_div
-
     x = as_tensor_variable(input)
     axes = normalize_axis(axis, x.type.ndim, f"mean of {_name(x)}")
     sum_dtype = dtype
@@ -514,9 +502,9 @@ def mean(
         sum_dtype = "float64"
     s = sum(x, axis=axes, dtype=sum_dtype, keepdims=keepdims, acc_dtype=acc_dtype)
     count_dtype = s.type.dtype if s.type.dtype in continuous_dtypes else "float64"
-    out = true_div(s, cast(_count(x, axes), count_dtype))
+    out = _uf.true_div(s, _uf.cast(_count(x, axes), count_dtype))
     if dtype is not None and normalize_dtype(dtype) in continuous_dtypes:
-        out = cast(out, dtype)
+        out = _uf.cast(out, dtype)
     return out
 
 
@@ -525,22 +513,18 @@ def var(
     corrected: bool = False,
 ) -> Variable:
     """Variance over ``axis`` with ``ddof`` delta degrees of freedom (np.var)."""
-    from opgraph.tensor.math import abs, cast, sqr, sub, true_div
-
     x = as_tensor_variable(input)
     axes = normalize_axis(axis, x.type.ndim, f"var of {_name(x)}")
     if corrected and ddof == 0:
         ddof = 1
-    centered = sub(x, mean(x, axis=axes, keepdims=True))
+    centered = _uf.sub(x, mean(x, axis=axes, keepdims=True))
     if centered.type.dtype.startswith("complex"):
-        centered = abs(centered)
-    ss = sum(sqr(centered), axis=axes, keepdims=keepdims)
+        centered = _uf.abs(centered)
+    ss = sum(_uf.sqr(centered), axis=axes, keepdims=keepdims)
     n = _count(x, axes)
     if ddof:
-        from opgraph.tensor.math import sub as tsub
-
-        n = tsub(n, constant(int(ddof), dtype="int64"))
-    return true_div(ss, cast(n, ss.type.dtype))
+        n = _uf.sub(n, constant(int(ddof), dtype="int64"))
+    return _uf.true_div(ss, _uf.cast(n, ss.type.dtype))
 
 
 def std(
@@ -548,9 +532,7 @@ def std(
     corrected: bool = False,
 ) -> Variable:
     """Standard deviation over ``axis`` (square root of ``var``)."""
-    from opgraph.tensor.math import sqrt
-
-    return sqrt(var(input, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected))
+    return _uf.sqrt(var(input, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected))
 
 
 # --------------------------------------------------------------------------- argmax
@@ -642,3 +624,6 @@ def max_and_argmax(x: _Any, axis: _Any = None, keepdims: bool = False) -> list[V
 def argmin(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Index of the minimum over ``axis`` (None: over the flattened input)."""
     return _reduce(Argmin, x, axis, keepdims)
+
+# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
+register_tensor_functions(_sys.modules[__name__])

@@ -16,15 +16,17 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor import ufuncs as _ufuncs
 from opgraph.tensor.constant_value import (
     get_underlying_scalar_constant_value,
     passthrough,
     register_constant_rule,
     unique_value,
 )
+from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.exceptions import NotScalarConstantError, ShapeError
 from opgraph.tensor.type import TensorType, integer_dtypes
-from opgraph.tensor.variable import as_tensor_variable, constant
+from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
 
 __all__ = [
     "MakeVector",
@@ -51,13 +53,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _math() -> Any:
-    """opgraph.tensor.math, imported late: it is built on top of this module's users."""
-    from opgraph.tensor import math
-
-    return math
 
 
 def _name(var: Any) -> str:
@@ -142,14 +137,10 @@ def dims_of(shape_arg: Any, what: str = "shape") -> list[Variable]:
             f"{what}: the length of the shape vector {_name(var)} is not known at graph "
             "construction; give the shape as a tuple or a vector of static length"
         )
-    from opgraph.tensor.subtensor import get_item
-
-    return [get_item(var, i) for i in range(length)]
+    return [var[i] for i in range(length)]
 
 
 def _dimshuffle(x: Variable, new_order: Sequence[Any]) -> Variable:
-    from opgraph.tensor.elemwise import DimShuffle
-
     return DimShuffle(input_ndim=x.type.ndim, new_order=tuple(new_order))(x)
 
 
@@ -158,7 +149,7 @@ def dim_prod(dims: Sequence[Any]) -> Variable:
     known = [static_int(d) for d in dims]
     if all(k is not None for k in known):
         return constant(np.int64(int(np.prod(known, dtype=np.int64))))
-    m = _math()
+    m = _ufuncs
     result = None
     const = 1
     for d, k in zip(dims, known):
@@ -174,7 +165,7 @@ def dim_sum(dims: Sequence[Any]) -> Variable:
     known = [static_int(d) for d in dims]
     if all(k is not None for k in known):
         return constant(np.int64(sum(known)))
-    m = _math()
+    m = _ufuncs
     result = None
     const = 0
     for d, k in zip(dims, known):
@@ -302,9 +293,7 @@ class MakeVector(Op):
                 ):
                     var = constant(np.asarray(var.data, dtype=self.dtype))
                 elif np.can_cast(var.type.dtype, self.dtype, "safe"):
-                    from opgraph.tensor.basic import cast
-
-                    var = cast(var, self.dtype)
+                    var = _ufuncs.cast(var, self.dtype)
                 else:
                     raise TypeError(
                         f"MakeVector: element {i} ({_name(var)}) has dtype {var.type.dtype}, "
@@ -322,9 +311,7 @@ class MakeVector(Op):
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
         if is_int_dtype(self.dtype) or self.dtype == "bool":
             return [disconnected_type() for _ in inputs]
-        from opgraph.tensor.subtensor import get_item
-
-        return [get_item(cotangents[0], i) for i in range(len(inputs))]
+        return [cotangents[0][i] for i in range(len(inputs))]
 
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if any(t is None for t in tangents):
@@ -390,9 +377,7 @@ class Reshape(Op):
         out_static = node.outputs[0].type.shape
         entries = dims_of(shp, "reshape shape") if shp.type.shape[0] is not None else None
         if entries is None:
-            from opgraph.tensor.subtensor import get_item
-
-            entries = [get_item(shp, i) for i in range(self.ndim)]
+            entries = [shp[i] for i in range(self.ndim)]
         size = dim_prod(input_shapes[0])
         m = None
         dims = []
@@ -403,7 +388,7 @@ class Reshape(Op):
             elif known is not None and known != -1:
                 dims.append(constant(np.int64(known)))
             else:
-                m = m or _math()
+                m = m or _ufuncs
                 others = [e for j, e in enumerate(entries) if j != i]
                 missing = m.int_div(size, dim_prod(others)) if others else size
                 if known == -1:
@@ -751,3 +736,10 @@ register_constant_rule(Shape, _shape_constant)
 register_constant_rule(MakeVector, _make_vector_constant)
 register_constant_rule(Reshape, passthrough)
 register_constant_rule(SpecifyShape, passthrough)
+
+# ``x.shape``, ``x.reshape``... (the methods live in opgraph.tensor.variable), and
+# TensorType.convert_variable's specify_shape.
+register_tensor_functions(
+    shape=shape, reshape=reshape, flatten=flatten, squeeze=squeeze, shape_padleft=shape_padleft,
+    specify_shape=specify_shape,
+)

@@ -17,6 +17,9 @@ from opgraph import faces as _faces
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import DisconnectedType
 from opgraph.graph.op import Op
+from opgraph.tensor import reduction as _reduction
+from opgraph.tensor import ufuncs as ptm
+from opgraph.tensor.shape import squeeze
 from opgraph.tensor.type import discrete_dtypes, float_dtypes, get_floatX
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -31,12 +34,6 @@ __all__ = [
     "poch",
     "softmax",
 ]
-
-
-def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
 
 
 def _name(var: Any) -> str:
@@ -78,7 +75,7 @@ class _SoftmaxBase(Op):
         return [input_shapes[0]]
 
     def _sum(self, v: Variable) -> Variable:
-        return _math().sum(v, axis=self.axis, keepdims=True)
+        return _reduction.sum(v, axis=self.axis, keepdims=True)
 
     def __str__(self) -> str:
         return f"{type(self).__name__}{{axis={self.axis}}}"
@@ -98,7 +95,7 @@ class Softmax(_SoftmaxBase):
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        m = _math()
+        m = ptm
         sm, g = outputs[0], cotangents[0]
         # d softmax: g*sm - sum(g*sm)*sm, expanded so that g*sm cancels when g = c/sm
         # (the gradient of log(softmax(x)), which is NaN where sm underflows otherwise)
@@ -108,7 +105,7 @@ class Softmax(_SoftmaxBase):
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if _missing(tangents[0]):
             return [None]
-        m = _math()
+        m = ptm
         sm, t = outputs[0], tangents[0]
         return [m.mul(sm, m.sub(t, self._sum(m.mul(sm, t))))]
 
@@ -127,7 +124,7 @@ class LogSoftmax(_SoftmaxBase):
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
 
     def pullback(self, inputs: Sequence, outputs: Sequence, cotangents: Sequence) -> list:
-        m = _math()
+        m = ptm
         out, g = outputs[0], cotangents[0]
         # d log_softmax: g - softmax * sum(g), with softmax = exp(out) (never overflows)
         return [m.sub(g, m.mul(m.exp(out), self._sum(g)))]
@@ -135,7 +132,7 @@ class LogSoftmax(_SoftmaxBase):
     def pushforward(self, inputs: Sequence, outputs: Sequence, tangents: Sequence) -> list:
         if _missing(tangents[0]):
             return [None]
-        m = _math()
+        m = ptm
         out, t = outputs[0], tangents[0]
         return [m.sub(t, self._sum(m.mul(m.exp(out), t)))]
 
@@ -143,7 +140,7 @@ class LogSoftmax(_SoftmaxBase):
 def _as_float(x: Any) -> Variable:
     x = as_tensor_variable(x)
     if x.type.dtype in discrete_dtypes:
-        x = _math().cast(x, get_floatX())
+        x = ptm.cast(x, get_floatX())
     return x
 
 
@@ -176,11 +173,11 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     A maximum of +-inf is replaced by 0 before shifting, so all -inf inputs give -inf
     and an +inf input gives +inf instead of NaN.
     """
-    m = _math()
+    m = ptm
     x = _as_float(x)
-    top = m.max(x, axis=axis, keepdims=True)
+    top = _reduction.max(x, axis=axis, keepdims=True)
     safe_top = m.switch(m.isinf(top), np.zeros((), dtype=x.type.dtype), top)
-    total = m.sum(m.exp(m.sub(x, safe_top)), axis=axis, keepdims=True)
+    total = _reduction.sum(m.exp(m.sub(x, safe_top)), axis=axis, keepdims=True)
     out = m.add(m.log(total), safe_top)
     if keepdims:
         return out
@@ -189,8 +186,6 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:
     else:
         axes = [axis] if isinstance(axis, int | np.integer) else list(axis)
         axes = [int(a) % x.type.ndim for a in axes]
-    from opgraph.tensor.shape import squeeze
-
     return squeeze(out, axis=axes) if axes else out
 
 

@@ -23,6 +23,7 @@ from opgraph.tensor.constant_value import (
     register_constant_rule,
     unique_value,
 )
+from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.exceptions import StaticIndexError
 from opgraph.tensor.indexing import (
     ARRAY,
@@ -39,9 +40,17 @@ from opgraph.tensor.indexing import (
     slice_length,
     split_inputs,
 )
-from opgraph.tensor.shape import MakeVector, Shape, as_index_scalar, is_int_dtype, static_int
+from opgraph.tensor.shape import (
+    MakeVector,
+    Shape,
+    as_index_scalar,
+    is_int_dtype,
+    shape_padleft,
+    squeeze,
+    static_int,
+)
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable
+from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
 
 __all__ = [
     "AdvancedIncSubtensor",
@@ -338,8 +347,6 @@ def get_item(x: Any, index: Any) -> Variable:
             new_order.append(dim)
             dim += 1
     new_order.extend(range(dim, out.type.ndim))
-    from opgraph.tensor.elemwise import DimShuffle
-
     return DimShuffle(input_ndim=out.type.ndim, new_order=tuple(new_order))(out)
 
 
@@ -396,8 +403,6 @@ def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str,
         return AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc, ignore_duplicates)(
             inputs[0], y, *inputs[1:]
         )
-    from opgraph.tensor.elemwise import DimShuffle
-
     if isinstance(op, DimShuffle) and _only_adds_axes(op):
         inner = inputs[0]
         y = _drop_added_axes(y, x, op, who)
@@ -414,8 +419,6 @@ def _only_adds_axes(op: Any) -> bool:
 
 
 def _drop_added_axes(y: Variable, x: Variable, op: Any, who: str) -> Variable:
-    from opgraph.tensor.shape import shape_padleft, squeeze
-
     if y.type.ndim > x.type.ndim:
         raise ValueError(
             f"{who}: the value {_name(y)} has {y.type.ndim} dimension(s), more than the "
@@ -499,3 +502,8 @@ __getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
      "flip", "get_canonical_form_slice", "indexed_result_shape", "slice_at_axis", "take"),
     "opgraph.tensor.subtensor_more",
 ))
+
+# ``x[i]``, ``x[i].set(y)``, ``x[i].inc(y)`` (the operators live in opgraph.tensor.variable).
+register_tensor_functions(
+    get_item=get_item, set_subtensor=set_subtensor, inc_subtensor=inc_subtensor
+)

@@ -32,6 +32,7 @@ from opgraph.scalar.type import (
     integer_dtypes,
     uint_dtypes,
 )
+from opgraph.tensor.function_table import TENSOR_FUNCTIONS as _tensor_functions
 
 __all__ = [
     "TensorType",
@@ -320,9 +321,7 @@ class TensorType(Type):
     def filter_variable(self, other: Any, allow_convert: bool = True) -> Variable:
         """``other`` as a Variable of this Type (constants built from values)."""
         if not isinstance(other, Variable):
-            from opgraph.tensor.variable import as_tensor_variable
-
-            other = as_tensor_variable(other)
+            other = _tensor_functions.as_tensor_variable(other)
             if other.type.dtype != self.dtype and isinstance(other.data, np.ndarray):
                 other = self.make_constant(self.filter(other.data))
         return super().filter_variable(other, allow_convert)
@@ -334,9 +333,7 @@ class TensorType(Type):
         if self.is_super(vtype):
             return var
         if isinstance(vtype, TensorType) and vtype.is_super(self):
-            from opgraph.tensor.shape import specify_shape
-
-            return specify_shape(var, self.shape)
+            return _tensor_functions.specify_shape(var, self.shape)
         return None
 
     def is_super(self, otype: Type) -> bool:

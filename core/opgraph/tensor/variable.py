@@ -27,6 +27,7 @@ from opgraph.graph.rewriting.unify import register_pattern_constant
 from opgraph.graph.utils import type_name
 from opgraph.scalar.autocast import autocast_float
 from opgraph.scalar.type import ScalarType
+from opgraph.tensor.function_table import TENSOR_FUNCTIONS, register_tensor_functions
 from opgraph.tensor.type import TensorType, get_floatX
 
 __all__ = [
@@ -36,14 +37,14 @@ __all__ = [
     "as_tensor_variable",
     "constant",
     "python_number_dtype",
+    "register_tensor_functions",
     "register_tensor_methods",
 ]
 
 
 def _math() -> Any:
-    from opgraph.tensor import math
-
-    return math
+    """The registered tensor functions (see :mod:`opgraph.tensor.function_table`)."""
+    return TENSOR_FUNCTIONS
 
 
 def _binary(name: str, reflected: bool = False) -> Any:
@@ -182,9 +183,7 @@ class _TensorOperators:
 
     # -- indexing ------------------------------------------------------------------------
     def __getitem__(self, index: Any) -> Any:
-        from opgraph.tensor.subtensor import get_item
-
-        return get_item(self, index)
+        return TENSOR_FUNCTIONS.get_item(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
@@ -194,15 +193,11 @@ class _TensorOperators:
 
     def set(self, value: Any, **kwargs: Any) -> Any:
         """``x[idx].set(y)``: x with that part replaced by y (set_subtensor)."""
-        from opgraph.tensor.subtensor import set_subtensor
-
-        return set_subtensor(self, value, **kwargs)
+        return TENSOR_FUNCTIONS.set_subtensor(self, value, **kwargs)
 
     def inc(self, value: Any, **kwargs: Any) -> Any:
         """``x[idx].inc(y)``: x with y added to that part (inc_subtensor)."""
-        from opgraph.tensor.subtensor import inc_subtensor
-
-        return inc_subtensor(self, value, **kwargs)
+        return TENSOR_FUNCTIONS.inc_subtensor(self, value, **kwargs)
 
     # -- static information ----------------------------------------------------------------
     @property
@@ -219,9 +214,7 @@ class _TensorOperators:
 
     @property
     def shape(self) -> Any:
-        from opgraph.tensor.shape import shape
-
-        return shape(self)
+        return TENSOR_FUNCTIONS.shape(self)
 
     @property
     def size(self) -> Any:
@@ -234,36 +227,26 @@ class _TensorOperators:
     # -- shape manipulation ------------------------------------------------------------
     def dimshuffle(self, *pattern: Any) -> Any:
         """Reorder, add ("x") or drop (broadcastable) dimensions: ``x.dimshuffle(1, "x", 0)``."""
-        from opgraph.tensor.elemwise import DimShuffle
-
         if len(pattern) == 1 and isinstance(pattern[0], list | tuple):
             pattern = tuple(pattern[0])
-        return DimShuffle(input_ndim=self.ndim, new_order=tuple(pattern))(self)
+        return TENSOR_FUNCTIONS.DimShuffle(input_ndim=self.ndim, new_order=tuple(pattern))(self)
 
     def transpose(self, *axes: Any) -> Any:
-        from opgraph.tensor.elemwise import transpose
-
         if len(axes) == 1 and isinstance(axes[0], list | tuple):
             axes = tuple(axes[0])
-        return transpose(self, axes or None)
+        return TENSOR_FUNCTIONS.transpose(self, axes or None)
 
     def reshape(self, shape: Any, *, ndim: int | None = None) -> Any:
-        from opgraph.tensor.shape import reshape
-
-        return reshape(self, shape, ndim=ndim)
+        return TENSOR_FUNCTIONS.reshape(self, shape, ndim=ndim)
 
     def flatten(self, ndim: int = 1) -> Any:
-        from opgraph.tensor.shape import flatten
-
-        return flatten(self, ndim)
+        return TENSOR_FUNCTIONS.flatten(self, ndim)
 
     def ravel(self) -> Any:
         return self.flatten()
 
     def squeeze(self, axis: Any = None) -> Any:
-        from opgraph.tensor.shape import squeeze
-
-        return squeeze(self, axis)
+        return TENSOR_FUNCTIONS.squeeze(self, axis)
 
     def astype(self, dtype: Any) -> Any:
         return _math().cast(self, dtype)
@@ -334,14 +317,10 @@ class _TensorOperators:
     conjugate = conj
 
     def zeros_like(self, dtype: Any = None) -> Any:
-        from opgraph.tensor.basic import zeros_like
-
-        return zeros_like(self, dtype=dtype)
+        return TENSOR_FUNCTIONS.zeros_like(self, dtype=dtype)
 
     def ones_like(self, dtype: Any = None) -> Any:
-        from opgraph.tensor.basic import ones_like
-
-        return ones_like(self, dtype=dtype)
+        return TENSOR_FUNCTIONS.ones_like(self, dtype=dtype)
 
 
 def register_tensor_methods(**functions: Any) -> None:
@@ -516,9 +495,7 @@ def _variable_to_tensor(x: Variable, name: str | None, ndim: int | None, **kwarg
     if isinstance(x.type, TensorType):
         return _adjust_ndim(x, ndim)
     if isinstance(x.type, ScalarType):
-        from opgraph.tensor.basic import tensor_from_scalar
-
-        return _adjust_ndim(tensor_from_scalar(x), ndim)
+        return _adjust_ndim(TENSOR_FUNCTIONS.tensor_from_scalar(x), ndim)
     raise TypeError(
         f"as_tensor_variable: the Variable {x} has Type {x.type}, which is not a TensorType or "
         "scalar Type and cannot be converted to a tensor"
@@ -536,9 +513,7 @@ def _sequence_to_tensor(
             dtype = np.result_type(*[np.asarray(xi.data).dtype for xi in x])
             return constant(np.array([xi.data for xi in x], dtype=dtype), name=name,
                             ndim=ndim, **kwargs)
-        from opgraph.tensor.basic import stack
-
-        return _adjust_ndim(stack([as_tensor_variable(xi) for xi in x]), ndim)
+        return _adjust_ndim(TENSOR_FUNCTIONS.stack([as_tensor_variable(xi) for xi in x]), ndim)
     return constant(x, name=name, ndim=ndim, **kwargs)
 
 
@@ -546,9 +521,7 @@ def _adjust_ndim(x: Variable, ndim: int | None) -> Variable:
     if ndim is None or x.type.ndim == ndim:
         return x
     if x.type.ndim < ndim:
-        from opgraph.tensor.shape import shape_padleft
-
-        return shape_padleft(x, ndim - x.type.ndim)
+        return TENSOR_FUNCTIONS.shape_padleft(x, ndim - x.type.ndim)
     extra = x.type.ndim - ndim
     if all(x.type.broadcastable[:extra]):
         return x.dimshuffle(list(range(x.type.ndim))[extra:])
@@ -577,3 +550,7 @@ register_pattern_constant(constant)  # numbers in logic patterns become tensor c
 #: PyTensor's names for the dense tensor variable classes (opgraph has one kind).
 DenseTensorVariable = TensorVariable
 DenseTensorConstant = TensorConstant
+
+
+# TensorType.filter_variable (opgraph.tensor.type, below this module) converts with this.
+register_tensor_functions(as_tensor_variable=as_tensor_variable)

@@ -1,8 +1,8 @@
 """C for the special functions, handed to the C linker through ``opgraph_op_impl``.
 
 The C linker asks the hook for each scalar op inside an Elemwise or a fused
-Composite it compiles, and expects the template type it defines for scalar
-ops (``opgraph_c.codegen.scalar_table.CExpr``: a C expression over the
+Composite it compiles, and expects the core's record for scalar ops
+(``opgraph.plugins.CExpr``: a C expression over the
 operands ``{0}``, ``{1}``, with ``{f}`` the float32 suffix and ``{T}`` the
 output's C type, plus ``support``: helper C functions the module defines once).
 erf, erfc, lgamma and the x*log(y) forms are C99 <math.h> calls; erfcx,
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.plugins import CExpr
 from opgraph_special import scalar as s
 
 __all__ = ["C_TEMPLATES", "HELPERS", "PERFORM_ONLY", "c_impl_for"]
@@ -53,10 +54,6 @@ PERFORM_ONLY: frozenset[type] = frozenset({
 
 def c_impl_for(op: Any) -> Any:
     """The C linker's scalar template for ``op``, or None (then its perform runs)."""
-    try:
-        from opgraph_c.codegen.scalar_table import CExpr
-    except ImportError:  # the C plugin is not installed: nobody will ask
-        return None
     template = C_TEMPLATES.get(type(op))
     if template is not None:
         return CExpr(float=template)

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.features import ReplaceValidate
 from opgraph.graph.fg import Output
+from opgraph.graph.function_table import FunctionTable
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.tracker import OpToRewriterTracker
 from opgraph.graph.rewriting.unify import OpPattern
@@ -231,10 +233,6 @@ def gc_paused() -> Iterator[None]:
 
 def _ensure_replace_validate(fgraph: FunctionGraph) -> None:
     if hasattr(fgraph, "replace_all_validate"):
-        return
-    try:
-        from opgraph.graph.features import ReplaceValidate
-    except ImportError:  # features not available: plain replace is used
         return
     fgraph.attach_feature(ReplaceValidate())
 
@@ -611,13 +609,17 @@ class SequentialGraphRewriter(GraphRewriter):
                 r.print_summary(stream, level + 1, depth - 1)
 
 
+# Graph rewriters that this module's classes build from node rewriters: defined in
+# walking.py (above this module), which registers them at import.
+DRIVERS = FunctionTable("opgraph.graph.rewriting")
+
+
 def _as_graph_rewriter(r: Any) -> GraphRewriter:
     if isinstance(r, GraphRewriter):
         return r
     if isinstance(r, NodeRewriter):
-        from opgraph.graph.rewriting.walking import WalkingGraphRewriter
-
-        return WalkingGraphRewriter(r)
+        # the walking driver is defined in walking.py, which builds on this module
+        return DRIVERS.WalkingGraphRewriter(r)
     raise TypeError(f"expected a GraphRewriter or NodeRewriter, got {type_name(r)}")
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from opgraph.graph.basic import io_toposort
 from opgraph.graph.rewriting.basic import (
+    DRIVERS,
     GraphRewriter,
     NodeProcessingGraphRewriter,
     NodeRewriter,
@@ -411,3 +412,6 @@ class EquilibriumGraphRewriter(NodeProcessingGraphRewriter):
         if depth != 0:
             for r in (*self.global_rewriters, *self.node_rewriters, *self.final_rewriters):
                 r.print_summary(stream, level + 1, depth - 1)
+
+# SequentialGraphRewriter (rewriting/basic.py) wraps node rewriters in this driver.
+DRIVERS.register(WalkingGraphRewriter=WalkingGraphRewriter)

@@ -10,68 +10,86 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.tensor.creation import ARange, Eye
+from opgraph.tensor.indexing import INT
+from opgraph.tensor.join import Join
+from opgraph.tensor.reduction import Argmax, Argmin
+from opgraph.tensor.special import LogSoftmax, Softmax
+from opgraph.tensor.subtensor import IncSubtensor
 from opgraph_c.codegen.ctypes_ import c_type, typenum
+from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import (
     INDEX_SUPPORT,
     VIEW_SUPPORT,
     _ok,
     _read_int,
-    basic_view_lines,
+    basic_view,
 )
 
 __all__ = ["table"]
 
 
+def _fail_if(w: CWriter, cond: str, *error: str) -> None:
+    """``if (cond) { error...; goto fail; }`` (the error sets the Python exception)."""
+    with w.block(f"if ({cond})"):
+        w.line(*error, "goto fail;")
+
+
+def _cast_result(w: CWriter, typenum_: str) -> None:
+    """Cast the new reference ``r`` to ``typenum_`` in place (NumPy chose another dtype)."""
+    with w.block(f"if (PyArray_TYPE((PyArrayObject *)r) != {typenum_})"):
+        w.line(f"PyObject *c = PyArray_Cast((PyArrayObject *)r, {typenum_});",
+               "Py_DECREF(r);",
+               "if (!c) goto fail;",
+               "r = c;")
+
+
 def emit_argmax(node: Any, ctx: EmitContext) -> NodeC | None:
     if not _ok(node):
         return None
-    from opgraph.tensor.reduction import Argmin
-
     fn = "PyArray_ArgMin" if isinstance(node.op, Argmin) else "PyArray_ArgMax"
     x = node.inputs[0]
     nd = x.type.ndim
     axes = tuple(range(nd)) if node.op.axis is None else tuple(node.op.axis)
     kept = [d for d in range(nd) if d not in axes]
-    L = ["PyObject *r = NULL;"]
+    w = CWriter()
+    w.line("PyObject *r = NULL;")
     if nd == 0:
-        L.append("r = PyArray_ZEROS(0, NULL, NPY_INT64, 0);")
+        w.line("r = PyArray_ZEROS(0, NULL, NPY_INT64, 0);")
     elif len(axes) == nd:
-        L += ["{ PyObject *flat = PyArray_Ravel(i0, NPY_CORDER); if (!flat) goto fail;",
-              f"r = {fn}((PyArrayObject *)flat, 0, NULL); Py_DECREF(flat); }}"]
+        with w.block():
+            w.line("PyObject *flat = PyArray_Ravel(i0, NPY_CORDER);",
+                   "if (!flat) goto fail;",
+                   f"r = {fn}((PyArrayObject *)flat, 0, NULL);",
+                   "Py_DECREF(flat);")
     elif len(axes) == 1:
-        L.append(f"r = {fn}(i0, {axes[0]}, NULL);")
+        w.line(f"r = {fn}(i0, {axes[0]}, NULL);")
     else:
         perm = kept + sorted(axes)
-        L += [
-            f"npy_intp perm_[{nd}] = {{{', '.join(map(str, perm))}}};",
-            f"PyArray_Dims perm = {{perm_, {nd}}};",
-            f"npy_intp shp[{len(kept) + 1}];",
-        ]
+        w.line(f"npy_intp perm_[{nd}] = {{{', '.join(map(str, perm))}}};",
+               f"PyArray_Dims perm = {{perm_, {nd}}};",
+               f"npy_intp shp[{len(kept) + 1}];")
         for j, d in enumerate(kept):
-            L.append(f"shp[{j}] = PyArray_DIMS(i0)[{d}];")
-        L += [
-            f"shp[{len(kept)}] = -1;",
-            f"PyArray_Dims newshape = {{shp, {len(kept) + 1}}};",
-            "{ PyObject *t = PyArray_Transpose(i0, &perm); if (!t) goto fail;",
-            "  PyObject *m = PyArray_Newshape((PyArrayObject *)t, &newshape, NPY_CORDER);",
-            "  Py_DECREF(t); if (!m) goto fail;",
-            f"  r = {fn}((PyArrayObject *)m, {len(kept)}, NULL); Py_DECREF(m); }}",
-        ]
-    L += [
-        "if (!r) goto fail;",
-        "if (PyArray_TYPE((PyArrayObject *)r) != NPY_INT64) {",
-        "  PyObject *c = PyArray_Cast((PyArrayObject *)r, NPY_INT64); Py_DECREF(r);",
-        "  if (!c) goto fail; r = c; }",
-        "Py_XDECREF(o0); o0 = (PyArrayObject *)r;",
-    ]
-    return NodeC("\n".join(L))
+            w.line(f"shp[{j}] = PyArray_DIMS(i0)[{d}];")
+        w.line(f"shp[{len(kept)}] = -1;",
+               f"PyArray_Dims newshape = {{shp, {len(kept) + 1}}};")
+        with w.block():
+            w.line("PyObject *t = PyArray_Transpose(i0, &perm);",
+                   "if (!t) goto fail;",
+                   "PyObject *m = PyArray_Newshape((PyArrayObject *)t, &newshape, NPY_CORDER);",
+                   "Py_DECREF(t);",
+                   "if (!m) goto fail;",
+                   f"r = {fn}((PyArrayObject *)m, {len(kept)}, NULL);",
+                   "Py_DECREF(m);")
+    w.line("if (!r) goto fail;")
+    _cast_result(w, "NPY_INT64")
+    w.line("Py_XDECREF(o0);", "o0 = (PyArrayObject *)r;")
+    return NodeC(w.text())
 
 
 def emit_softmax(node: Any, ctx: EmitContext) -> NodeC | None:
     """Stable softmax / log-softmax along one axis (or all): max, sum of exp, normalise."""
-    from opgraph.tensor.special import LogSoftmax
-
     x, out = node.inputs[0], node.outputs[0]
     dt = x.type.dtype
     if not _ok(node) or dt not in ("float32", "float64") or out.type.dtype != dt:
@@ -84,63 +102,69 @@ def emit_softmax(node: Any, ctx: EmitContext) -> NodeC | None:
             return None
     T, f = c_type(dt), ("f" if dt == "float32" else "")
     log = isinstance(node.op, LogSoftmax)
-    L = [f"PyArrayObject *src = i0; Py_INCREF(src); npy_intp shp[{max(nd, 1)}];"]
+    name = "log_softmax" if log else "softmax"
+    w = CWriter()
+    w.line("PyArrayObject *src = i0;", "Py_INCREF(src);", f"npy_intp shp[{max(nd, 1)}];")
     for d in range(nd):
-        L.append(f"shp[{d}] = PyArray_DIMS(i0)[{d}];")
-    L.append(f"{{ PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, &i0, 1); "
-             "Py_XDECREF(o0); o0 = (PyArrayObject *)og_new_; "
-             "if (!o0) { Py_DECREF(src); goto fail; } }")
-    L.append("npy_intp size = PyArray_SIZE(o0);")
+        w.line(f"shp[{d}] = PyArray_DIMS(i0)[{d}];")
+    with w.block():
+        w.line(f"PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, &i0, 1);",
+               "Py_XDECREF(o0);",
+               "o0 = (PyArrayObject *)og_new_;")
+        _fail_if(w, "!o0", "Py_DECREF(src);")
+    w.line("npy_intp size = PyArray_SIZE(o0);")
     if axis is None or nd == 0:
-        L += [
-            "if (!PyArray_IS_C_CONTIGUOUS(src)) { PyArrayObject *c = (PyArrayObject *)"
-            "PyArray_NewCopy(src, NPY_CORDER); Py_DECREF(src); src = c; if (!src) goto fail; }",
-            "npy_intp len = size, n_outer = size ? 1 : 0;",
-            f"const npy_intp sx = sizeof({T}), sq = sizeof({T});",
-        ]
-        offsets = ["const char *px = PyArray_BYTES(src);", "char *pq = PyArray_BYTES(o0);"]
+        with w.block("if (!PyArray_IS_C_CONTIGUOUS(src))"):
+            w.line("PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(src, NPY_CORDER);",
+                   "Py_DECREF(src);",
+                   "src = c;",
+                   "if (!src) goto fail;")
+        w.line("npy_intp len = size, n_outer = size ? 1 : 0;",
+               f"const npy_intp sx = sizeof({T}), sq = sizeof({T});")
+        others: list[int] = []
     else:
         others = [d for d in range(nd) if d != axis]
-        L += [
-            f"npy_intp len = PyArray_DIMS(src)[{axis}];",
-            "npy_intp n_outer = len ? size / len : 0;",
-            f"const npy_intp sx = PyArray_STRIDES(src)[{axis}], "
-            f"sq = PyArray_STRIDES(o0)[{axis}];",
-        ]
-        offsets = ["const char *px = PyArray_BYTES(src); char *pq = PyArray_BYTES(o0);",
-                   "npy_intp rem = r, idx; (void)rem; (void)idx;"]
-        for d in reversed(others):
-            offsets.append(
-                f"idx = rem % PyArray_DIMS(src)[{d}]; rem /= PyArray_DIMS(src)[{d}]; "
-                f"px += idx * PyArray_STRIDES(src)[{d}]; pq += idx * PyArray_STRIDES(o0)[{d}];"
-            )
-    name = "log_softmax" if log else "softmax"
-    L.append(f"if (len == 0) {{ PyErr_SetString(PyExc_ValueError, \"{name}: zero-size array to "
-             "reduction operation maximum which has no identity\"); Py_DECREF(src); goto fail; }")
-    L.append(ctx.outer_pragma("size"))
-    L.append("for (npy_intp r = 0; r < n_outer; r++) {")
-    L += offsets
-    L += [
-        f"{T} m = *(const {T} *)px;",
-        "for (npy_intp k = 1; k < len; k++) {",
-        f"  {T} v = *(const {T} *)(px + k * sx);",
-        "  if (m == m && (v > m || v != v)) m = v; }",  # NaN propagates like np.max
-        "double s = 0;",
-        "for (npy_intp k = 0; k < len; k++) {",
-        f"  {T} e = exp{f}(*(const {T} *)(px + k * sx) - m);",
-    ]
-    if log:
-        L += ["  s += e; }",
-              f"{T} ls = ({T})log(s);",
-              "for (npy_intp k = 0; k < len; k++)",
-              f"  *({T} *)(pq + k * sq) = (*(const {T} *)(px + k * sx) - m) - ls;"]
-    else:
-        L += [f"  *({T} *)(pq + k * sq) = e; s += e; }}",
-              f"{T} ts = ({T})s;",
-              f"for (npy_intp k = 0; k < len; k++) *({T} *)(pq + k * sq) /= ts;"]
-    L.append("}")
-    L.append("Py_DECREF(src);")
-    return NodeC("\n".join(L), support=(VIEW_SUPPORT,))
+        w.line(f"npy_intp len = PyArray_DIMS(src)[{axis}];",
+               "npy_intp n_outer = len ? size / len : 0;",
+               f"const npy_intp sx = PyArray_STRIDES(src)[{axis}];",
+               f"const npy_intp sq = PyArray_STRIDES(o0)[{axis}];")
+    _fail_if(w, "len == 0",
+             f"PyErr_SetString(PyExc_ValueError, \"{name}: zero-size array to reduction "
+             "operation maximum which has no identity\");",
+             "Py_DECREF(src);")
+    pragma = ctx.outer_pragma("size")
+    if pragma:
+        w.line(pragma)
+    with w.block("for (npy_intp r = 0; r < n_outer; r++)"):
+        w.line("const char *px = PyArray_BYTES(src);", "char *pq = PyArray_BYTES(o0);")
+        if axis is not None and nd:
+            w.line("npy_intp rem = r, idx;", "(void)rem;", "(void)idx;")
+            for d in reversed(others):
+                w.line(f"idx = rem % PyArray_DIMS(src)[{d}];",
+                       f"rem /= PyArray_DIMS(src)[{d}];",
+                       f"px += idx * PyArray_STRIDES(src)[{d}];",
+                       f"pq += idx * PyArray_STRIDES(o0)[{d}];")
+        w.line(f"{T} m = *(const {T} *)px;")
+        with w.block("for (npy_intp k = 1; k < len; k++)"):
+            w.line(f"{T} v = *(const {T} *)(px + k * sx);",
+                   "if (m == m && (v > m || v != v)) m = v;  /* NaN propagates like np.max */")
+        w.line("double s = 0;")
+        with w.block("for (npy_intp k = 0; k < len; k++)"):
+            w.line(f"{T} e = exp{f}(*(const {T} *)(px + k * sx) - m);")
+            if log:
+                w.line("s += e;")
+            else:
+                w.line(f"*({T} *)(pq + k * sq) = e;", "s += e;")
+        if log:
+            w.line(f"{T} ls = ({T})log(s);")
+            with w.block("for (npy_intp k = 0; k < len; k++)"):
+                w.line(f"*({T} *)(pq + k * sq) = (*(const {T} *)(px + k * sx) - m) - ls;")
+        else:
+            w.line(f"{T} ts = ({T})s;")
+            with w.block("for (npy_intp k = 0; k < len; k++)"):
+                w.line(f"*({T} *)(pq + k * sq) /= ts;")
+    w.line("Py_DECREF(src);")
+    return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 
 def emit_join(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -148,22 +172,19 @@ def emit_join(node: Any, ctx: EmitContext) -> NodeC | None:
         return None
     n = len(node.inputs) - 1
     out_dt = node.outputs[0].type.dtype
-    L = [
-        f"npy_intp axis = {_read_int(node.inputs[0], 'i0')};",
-        "if (PyErr_Occurred()) goto fail;",
-        f"PyObject *seq = PyTuple_New({n}); if (!seq) goto fail;",
-    ]
+    w = CWriter()
+    w.line(f"npy_intp axis = {_read_int(node.inputs[0], 'i0')};",
+           "if (PyErr_Occurred()) goto fail;",
+           f"PyObject *seq = PyTuple_New({n});",
+           "if (!seq) goto fail;")
     for k in range(n):
-        L.append(f"Py_INCREF(i{k + 1}); PyTuple_SET_ITEM(seq, {k}, (PyObject *)i{k + 1});")
-    L += [
-        "PyObject *r = PyArray_Concatenate(seq, (int)axis); Py_DECREF(seq);",
-        "if (!r) goto fail;",
-        f"if (PyArray_TYPE((PyArrayObject *)r) != {typenum(out_dt)}) {{",
-        f"  PyObject *c = PyArray_Cast((PyArrayObject *)r, {typenum(out_dt)}); Py_DECREF(r);",
-        "  if (!c) goto fail; r = c; }",
-        "Py_XDECREF(o0); o0 = (PyArrayObject *)r;",
-    ]
-    return NodeC("\n".join(L), support=(INDEX_SUPPORT,))
+        w.line(f"Py_INCREF(i{k + 1});", f"PyTuple_SET_ITEM(seq, {k}, (PyObject *)i{k + 1});")
+    w.line("PyObject *r = PyArray_Concatenate(seq, (int)axis);",
+           "Py_DECREF(seq);",
+           "if (!r) goto fail;")
+    _cast_result(w, typenum(out_dt))
+    w.line("Py_XDECREF(o0);", "o0 = (PyArrayObject *)r;")
+    return NodeC(w.text(), support=(INDEX_SUPPORT,))
 
 
 def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -173,60 +194,64 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     op = node.op
     x = node.inputs[0]
     nd = x.type.ndim
-    from opgraph.tensor.indexing import INT
-
     ond = nd - sum(1 for e in op.idx_list if e == INT)
-    view = basic_view_lines(op.idx_list, x, ond, list(node.inputs[2:]), 2, xname="og_b")
-    if view is None:
+    view = CWriter()
+    if not basic_view(view, op.idx_list, x, ond, list(node.inputs[2:]), 2, xname="og_b"):
         return None
-    L = ["PyArrayObject *og_b;"]
+    w = CWriter()
+    w.line("PyArrayObject *og_b;")
+    copy_head = "else" if op.inplace else ""
     if op.inplace:
-        L.append("if (PyArray_ISWRITEABLE(i0)) { og_b = i0; Py_INCREF(og_b); } else {")
-    else:
-        L.append("{")
-    L += [
-        "og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
-        "PyArray_TYPE(i0));",
-        "if (!og_b) goto fail;",
-        "if (PyArray_CopyInto(og_b, i0) < 0) { Py_DECREF(og_b); goto fail; } }",
-        "Py_XDECREF(o0); o0 = og_b;",
-        "{",
-        *view,
-        f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
-        "if (!v) goto fail;",
-    ]
-    # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
-    # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
-    # treating it as a PyArrayObject.
-    if op.set_instead_of_inc:
-        L.append("int rc = PyArray_CopyObject(v, (PyObject *)i1);")
-    else:
-        L += ["PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
-              "int rc = sum ? PyArray_CopyObject(v, sum) : -1;",
-              "Py_XDECREF(sum);"]
-    L += ["Py_DECREF(v);", "if (rc < 0) goto fail;", "}"]
-    return NodeC("\n".join(L), support=(VIEW_SUPPORT, INDEX_SUPPORT))
+        with w.block("if (PyArray_ISWRITEABLE(i0))"):
+            w.line("og_b = i0;", "Py_INCREF(og_b);")
+    with w.block(copy_head):
+        w.line("og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
+               "PyArray_TYPE(i0));",
+               "if (!og_b) goto fail;")
+        _fail_if(w, "PyArray_CopyInto(og_b, i0) < 0", "Py_DECREF(og_b);")
+    w.line("Py_XDECREF(o0);", "o0 = og_b;")
+    with w.block():
+        w.code(view.text())
+        w.line(f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
+               "if (!v) goto fail;")
+        # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
+        # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
+        # treating it as a PyArrayObject.
+        if op.set_instead_of_inc:
+            w.line("int rc = PyArray_CopyObject(v, (PyObject *)i1);")
+        else:
+            w.line("PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
+                   "int rc = sum ? PyArray_CopyObject(v, sum) : -1;",
+                   "Py_XDECREF(sum);")
+        w.line("Py_DECREF(v);", "if (rc < 0) goto fail;")
+    return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 
 def emit_arange(node: Any, ctx: EmitContext) -> NodeC | None:
     if not _ok(node):
         return None
     dt = node.outputs[0].type.dtype
-    L = ["PyObject *a[3] = {NULL, NULL, NULL}; PyObject *r = NULL;"]
+    w = CWriter()
+    w.line("PyObject *a[3] = {NULL, NULL, NULL};", "PyObject *r = NULL;")
     for k in range(3):
-        L.append(f"a[{k}] = PyArray_GETITEM(i{k}, PyArray_DATA(i{k})); if (!a[{k}]) goto done;")
-    L += [
-        "{ int zero = PyObject_Not(a[2]); if (zero < 0) goto done;",
-        "  if (zero) { PyErr_SetString(PyExc_ValueError, \"arange: step must not be 0\"); "
-        "goto done; } }",
-        f"{{ PyArray_Descr *d = PyArray_DescrFromType({typenum(dt)});",
-        "  r = PyArray_ArangeObj(a[0], a[1], a[2], d); Py_XDECREF(d); }",
-        "done:",
-        "Py_XDECREF(a[0]); Py_XDECREF(a[1]); Py_XDECREF(a[2]);",
-        "if (!r) goto fail;",
-        "Py_XDECREF(o0); o0 = (PyArrayObject *)r;",
-    ]
-    return NodeC("\n".join(L))
+        w.line(f"a[{k}] = PyArray_GETITEM(i{k}, PyArray_DATA(i{k}));", f"if (!a[{k}]) goto done;")
+    with w.block():
+        w.line("int zero = PyObject_Not(a[2]);", "if (zero < 0) goto done;")
+        with w.block("if (zero)"):
+            w.line("PyErr_SetString(PyExc_ValueError, \"arange: step must not be 0\");",
+                   "goto done;")
+    with w.block():
+        w.line(f"PyArray_Descr *d = PyArray_DescrFromType({typenum(dt)});",
+               "r = PyArray_ArangeObj(a[0], a[1], a[2], d);",
+               "Py_XDECREF(d);")
+    w.line("done:",
+           "Py_XDECREF(a[0]);",
+           "Py_XDECREF(a[1]);",
+           "Py_XDECREF(a[2]);",
+           "if (!r) goto fail;",
+           "Py_XDECREF(o0);",
+           "o0 = (PyArrayObject *)r;")
+    return NodeC(w.text())
 
 
 def emit_eye(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -234,30 +259,24 @@ def emit_eye(node: Any, ctx: EmitContext) -> NodeC | None:
         return None
     dt = node.outputs[0].type.dtype
     T = c_type(dt)
-    L = [
-        f"npy_intp shp[2]; shp[0] = {_read_int(node.inputs[0], 'i0')};",
-        f"shp[1] = {_read_int(node.inputs[1], 'i1')};",
-        f"npy_intp k = {_read_int(node.inputs[2], 'i2')};",
-        "if (PyErr_Occurred()) goto fail;",
-        "if (shp[0] < 0 || shp[1] < 0) { PyErr_Format(PyExc_ValueError, "
-        "\"eye: n and m must be >= 0, got %ld and %ld\", (long)shp[0], (long)shp[1]); "
-        "goto fail; }",
-        f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array(2, shp, {typenum(dt)}, o0, NULL, 0));",
-        f"{T} *q = ({T} *)PyArray_DATA(o0);",
-        "memset(q, 0, PyArray_NBYTES(o0));",
-        "for (npy_intp i = (k < 0 ? -k : 0); i < shp[0] && i + k < shp[1]; i++)",
-        f"  q[i * shp[1] + i + k] = ({T})1;",
-    ]
-    return NodeC("\n".join(L), support=(VIEW_SUPPORT, INDEX_SUPPORT))
+    w = CWriter()
+    w.line("npy_intp shp[2];",
+           f"shp[0] = {_read_int(node.inputs[0], 'i0')};",
+           f"shp[1] = {_read_int(node.inputs[1], 'i1')};",
+           f"npy_intp k = {_read_int(node.inputs[2], 'i2')};",
+           "if (PyErr_Occurred()) goto fail;")
+    _fail_if(w, "shp[0] < 0 || shp[1] < 0",
+             "PyErr_Format(PyExc_ValueError, \"eye: n and m must be >= 0, got %ld and %ld\", "
+             "(long)shp[0], (long)shp[1]);")
+    w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array(2, shp, {typenum(dt)}, o0, NULL, 0));",
+           f"{T} *q = ({T} *)PyArray_DATA(o0);",
+           "memset(q, 0, PyArray_NBYTES(o0));")
+    with w.block("for (npy_intp i = (k < 0 ? -k : 0); i < shp[0] && i + k < shp[1]; i++)"):
+        w.line(f"q[i * shp[1] + i + k] = ({T})1;")
+    return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 
 def table() -> dict[type, Any]:
-    from opgraph.tensor.creation import ARange, Eye
-    from opgraph.tensor.join import Join
-    from opgraph.tensor.reduction import Argmax
-    from opgraph.tensor.special import LogSoftmax, Softmax
-    from opgraph.tensor.subtensor import IncSubtensor
-
     return {
         Argmax: emit_argmax,  # Argmin subclasses Argmax
         Softmax: emit_softmax,

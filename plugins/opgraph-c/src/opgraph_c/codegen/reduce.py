@@ -18,6 +18,7 @@ from opgraph.scalar import arith, logic
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.runtime_c import VIEW_SUPPORT
 from opgraph_c.codegen.scalar_table import scalar_c_expr
 
 __all__ = ["emit_careduce"]
@@ -132,6 +133,4 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
                 else:
                     w.line(strided)
         w.line(f"q[r] = ({O})acc;")
-    from opgraph_c.codegen.shape_ops import VIEW_SUPPORT
-
     return NodeC(w.text(), support=(VIEW_SUPPORT,))

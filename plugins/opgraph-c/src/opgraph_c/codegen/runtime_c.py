@@ -15,6 +15,7 @@ from __future__ import annotations
 from importlib import resources
 
 __all__ = [
+    "INDEX_SUPPORT",
     "MODULE_TAIL",
     "POOL",
     "POOL_MAX_BYTES",
@@ -25,6 +26,8 @@ __all__ = [
     "RUNTIME",
     "RUNTIME_FILES",
     "RUN_PY",
+    "SCALAR_SUPPORT",
+    "VIEW_SUPPORT",
     "profile_define",
     "runtime_file",
     "runtime_source",
@@ -37,8 +40,12 @@ POOL_MIN_ELEMS = 1 << 14
 POOL_SLOTS = 8
 POOL_MAX_BYTES = 1 << 29
 
-RUNTIME_FILES = ("prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c")
-"""The files of ``opgraph_c/codegen/runtime/``, in the order a module includes them."""
+RUNTIME_FILES = (
+    "prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c",
+    "scalar_ops.h", "views.h", "index.h",
+)
+"""The files of ``opgraph_c/codegen/runtime/``: the module frame in the order a module
+includes it, then the support code the emitters ask for (``NodeC.support``)."""
 
 
 def runtime_file(name: str) -> str:
@@ -65,6 +72,16 @@ RUN_PY = runtime_file("run_py.c")
 
 MODULE_TAIL = runtime_file("module_tail.c")
 """Method table and ``PyInit_MODNAME`` (``MODNAME`` is replaced by the module's name)."""
+
+
+SCALAR_SUPPORT = runtime_file("scalar_ops.h")
+"""Helpers the scalar C expressions use (OG_MAX, floor division, sigmoid...)."""
+
+VIEW_SUPPORT = runtime_file("views.h")
+"""``og_view`` (an array header on another array's memory) and ``OG_SET_OUT``."""
+
+INDEX_SUPPORT = runtime_file("index.h")
+"""``og_as_index``: a Python integer object as an index."""
 
 
 def profile_define(profile: bool) -> str:

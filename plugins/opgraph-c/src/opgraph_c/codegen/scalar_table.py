@@ -1,6 +1,7 @@
 """Scalar ops as C expressions: one table entry per scalar op class.
 
-Each :class:`CExpr` is a format string over the operand names (``{0}``,
+Each :class:`~opgraph.plugins.records.CExpr` (a core record, re-exported
+here) is a format string over the operand names (``{0}``,
 ``{1}``...), with variants by the kind of the output dtype (bool, int, uint,
 float).  ``{f}`` becomes ``f`` for float32 (``expf``) and nothing for float64;
 ``{T}`` is the C type of the output.  Operands are first cast to the output
@@ -14,40 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
 import numpy as np
 
 from opgraph.plugins import find_op_impl
+from opgraph.plugins.records import CExpr  # the core record (PyTensor-free: see records.py)
 from opgraph.scalar import arith, logic, math, structural
+from opgraph.scalar.type import get_scalar_type
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported
+from opgraph_c.codegen.runtime_c import SCALAR_SUPPORT
 
 __all__ = ["SCALAR_C", "CExpr", "scalar_c_expr"]
-
-
-@attrs.frozen
-class CExpr:
-    """How one scalar op is written in C (see module docstring)."""
-
-    default: str | None = None
-    bool: str | None = None
-    int: str | None = None
-    uint: str | None = None
-    float: str | None = None
-    compute: str | tuple[str, ...] = "out"
-    #: C placed once before the loops of any module using this op (helper functions,
-    #: tables); equal texts are included once per module, so name helpers uniquely
-    #: (e.g. with the package's prefix).
-    support: tuple[str, ...] = ()
-    #: headers (``"<gsl/gsl_sf.h>"`` or ``"name.h"``), libraries to link and their dirs
-    headers: tuple[str, ...] = ()
-    libraries: tuple[str, ...] = ()
-    lib_dirs: tuple[str, ...] = ()
-
-    def template(self, out_kind: str) -> str | None:
-        specific = getattr(self, out_kind)
-        if specific is None and out_kind == "uint":
-            specific = self.int
-        return specific if specific is not None else self.default
 
 
 def _float(fn: str) -> CExpr:
@@ -158,8 +135,6 @@ def scalar_c_expr(
     if ctx is not None and (rule.support or rule.headers or rule.libraries or rule.lib_dirs):
         ctx.require(rule)
     if len(args) > 2 and isinstance(op, arith.Add | arith.Mul):
-        from opgraph.scalar.type import get_scalar_type
-
         acc, acc_dtype = args[0], in_dtypes[0]
         for arg, dtype in zip(args[1:], in_dtypes[1:]):
             step_dtype = op.output_types([get_scalar_type(acc_dtype), get_scalar_type(dtype)])
@@ -197,55 +172,5 @@ def _apply(
     return "(" + template.format(*cast_args, f=suffix, T=c_type(out_dtype)) + ")"
 
 
-SUPPORT_CODE = r"""
-#define OG_MAX(a, b) (((a) >= (b) || (a) != (a)) ? (a) : (b))
-#define OG_MIN(a, b) (((a) <= (b) || (a) != (a)) ? (a) : (b))
-#define og_isnan(x) ((x) != (x))
-#define og_isinf(x) (((x) - (x)) != ((x) - (x)) && (x) == (x))
-
-static inline npy_int64 og_floordiv_i64(npy_int64 a, npy_int64 b) {
-    if (b == 0) return 0;
-    if (b == -1) return (npy_int64)(0 - (npy_uint64)a);
-    npy_int64 q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
-    return q;
-}
-static inline npy_uint64 og_floordiv_u64(npy_uint64 a, npy_uint64 b) { return b ? a / b : 0; }
-static inline npy_int64 og_mod_i64(npy_int64 a, npy_int64 b) {
-    if (b == 0 || b == -1) return 0;
-    npy_int64 r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-}
-static inline npy_uint64 og_mod_u64(npy_uint64 a, npy_uint64 b) { return b ? a % b : 0; }
-
-#define OG_FLOAT_HELPERS(T, F)                                                     \
-static inline T og_divmod##F(T a, T b, T *modulus) {                               \
-    T mod = fmod##F(a, b), div, floordiv;                                          \
-    if (!b) { *modulus = mod; return a / b; }                                      \
-    div = (a - mod) / b;                                                           \
-    if (mod) { if ((b < 0) != (mod < 0)) { mod += b; div -= (T)1; } }              \
-    else { mod = copysign##F((T)0, b); }                                           \
-    if (div) { floordiv = floor##F(div); if (div - floordiv > (T)0.5) floordiv += (T)1; } \
-    else { floordiv = copysign##F((T)0, a / b); }                                  \
-    *modulus = mod; return floordiv;                                               \
-}                                                                                  \
-static inline T og_floordiv_f##F(T a, T b) {                                       \
-    T m; if (!b) return a / b; return og_divmod##F(a, b, &m);                      \
-}                                                                                  \
-static inline T og_mod_f##F(T a, T b) {                                            \
-    T m; if (!b) return fmod##F(a, b); og_divmod##F(a, b, &m); return m;           \
-}                                                                                  \
-static inline T og_sigmoid##F(T x) {                                               \
-    T e = exp##F(-fabs##F(x));                                                     \
-    return x >= 0 ? (T)1 / ((T)1 + e) : e / ((T)1 + e);                            \
-}                                                                                  \
-static inline T og_softplus##F(T x) {                                              \
-    if (x == 0) return (T)0.693147180559945309417232121458176568;                  \
-    if (x > 0) return x + log1p##F(exp##F(-x));                                    \
-    if (x < 0) return log1p##F(exp##F(x));                                         \
-    return x;                                                                      \
-}
-OG_FLOAT_HELPERS(npy_float64, )
-OG_FLOAT_HELPERS(npy_float32, f)
-"""
+#: The helpers the expressions above use (``runtime/scalar_ops.h``), in every module.
+SUPPORT_CODE = SCALAR_SUPPORT
