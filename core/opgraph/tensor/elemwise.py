@@ -130,10 +130,10 @@ class DimShuffle(Op):
             )
         in_shape = x.type.shape
         for d in self.drop:
-            if in_shape[d] != 1:
-                raise ValueError(
-                    f"{self}: cannot drop dimension {d} of {x} (static shape {in_shape}): only "
-                    "dimensions of static length 1 can be dropped"
+            if in_shape[d] not in (1, None):
+                raise TypeError(
+                    f"{self}: cannot drop dimension {d} of {x} (static shape {in_shape}): a "
+                    "dropped dimension must have length 1"
                 )
         out_shape = tuple(1 if o == "x" else in_shape[o] for o in self.new_order)
         out = TensorType(x.type.dtype, out_shape)()
@@ -141,6 +141,12 @@ class DimShuffle(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x = inputs[0]
+        if self.drop and any(x.shape[d] != 1 for d in self.drop):
+            # Only reachable for dimensions of unknown static length (make_node checks the rest).
+            raise ValueError(
+                f"{self}: cannot drop dimension(s) {self.drop} of an input of shape {x.shape}: "
+                "a dropped dimension must have length 1"
+            )
         perm = self._perm
         if perm is not None:
             x = x.transpose(perm)

@@ -47,6 +47,13 @@ def emit_dimshuffle(node: Any, ctx: EmitContext) -> NodeC | None:
     order = node.op.new_order
     nd = len(order)
     lines = [f"npy_intp dims[{max(nd, 1)}], strides[{max(nd, 1)}];"]
+    for d in node.op.drop:  # dropped dimensions of unknown static length: checked here
+        if node.inputs[0].type.shape[d] != 1:
+            lines.append(
+                f"if (PyArray_DIMS(i0)[{d}] != 1) {{ PyErr_Format(PyExc_ValueError, "
+                f"\"DimShuffle: cannot drop dimension {d} of length %ld: a dropped dimension "
+                f"must have length 1\", (long)PyArray_DIMS(i0)[{d}]); goto fail; }}"
+            )
     for p, o in enumerate(order):
         if o == "x":
             lines.append(f"dims[{p}] = 1; strides[{p}] = 0;")
