@@ -557,8 +557,11 @@ class Apply(Node):
             )
         new_inputs = list(inputs)
         remake = False
+        # Ops whose output types read input *values* (Alloc, Reshape, SpecifyShape) are
+        # remade on any new input, as in PyTensor.
+        by_value = getattr(self.op, "_output_type_depends_on_input_value", False)
         for i, (cur, new) in enumerate(zip(self.inputs, new_inputs)):
-            if cur.type != new.type:
+            if cur.type != new.type or (by_value and cur is not new):
                 if strict:
                     conv = cur.type.filter_variable(new)
                     new_inputs[i] = conv

@@ -254,6 +254,9 @@ def permute_row_elements(x: Any, y: Any, inverse: Any = 0) -> Variable:
 class AllocEmpty(Op):
     """An uninitialised array of ``dtype`` with the given shape (``np.empty``)."""
 
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
     __props__ = ("dtype",)
 
     def __init__(self, dtype: Any) -> None:

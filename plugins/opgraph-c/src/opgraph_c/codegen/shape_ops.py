@@ -108,7 +108,7 @@ def emit_reshape(node: Any, ctx: EmitContext) -> NodeC | None:
     sdt = node.inputs[1].type.dtype
     ct = c_type(sdt)
     lines = [
-        f"if (PyArray_DIMS(i1)[0] != {nd}) {{ PyErr_Format(PyExc_ValueError, "
+        f"if (PyArray_DIMS(i1)[0] != {nd}) {{ PyErr_Format(PyExc_AssertionError, "
         f"\"reshape: the new shape has %ld entries, expected {nd}\", "
         "(long)PyArray_DIMS(i1)[0]); goto fail; }",
         f"npy_intp dims[{max(nd, 1)}];",
