@@ -235,7 +235,7 @@ def test_stack():
     # as_tensor_variable of a list holding variables goes through stack
     w = pt.as_tensor_variable([a, 2])
     np.testing.assert_array_equal(evaluate(w, {a: 5}), [5, 2])
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ValueError, match="out of bounds"):
         pt.stack([x, y], axis=3)
     check_derivatives(
         lambda p, q: pt.stack([p, q], axis=1), [rng.standard_normal(2), rng.standard_normal(2)], rng

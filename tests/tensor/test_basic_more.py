@@ -6,8 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import opgraph
 import opgraph.tensor as pt
 from opgraph.tensor import basic as ptb
+from opgraph.tensor.basic_more import PermuteRowElements
+from opgraph.tensor.creation import Eye
 
 from .helpers import evaluate
 
@@ -105,7 +108,27 @@ def test_small_helpers():
     assert ptb.matrix_transpose(pt.tensor3()).type.ndim == 3
     x = np.arange(24).reshape(2, 3, 4)
     np.testing.assert_array_equal(evaluate(ptb.matrix_transpose(x)), np.swapaxes(x, -1, -2))
-    with pytest.raises(ValueError, match="2 dimensions"):
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
         ptb.matrix_transpose(pt.vector())
     assert ptb._convert_to_int8(pt.vector()).dtype == "int8"
     assert ptb._convert_to_float32 is pt.math._convert_to_float32
+
+
+def test_pytensor3_op_spellings():
+    # PermuteRowElements(inverse=...) as an Op parameter, and Eye() defaulting to floatX.
+    x, y = pt.dvector("x"), pt.ivector("y")
+    xv, yv = np.array([1.0, 2.0, 3.0]), np.array([2, 0, 1], dtype="int32")
+    np.testing.assert_array_equal(evaluate(PermuteRowElements(inverse=False)(x, y),
+                                           {x: xv, y: yv}), xv[yv])
+    undone = evaluate(PermuteRowElements(inverse=True)(x, y), {x: xv, y: yv})
+    np.testing.assert_array_equal(undone[yv], xv)
+    with pytest.raises(TypeError, match="give inverse"):
+        PermuteRowElements()(x, y)
+    assert Eye().dtype == opgraph.config.floatX
+    np.testing.assert_array_equal(evaluate(Eye()(2, 3, 1)), np.eye(2, 3, 1))
+
+
+def test_transpose_names_a_full_reversal():
+    assert ptb.transpose(pt.dmatrix("x2")).name == "x2.T"
+    assert ptb.transpose(pt.dmatrix()).name is None
+    assert ptb.transpose(pt.tensor3("x3"), (0, 2, 1)).name is None

@@ -246,7 +246,9 @@ def get_vector_length(v: Any) -> int:
         raise TypeError(f"get_vector_length: {_name(v)} must be a vector, got {v.type}")
     length = v.type.shape[0]
     if length is None:
-        raise ValueError(f"get_vector_length: the length of {_name(v)} is not known statically")
+        raise ValueError(
+            f"Length of {_name(v)} cannot be determined: it is not known at graph construction"
+        )
     return int(length)
 
 

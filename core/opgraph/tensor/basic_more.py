@@ -72,7 +72,9 @@ def triu_indices(n: Any, k: Any = 0, m: Any = None) -> tuple[Variable, Variable]
 def _matrix(a: Any, who: str) -> Variable:
     a = as_tensor_variable(a)
     if a.type.ndim != 2:
-        raise ValueError(f"{who}: 'arr' must be 2-d, got a {a.type.ndim}-d {a.type}")
+        raise ValueError(
+            f"{who}: 'arr' must be two dimensional (2-d), got a {a.type.ndim}-d {a.type}"
+        )
     return a
 
 
@@ -195,10 +197,22 @@ class PermuteRowElements(Op):
     With ``inverse`` the permutation is undone instead.
     """
 
-    __props__ = ()
+    __props__ = ("inverse",)
 
-    def make_node(self, x: Any, y: Any, inverse: Any) -> Apply:
+    def __init__(self, inverse: bool | None = None) -> None:
+        # PyTensor 3 spells ``PermuteRowElements(inverse=True)(x, y)``; the older form
+        # passes ``inverse`` as a third input (which wins when given).
+        self.inverse = None if inverse is None else bool(inverse)
+
+    def make_node(self, x: Any, y: Any, inverse: Any = None) -> Apply:
         x, y = as_tensor_variable(x), as_tensor_variable(y)
+        if inverse is None:
+            if self.inverse is None:
+                raise TypeError(
+                    "PermuteRowElements: give inverse, as PermuteRowElements(inverse=...) or "
+                    "as the third input"
+                )
+            inverse = np.int8(self.inverse)
         inverse = as_tensor_variable(inverse)
         if not y.type.dtype.startswith(("int", "uint")):
             raise TypeError(f"permute_row_elements: 'y' must hold integers, got {y.type}")
@@ -344,6 +358,7 @@ def matrix_transpose(x: Any) -> Variable:
     x = as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(
-            f"matrix_transpose: input must have at least 2 dimensions, got {x.type.ndim}-d {x.type}"
+            "matrix_transpose: Input array must be at least 2-dimensional, got "
+            f"{x.type.ndim}-d {x.type}"
         )
     return swapaxes(x, -1, -2)

@@ -351,7 +351,8 @@ class Eye(Op):
     #: Static output shapes come from input values: remade by non-strict clones.
     _output_type_depends_on_input_value = True
 
-    dtype: str
+    #: None (PyTensor's ``Eye()``) means floatX.
+    dtype: str = attrs.field(default=None, converter=normalize_dtype)
 
     def make_node(self, n: Any, m: Any, k: Any) -> Apply:
         n = as_index_scalar(n, "eye: n")

@@ -55,7 +55,10 @@ def _check_new_order(input_ndim: int, new_order: tuple) -> None:
                 f"input with {input_ndim} dimension(s)"
             )
         if entry in seen:
-            raise ValueError(f"DimShuffle: axis {entry} appears twice in new_order {new_order}")
+            raise ValueError(
+                f"DimShuffle: axis {entry} appears twice in new_order {new_order} (an axis "
+                "may not appear twice)"
+            )
         seen.add(entry)
 
 
@@ -218,7 +221,10 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
         norm.append(int(a) % ndim)
     if norm == list(range(ndim)):
         return x
-    return DimShuffle(input_ndim=ndim, new_order=tuple(norm))(x)
+    out = DimShuffle(input_ndim=ndim, new_order=tuple(norm))(x)
+    if x.name and norm == list(range(ndim - 1, -1, -1)):
+        out.name = f"{x.name}.T"  # PyTensor names a full reversal so
+    return out
 
 
 # --------------------------------------------------------------------------- inputs

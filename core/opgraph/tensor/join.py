@@ -210,7 +210,7 @@ def stack(tensors: Any = (), axis: int = 0, *more: Any) -> Variable:
         tensors = [tensors] + ([] if isinstance(axis, int) else [axis]) + list(more)
         axis = 0
     if not tensors:
-        raise ValueError("stack: needs at least one tensor")
+        raise ValueError("stack: No tensor arguments provided")
     ts = [as_tensor_variable(t) for t in tensors]
     ndim = ts[0].type.ndim
     for i, t in enumerate(ts):
@@ -223,7 +223,10 @@ def stack(tensors: Any = (), axis: int = 0, *more: Any) -> Variable:
         dtype = np.result_type(*[t.type.dtype for t in ts]).name
         return MakeVector(dtype)(*ts)
     if not -(ndim + 1) <= axis <= ndim:
-        raise ValueError(f"stack: axis {axis} is out of range for {ndim + 1} output dimensions")
+        raise np.exceptions.AxisError(
+            f"stack: axis {axis} is out of bounds for array of dimension {ndim + 1} (the "
+            "stacked result)"
+        )
     axis %= ndim + 1
     return join(axis, *[expand_dims(t, axis) for t in ts])
 
