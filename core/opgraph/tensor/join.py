@@ -103,10 +103,13 @@ class Join(Op):
                     if first is None:
                         first = (i, s)
                     elif s != first[1]:
+                        sizes = np.array([u.type.shape[d] for u in ts])
                         raise ValueError(
-                            f"join along axis {a}: dimension {d} of tensor {i} ({_name(t)}) "
-                            f"is {s}, expected {first[1]} like tensor {first[0]} "
-                            f"({_name(ts[first[0]])})"
+                            f"join: all input array dimensions other than the specified "
+                            f"`axis` ({a}) must match exactly, or be unknown (None), but "
+                            f"along dimension {d}, the inputs shapes are incompatible: "
+                            f"{sizes} (tensor {i} ({_name(t)}) has {s}, tensor {first[0]} "
+                            f"({_name(ts[first[0]])}) has {first[1]})"
                         )
                 out[d] = None if first is None else first[1]
         return Apply(self, [axis, *ts], [TensorType(dtype, out)()])
