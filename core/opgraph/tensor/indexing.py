@@ -209,7 +209,7 @@ def reduce_like(g: Variable, y: Variable) -> Variable:
 
 def check_update_value(x: Variable, y: Variable, sub_shape: Sequence, what: str) -> None:
     if y.type.ndim > len(sub_shape):
-        raise ValueError(
+        raise TypeError(
             f"{what}: cannot {'set' if 'set' in what else 'increment'} a "
             f"{len(sub_shape)}-dimensional part of {_name(x)} with the "
             f"{y.type.ndim}-dimensional value {_name(y)}"
