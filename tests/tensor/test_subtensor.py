@@ -401,3 +401,12 @@ def test_advanced_inc_subtensor1_refuses_runtime_broadcasting():
     row = pt.row("row")
     np.testing.assert_array_equal(evaluate(pt.inc_subtensor(x[idx], row), {row: np.ones((1, 5))}),
                                   np.full((10, 5), 2.0))
+
+
+def test_boolean_index_shape_inference_broadcasts_one_against_zero():
+    # Two masks selecting 1 and 0 positions broadcast to 0 (NumPy), not max(1, 0).
+    n = pt.dmatrix("n")
+    y = n[n[:, 0] > 2, n[0, :] > 2]
+    nv = np.arange(6.0).reshape(2, 3)
+    (inferred,) = y.owner.op.infer_shape(None, y.owner, [(n.shape[0], n.shape[1])])
+    assert [int(evaluate(s, {n: nv})) for s in inferred] == list(nv[nv[:, 0] > 2, nv[0] > 2].shape)
