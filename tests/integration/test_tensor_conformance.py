@@ -46,3 +46,12 @@ def test_runtime_broadcast_error_names_the_cause(mode):
         f(np.ones((2, 3)), np.zeros(1))
     with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
         f(np.ones((2, 1)), np.zeros(3))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_alloc_runtime_broadcast_error_names_the_cause(mode):
+    v, n = pt.vector("v"), pt.lscalar("n")
+    f = opgraph.function([v, n], pt.alloc(v, n, 3), mode=mode)
+    np.testing.assert_array_equal(f(np.arange(3.0), 2), np.tile(np.arange(3.0), (2, 1)))
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        f(np.ones(1), 2)

@@ -160,7 +160,8 @@ def emit_alloc(node: Any, ctx: EmitContext) -> NodeC | None:
             cond = f"PyArray_DIMS(i0)[{j}] != shp[{offset + j}]"
         lines.append(
             f"if ({cond}) {{ PyErr_Format(PyExc_ValueError, \"alloc: dimension {j} of the "
-            f"value has length %ld and cannot be broadcast to %ld\", "
+            f"value has length %ld and cannot be broadcast to %ld (Runtime broadcasting not "
+            f"allowed: only a dimension of static length 1 broadcasts)\", "
             f"(long)PyArray_DIMS(i0)[{j}], (long)shp[{offset + j}]); goto fail; }}"
         )
     lines.append(
