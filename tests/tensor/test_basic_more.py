@@ -132,3 +132,13 @@ def test_transpose_names_a_full_reversal():
     assert ptb.transpose(pt.dmatrix("x2")).name == "x2.T"
     assert ptb.transpose(pt.dmatrix()).name is None
     assert ptb.transpose(pt.tensor3("x3"), (0, 2, 1)).name is None
+
+
+def test_where_with_one_or_three_arguments():
+    c = pt.bvector("c")
+    cv = np.array([0, 1, 1], dtype="int8")
+    (idx,) = ptb.where(c)
+    np.testing.assert_array_equal(evaluate(idx, {c: cv}), np.where(cv)[0])
+    np.testing.assert_array_equal(evaluate(pt.where(c, 1.0, 2.0), {c: cv}), np.where(cv, 1.0, 2.0))
+    with pytest.raises(ValueError, match="either both x and y, or neither"):
+        pt.where(c, 1.0)

@@ -43,6 +43,7 @@ __all__ = [
     "swapaxes",
     "take",
     "tile",
+    "where",
 ]
 
 
@@ -193,6 +194,15 @@ def _stack_rows(parts: Sequence[Variable]) -> Variable:
 def flatnonzero(a: Any) -> Variable:
     """Indices of the non-zero entries of the flattened ``a``, as ``np.flatnonzero``."""
     return nonzero(flatten(as_tensor_variable(a)))[0]
+
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """``np.where``: ``switch(condition, x, y)``, or with one argument ``nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where: give either both x and y, or neither (then: nonzero)")
+    return ptm.switch(condition, x, y)
 
 
 def nonzero_values(a: Any) -> Variable:

@@ -24,6 +24,7 @@ from opgraph.tensor.arrays import (
     roll,
     swapaxes,
     tile,
+    where,
 )
 from opgraph.tensor.basic_more import *  # noqa: F403
 from opgraph.tensor.basic_more import __all__ as _more_all
@@ -53,7 +54,7 @@ from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
-from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
+from opgraph.tensor.math import switch  # noqa: F401  (PyTensor's tensor.basic name)
 from opgraph.tensor.shape import MakeVector, make_vector, shape_padleft, shape_padright
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
 from opgraph.tensor.variable import TensorConstant, as_tensor, as_tensor_variable, constant
@@ -107,6 +108,7 @@ __all__ = [
     "tensor",
     "tensor_from_scalar",
     "tile",
+    "where",
     "zeros",
     "zeros_like",
 ]
@@ -116,7 +118,6 @@ __all__ += _more_all
 # so ``from opgraph.tensor.basic import switch`` works without an import cycle.
 _LATE = {
     "switch": "opgraph.tensor.math",
-    "where": "opgraph.tensor.math",
     "transpose": "opgraph.tensor.elemwise",
     "expand_dims": "opgraph.tensor.shape",
     "flatten": "opgraph.tensor.shape",
