@@ -142,3 +142,26 @@ def test_where_with_one_or_three_arguments():
     np.testing.assert_array_equal(evaluate(pt.where(c, 1.0, 2.0), {c: cv}), np.where(cv, 1.0, 2.0))
     with pytest.raises(ValueError, match="either both x and y, or neither"):
         pt.where(c, 1.0)
+
+
+class _TwoWay(opgraph.graph.op.Op):
+    """An Op whose default_output is set per instance (for the error types)."""
+
+    def __init__(self, default_output):
+        self.default_output = default_output
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return opgraph.graph.basic.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+
+def test_bad_default_output_errors():
+    x = pt.dvector("x")
+    assert pt.as_tensor_variable(_TwoWay(-1).make_node(x)).owner.op.default_output == -1
+    with pytest.raises(IndexError, match="out of range"):
+        pt.as_tensor_variable(_TwoWay(1).make_node(x))
+    with pytest.raises(TypeError, match="must be an int"):
+        pt.as_tensor_variable(_TwoWay([0, 1]).make_node(x))

@@ -510,10 +510,15 @@ class Apply(Node):
                 f"{self.op} has {len(self.outputs)} outputs and no default_output; "
                 "pick one with node.outputs[i]"
             )
-        if not isinstance(do, int) or not -len(self.outputs) <= do < len(self.outputs):
-            raise ValueError(
+        if not isinstance(do, int):
+            raise TypeError(
                 f"{self.op}.default_output must be an int index into {len(self.outputs)} "
                 f"outputs, got {do!r}"
+            )
+        if not -len(self.outputs) <= do < len(self.outputs):
+            raise IndexError(
+                f"{self.op}.default_output {do} is out of range for {len(self.outputs)} "
+                "output(s)"
             )
         return self.outputs[do]
 
