@@ -22,6 +22,7 @@ from opgraph.tensor.subtensor import (
     inc_subtensor,
     set_subtensor,
 )
+from opgraph.tensor.subtensor_more import slice_at_axis
 from opgraph.tensor.type import TensorType
 
 from .helpers import check_derivatives, evaluate
@@ -410,3 +411,18 @@ def test_boolean_index_shape_inference_broadcasts_one_against_zero():
     nv = np.arange(6.0).reshape(2, 3)
     (inferred,) = y.owner.op.infer_shape(None, y.owner, [(n.shape[0], n.shape[1])])
     assert [int(evaluate(s, {n: nv})) for s in inferred] == list(nv[nv[:, 0] > 2, nv[0] > 2].shape)
+
+
+def test_empty_slices_of_unknown_length_are_statically_empty():
+    v = pt.lvector("v")
+    for sl in (slice(1, 1), slice(-1, -1, 3), slice(3, 1)):
+        y = v[sl]
+        assert y.type.shape == (0,)
+        assert evaluate(y, {v: np.arange(5)}).shape == np.arange(5)[sl].shape
+    assert v[-1:1].type.shape == (None,)  # depends on the length: -1 + n may be < 1
+
+
+def test_slice_at_axis_negative_axis():
+    x = pt.tensor("x", shape=(3, 4, 5))
+    assert x[slice_at_axis(slice(None, 1), axis=-2)].type.shape == (3, 1, 5)
+    assert x[slice_at_axis(slice(None, 1), axis=0)].type.shape == (1, 4, 5)

@@ -57,7 +57,12 @@ def as_index_literal(idx: Any) -> Any:
 
 
 def slice_at_axis(sl: slice, axis: int) -> tuple:
-    """An index tuple applying ``sl`` on ``axis`` only: ``(slice(None),) * axis + (sl, ...)``."""
+    """An index tuple applying ``sl`` on ``axis`` only (a negative axis counts from the end).
+
+    ``(slice(None),) * axis + (sl, ...)``, or ``(..., sl) + (slice(None),) * (-1 - axis)``.
+    """
+    if axis < 0:
+        return (Ellipsis, sl) + (slice(None),) * (-1 - axis)
     return (slice(None),) * axis + (sl, Ellipsis)
 
 
