@@ -39,6 +39,7 @@ def test_mgrid_ogrid_match_numpy():
     dense = evaluate(ptb.mgrid[0:2:1, 1:10:3])
     for a, b in zip(dense, np.mgrid[0:2:1, 1:10:3], strict=True):
         np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(evaluate(ptb.mgrid[0:1:0.25]), np.mgrid[0:1:0.25])  # a vector
     sparse = evaluate(ptb.ogrid[0:1:0.25, 1:4])
     for a, b in zip(sparse, np.ogrid[0:1:0.25, 1:4], strict=True):
         np.testing.assert_allclose(a, b)

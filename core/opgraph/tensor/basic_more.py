@@ -96,8 +96,10 @@ class _Grid:
     def __init__(self, sparse: bool) -> None:
         self.sparse = sparse
 
-    def __getitem__(self, key: Any) -> list[Variable]:
-        slices = key if isinstance(key, tuple) else (key,)
+    def __getitem__(self, key: Any) -> list[Variable] | Variable:
+        if isinstance(key, slice):  # one slice: one vector, as numpy.mgrid[0:5]
+            return self[(key,)][0]
+        slices = key
         for s in slices:
             if not isinstance(s, slice):
                 raise TypeError(f"{self!r}: expected slices, got {type(s).__name__} {s!r}")
