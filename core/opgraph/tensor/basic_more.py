@@ -99,7 +99,7 @@ class _Grid:
     def __getitem__(self, key: Any) -> list[Variable] | Variable:
         if isinstance(key, slice):  # one slice: one vector, as numpy.mgrid[0:5]
             return self[(key,)][0]
-        slices = key
+        slices = key if isinstance(key, tuple) else (key,)
         for s in slices:
             if not isinstance(s, slice):
                 raise TypeError(f"{self!r}: expected slices, got {type(s).__name__} {s!r}")
