@@ -319,3 +319,5 @@ def test_sort_argument_errors_name_the_cause():
     with pytest.raises(ValueError, match="kind and stable cannot be set at the same time"):
         pt.sort(x, kind="quicksort", stable=True)
     assert pt.sort(x, kind="stable", stable=True).owner.op.kind == "stable"
+    with pytest.raises(ValueError, match="order argument is not applicable"):
+        pt.sort(x, order=[])

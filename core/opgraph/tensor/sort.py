@@ -34,7 +34,10 @@ def _check_kind(kind: str, order: Any, who: str) -> None:
     if kind not in _KINDS:
         raise ValueError(f"{who}: kind must be one of {_KINDS}, got {kind!r}")
     if order is not None:
-        raise ValueError(f"{who}: 'order' (structured arrays) is not supported, got {order!r}")
+        raise ValueError(
+            f"{who}: the order argument is not applicable to tensors (it sorts structured "
+            f"arrays), got {order!r}"
+        )
 
 
 class SortOp(Op):
