@@ -38,7 +38,9 @@ from opgraph.graph.op import Op
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.composite import Composite
 from opgraph.scalar.type import get_scalar_type
+from opgraph.tensor import fft as pt_fft
 from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.fourier import fft as fourier_fft
 from opgraph.tensor.type import TensorType
 
 from .aliasing_cases_arrays import ARRAY_CASES
@@ -409,6 +411,23 @@ def reshape_cases() -> Iterator[Case]:
     yield "reshape symbolic", node_of(pt.reshape(x, s, ndim=2)), {x: xv, s: sv}
 
 
+def fft_cases() -> Iterator[Case]:
+    yield from unary(lambda x: pt_fft.rfft(x), [(2, 8), (1, 3, 4), (0, 4)], "rfft")
+    yield from unary(lambda x: pt_fft.irfft(x, norm="no_norm"), [(2, 5, 2), (1, 3, 3, 2)],
+                     "irfft")
+    yield from unary(lambda x: fourier_fft(x, 4, 0), [(3, 2), (5,)], "fourier")
+
+
+def join_split_dims_cases() -> Iterator[Case]:
+    for shape, start, n in [((3, 4), 0, 2), ((2, 3, 4), 1, 2), ((3,), 1, 0), ((0, 3), 0, 2)]:
+        yield from unary(lambda x, s=start, k=n: pt.join_dims(x, s, k), [shape],
+                         f"join_dims{shape}[{start}:{start + n}]")
+    for shape, axis, parts in [((6,), 0, (2, 3)), ((1, 4), 0, ()), ((3, 4), 1, (2, 2))]:
+        yield from unary(lambda x, a=axis, p=parts: pt.split_dims(x, p, a) if p
+                         else pt.split_dims(x, np.zeros(0, dtype="int64"), a), [shape],
+                         f"split_dims{shape}->{parts}")
+
+
 def specify_shape_cases() -> Iterator[Case]:
     for shape in [(3, 4), (1, 4), (0, 3), (1, 1)]:
         xv = arr(shape)
@@ -641,6 +660,11 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.shape.Shape_i": shape_i_cases,
     "opgraph.tensor.shape.MakeVector": make_vector_cases,
     "opgraph.tensor.shape.Reshape": reshape_cases,
+    "opgraph.tensor.reshape.JoinDims": join_split_dims_cases,
+    "opgraph.tensor.fft.RFFTOp": fft_cases,
+    "opgraph.tensor.fft.IRFFTOp": fft_cases,
+    "opgraph.tensor.fourier.Fourier": fft_cases,
+    "opgraph.tensor.reshape.SplitDims": join_split_dims_cases,
     "opgraph.tensor.shape.SpecifyShape": specify_shape_cases,
     "opgraph.tensor.creation.Alloc": alloc_cases,
     "opgraph.tensor.creation.ARange": arange_cases,

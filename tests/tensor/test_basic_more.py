@@ -6,8 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import opgraph
 import opgraph.tensor as pt
 from opgraph.tensor import basic as ptb
+from opgraph.tensor.basic_more import PermuteRowElements
+from opgraph.tensor.creation import Eye
 
 from .helpers import evaluate
 
@@ -36,6 +39,7 @@ def test_mgrid_ogrid_match_numpy():
     dense = evaluate(ptb.mgrid[0:2:1, 1:10:3])
     for a, b in zip(dense, np.mgrid[0:2:1, 1:10:3], strict=True):
         np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(evaluate(ptb.mgrid[0:1:0.25]), np.mgrid[0:1:0.25])  # a vector
     sparse = evaluate(ptb.ogrid[0:1:0.25, 1:4])
     for a, b in zip(sparse, np.ogrid[0:1:0.25, 1:4], strict=True):
         np.testing.assert_allclose(a, b)
@@ -105,7 +109,60 @@ def test_small_helpers():
     assert ptb.matrix_transpose(pt.tensor3()).type.ndim == 3
     x = np.arange(24).reshape(2, 3, 4)
     np.testing.assert_array_equal(evaluate(ptb.matrix_transpose(x)), np.swapaxes(x, -1, -2))
-    with pytest.raises(ValueError, match="2 dimensions"):
+    with pytest.raises(ValueError, match="at least 2-dimensional"):
         ptb.matrix_transpose(pt.vector())
     assert ptb._convert_to_int8(pt.vector()).dtype == "int8"
     assert ptb._convert_to_float32 is pt.math._convert_to_float32
+
+
+def test_pytensor3_op_spellings():
+    # PermuteRowElements(inverse=...) as an Op parameter, and Eye() defaulting to floatX.
+    x, y = pt.dvector("x"), pt.ivector("y")
+    xv, yv = np.array([1.0, 2.0, 3.0]), np.array([2, 0, 1], dtype="int32")
+    np.testing.assert_array_equal(evaluate(PermuteRowElements(inverse=False)(x, y),
+                                           {x: xv, y: yv}), xv[yv])
+    undone = evaluate(PermuteRowElements(inverse=True)(x, y), {x: xv, y: yv})
+    np.testing.assert_array_equal(undone[yv], xv)
+    with pytest.raises(TypeError, match="give inverse"):
+        PermuteRowElements()(x, y)
+    assert Eye().dtype == opgraph.config.floatX
+    np.testing.assert_array_equal(evaluate(Eye()(2, 3, 1)), np.eye(2, 3, 1))
+
+
+def test_transpose_names_a_full_reversal():
+    assert ptb.transpose(pt.dmatrix("x2")).name == "x2.T"
+    assert ptb.transpose(pt.dmatrix()).name is None
+    assert ptb.transpose(pt.tensor3("x3"), (0, 2, 1)).name is None
+
+
+def test_where_with_one_or_three_arguments():
+    c = pt.bvector("c")
+    cv = np.array([0, 1, 1], dtype="int8")
+    (idx,) = ptb.where(c)
+    np.testing.assert_array_equal(evaluate(idx, {c: cv}), np.where(cv)[0])
+    np.testing.assert_array_equal(evaluate(pt.where(c, 1.0, 2.0), {c: cv}), np.where(cv, 1.0, 2.0))
+    with pytest.raises(ValueError, match="either both x and y, or neither"):
+        pt.where(c, 1.0)
+
+
+class _TwoWay(opgraph.graph.op.Op):
+    """An Op whose default_output is set per instance (for the error types)."""
+
+    def __init__(self, default_output):
+        self.default_output = default_output
+
+    def make_node(self, x):
+        x = pt.as_tensor_variable(x)
+        return opgraph.graph.basic.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+
+def test_bad_default_output_errors():
+    x = pt.dvector("x")
+    assert pt.as_tensor_variable(_TwoWay(-1).make_node(x)).owner.op.default_output == -1
+    with pytest.raises(IndexError, match="out of range"):
+        pt.as_tensor_variable(_TwoWay(1).make_node(x))
+    with pytest.raises(TypeError, match="must be an int"):
+        pt.as_tensor_variable(_TwoWay([0, 1]).make_node(x))

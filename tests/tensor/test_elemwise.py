@@ -283,8 +283,14 @@ def test_dimshuffle_types_and_values():
 
 def test_dimshuffle_bad_orders():
     x = pt.dmatrix("x")
-    with pytest.raises(ValueError, match="cannot drop dimension 1"):
-        x.dimshuffle(0)
+    # A dimension of unknown length may be dropped (checked at run time); one of a
+    # static length other than 1 never can.
+    assert x.dimshuffle(0).type.shape == (None,)
+    with pytest.raises(ValueError, match="dropped dimension must have length 1"):
+        evaluate(x.dimshuffle(0), {x: np.ones((2, 3))})
+    assert evaluate(x.dimshuffle(0), {x: np.arange(2.0).reshape(2, 1)}).tolist() == [0.0, 1.0]
+    with pytest.raises(TypeError, match="cannot drop dimension 1"):
+        pt.tensor("y", shape=(None, 3)).dimshuffle(0)
     with pytest.raises(ValueError, match="out of range"):
         DimShuffle(input_ndim=2, new_order=(0, 2))
     with pytest.raises(ValueError, match="twice"):

@@ -308,3 +308,16 @@ def test_searchsorted_sorter_rank_and_dtype_errors():
         xo.searchsorted(pt.dvector(), pt.dvector(), sorter=pt.lmatrix())
     with pytest.raises(TypeError, match="integer vector"):
         xo.searchsorted(pt.dvector(), pt.dvector(), sorter=pt.fvector())
+
+
+def test_sort_argument_errors_name_the_cause():
+    x = pt.dmatrix("x")
+    with pytest.raises(ValueError, match="Sort axis must have an integer dtype, got float32"):
+        pt.sort(x, pt.fscalar())
+    with pytest.raises(ValueError, match="ArgSort axis must have an integer dtype, got float32"):
+        pt.argsort(x, pt.fscalar())
+    with pytest.raises(ValueError, match="kind and stable cannot be set at the same time"):
+        pt.sort(x, kind="quicksort", stable=True)
+    assert pt.sort(x, kind="stable", stable=True).owner.op.kind == "stable"
+    with pytest.raises(ValueError, match="order argument is not applicable"):
+        pt.sort(x, order=[])

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import opgraph.tensor as pt
+from opgraph.scalar import logic as sl
 from opgraph.tensor.math import (
     All,
     Argmax,
@@ -123,8 +124,45 @@ def test_argmax_of_unsigned():
 @pytest.mark.parametrize("axis", [2, -3, (0, 5)])
 def test_axis_out_of_range(fn, axis):
     x = pt.dmatrix("x")
-    with pytest.raises(ValueError, match=r"axis -?\d+ is out of range .*2 dimension"):
+    with pytest.raises(np.exceptions.AxisError, match=r"out of bounds for array of dimension 2"):
         fn(x, axis=axis)
+
+
+def test_reduce_scalar_axis():
+    # A scalar reduces over its one implicit axis (0 or -1) to itself, as in NumPy.
+    s = pt.dscalar("s")
+    assert evaluate(pt.sum(s, axis=-1), {s: 5.0}) == 5.0
+    assert evaluate(pt.max(s, axis=(0,)), {s: 5.0}) == 5.0
+    with pytest.raises(np.exceptions.AxisError, match=r"axis \(-2,\) is out of bounds"):
+        pt.sum(s, axis=(-2,))
+
+
+def test_bitwise_reductions_of_integers():
+    # all/any of a bool tensor are logical; the and_/or_ CAReduce of integers is bitwise,
+    # and its empty reduction is the all-ones identity (NumPy's bitwise_and.reduce).
+    x = pt.tensor("x", dtype="int8", shape=(None, None))
+    a = np.array([[6, 3, -1], [12, 5, 7]], dtype="int8")
+    np.testing.assert_array_equal(
+        evaluate(CAReduce(sl.and_, axis=1)(x), {x: a}), np.bitwise_and.reduce(a, axis=1)
+    )
+    np.testing.assert_array_equal(
+        evaluate(CAReduce(sl.or_, axis=0)(x), {x: a}), np.bitwise_or.reduce(a, axis=0)
+    )
+    empty = np.zeros((3, 0), dtype="int8")
+    np.testing.assert_array_equal(
+        evaluate(CAReduce(sl.and_, axis=1)(x), {x: empty}), np.full(3, -1, dtype="int8")
+    )
+
+
+def test_multi_axis_sum_reduces_one_axis_at_a_time():
+    # Each axis is reduced in turn, last first (PyTensor's order): the rounding matches
+    # NumPy's sequential reductions exactly, NaNs included.
+    x = pt.tensor("x", dtype="float64", shape=(None,) * 4)
+    a = np.random.default_rng(3).random((2, 3, 4, 5))
+    a[0, 0, 0, 0] = np.nan
+    expected = np.add.reduce(np.add.reduce(a, axis=2), axis=1)
+    got = evaluate(pt.sum(x, axis=(1, 2)), {x: a})
+    assert TensorType.values_eq(got, expected)
 
 
 def test_repeated_and_non_int_axis():

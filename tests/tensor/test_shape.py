@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import opgraph.tensor as pt
 from opgraph.graph.null_type import DisconnectedType
-from opgraph.tensor.exceptions import ShapeError
+from opgraph.graph.replace import clone_replace, vectorize_graph
+from opgraph.tensor.exceptions import ShapeAssertionError, ShapeError
 from opgraph.tensor.shape import (
     MakeVector,
     Reshape,
@@ -58,8 +59,10 @@ def test_shape_i_and_shape_tuple():
     assert isinstance(dims[0].owner.op, Shape_i)
     assert dims[1].data == 3  # static dimension: a constant
     assert int(evaluate(shape_i(x, -2), {x: np.zeros((7, 3))})) == 7
-    with pytest.raises(ValueError, match="has 2 dimension"):
+    with pytest.raises(TypeError, match="has 2 dimension"):
         Shape_i(2)(x)
+    with pytest.raises(TypeError, match="expected a tensor variable"):
+        Shape_i(0)([1, 2])
     assert Shape_i(1) == Shape_i(1) and hash(Shape_i(1)) == hash(Shape_i(1))
     assert Shape_i(0) != Shape_i(1)
 
@@ -126,7 +129,10 @@ def test_reshape_symbolic_minus_one_in_infer_shape():
 
 def test_reshape_bad_input():
     x = pt.tensor(dtype="float64", shape=(2, 3), name="x")
-    with pytest.raises(ValueError, match=r"reshape of x.*\(2, 3\).*size 6.*\(4, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"Input shape \(2, 3\) is incompatible with new shape \(4, 2\): "
+        r"cannot reshape x \(size 6\)",
+    ):
         reshape(x, (4, 2))
     with pytest.raises(ValueError, match="at most one entry may be -1"):
         reshape(x, (-1, -1))
@@ -274,3 +280,61 @@ def test_specify_broadcastable_sets_length_one_axes():
     assert specify_broadcastable(m) is m
     with pytest.raises(ValueError, match="out of range"):
         specify_broadcastable(m, 2)
+
+
+def test_reshape_infers_the_one_unknown_entry_from_a_static_size():
+    x = specify_shape(pt.tensor(shape=(2, 2, None)), (2, 2, 6))
+    dim = pt.lscalar("dim")
+    assert reshape(x, (6, -1)).type.shape == (6, 4)
+    assert reshape(x, (6, dim)).type.shape == (6, 4)
+    assert reshape(x, (6, dim, 2)).type.shape == (6, 2, 2)
+    assert reshape(x, (dim, -1)).type.shape == (None, None)
+    with pytest.raises(ValueError, match=r"Input shape \(2, 2, 6\) is incompatible"):
+        reshape(x, (6, 3, 99))
+    v = np.arange(24.0).reshape(2, 2, 6)
+    np.testing.assert_array_equal(evaluate(reshape(x, (6, dim)), {x.owner.inputs[0]: v,
+                                                                  dim: 4}), v.reshape(6, 4))
+
+
+def test_non_strict_clone_recomputes_value_dependent_static_shapes():
+    n = pt.as_tensor_variable(50)
+    v, m = pt.vector("v"), pt.matrix("m")
+    r = reshape(v, (100 // n, n))
+    s = specify_shape(m, (None, n))
+    assert r.type.shape == (2, 50) and s.type.shape == (None, 50)
+    new_r, new_s = clone_replace([r, s], {n: pt.as_tensor_variable(25)}, rebuild_strict=False)
+    assert new_r.type.shape == (4, 25)
+    assert new_s.type.shape == (None, 25)
+    assert evaluate(new_r, {v: np.zeros(100)}).shape == (4, 25)
+
+
+def test_specify_shape_ellipsis_none_and_pytensor_op_spelling():
+    x = pt.tensor("x", shape=(None,) * 4)
+    assert specify_shape(x, ...) is x
+    assert specify_shape(x, (5, ..., 3)).type.shape == (5, None, None, 3)
+    assert specify_shape(x, (5, 1, ..., 3, None)).type.shape == (5, 1, 3, None)
+    with pytest.raises(ValueError, match="Multiple Ellipsis"):
+        specify_shape(x, (..., None, ...))
+    with pytest.raises(ValueError, match="must have fixed dimensions"):
+        specify_shape(pt.matrix(), pt.ivector())
+    # PyTensor's SpecifyShape() takes one entry per dimension, None for "unknown".
+    v = pt.vector("v")
+    y = SpecifyShape()(v, 2)
+    assert y.type.shape == (2,)
+    np.testing.assert_array_equal(evaluate(y, {v: np.ones(2)}), np.ones(2))
+    with pytest.raises(ShapeAssertionError, match="SpecifyShape: dimension 0"):
+        evaluate(y, {v: np.ones(3)})
+    # A shape vector given as a variable stays an input of the graph.
+    s1 = pt.iscalar("s1")
+    vec = pt.as_tensor_variable([s1])
+    z = specify_shape(v, vec)
+    assert evaluate(z, {v: np.ones(1), s1: 1}).shape == (1,)
+    with pytest.raises(AssertionError):
+        evaluate(z, {v: np.ones(1), s1: 2})
+
+
+def test_vectorized_shape_has_one_row_per_batch_entry():
+    vec, mat = pt.tensor(shape=(None,)), pt.tensor(shape=(None, None))
+    out = vectorize_graph(shape(vec), {vec: mat})
+    assert out.type.shape == (None, 1)
+    np.testing.assert_array_equal(evaluate(out, {mat: np.ones((5, 3))}), np.full((5, 1), 3))

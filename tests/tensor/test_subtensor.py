@@ -22,6 +22,7 @@ from opgraph.tensor.subtensor import (
     inc_subtensor,
     set_subtensor,
 )
+from opgraph.tensor.subtensor_more import slice_at_axis
 from opgraph.tensor.type import TensorType
 
 from .helpers import check_derivatives, evaluate
@@ -183,7 +184,7 @@ def test_update_through_newaxis():
 
 def test_update_bad_input():
     x = pt.tensor(dtype="float64", shape=(4, 3), name="x")
-    with pytest.raises(ValueError, match="cannot set a 1-dimensional part of x"):
+    with pytest.raises(TypeError, match="cannot set a 1-dimensional part of x"):
         set_subtensor(x[0], pt.matrix("m"))
     with pytest.raises(ValueError, match="cannot broadcast"):
         set_subtensor(x[0], pt.tensor(dtype="float64", shape=(2,)))
@@ -258,8 +259,6 @@ def test_advanced_bad_input():
         x[[0, 5]]
     with pytest.raises(TypeError, match="integers or booleans"):
         x[pt.vector("f")]
-    with pytest.raises(NotImplementedError, match="None"):
-        x[None, [0, 1]]
     with pytest.raises(StaticIndexError, match="boolean index"):
         x[np.array([True, False])]
 
@@ -367,3 +366,63 @@ def test_random_inc_subtensor_matches_numpy(case):
 def test_type_of_vector_index_variable():
     x = pt.matrix("x")
     assert x[pt.lvector()].type == TensorType("float64", (None, None))
+
+
+@pytest.mark.parametrize("index", [
+    (None, [0, 2]), ([0, 2], None), (slice(None), None, [1, 3]), (None, [0, 1], None, [2, 3]),
+    (Ellipsis, None, [1, 2]), ([True, False, True], None),
+    (np.array([[True, False, True, False]] * 3), None, 1),
+])
+def test_newaxis_with_array_indices_matches_numpy(index):
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = pt.tensor3("x")
+    y = x[index]
+    got = evaluate(y, {x: a})
+    np.testing.assert_array_equal(got, a[index])
+    assert all(s is None or s == g for s, g in zip(y.type.shape, got.shape))
+
+
+def test_full_slice_is_an_indexing_node_set_subtensor_accepts():
+    x = pt.matrix("x")
+    assert isinstance(x[:].owner.op, Subtensor)
+    assert x[...] is x
+    np.testing.assert_array_equal(evaluate(pt.set_subtensor(x[:], 0.0), {x: np.ones((2, 2))}),
+                                  np.zeros((2, 2)))
+
+
+def test_advanced_inc_subtensor1_refuses_runtime_broadcasting():
+    y = pt.matrix("y")
+    x = pt.zeros((10, 5))
+    idx = np.repeat(np.arange(10), 2)
+    out = pt.inc_subtensor(x[idx], y)
+    np.testing.assert_array_equal(evaluate(out, {y: np.ones((20, 5))}), np.full((10, 5), 2.0))
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        evaluate(out, {y: np.ones((1, 5))})
+    # A value whose type says length 1 does broadcast.
+    row = pt.row("row")
+    np.testing.assert_array_equal(evaluate(pt.inc_subtensor(x[idx], row), {row: np.ones((1, 5))}),
+                                  np.full((10, 5), 2.0))
+
+
+def test_boolean_index_shape_inference_broadcasts_one_against_zero():
+    # Two masks selecting 1 and 0 positions broadcast to 0 (NumPy), not max(1, 0).
+    n = pt.dmatrix("n")
+    y = n[n[:, 0] > 2, n[0, :] > 2]
+    nv = np.arange(6.0).reshape(2, 3)
+    (inferred,) = y.owner.op.infer_shape(None, y.owner, [(n.shape[0], n.shape[1])])
+    assert [int(evaluate(s, {n: nv})) for s in inferred] == list(nv[nv[:, 0] > 2, nv[0] > 2].shape)
+
+
+def test_empty_slices_of_unknown_length_are_statically_empty():
+    v = pt.lvector("v")
+    for sl in (slice(1, 1), slice(-1, -1, 3), slice(3, 1)):
+        y = v[sl]
+        assert y.type.shape == (0,)
+        assert evaluate(y, {v: np.arange(5)}).shape == np.arange(5)[sl].shape
+    assert v[-1:1].type.shape == (None,)  # depends on the length: -1 + n may be < 1
+
+
+def test_slice_at_axis_negative_axis():
+    x = pt.tensor("x", shape=(3, 4, 5))
+    assert x[slice_at_axis(slice(None, 1), axis=-2)].type.shape == (3, 1, 5)
+    assert x[slice_at_axis(slice(None, 1), axis=0)].type.shape == (1, 4, 5)

@@ -288,3 +288,32 @@ def test_filter_refuses_non_numeric_data_as_type_and_value_error() -> None:
     with pytest.raises(ValueError, match="expected numeric data") as info:
         TensorType("float64", (None,)).filter("adsf")
     assert isinstance(info.value, TypeError)
+
+
+@pytest.mark.parametrize("helper, ndims", [(pt.vector, 1), (pt.matrix, 2), (pt.tensor3, 3)])
+def test_fixed_rank_constructors_check_their_shape(helper, ndims):
+    assert helper(shape=tuple(range(ndims))).type.shape == tuple(range(ndims))
+    with pytest.raises(TypeError, match="Shape must be a tuple"):
+        helper(shape=[None] * ndims)
+    with pytest.raises(ValueError, match=f"Shape must be a tuple of length {ndims}"):
+        helper(shape=(None,) * (ndims + 1))
+    with pytest.raises(TypeError, match="Shape entries must be None or integer"):
+        helper(shape=(1.0,) * ndims)
+
+
+def test_row_and_col_keep_their_length_one_dimension():
+    assert pt.row(shape=(1, 5)).type.shape == (1, 5)
+    with pytest.raises(ValueError, match="first dimension of a `row` must have shape 1, got 2"):
+        pt.row(shape=(2, 5))
+    with pytest.raises(ValueError, match="second dimension of a `col` must have shape 1, got 5"):
+        pt.col(shape=(2, 5))
+
+
+def test_predefined_types_take_a_more_precise_shape():
+    assert pt.fmatrix(shape=(1, None)).type == pt.frow
+    assert pt.drow(shape=(1, 5)).type == pt.dmatrix(shape=(1, 5)).type
+    for bad in [lambda: pt.fmatrix(shape=(None, None, None)),
+                lambda: pt.fmatrix(shape=(3, 5)).type(shape=(4, 5)),
+                lambda: pt.drow(shape=(None, None))]:
+        with pytest.raises(ValueError):
+            bad()

@@ -332,15 +332,23 @@ def _compare_with_values(xs: list, ys: list) -> bool:
 def io_connection_pattern(
     inputs: Sequence[Variable], outputs: Sequence[Variable]
 ) -> list[list[bool]]:
-    """``pattern[i][j]`` is True when output ``j`` depends on input ``i``."""
+    """``pattern[i][j]`` is True when output ``j`` depends on input ``i``.
+
+    Dependence follows each Op's ``connection_pattern`` when it has one (a shape
+    argument, for instance, is not connected to a reshape's output).
+    """
     inputs = list(inputs)
     index = {v: i for i, v in enumerate(inputs)}
     reach: dict = {v: 1 << i for v, i in index.items()}
     for node in io_toposort(inputs, outputs):
-        mask = 0
-        for x in node.inputs:
-            mask |= reach.get(x, 0)
-        for o in node.outputs:
+        masks = [reach.get(x, 0) for x in node.inputs]
+        conn = getattr(node.op, "connection_pattern", None)
+        pattern = conn(node) if callable(conn) else None
+        for j, o in enumerate(node.outputs):
+            mask = 0
+            for i, m in enumerate(masks):
+                if pattern is None or pattern[i][j]:
+                    mask |= m
             reach[o] = mask
     pattern = []
     for i in range(len(inputs)):

@@ -510,10 +510,15 @@ class Apply(Node):
                 f"{self.op} has {len(self.outputs)} outputs and no default_output; "
                 "pick one with node.outputs[i]"
             )
-        if not isinstance(do, int) or not -len(self.outputs) <= do < len(self.outputs):
-            raise ValueError(
+        if not isinstance(do, int):
+            raise TypeError(
                 f"{self.op}.default_output must be an int index into {len(self.outputs)} "
                 f"outputs, got {do!r}"
+            )
+        if not -len(self.outputs) <= do < len(self.outputs):
+            raise IndexError(
+                f"{self.op}.default_output {do} is out of range for {len(self.outputs)} "
+                "output(s)"
             )
         return self.outputs[do]
 
@@ -557,8 +562,11 @@ class Apply(Node):
             )
         new_inputs = list(inputs)
         remake = False
+        # Ops whose output types read input *values* (Alloc, Reshape, SpecifyShape) are
+        # remade on any new input, as in PyTensor.
+        by_value = getattr(self.op, "_output_type_depends_on_input_value", False)
         for i, (cur, new) in enumerate(zip(self.inputs, new_inputs)):
-            if cur.type != new.type:
+            if cur.type != new.type or (by_value and cur is not new):
                 if strict:
                     conv = cur.type.filter_variable(new)
                     new_inputs[i] = conv

@@ -15,14 +15,22 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from opgraph.config import config
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Variable, io_connection_pattern
 from opgraph.graph.utils import add_tag_trace as _add_tag_trace
 from opgraph.graph.utils import creation_frames
 
 if TYPE_CHECKING:
     from opgraph.graph.fg import FunctionGraph
 
-__all__ = ["ComputeMapType", "EqualByValueKey", "HasInnerGraph", "Op", "StorageMap", "ThunkType"]
+__all__ = [
+    "ComputeMapType",
+    "EqualByValueKey",
+    "HasInnerGraph",
+    "Op",
+    "StorageMap",
+    "ThunkType",
+    "io_connection_pattern",  # PyTensor's path; defined in graph.basic
+]
 
 StorageMap = dict
 ComputeMapType = dict

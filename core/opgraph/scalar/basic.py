@@ -277,7 +277,8 @@ class ScalarOp(Op):
         return hash((type(self), self._rule(), props))
 
     def __str__(self) -> str:
-        return self.name
+        # A subclass whose __init__ skips ours (PyTensor users' ScalarOps do) has no name.
+        return getattr(self, "name", None) or type(self).__name__.lower()
 
     def __getstate__(self) -> dict:
         return dict(self.__dict__)

@@ -58,7 +58,9 @@ class Real(UnaryScalarOp):
     default_output_types_preference = staticmethod(_part_out)
 
     def numpy_fn(self, x: Any) -> Any:
-        return np.real(x)
+        # np.real returns a view of its input (the input itself when real): an
+        # Elemwise output must own its memory, or an inplace op on it writes the input.
+        return np.array(np.real(x))
 
 
 class Imag(UnaryScalarOp):
@@ -68,7 +70,7 @@ class Imag(UnaryScalarOp):
     default_output_types_preference = staticmethod(_part_out)
 
     def numpy_fn(self, x: Any) -> Any:
-        return np.imag(x)
+        return np.array(np.imag(x))  # a copy, not a view of the input (see Real)
 
 
 class Angle(UnaryScalarOp):

@@ -35,6 +35,10 @@ from opgraph.tensor import math_names as _math_names
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
 from opgraph.tensor import printers as _printers  # noqa: F401
+
+# Imported before the re-exports: loading the submodule binds ``reshape`` here, and the
+# loop below rebinds it to the function (PyTensor's namespace has the same two).
+from opgraph.tensor import reshape as _reshape
 from opgraph.tensor import shape as _shape
 from opgraph.tensor import sort as _sort
 from opgraph.tensor import special as _special
@@ -57,6 +61,7 @@ from opgraph.tensor.variable import (  # noqa: F401
 for _module in (
     _elemwise,
     _math,
+    _reshape,
     _shape,
     _basic,
     _subtensor,

@@ -189,7 +189,8 @@ def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
         cands = [d[i - (ndim - len(d))] for d in adv_dims if i >= ndim - len(d)]
         size = cands[0]
         for c in cands[1:]:
-            size = m.maximum(size, c)
+            # NumPy's broadcast of valid lengths: 1 takes the other's (even 0); max would not.
+            size = m.switch(m.eq(size, 1), c, size)
         bshape.append(size)
     adv, adjacent = _layout(idx_list, parts)
     rest = list(x_shape[axis:])

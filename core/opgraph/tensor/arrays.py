@@ -43,6 +43,7 @@ __all__ = [
     "swapaxes",
     "take",
     "tile",
+    "where",
 ]
 
 
@@ -55,7 +56,10 @@ def _axes(axes: int | Sequence[int], ndim: int, who: str) -> list[int]:
     out = []
     for a in items:
         if not -ndim <= int(a) < ndim:
-            raise ValueError(f"{who}: axis {a} is out of range for a {ndim}-d tensor")
+            # AxisError: a ValueError and an IndexError, as NumPy raises it.
+            raise np.exceptions.AxisError(
+                f"{who}: axis {a} is out of bounds for array of dimension {ndim}"
+            )
         out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{who}: repeated axis in {items}")
@@ -68,7 +72,10 @@ def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[in
     src = _axes(source, x.type.ndim, "moveaxis source")
     dst = _axes(destination, x.type.ndim, "moveaxis destination")
     if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination need the same number of axes")
+        raise ValueError(
+            "moveaxis: `source` and `destination` arguments must have the same number of "
+            f"elements (got {len(src)} and {len(dst)})"
+        )
     order = [d for d in range(x.type.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -92,7 +99,10 @@ def tile(A: Any, reps: Sequence[Any] | Any) -> Variable:
         reps = [reps]
     elif isinstance(reps, Variable):
         if reps.type.ndim != 1 or reps.type.shape[0] is None:
-            raise ValueError("tile: a symbolic reps must be a vector of known length")
+            raise ValueError(
+                f"tile: the length of reps {_name(reps)} is not known at graph construction. "
+                "Use specify_shape to set the length of reps"
+            )
         reps = [reps[i] for i in range(reps.type.shape[0])]
     reps = list(reps)
     ndim = max(x.type.ndim, len(reps))
@@ -184,6 +194,15 @@ def _stack_rows(parts: Sequence[Variable]) -> Variable:
 def flatnonzero(a: Any) -> Variable:
     """Indices of the non-zero entries of the flattened ``a``, as ``np.flatnonzero``."""
     return nonzero(flatten(as_tensor_variable(a)))[0]
+
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """``np.where``: ``switch(condition, x, y)``, or with one argument ``nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where: give either both x and y, or neither (then: nonzero)")
+    return ptm.switch(condition, x, y)
 
 
 def nonzero_values(a: Any) -> Variable:

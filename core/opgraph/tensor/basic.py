@@ -25,6 +25,7 @@ from opgraph.tensor.arrays import (
     roll,
     swapaxes,
     tile,
+    where,
 )
 from opgraph.tensor.basic_more import *  # noqa: F403
 from opgraph.tensor.basic_more import __all__ as _more_all
@@ -54,7 +55,7 @@ from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.indexing_along import take_along_axis
 from opgraph.tensor.join import Join, Split, concatenate, join, split, stack
 from opgraph.tensor.math import second as _second_elemwise
-from opgraph.tensor.math import switch, where  # noqa: F401  (PyTensor's tensor.basic names)
+from opgraph.tensor.math import switch  # noqa: F401  (PyTensor's tensor.basic name)
 from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
     MakeVector,
     expand_dims,
@@ -123,6 +124,7 @@ __all__ = [
     "tensor",
     "tensor_from_scalar",
     "tile",
+    "where",
     "zeros",
     "zeros_like",
 ]
@@ -245,7 +247,9 @@ def get_vector_length(v: Any) -> int:
         raise TypeError(f"get_vector_length: {_name(v)} must be a vector, got {v.type}")
     length = v.type.shape[0]
     if length is None:
-        raise ValueError(f"get_vector_length: the length of {_name(v)} is not known statically")
+        raise ValueError(
+            f"Length of {_name(v)} cannot be determined: it is not known at graph construction"
+        )
     return int(length)
 
 

@@ -72,7 +72,9 @@ def triu_indices(n: Any, k: Any = 0, m: Any = None) -> tuple[Variable, Variable]
 def _matrix(a: Any, who: str) -> Variable:
     a = as_tensor_variable(a)
     if a.type.ndim != 2:
-        raise ValueError(f"{who}: 'arr' must be 2-d, got a {a.type.ndim}-d {a.type}")
+        raise ValueError(
+            f"{who}: 'arr' must be two dimensional (2-d), got a {a.type.ndim}-d {a.type}"
+        )
     return a
 
 
@@ -94,7 +96,9 @@ class _Grid:
     def __init__(self, sparse: bool) -> None:
         self.sparse = sparse
 
-    def __getitem__(self, key: Any) -> list[Variable]:
+    def __getitem__(self, key: Any) -> list[Variable] | Variable:
+        if isinstance(key, slice):  # one slice: one vector, as numpy.mgrid[0:5]
+            return self[(key,)][0]
         slices = key if isinstance(key, tuple) else (key,)
         for s in slices:
             if not isinstance(s, slice):
@@ -195,10 +199,22 @@ class PermuteRowElements(Op):
     With ``inverse`` the permutation is undone instead.
     """
 
-    __props__ = ()
+    __props__ = ("inverse",)
 
-    def make_node(self, x: Any, y: Any, inverse: Any) -> Apply:
+    def __init__(self, inverse: bool | None = None) -> None:
+        # PyTensor 3 spells ``PermuteRowElements(inverse=True)(x, y)``; the older form
+        # passes ``inverse`` as a third input (which wins when given).
+        self.inverse = None if inverse is None else bool(inverse)
+
+    def make_node(self, x: Any, y: Any, inverse: Any = None) -> Apply:
         x, y = as_tensor_variable(x), as_tensor_variable(y)
+        if inverse is None:
+            if self.inverse is None:
+                raise TypeError(
+                    "PermuteRowElements: give inverse, as PermuteRowElements(inverse=...) or "
+                    "as the third input"
+                )
+            inverse = np.int8(self.inverse)
         inverse = as_tensor_variable(inverse)
         if not y.type.dtype.startswith(("int", "uint")):
             raise TypeError(f"permute_row_elements: 'y' must hold integers, got {y.type}")
@@ -253,6 +269,9 @@ def permute_row_elements(x: Any, y: Any, inverse: Any = 0) -> Variable:
 
 class AllocEmpty(Op):
     """An uninitialised array of ``dtype`` with the given shape (``np.empty``)."""
+
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
 
     __props__ = ("dtype",)
 
@@ -341,6 +360,7 @@ def matrix_transpose(x: Any) -> Variable:
     x = as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(
-            f"matrix_transpose: input must have at least 2 dimensions, got {x.type.ndim}-d {x.type}"
+            "matrix_transpose: Input array must be at least 2-dimensional, got "
+            f"{x.type.ndim}-d {x.type}"
         )
     return swapaxes(x, -1, -2)

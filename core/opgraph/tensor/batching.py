@@ -154,8 +154,11 @@ def _shape_i(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
 
 
 def _shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    # Every row has the same shape: the result is not batched.
-    return [shape(ins[0])[1:]], [False]
+    # Every row has the same shape; the result still has one row per batch entry, as
+    # PyTensor's vectorize gives it (np.vectorize(np.shape) would too).
+    x = ins[0]
+    n = node.outputs[0].type.shape[0]
+    return [alloc(shape(x)[1:], *shape(x)[:1], n)], [True]
 
 
 def _subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:

@@ -73,6 +73,9 @@ class Alloc(Op):
     so the gradient (a sum over broadcast dimensions) is known at graph construction.
     """
 
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
     __props__ = ()
 
     def make_node(self, value: Any, *shape: Any) -> Apply:
@@ -241,6 +244,9 @@ def _arange_length(start: float, stop: float, step: float) -> int:
 class ARange(Op):
     """``arange(start, stop, step)`` of the given dtype."""
 
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
     dtype: str
 
     def make_node(self, start: Any, stop: Any, step: Any) -> Apply:
@@ -343,7 +349,11 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Va
 class Eye(Op):
     """``eye(n, m, k)``: ones on the k-th diagonal of an n x m array."""
 
-    dtype: str
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
+    #: None (PyTensor's ``Eye()``) means floatX.
+    dtype: str = attrs.field(default=None, converter=normalize_dtype)
 
     def make_node(self, n: Any, m: Any, k: Any) -> Apply:
         n = as_index_scalar(n, "eye: n")

@@ -62,7 +62,10 @@ def _check_new_order(input_ndim: int, new_order: tuple) -> None:
                 f"input with {input_ndim} dimension(s)"
             )
         if entry in seen:
-            raise ValueError(f"DimShuffle: axis {entry} appears twice in new_order {new_order}")
+            raise ValueError(
+                f"DimShuffle: axis {entry} appears twice in new_order {new_order} (an axis "
+                "may not appear twice)"
+            )
         seen.add(entry)
 
 
@@ -137,10 +140,10 @@ class DimShuffle(Op):
             )
         in_shape = x.type.shape
         for d in self.drop:
-            if in_shape[d] != 1:
-                raise ValueError(
-                    f"{self}: cannot drop dimension {d} of {x} (static shape {in_shape}): only "
-                    "dimensions of static length 1 can be dropped"
+            if in_shape[d] not in (1, None):
+                raise TypeError(
+                    f"{self}: cannot drop dimension {d} of {x} (static shape {in_shape}): a "
+                    "dropped dimension must have length 1"
                 )
         out_shape = tuple(1 if o == "x" else in_shape[o] for o in self.new_order)
         out = TensorType(x.type.dtype, out_shape)()
@@ -148,6 +151,12 @@ class DimShuffle(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         x = inputs[0]
+        if self.drop and any(x.shape[d] != 1 for d in self.drop):
+            # Only reachable for dimensions of unknown static length (make_node checks the rest).
+            raise ValueError(
+                f"{self}: cannot drop dimension(s) {self.drop} of an input of shape {x.shape}: "
+                "a dropped dimension must have length 1"
+            )
         perm = self._perm
         if perm is not None:
             x = x.transpose(perm)
@@ -215,7 +224,10 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
         norm.append(int(a) % ndim)
     if norm == list(range(ndim)):
         return x
-    return DimShuffle(input_ndim=ndim, new_order=tuple(norm))(x)
+    out = DimShuffle(input_ndim=ndim, new_order=tuple(norm))(x)
+    if x.name and norm == list(range(ndim - 1, -1, -1)):
+        out.name = f"{x.name}.T"  # PyTensor names a full reversal so
+    return out
 
 
 # --------------------------------------------------------------------------- inputs

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["EmptyConstantError", "NotScalarConstantError", "ShapeError", "StaticIndexError"]
+__all__ = [
+    "EmptyConstantError",
+    "NotScalarConstantError",
+    "ShapeAssertionError",
+    "ShapeError",
+    "StaticIndexError",
+]
 
 
 class NotScalarConstantError(Exception):
@@ -15,6 +21,13 @@ class EmptyConstantError(NotScalarConstantError):
 
 class ShapeError(ValueError):
     """Shapes that cannot work together (known at graph construction or at run time)."""
+
+
+class ShapeAssertionError(ShapeError, AssertionError):
+    """A value breaks a shape the graph asserts (``specify_shape``, a reshape's length).
+
+    An AssertionError, as PyTensor raises there, and a ShapeError (a ValueError).
+    """
 
 
 class StaticIndexError(IndexError, ValueError):

@@ -104,7 +104,14 @@ def static_slice_length(n: int | None, parts: Sequence[Any]) -> int | None:
         raise ValueError("slice step cannot be zero")
     if parts[0] is None and parts[1] is None and (parts[2] is None or step == 1):
         return n
-    if n is None or any(p is not None and k is None for p, k in zip(parts, known)):
+    if any(p is not None and k is None for p, k in zip(parts, known)):
+        return None
+    if n is None:
+        # Empty whatever the length: start and stop of one sign, stop not past start.
+        start, stop = known[0], known[1]
+        if (start is not None and stop is not None and (start >= 0) == (stop >= 0)
+                and (step is None or step > 0) and stop <= start):
+            return 0
         return None
     return len(range(*slice(*known).indices(n)))
 
@@ -206,7 +213,7 @@ def reduce_like(g: Variable, y: Variable) -> Variable:
 
 def check_update_value(x: Variable, y: Variable, sub_shape: Sequence, what: str) -> None:
     if y.type.ndim > len(sub_shape):
-        raise ValueError(
+        raise TypeError(
             f"{what}: cannot {'set' if 'set' in what else 'increment'} a "
             f"{len(sub_shape)}-dimensional part of {_name(x)} with the "
             f"{y.type.ndim}-dimensional value {_name(y)}"

@@ -101,10 +101,13 @@ class Join(Op):
                     if first is None:
                         first = (i, s)
                     elif s != first[1]:
+                        sizes = np.array([u.type.shape[d] for u in ts])
                         raise ValueError(
-                            f"join along axis {a}: dimension {d} of tensor {i} ({_name(t)}) "
-                            f"is {s}, expected {first[1]} like tensor {first[0]} "
-                            f"({_name(ts[first[0]])})"
+                            f"join: all input array dimensions other than the specified "
+                            f"`axis` ({a}) must match exactly, or be unknown (None), but "
+                            f"along dimension {d}, the inputs shapes are incompatible: "
+                            f"{sizes} (tensor {i} ({_name(t)}) has {s}, tensor {first[0]} "
+                            f"({_name(ts[first[0]])}) has {first[1]})"
                         )
                 out[d] = None if first is None else first[1]
         return Apply(self, [axis, *ts], [TensorType(dtype, out)()])
@@ -201,7 +204,7 @@ def stack(tensors: Any = (), axis: int = 0, *more: Any) -> Variable:
         tensors = [tensors] + ([] if isinstance(axis, int) else [axis]) + list(more)
         axis = 0
     if not tensors:
-        raise ValueError("stack: needs at least one tensor")
+        raise ValueError("stack: No tensor arguments provided")
     ts = [as_tensor_variable(t) for t in tensors]
     ndim = ts[0].type.ndim
     for i, t in enumerate(ts):
@@ -214,7 +217,10 @@ def stack(tensors: Any = (), axis: int = 0, *more: Any) -> Variable:
         dtype = np.result_type(*[t.type.dtype for t in ts]).name
         return MakeVector(dtype)(*ts)
     if not -(ndim + 1) <= axis <= ndim:
-        raise ValueError(f"stack: axis {axis} is out of range for {ndim + 1} output dimensions")
+        raise np.exceptions.AxisError(
+            f"stack: axis {axis} is out of bounds for array of dimension {ndim + 1} (the "
+            "stacked result)"
+        )
     axis %= ndim + 1
     return join(axis, *[expand_dims(t, axis) for t in ts])
 

@@ -69,12 +69,15 @@ def normalize_axis(axis: _Any, ndim: int, who: str = "reduction") -> tuple[int, 
     for a in items:
         if isinstance(a, bool | np.bool_) or not isinstance(a, int | np.integer):
             raise TypeError(f"{who}: axis entries must be ints, got {a!r}")
-        if not -ndim <= a < builtins.max(ndim, 0) or (ndim == 0 and a not in (0, -1)):
-            raise ValueError(
-                f"{who}: axis {int(a)} is out of range for an input with {ndim} dimension(s) "
-                f"(valid axes: {-ndim}..{ndim - 1})"
+        if ndim == 0 and a in (0, -1):
+            continue  # a scalar reduced over its one implicit axis is itself (as in NumPy)
+        if not -ndim <= a < ndim:
+            # AxisError is a ValueError (and an IndexError), as NumPy raises it.
+            raise np.exceptions.AxisError(
+                f"{who}: axis {axis!r} is out of bounds for array of dimension {ndim} "
+                f"(axis {int(a)}; valid axes: {-ndim}..{ndim - 1})"
             )
-        out.append(int(a) % builtins.max(ndim, 1))
+        out.append(int(a) % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{who}: repeated axis in {tuple(items)}")
     return tuple(sorted(out))
@@ -185,11 +188,22 @@ class CAReduce(Op):
         out_dtype = node.outputs[0].type.numpy_dtype
         axis = self.axis
         reducer = _REDUCERS.get(type(self.scalar_op))
+        if reducer is not None and reducer[0] == "logical" and out_dtype != np.bool_:
+            reducer = None  # and_/or_ of integers are bitwise: the ufunc's reduce
         try:
             if reducer is not None:
                 kind, fn = reducer
                 if kind == "acc":
-                    res = fn(x, axis=axis, dtype=self.accumulate_dtype(x.dtype.name))
+                    dtype = self.accumulate_dtype(x.dtype.name)
+                    # One axis at a time, last first: PyTensor's rounding, so results
+                    # match it bit for bit (one multi-axis call sums in another order).
+                    axes = range(x.ndim) if axis is None else axis
+                    if len(axes) > 1:
+                        res = x
+                        for a in sorted(axes, reverse=True):
+                            res = fn(res, axis=a, dtype=dtype)
+                    else:
+                        res = fn(x, axis=axis, dtype=dtype)
                 else:
                     res = fn(x, axis=axis)
             else:
@@ -366,14 +380,15 @@ class Any(_LogicalRules, CAReduce):
         super().__init__(_sl.or_, axis)
 
 
-# How perform reduces, per scalar op class: ("acc", fn) takes an accumulator dtype.
+# How perform reduces, per scalar op class: ("acc", fn) takes an accumulator dtype;
+# "logical" ones apply to bool results only (integers reduce bitwise).
 _REDUCERS: dict[type, tuple[str, Callable[..., _Any]]] = {
     type(_sa.add): ("acc", np.sum),
     type(_sa.mul): ("acc", np.prod),
     type(_sa.maximum): ("plain", np.max),
     type(_sa.minimum): ("plain", np.min),
-    type(_sl.and_): ("plain", np.all),
-    type(_sl.or_): ("plain", np.any),
+    type(_sl.and_): ("logical", np.all),
+    type(_sl.or_): ("logical", np.any),
 }
 
 

@@ -24,8 +24,9 @@ from opgraph.tensor.constant_value import (
     unique_value,
 )
 from opgraph.tensor.elemwise import DimShuffle
-from opgraph.tensor.exceptions import NotScalarConstantError, ShapeError
+from opgraph.tensor.exceptions import NotScalarConstantError, ShapeAssertionError, ShapeError
 from opgraph.tensor.type import TensorType, integer_dtypes
+from opgraph.tensor.type_other import NoneTypeT
 from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
 
 __all__ = [
@@ -219,9 +220,13 @@ class Shape_i(Op):
     i: int
 
     def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
+        if not isinstance(x, Variable) or not isinstance(x.type, TensorType):
+            raise TypeError(
+                f"Shape_i({self.i}): expected a tensor variable, got {x!r} of type "
+                f"{type(x).__name__}"
+            )
         if not 0 <= self.i < x.type.ndim:
-            raise ValueError(
+            raise TypeError(
                 f"Shape_i({self.i}): {_name(x)} has {x.type.ndim} dimension(s); "
                 f"expected an index in [0, {x.type.ndim})"
             )
@@ -336,6 +341,9 @@ def make_vector(*elements: Any, dtype: str | None = None) -> Variable:
 class Reshape(Op):
     """``reshape(x, shp)`` to ``ndim`` dimensions; one entry of ``shp`` may be -1."""
 
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
     ndim: int
     # np.reshape returns a view whenever it can: the DestroyHandler must know.
     view_map = {0: [0]}
@@ -360,7 +368,7 @@ class Reshape(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, shp = inputs
         if len(shp) != self.ndim:
-            raise ShapeError(
+            raise ShapeAssertionError(
                 f"reshape of {_name(node.inputs[0])}: the new shape {tuple(shp)} has "
                 f"{len(shp)} entries, expected {self.ndim}"
             )
@@ -427,29 +435,20 @@ def _static_reshape(x: Variable, entries: list[int | None]) -> tuple[int | None,
     if any(s is None for s in x.type.shape):
         return tuple(out)
     size = int(np.prod(x.type.shape, dtype=np.int64))
-    if any(e is None for e in entries):
-        known = [e for e in entries if e is not None and e != -1]
-        prod = int(np.prod(known, dtype=np.int64))
-        if (prod == 0 and size != 0) or (prod != 0 and size % prod != 0):
-            raise ValueError(
-                f"reshape of {name}: cannot reshape shape {x.type.shape} (size {size}) "
-                f"into shape {shown}"
-            )
-        return tuple(out)
-    known = [e for e in entries if e != -1]
+    incompatible = ValueError(
+        f"Reshape: Input shape {x.type.shape} is incompatible with new shape {shown}: "
+        f"cannot reshape {name} (size {size})"
+    )
+    unknown = [i for i, e in enumerate(entries) if e is None or e == -1]
+    known = [e for e in entries if e is not None and e != -1]
     prod = int(np.prod(known, dtype=np.int64))
-    if -1 in entries:
-        if prod == 0 or size % prod != 0:
-            raise ValueError(
-                f"reshape of {name}: cannot reshape shape {x.type.shape} (size {size}) "
-                f"into shape {shown}"
-            )
-        out[entries.index(-1)] = size // prod
-    elif prod != size:
-        raise ValueError(
-            f"reshape of {name}: cannot reshape shape {x.type.shape} (size {size}) "
-            f"into shape {shown} (size {prod})"
-        )
+    if (prod == 0 and size != 0) or (prod != 0 and size % prod != 0):
+        raise incompatible
+    if not unknown and prod != size:
+        raise incompatible
+    if len(unknown) == 1 and prod != 0:
+        # The one entry not known statically (-1 or symbolic) must hold what is left.
+        out[unknown[0]] = size // prod
     return tuple(out)
 
 
@@ -517,11 +516,26 @@ class SpecifyShape(Op):
     The output is ``x`` itself (a view) with a more precise static type.
     """
 
-    given: tuple[bool, ...]
+    #: Static output shapes come from input values: remade by non-strict clones.
+    _output_type_depends_on_input_value = True
+
+    given: tuple[bool, ...] | None = None
     view_map = {0: [0]}
 
     def make_node(self, x: Any, *dims: Any) -> Apply:
         x = as_tensor_variable(x)
+        if self.given is None:
+            # PyTensor's SpecifyShape(): one entry per dimension, None (or NoneConst) for
+            # "unknown"; the node's op records which entries were given.
+            if len(dims) != x.type.ndim:
+                raise ValueError(
+                    f"specify_shape: {_name(x)} has {x.type.ndim} dimension(s), but the shape "
+                    f"given has {len(dims)} entries, so it will never match"
+                )
+            given = tuple(not _is_none_entry(d) for d in dims)
+            return SpecifyShape(given).make_node(
+                x, *(d for d, has in zip(dims, given) if has)
+            )
         if x.type.ndim != len(self.given):
             raise ValueError(
                 f"specify_shape: {_name(x)} has {x.type.ndim} dimension(s), but the shape "
@@ -555,8 +569,8 @@ class SpecifyShape(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, *dims = inputs
         if np.ndim(x) != len(self.given):
-            raise ShapeError(
-                f"specify_shape: {_name(node.inputs[0])} should have {len(self.given)} "
+            raise ShapeAssertionError(
+                f"SpecifyShape: {_name(node.inputs[0])} should have {len(self.given)} "
                 f"dimension(s), got a value of shape {np.shape(x)}"
             )
         it = iter(dims)
@@ -564,8 +578,8 @@ class SpecifyShape(Op):
             if has:
                 want = int(next(it))
                 if x.shape[axis] != want:
-                    raise ShapeError(
-                        f"specify_shape: dimension {axis} of {_name(node.inputs[0])} should "
+                    raise ShapeAssertionError(
+                        f"SpecifyShape: dimension {axis} of {_name(node.inputs[0])} should "
                         f"be {want}, got a value of shape {x.shape}"
                     )
         output_storage[0][0] = x
@@ -605,6 +619,24 @@ def specify_broadcastable(x: Any, *axes: int) -> Variable:
     return specify_shape(x, [1 if d in wanted else None for d in range(x.type.ndim)])
 
 
+def _is_none_entry(entry: Any) -> bool:
+    """A shape entry meaning "unknown": None or PyTensor's NoneConst."""
+    return entry is None or isinstance(getattr(entry, "type", None), NoneTypeT)
+
+
+def _expand_ellipsis(entries: list[Any], ndim: int) -> list[Any]:
+    """``entries`` with one Ellipsis replaced by as many None as the missing dimensions."""
+    entries = [None if _is_none_entry(e) else e for e in entries]
+    n = sum(1 for e in entries if e is Ellipsis)
+    if n > 1:
+        raise ValueError(f"Multiple Ellipsis in specify_shape: {tuple(entries)}")
+    if n == 0:
+        return entries
+    at = entries.index(Ellipsis)
+    fill = max(ndim - (len(entries) - 1), 0)
+    return entries[:at] + [None] * fill + entries[at + 1 :]
+
+
 def _specify_shape(x: Any, *shape: Any) -> Variable:
     """PyTensor's spelling: ``specify_shape(x, shape)`` with the entries as arguments."""
     return specify_shape(x, list(shape))
@@ -615,12 +647,22 @@ def specify_shape(x: Any, shape: Any) -> Variable:
     x = as_tensor_variable(x)
     if shape is None:
         return x
-    if isinstance(shape, int | np.integer):
+    if isinstance(shape, int | np.integer) or shape is Ellipsis:
         shape = (shape,)
     if isinstance(shape, list | tuple):
-        entries = list(shape)
+        entries = _expand_ellipsis(list(shape), x.type.ndim)
     else:
-        entries = list(dims_of(shape, f"specify_shape of {_name(x)}"))
+        var = as_tensor_variable(shape)
+        if var.type.ndim == 1 and var.type.shape[0] is None:
+            raise ValueError(
+                f"specify_shape of {_name(x)}: the shape vector {_name(var)} must have fixed "
+                "dimensions (a static length); give a tuple or a vector of known length"
+            )
+        if var.type.ndim == 1 and not isinstance(var, Constant):
+            # Index the vector itself, so the graph depends on it (rewrites simplify).
+            entries = [var[i] for i in range(var.type.shape[0])]
+        else:
+            entries = list(dims_of(var, f"specify_shape of {_name(x)}"))
     if len(entries) != x.type.ndim:
         raise ValueError(
             f"specify_shape: {_name(x)} has {x.type.ndim} dimension(s), but the shape given "

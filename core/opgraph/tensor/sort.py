@@ -34,7 +34,10 @@ def _check_kind(kind: str, order: Any, who: str) -> None:
     if kind not in _KINDS:
         raise ValueError(f"{who}: kind must be one of {_KINDS}, got {kind!r}")
     if order is not None:
-        raise ValueError(f"{who}: 'order' (structured arrays) is not supported, got {order!r}")
+        raise ValueError(
+            f"{who}: the order argument is not applicable to tensors (it sorts structured "
+            f"arrays), got {order!r}"
+        )
 
 
 class SortOp(Op):
@@ -107,13 +110,22 @@ def _prepared(a: Any, axis: Any, who: str) -> tuple[Variable, Variable]:
         axis = 0
     if x.type.ndim == 0:
         raise ValueError(f"{who} of {_name(x)}: a 0-d tensor has no axis to sort along")
+    dtype = getattr(getattr(axis, "type", None), "dtype", None)
+    if dtype is not None and not dtype.startswith(("int", "uint")):
+        label = "Sort" if who == "sort" else "ArgSort"
+        raise ValueError(
+            f"{label} axis must have an integer dtype, got {dtype} ({who} of {_name(x)})"
+        )
     return x, axis_input(x, axis, who)
 
 
 def _kind(kind: str | None, stable: bool | None) -> str:
     if stable:
         if kind not in (None, "stable", "mergesort"):
-            raise ValueError(f"sort: stable=True conflicts with kind={kind!r}")
+            raise ValueError(
+                f"sort: kind and stable cannot be set at the same time (stable=True "
+                f"conflicts with kind={kind!r})"
+            )
         return "stable"
     return "quicksort" if kind is None else kind
 

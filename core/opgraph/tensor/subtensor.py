@@ -223,8 +223,20 @@ class AdvancedIncSubtensor1(UpdateOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, ilist = inputs
-        output_storage[0][0] = self._write(x, np.asarray(ilist), y,
-                                           accumulate=not self.ignore_duplicates)
+        ilist = np.asarray(ilist)
+        if np.ndim(y):
+            # Only dimensions of static length 1 broadcast (as everywhere in opgraph).
+            region = (len(ilist), *x.shape[1:])[-np.ndim(y):]
+            static = node.inputs[1].type.shape
+            for d, (ys, rs) in enumerate(zip(np.shape(y), region)):
+                if ys == 1 and rs != 1 and static[d] != 1:
+                    raise ValueError(
+                        f"Runtime broadcasting not allowed. AdvancedIncSubtensor1 was asked to "
+                        f"broadcast the value {node.inputs[1]} (shape {np.shape(y)}) along "
+                        f"dimension {d} to the indexed region of shape {region}, but its type "
+                        f"{node.inputs[1].type} does not declare that dimension of length 1"
+                    )
+        output_storage[0][0] = self._write(x, ilist, y, accumulate=not self.ignore_duplicates)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
@@ -335,6 +347,11 @@ def get_item(x: Any, index: Any) -> Variable:
         return _advanced_get_item(x, entries)
     real = [(k, v) for k, v in entries if k != "none"]
     idx_list, inputs = _basic_idx(real)
+    written = index if isinstance(index, tuple) else (index,)
+    if not idx_list and any(isinstance(i, slice) for i in written):
+        # x[:] is a Subtensor node, as in PyTensor, so set_subtensor(x[:], y) works
+        # (rewrites remove the useless indexing).
+        idx_list = (SliceSpec(),)
     out = Subtensor(idx_list)(x, *inputs) if idx_list else x
     if "none" not in kinds:
         return out
@@ -353,10 +370,21 @@ def get_item(x: Any, index: Any) -> Variable:
 def _advanced_get_item(x: Variable, entries: list[tuple[str, Any]]) -> Variable:
     kinds = [kind for kind, _ in entries]
     if "none" in kinds:
-        raise NotImplementedError(
-            f"indexing {_name(x)}: combining None (np.newaxis) with array indices is not "
-            "supported; index first, then add the axis with expand_dims"
-        )
+        # x[..., None, ...] is x with a length-1 axis inserted there, indexed with a full
+        # slice in place of the None: NumPy's result, placement of the advanced axes included.
+        order: list[Any] = []
+        dim = 0
+        for kind, value in entries:
+            if kind == "none":
+                order.append("x")
+                continue
+            used = value.type.ndim if kind == "array" and value.type.dtype == "bool" else 1
+            order.extend(range(dim, dim + used))
+            dim += used
+        order.extend(range(dim, x.type.ndim))
+        full = ("slice", (None, None, None))
+        entries = [full if kind == "none" else (kind, value) for kind, value in entries]
+        return _advanced_get_item(x.dimshuffle(*order), entries)
     first_kind, first_value = entries[0]
     if (
         first_kind == "array"

@@ -57,7 +57,12 @@ def as_index_literal(idx: Any) -> Any:
 
 
 def slice_at_axis(sl: slice, axis: int) -> tuple:
-    """An index tuple applying ``sl`` on ``axis`` only: ``(slice(None),) * axis + (sl, ...)``."""
+    """An index tuple applying ``sl`` on ``axis`` only (a negative axis counts from the end).
+
+    ``(slice(None),) * axis + (sl, ...)``, or ``(..., sl) + (slice(None),) * (-1 - axis)``.
+    """
+    if axis < 0:
+        return (Ellipsis, sl) + (slice(None),) * (-1 - axis)
     return (slice(None),) * axis + (sl, Ellipsis)
 
 
@@ -116,11 +121,20 @@ def indexed_result_shape(array_shape: Sequence[Any], indices: Sequence[Any],
 
 
 def basic_shape(shape: Sequence[Any], indices: Sequence[Any]) -> tuple:
-    """The shape of ``x[indices]`` for basic indices (slices, ``None``) on an ``x`` of ``shape``."""
-    for entry in indices:
-        if not (entry is None or isinstance(entry, slice)):
+    """The lengths the basic ``indices`` (slices, ``None``) give, one per index.
+
+    As PyTensor's: index ``i`` is paired with ``shape[i]`` (a ``None`` gives 1), and
+    dimensions after the last index are not included.
+    """
+    out: list[Any] = []
+    for n, entry in zip(shape[: len(indices)], indices):
+        if isinstance(entry, slice):
+            out.append(indexed_result_shape((n,), (entry,))[0])
+        elif entry is None:
+            out.append(as_tensor_variable(np.int64(1)))
+        else:
             raise ValueError(f"basic_shape: only slices and None are basic indices, got {entry!r}")
-    return indexed_result_shape(shape, indices)
+    return tuple(out)
 
 
 def _is_int_like(x: Any) -> bool:

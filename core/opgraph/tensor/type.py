@@ -207,6 +207,28 @@ class TensorType(Type):
     def broadcastable(self) -> tuple[bool, ...]:
         return tuple(s == 1 for s in self.shape)
 
+    def __call__(self, name: str | None = None, shape: Any = None) -> Variable:
+        """A new variable of this type, or (``shape=``) of this type made more precise.
+
+        ``dmatrix(shape=(1, None))`` may fix lengths this type leaves open; it may not
+        change the rank, change a fixed length or forget one (ValueError).
+        """
+        if shape is None:
+            return super().__call__(name)
+        shape = tuple(shape)
+        if len(shape) != self.ndim:
+            raise ValueError(
+                f"{self}: shape {shape} has {len(shape)} entries; this type has {self.ndim} "
+                "dimension(s)"
+            )
+        for axis, (mine, given) in enumerate(zip(self.shape, shape)):
+            if mine is not None and given != mine:
+                raise ValueError(
+                    f"{self}: dimension {axis} has static length {mine}; shape= may only fix "
+                    f"unknown lengths, got {given}"
+                )
+        return TensorType(self.dtype, shape)(name)
+
     def clone(
         self, dtype: Any = None, shape: Any = None, broadcastable: Any = None, **kwargs: Any
     ) -> TensorType:
@@ -487,32 +509,47 @@ def values_eq_approx_remove_inf_nan(a: Any, b: Any) -> bool:
 _VALID_DTYPE_NAMES = frozenset(all_dtypes) | {"floatX"}
 
 
-def _make(ndim_shape: tuple[int | None, ...]) -> Any:
+def _check_constructor_shape(
+    shape: Any, ndim_shape: tuple[int | None, ...], who: str
+) -> tuple[int | None, ...]:
+    """``shape`` checked for a fixed-rank constructor (``vector``, ``row``...)."""
+    ndims = len(ndim_shape)
+    if not isinstance(shape, tuple):
+        raise TypeError(f"{who}: Shape must be a tuple, got {type(shape).__name__} {shape!r}")
+    if len(shape) != ndims:
+        raise ValueError(f"{who}: Shape must be a tuple of length {ndims}, got {shape}")
+    for s in shape:
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int | np.integer)):
+            raise TypeError(f"{who}: Shape entries must be None or integer, got {s!r}")
+    for axis, (fixed, s) in enumerate(zip(ndim_shape, shape)):
+        if fixed is not None and s != fixed:
+            which = "first" if axis == 0 else "second"
+            raise ValueError(
+                f"The {which} dimension of a `{who}` must have shape {fixed}, got {s}"
+            )
+    return shape
+
+
+def _make(ndim_shape: tuple[int | None, ...], who: str) -> Any:
     def constructor(
         name: str | None = None, *, dtype: Any = None, shape: Sequence[int | None] | None = None
     ) -> Variable:
-        if shape is None:
-            shape = ndim_shape
-        elif len(tuple(shape)) != len(ndim_shape):
-            raise ValueError(
-                f"shape {tuple(shape)} has {len(tuple(shape))} entries; expected "
-                f"{len(ndim_shape)} for this constructor"
-            )
+        shape = ndim_shape if shape is None else _check_constructor_shape(shape, ndim_shape, who)
         return TensorType(dtype, shape)(name)
 
     return constructor
 
 
-scalar = _make(())
-vector = _make((None,))
-matrix = _make((None, None))
-row = _make((1, None))
-col = _make((None, 1))
-tensor3 = _make((None,) * 3)
-tensor4 = _make((None,) * 4)
-tensor5 = _make((None,) * 5)
-tensor6 = _make((None,) * 6)
-tensor7 = _make((None,) * 7)
+scalar = _make((), "scalar")
+vector = _make((None,), "vector")
+matrix = _make((None, None), "matrix")
+row = _make((1, None), "row")
+col = _make((None, 1), "col")
+tensor3 = _make((None,) * 3, "tensor3")
+tensor4 = _make((None,) * 4, "tensor4")
+tensor5 = _make((None,) * 5, "tensor5")
+tensor6 = _make((None,) * 6, "tensor6")
+tensor7 = _make((None,) * 7, "tensor7")
 for _fn, _doc in [
     (scalar, "A 0-d tensor variable (dtype defaults to floatX)."),
     (vector, "A 1-d tensor variable (dtype defaults to floatX)."),

@@ -39,7 +39,12 @@ def test_decompositions_match_scipy(rng, batch):
     np.testing.assert_allclose(sign * np.exp(logdet), np.linalg.det(m))
     np.testing.assert_allclose(_run(la.inv, m), np.linalg.inv(m))
     np.testing.assert_allclose(_run(la.pinv, m), np.linalg.pinv(m), atol=1e-12)
-    np.testing.assert_allclose(_run(pt.trace, m), np.trace(m, axis1=-2, axis2=-1))
+    np.testing.assert_allclose(_run(pt.trace, m), np.trace(m))
+    batched_trace = lambda x: pt.trace(x, axis1=-2, axis2=-1)
+    np.testing.assert_allclose(_run(batched_trace, m), np.trace(m, axis1=-2, axis2=-1))
+    if m.ndim == 3:
+        np.testing.assert_allclose(_run(lambda x: pt.trace(x, offset=1, axis1=1, axis2=2), m),
+                                   np.trace(m, offset=1, axis1=1, axis2=2))
     expected = np.stack([scipy.linalg.expm(x) for x in (0.1 * m).reshape(-1, 4, 4)])
     np.testing.assert_allclose(_run(la.expm, 0.1 * m), expected.reshape(m.shape))
 

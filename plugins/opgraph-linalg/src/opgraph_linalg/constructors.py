@@ -150,15 +150,15 @@ def diag(v: Any, k: int = 0) -> Variable:
         return AllocDiag(k, 0, 1)(v, like)
     if v.type.ndim == 2:
         return ExtractDiag(k, 0, 1)(v)
-    raise ValueError(f"diag: input must be 1-d or 2-d, got {v.type.ndim}-d {v.type}")
+    raise ValueError(f"diag: Input must be 1- or 2-d. Got {v.type.ndim}-d {v.type}")
 
 
-def trace(x: Any) -> Variable:
-    """Sum of the main diagonal of the last two axes (batched)."""
+def trace(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
+    """``numpy.trace``: the sum of a diagonal of axes ``axis1``/``axis2`` (PyTensor's too)."""
     x = pt.as_tensor_variable(x)
     if x.type.ndim < 2:
         raise ValueError(f"trace: x must have at least 2 dimensions, got {x.type}")
-    return ExtractDiag(0, -2, -1)(x).sum(axis=-1)
+    return ExtractDiag(offset, axis1, axis2)(x).sum(axis=-1)
 
 
 def tril(m: Any, k: int = 0) -> Variable:

@@ -311,7 +311,7 @@ static void og_shape_error(OGState *st, int node, PyArrayObject **ins, int nin) 
         pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
     }
     PyErr_Format(PyExc_ValueError,
-                 "%U: input shapes %s cannot be broadcast together (only dimensions of "
-                 "static length 1 broadcast)", op, buf);
+                 "%U: input shapes %s cannot be broadcast together (Runtime broadcasting "
+                 "not allowed: only dimensions of static length 1 broadcast)", op, buf);
 }
 """

@@ -44,6 +44,12 @@ def emit_dimshuffle(node: Any, ctx: EmitContext) -> NodeC | None:
     nd = len(order)
     w = CWriter()
     w.line(f"npy_intp dims[{max(nd, 1)}], strides[{max(nd, 1)}];")
+    for d in node.op.drop:  # dropped dimensions of unknown static length: checked here
+        if node.inputs[0].type.shape[d] != 1:
+            _fail_if(w, f"PyArray_DIMS(i0)[{d}] != 1",
+                     "PyErr_Format(PyExc_ValueError, "
+                     f"\"DimShuffle: cannot drop dimension {d} of length %ld: a dropped "
+                     f"dimension must have length 1\", (long)PyArray_DIMS(i0)[{d}]);")
     for p, o in enumerate(order):
         if o == "x":
             w.line(f"dims[{p}] = 1;", f"strides[{p}] = 0;")
@@ -89,7 +95,7 @@ def emit_reshape(node: Any, ctx: EmitContext) -> NodeC | None:
     ct = c_type(node.inputs[1].type.dtype)
     w = CWriter()
     _fail_if(w, f"PyArray_DIMS(i1)[0] != {nd}",
-             "PyErr_Format(PyExc_ValueError, "
+             "PyErr_Format(PyExc_AssertionError, "
              f"\"reshape: the new shape has %ld entries, expected {nd}\", "
              "(long)PyArray_DIMS(i1)[0]);")
     w.line(f"npy_intp dims[{max(nd, 1)}];", "PyArray_Dims newshape;")
@@ -132,7 +138,8 @@ def emit_alloc(node: Any, ctx: EmitContext) -> NodeC | None:
             cond = f"PyArray_DIMS(i0)[{j}] != shp[{offset + j}]"
         _fail_if(w, cond,
                  f"PyErr_Format(PyExc_ValueError, \"alloc: dimension {j} of the value has "
-                 "length %ld and cannot be broadcast to %ld\", "
+                 "length %ld and cannot be broadcast to %ld (Runtime broadcasting not "
+                 "allowed: only a dimension of static length 1 broadcasts)\", "
                  f"(long)PyArray_DIMS(i0)[{j}], (long)shp[{offset + j}]);")
     w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({nd}, shp, "
            f"{typenum(out.type.dtype)}, o0, &i0, 1));",

@@ -1,0 +1,91 @@
+"""PyTensor's ``pytensor.tensor.utils`` helpers: array hashing and numeric shape inference."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from opgraph.autodiff.evaluate import perform_callable
+from opgraph.graph.basic import Variable
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import constant
+
+__all__ = ["hash_from_ndarray", "shape_of_variables"]
+
+
+def hash_from_ndarray(data: Any) -> str:
+    """A hex digest of an array's values, shape, strides and dtype.
+
+    Two arrays with the same values but different layouts (a transposed view
+    and a C-contiguous copy) hash differently only when their shapes or dtypes
+    differ: the strides hashed are those of the C-contiguous copy, so a view and
+    its ``copy()`` give the same digest.
+    """
+    arr = np.ascontiguousarray(data)
+    h = hashlib.sha256()
+    h.update(arr.tobytes())
+    h.update(str(arr.shape).encode())
+    h.update(str(arr.strides).encode())
+    h.update(arr.dtype.str.encode())
+    return h.hexdigest()
+
+
+def shape_of_variables(
+    fgraph: Any, input_shapes: Mapping[Variable, Sequence[int]]
+) -> dict[Variable, tuple[int, ...]]:
+    """The numeric shape of every tensor in ``fgraph`` given the shapes of its inputs.
+
+    Each node's ``infer_shape`` is applied to the known shapes (as constants) and
+    the resulting shape graphs are evaluated, so nothing is computed on data.
+    Inputs missing from ``input_shapes`` (or variables not in ``fgraph``) raise
+    ValueError.
+    """
+    missing = [v for v in input_shapes if v not in fgraph.variables]
+    if missing:
+        raise ValueError(
+            f"shape_of_variables: {missing[0]} is not a variable of this FunctionGraph "
+            "(was the graph cloned? use FunctionGraph(..., clone=False))"
+        )
+    symbolic: dict[Variable, tuple[Any, ...]] = {}
+    for var, shp in input_shapes.items():
+        if len(shp) != var.type.ndim:
+            raise ValueError(
+                f"shape_of_variables: {var} has {var.type.ndim} dimension(s), "
+                f"got the shape {tuple(shp)}"
+            )
+        symbolic[var] = tuple(constant(np.int64(s)) for s in shp)
+    for node in fgraph.toposort():
+        in_shapes = []
+        for inp in node.inputs:
+            if inp not in symbolic:
+                if not isinstance(inp.type, TensorType):
+                    in_shapes.append(None)
+                    continue
+                if inp.owner is None and all(s is not None for s in inp.type.shape):
+                    symbolic[inp] = tuple(constant(np.int64(s)) for s in inp.type.shape)
+                elif inp.owner is None and hasattr(inp, "data"):
+                    symbolic[inp] = tuple(constant(np.int64(s)) for s in np.shape(inp.data))
+                else:
+                    raise ValueError(
+                        f"shape_of_variables: no shape given for the input {inp} of {node.op}"
+                    )
+            in_shapes.append(symbolic[inp])
+        out_shapes = node.op.infer_shape(fgraph, node, in_shapes)
+        for out, shp in zip(node.outputs, out_shapes):
+            if shp is not None:
+                symbolic[out] = tuple(
+                    s if isinstance(s, Variable) else constant(np.int64(s)) for s in shp
+                )
+    order = list(symbolic)
+    flat = [s for v in order for s in symbolic[v]]
+    values = perform_callable([], flat)() if flat else []
+    result: dict[Variable, tuple[int, ...]] = {}
+    at = 0
+    for var in order:
+        n = len(symbolic[var])
+        result[var] = tuple(int(x) for x in values[at : at + n])
+        at += n
+    return result
