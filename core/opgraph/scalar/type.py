@@ -52,13 +52,21 @@ __all__ = [
 ]
 
 int_dtypes = ("int8", "int16", "int32", "int64")
+"""The signed integer dtype names."""
 uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
+"""The unsigned integer dtype names."""
 float_dtypes = ("float16", "float32", "float64")
+"""The floating-point dtype names."""
 complex_dtypes = ("complex64", "complex128")
+"""The complex dtype names."""
 integer_dtypes = int_dtypes + uint_dtypes
+"""Every integer dtype name, signed then unsigned."""
 discrete_dtypes = ("bool", *integer_dtypes)
+"""``bool`` and the integer dtype names: the dtypes without a gradient."""
 continuous_dtypes = float_dtypes + complex_dtypes
+"""The float and complex dtype names: the dtypes that have a gradient."""
 all_dtypes = discrete_dtypes + continuous_dtypes
+"""Every dtype name a tensor may have."""
 
 # (atol, rtol) used by values_eq_approx, per dtype family: loose enough for the
 # rounding error of a few operations at that precision.
