@@ -104,6 +104,7 @@ def test_memmap_source_pickles_as_a_path_and_reads_slices(tmp_path):
     assert memmap_source(data) is None
 
 
+@pytest.mark.slow  # writes and reads 2 GB: `nox -s slow` (docs/testing.md)
 @pytest.mark.timeout(900)
 def test_data_four_times_a_workers_memory_streams_from_a_memmap(tmp_path):
     """Workers limited to 512 MB compute the log-likelihood and gradient of a logistic
