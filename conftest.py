@@ -4,7 +4,7 @@ and the opt-in ``slow`` tests.  docs/testing.md says how to use them.
 * ``OPGRAPH_HYPOTHESIS_PROFILE=ci`` (set by every nox session) runs each property
   test on fewer, derandomized examples with no deadline, so CI is quick and
   reproducible; the default ``dev`` profile keeps hypothesis's example count and
-  random search, without the per-example deadline that a loaded machine breaks.
+  random search, without the deadline and slow-generation check a loaded machine breaks.
   ``pytest --hypothesis-profile=thorough`` runs 1000 examples per test.
 * A test marked ``@pytest.mark.slow`` (minutes, or gigabytes of data) runs only
   with ``--run-slow`` or ``OPGRAPH_RUN_SLOW=1``; ``nox -s slow`` runs them all.
@@ -31,7 +31,8 @@ if settings is not None:
         print_blob=True,
         suppress_health_check=(HealthCheck.too_slow,),
     )
-    settings.register_profile("dev", deadline=None)
+    # A loaded machine makes generation look slow: neither a deadline nor that check fails.
+    settings.register_profile("dev", deadline=None, suppress_health_check=(HealthCheck.too_slow,))
     settings.register_profile("thorough", max_examples=1000, deadline=None)
     settings.load_profile(os.environ.get("OPGRAPH_HYPOTHESIS_PROFILE", "dev"))
 

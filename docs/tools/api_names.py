@@ -38,6 +38,7 @@ MODULES = (
     "opgraph.graph",
     "opgraph.compile",
     "opgraph.printing",
+    "opgraph.scalar",
     "opgraph.graph.rewriting",
     "opgraph.tensor.random",
     "opgraph.tensor.linalg",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,5 +60,22 @@ def test_elementwise_functions_carry_their_docstrings() -> None:
     import opgraph.tensor as pt
 
     assert pt.exp.__doc__.startswith("``e ** x``")
-    assert "alias ``where``" in pt.switch.__doc__ and pt.where is pt.switch
+    assert "Alias: ``where``" in pt.switch.__doc__ and pt.where is pt.switch
     assert pt.erf.__doc__.startswith("erf(x)")
+
+
+def test_scalar_ops_and_tensor_functions_share_one_text() -> None:
+    import opgraph.scalar as ps
+    import opgraph.tensor as pt
+    from opgraph.scalar.docs import FUNCTION_DOCS
+
+    assert ps.tanh.__doc__.startswith(FUNCTION_DOCS["tanh"])
+    assert pt.tanh.__doc__.startswith(FUNCTION_DOCS["tanh"])
+    assert "scalar Op" in ps.tanh.__doc__ and "broadcast" in pt.tanh.__doc__
+
+
+def test_attach_docs_refuses_a_name_it_cannot_find() -> None:
+    from opgraph.tensor.math_docs import attach_docs
+
+    with pytest.raises(KeyError, match="'exp' has a docstring but is not defined"):
+        attach_docs({}, {"exp": "e ** x"})

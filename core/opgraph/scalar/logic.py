@@ -7,6 +7,7 @@ Output dtypes come from NumPy (comparisons give bool; and_/or_/xor/invert are
 from __future__ import annotations
 
 from opgraph.scalar.basic import BinaryScalarOp, UnaryScalarOp
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.gradhelpers import grad_zeros
 
 __all__ = [
@@ -130,3 +131,5 @@ xor = XOR(name="xor")
 invert = Invert(name="invert")
 isnan = IsNan(name="isnan")
 isinf = IsInf(name="isinf")
+
+_attach_docs(globals())

@@ -431,13 +431,21 @@ def _types(dtypes: tuple[str, ...]) -> tuple[ScalarType, ...]:
 
 #: PyTensor's tuples of scalar Types (the ``*_dtypes`` tuples hold their names).
 int_types = _types(int_dtypes)
+"""The signed integer scalar Types."""
 uint_types = _types(uint_dtypes)
+"""The unsigned integer scalar Types."""
 float_types = _types(float_dtypes)
+"""The floating-point scalar Types."""
 complex_types = _types(complex_dtypes)
+"""The complex scalar Types."""
 integer_types = _types(integer_dtypes)
+"""Every integer scalar Type, signed then unsigned."""
 discrete_types = _types(discrete_dtypes)
+"""The bool and integer scalar Types (no gradient)."""
 continuous_types = _types(continuous_dtypes)
+"""The float and complex scalar Types (they have a gradient)."""
 all_types = _types(all_dtypes)
+"""Every scalar Type."""
 
 
 def _variables(dtype: str) -> Callable[..., Any]:
