@@ -6,11 +6,13 @@ Package sessions are discovered from the file system: any directory under
 after the directory, installing the core, that package and the local
 packages it depends on (transitively), and running its ``tests/``.
 
-Speed (docs/testing.md, "Running the tests"): pytest runs on two xdist workers
-(``OPGRAPH_TEST_WORKERS`` changes the number, 0 for none), hypothesis uses its
-``ci`` profile (conftest.py: fewer derandomized examples, no deadline), the
-tests marked ``slow`` run only in ``nox -s slow``, and sessions that install
-the same packages share one virtualenv.
+Speed (docs/testing.md, "Running the tests"): two sessions run at once, each
+printed whole when it ends (``OPGRAPH_NOX_JOBS=1`` for one at a time; needs a
+nox with ``--parallel``, older ones run sequentially); pytest runs on two xdist
+workers (``OPGRAPH_TEST_WORKERS``, 0 for none); hypothesis uses the ``ci``
+profile (conftest.py: fewer derandomized examples, no deadline); the tests
+marked ``slow`` run only in ``nox -s slow``.  The longest sessions are defined
+first, so they start first.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
+if hasattr(nox.options, "parallel"):  # nox >= 2026.10: run sessions side by side
+    nox.options.parallel = os.environ.get("OPGRAPH_NOX_JOBS", "2")
+    nox.options.allow_parallel = True
 
 ROOT = Path(__file__).resolve().parent
 PYTHON = "3.11"
@@ -112,6 +117,15 @@ def _install(session: nox.Session, packages: list[LocalPackage]) -> None:
 
 
 @nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """The core with every local package installed."""
+    _install(session, list(PACKAGES.values()))
+    if not (ROOT / "tests" / "integration").is_dir():
+        session.skip("tests/integration does not exist yet")
+    _pytest(session, "tests/integration", success_codes=(0, NO_TESTS_COLLECTED))
+
+
+@nox.session(python=PYTHON)
 def core(session: nox.Session) -> None:
     """The core alone, no plugin installed."""
     _install(session, [])
@@ -132,15 +146,6 @@ def _make_package_session(pkg: LocalPackage) -> None:
 
 for _pkg in PACKAGES.values():
     _make_package_session(_pkg)
-
-
-@nox.session(python=PYTHON)
-def integration(session: nox.Session) -> None:
-    """The core with every local package installed."""
-    _install(session, list(PACKAGES.values()))
-    if not (ROOT / "tests" / "integration").is_dir():
-        session.skip("tests/integration does not exist yet")
-    _pytest(session, "tests/integration", success_codes=(0, NO_TESTS_COLLECTED))
 
 
 @nox.session(python=PYTHON, default=False)
