@@ -9,7 +9,7 @@ packages it depends on (transitively), and running its ``tests/``.
 Speed (docs/testing.md, "Running the tests"): two sessions run at once, each
 printed whole when it ends (``OPGRAPH_NOX_JOBS=1`` for one at a time; needs a
 nox with ``--parallel``, older ones run sequentially); pytest runs on two xdist
-workers (``OPGRAPH_TEST_WORKERS``, 0 for none); hypothesis uses the ``ci``
+workers in the longest sessions (``OPGRAPH_TEST_WORKERS``, 0 for none); hypothesis uses the ``ci``
 profile (conftest.py: fewer derandomized examples, no deadline); the tests
 marked ``slow`` run only in ``nox -s slow``.  The longest sessions are defined
 first, so they start first.
@@ -40,17 +40,25 @@ NO_TESTS_COLLECTED = 5  # pytest's exit code when a directory holds no tests yet
 TEST_ENV = {"OPGRAPH_HYPOTHESIS_PROFILE": "ci"}
 
 
-def _worker_args() -> list[str]:
-    """``-n N --dist loadfile`` for pytest-xdist: N from OPGRAPH_TEST_WORKERS, default 2."""
+# Sessions long enough that a second pytest-xdist worker pays for itself: a worker
+# costs about 3 CPU-seconds (an interpreter importing opgraph and collecting), which
+# the short sessions, already running beside another session, do not win back.
+XDIST_SESSIONS = frozenset({"integration", "core", "opgraph-c"})
+
+
+def _worker_args(session: nox.Session) -> list[str]:
+    """``-n N --dist loadfile`` for the long sessions: N from OPGRAPH_TEST_WORKERS (2)."""
     workers = os.environ.get("OPGRAPH_TEST_WORKERS", "2")
     if not workers.isdigit():
         raise ValueError(f"OPGRAPH_TEST_WORKERS must be a whole number, got {workers!r}")
-    return [] if int(workers) < 2 else ["-n", workers, "--dist", "loadfile"]
+    if int(workers) < 2 or session.name not in XDIST_SESSIONS:
+        return []
+    return ["-n", workers, "--dist", "loadfile"]
 
 
 def _pytest(session: nox.Session, *paths: str, success_codes: tuple[int, ...] = (0,)) -> None:
     """pytest over ``paths`` with the CI settings; the session's arguments go last."""
-    session.run("pytest", *paths, *_worker_args(), *session.posargs,
+    session.run("pytest", *paths, *_worker_args(session), *session.posargs,
                 env=TEST_ENV, success_codes=list(success_codes))
 
 
