@@ -8,9 +8,10 @@ packages it depends on (transitively), and running its ``tests/``.
 
 Speed (docs/testing.md, "Running the tests"): two sessions run at once, each
 printed whole when it ends (``OPGRAPH_NOX_JOBS=1`` for one at a time; needs a
-nox with ``--parallel``, older ones run sequentially); pytest runs on two xdist
-workers in the longest sessions (``OPGRAPH_TEST_WORKERS``, 0 for none); hypothesis uses the ``ci``
-profile (conftest.py: fewer derandomized examples, no deadline); the tests
+nox with ``--parallel``, older ones run sequentially); pytest runs on two
+xdist workers in the longest sessions (``OPGRAPH_TEST_WORKERS``, 0 for none);
+hypothesis uses the ``ci`` profile (conftest.py: fewer derandomized examples,
+no deadline); the tests
 marked ``slow`` run only in ``nox -s slow``.  The longest sessions are defined
 first, so they start first.
 """
