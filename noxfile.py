@@ -5,10 +5,20 @@ Package sessions are discovered from the file system: any directory under
 ``plugins/`` or ``contrib/`` with a ``pyproject.toml`` gets a session named
 after the directory, installing the core, that package and the local
 packages it depends on (transitively), and running its ``tests/``.
+
+Speed (docs/testing.md, "Running the tests"): two sessions run at once, each
+printed whole when it ends (``OPGRAPH_NOX_JOBS=1`` for one at a time; needs a
+nox with ``--parallel``, older ones run sequentially); pytest runs on two
+xdist workers in the longest sessions (``OPGRAPH_TEST_WORKERS``, 0 for none);
+hypothesis uses the ``ci`` profile (conftest.py: fewer derandomized examples,
+no deadline); the tests
+marked ``slow`` run only in ``nox -s slow``.  The longest sessions are defined
+first, so they start first.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -20,11 +30,37 @@ nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
+if hasattr(nox.options, "parallel"):  # nox >= 2026.10: run sessions side by side
+    nox.options.parallel = os.environ.get("OPGRAPH_NOX_JOBS", "2")
+    nox.options.allow_parallel = True
 
 ROOT = Path(__file__).resolve().parent
 PYTHON = "3.11"
-TEST_DEPS = ("pytest>=8", "hypothesis>=6.90")
+TEST_DEPS = ("pytest>=8", "hypothesis>=6.90", "pytest-xdist>=3.5")
 NO_TESTS_COLLECTED = 5  # pytest's exit code when a directory holds no tests yet
+TEST_ENV = {"OPGRAPH_HYPOTHESIS_PROFILE": "ci"}
+
+
+# Sessions long enough that a second pytest-xdist worker pays for itself: a worker
+# costs about 3 CPU-seconds (an interpreter importing opgraph and collecting), which
+# the short sessions, already running beside another session, do not win back.
+XDIST_SESSIONS = frozenset({"integration", "core", "opgraph-c"})
+
+
+def _worker_args(session: nox.Session) -> list[str]:
+    """``-n N --dist loadfile`` for the long sessions: N from OPGRAPH_TEST_WORKERS (2)."""
+    workers = os.environ.get("OPGRAPH_TEST_WORKERS", "2")
+    if not workers.isdigit():
+        raise ValueError(f"OPGRAPH_TEST_WORKERS must be a whole number, got {workers!r}")
+    if int(workers) < 2 or session.name not in XDIST_SESSIONS:
+        return []
+    return ["-n", workers, "--dist", "loadfile"]
+
+
+def _pytest(session: nox.Session, *paths: str, success_codes: tuple[int, ...] = (0,)) -> None:
+    """pytest over ``paths`` with the CI settings; the session's arguments go last."""
+    session.run("pytest", *paths, *_worker_args(session), *session.posargs,
+                env=TEST_ENV, success_codes=list(success_codes))
 
 
 def _normalize(name: str) -> str:
@@ -90,10 +126,19 @@ def _install(session: nox.Session, packages: list[LocalPackage]) -> None:
 
 
 @nox.session(python=PYTHON)
+def integration(session: nox.Session) -> None:
+    """The core with every local package installed."""
+    _install(session, list(PACKAGES.values()))
+    if not (ROOT / "tests" / "integration").is_dir():
+        session.skip("tests/integration does not exist yet")
+    _pytest(session, "tests/integration", success_codes=(0, NO_TESTS_COLLECTED))
+
+
+@nox.session(python=PYTHON)
 def core(session: nox.Session) -> None:
     """The core alone, no plugin installed."""
     _install(session, [])
-    session.run("pytest", "tests", "--ignore=tests/integration", *session.posargs)
+    _pytest(session, "tests", "--ignore=tests/integration")
 
 
 def _make_package_session(pkg: LocalPackage) -> None:
@@ -102,12 +147,7 @@ def _make_package_session(pkg: LocalPackage) -> None:
         if not tests.is_dir():
             session.skip(f"{pkg.session_name} has no tests/ directory yet")
         _install(session, _local_closure(pkg))
-        session.run(
-            "pytest",
-            str(tests.relative_to(ROOT)),
-            *session.posargs,
-            success_codes=[0, NO_TESTS_COLLECTED],
-        )
+        _pytest(session, str(tests.relative_to(ROOT)), success_codes=(0, NO_TESTS_COLLECTED))
 
     run_package.__doc__ = f"{pkg.name} and the local packages it depends on, in isolation."
     nox.session(run_package, python=PYTHON, name=pkg.session_name)
@@ -117,15 +157,18 @@ for _pkg in PACKAGES.values():
     _make_package_session(_pkg)
 
 
-@nox.session(python=PYTHON)
-def integration(session: nox.Session) -> None:
-    """The core with every local package installed."""
+@nox.session(python=PYTHON, default=False)
+def slow(session: nox.Session) -> None:
+    """Only the tests marked ``slow`` (minutes or gigabytes each), everything installed.
+
+    Not part of a plain ``nox`` run; ``nox -s slow`` runs them all.
+    """
     _install(session, list(PACKAGES.values()))
-    if not (ROOT / "tests" / "integration").is_dir():
-        session.skip("tests/integration does not exist yet")
-    session.run(
-        "pytest", "tests/integration", *session.posargs, success_codes=[0, NO_TESTS_COLLECTED]
-    )
+    session.install("pytest-timeout")
+    paths = ["tests", *(str((p.path / "tests").relative_to(ROOT)) for p in PACKAGES.values()
+                        if (p.path / "tests").is_dir())]
+    session.run("pytest", *paths, "-m", "slow", "--run-slow", *session.posargs, env=TEST_ENV,
+                success_codes=[0, NO_TESTS_COLLECTED])
 
 
 @nox.session(python=PYTHON, default=False)

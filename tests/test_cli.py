@@ -12,7 +12,8 @@ import pytest
 
 import opgraph
 from opgraph import cli
-from opgraph.plugins import LinkerRecord, ModeRecord, hookimpl, make_plugin_manager
+from opgraph.graph.op import Op
+from opgraph.plugins import LinkerRecord, ModeRecord, PublicModule, hookimpl, make_plugin_manager
 from opgraph.plugins import loading as manager_module
 
 
@@ -139,3 +140,79 @@ def test_subcommand_of_a_missing_plugin_names_it(
     assert cli.main(["demo"]) == 2
     err = capsys.readouterr().err
     assert "opgraph-demo" in err and "not installed" in err
+
+
+class _ServedOp(Op):
+    """An Op the fake plugin below serves."""
+
+    __props__ = ()
+
+    def perform(self, node, inputs, output_storage) -> None:
+        output_storage[0][0] = inputs[0]
+
+
+@pytest.fixture
+def rewriting_plugin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A plugin (a module of package ``fakeplug``) with rewrites, Ops and a backend impl."""
+    ops_module = types.ModuleType("fakeplug.ops")
+    _ServedOp.__module__ = "fakeplug.ops"
+    ops_module.ServedOp = _ServedOp
+    ops_module.served_op = _ServedOp()
+    ops_module.not_an_op = len
+    monkeypatch.setitem(sys.modules, "fakeplug.ops", ops_module)
+    plugin = types.ModuleType("fakeplug.plugin")
+
+    @hookimpl
+    def opgraph_register_rewrites(db) -> None:
+        for name in ("a", "b", "c"):
+            db["canonicalize"].register(name, object(), "fast_run")
+        db.register("d", object(), "fast_run", phase="inplace")
+
+    @hookimpl
+    def opgraph_public_modules() -> list[PublicModule]:
+        return [PublicModule("opgraph.fakeplug", "fakeplug.ops")]
+
+    @hookimpl
+    def opgraph_op_impl(op, backend):
+        """C for the served op."""
+
+    plugin.opgraph_register_rewrites = opgraph_register_rewrites
+    plugin.opgraph_public_modules = opgraph_public_modules
+    plugin.opgraph_op_impl = opgraph_op_impl
+    pm = make_plugin_manager(plugins=[("fake", plugin)], disabled=(), strict=False)
+    monkeypatch.setattr(manager_module, "_MANAGER", pm)
+    yield
+
+
+def test_plugins_counts_rewrites_and_lists_ops(
+    rewriting_plugin: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["plugins", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["status"] == "ok", row["error"]
+    assert row["rewrites"] == ["total: 4", "canonicalize: 3", "inplace: 1"]
+    assert row["ops"] == ["ServedOp", "served_op"]
+    assert row["op_impls"] == ["C for the served op"]
+    assert cli.main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "rewrites: 4 (canonicalize 3, inplace 1); ops: ServedOp, served_op" in out
+    assert "backend impls: C for the served op" in out
+
+
+def test_a_failing_rewrite_registration_is_reported(
+    rewriting_plugin: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pm = manager_module._MANAGER
+    plugin = pm.get_plugin("fake")
+
+    @hookimpl
+    def opgraph_register_rewrites(db) -> None:
+        raise RuntimeError("no database for you")
+
+    pm.unregister(plugin)
+    plugin.opgraph_register_rewrites = opgraph_register_rewrites
+    pm.register(plugin, name="fake")
+    assert cli.main(["plugins", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["status"] == "failed"
+    assert "opgraph_register_rewrites raised RuntimeError: no database for you" in row["error"]

@@ -166,10 +166,10 @@ def test_destroy_and_view_maps_printed():
 def test_deep_chain_has_no_recursion_error():
     x = ps.float64("x")
     y = x
-    for _ in range(100_000):
+    for _ in range(20_000):  # 20x Python's default recursion limit
         y = ps.neg(y)
     text = dprint(y, file="str")
-    assert text.count("\n") == 100_001  # one line per node, each ending in a newline
+    assert text.count("\n") == 20_001  # one line per node, each ending in a newline
     assert max(len(line) for line in text.splitlines()) < 400
 
 

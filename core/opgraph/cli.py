@@ -55,6 +55,25 @@ def _join(items: Sequence[str]) -> str:
     return ", ".join(items) if items else "-"
 
 
+def _rewrite_summary(counts: Sequence[str]) -> str:
+    """``("total: 5", "canonicalize: 3", "stabilize: 2")`` -> ``"5 (canonicalize 3, stabilize 2)"``.
+    """
+    if not counts:
+        return "-"
+    total, *phases = (c.split(": ", 1) for c in counts)
+    return f"{total[1]} ({', '.join(f'{k} {v}' for k, v in phases)})"
+
+
+_OPS_SHOWN = 6
+
+
+def _ops_summary(ops: Sequence[str]) -> str:
+    """All the names when there are few, else the count and the first ones (``--json``: all)."""
+    if len(ops) <= _OPS_SHOWN:
+        return _join(ops)
+    return f"{len(ops)} ({', '.join(ops[:_OPS_SHOWN])}, ...)"
+
+
 def _run_plugins(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         # Load failures are shown in the report itself; no need to warn twice.
@@ -72,15 +91,18 @@ def _run_plugins(args: argparse.Namespace) -> int:
         dist = f"{row.distribution} {row.version}".strip() or "(in-process)"
         hooks = _join([h.removeprefix("opgraph_") for h in row.hooks])
         provides = "; ".join(
-            f"{label}: {_join(names)}"
-            for label, names in (
-                ("linkers", row.linkers),
-                ("modes", row.modes),
-                ("backends", row.backends),
-                ("modules", row.modules),
-                ("commands", row.commands),
+            f"{label}: {text}"
+            for label, text in (
+                ("linkers", _join(row.linkers)),
+                ("modes", _join(row.modes)),
+                ("backends", _join(row.backends)),
+                ("rewrites", _rewrite_summary(row.rewrites)),
+                ("ops", _ops_summary(row.ops)),
+                ("backend impls", _join(row.op_impls)),
+                ("modules", _join(row.modules)),
+                ("commands", _join(row.commands)),
             )
-            if names
+            if text != "-"
         )
         table.append((row.name, dist, row.status, hooks, provides or "-"))
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]) - 1)]

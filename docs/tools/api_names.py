@@ -1,15 +1,32 @@
 """Write docs/api/names.md: every public name of opgraph's main modules, from the code.
 
 Run ``python docs/tools/api_names.py`` after adding or removing a public name;
-``tests/integration/test_api_names_page.py`` fails when the page is stale.
+``tests/integration/test_api_names_page.py`` fails when the page is stale or
+when a public name has no docstring (``--missing`` lists those).
 The page is generated with every plugin installed, so names that plugins
 provide (``pt.erf`` from opgraph-special) appear with their provider.
+
+Where a docstring comes from: functions, classes and modules have their own;
+an object that can hold one gets it set (the elementwise functions ``pt.exp``
+... get theirs from a table, see ``opgraph.tensor.math_docs``); a plain value
+(a string, tuple, dict, a Constant, a RewriteQuery) is documented by the
+string literal right under its assignment, as mkdocstrings reads it::
+
+    FAST_RUN = "FAST_RUN"
+    '''The name of the default mode: every rewrite, the fastest linker.'''
+
+The ``TensorType`` instances that ``opgraph.tensor`` makes in a loop
+(``dvector``, ``fmatrix`` ...) cannot hold a docstring (frozen, slotted) and
+are described by their type, which their repr names completely.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 import inspect
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +38,13 @@ MODULES = (
     "opgraph.graph",
     "opgraph.compile",
     "opgraph.printing",
+    "opgraph.scalar",
+    "opgraph.graph.rewriting",
+    "opgraph.tensor.random",
+    "opgraph.tensor.linalg",
+    "opgraph.scan",
+    "opgraph.sparse",
+    "opgraph.plugins",
 )
 PAGE = Path(__file__).resolve().parents[1] / "api" / "names.md"
 
@@ -54,11 +78,68 @@ def _own_doc(obj: Any) -> str:
     return "" if not doc or doc == type(obj).__doc__ else inspect.cleandoc(doc)
 
 
-def _summary(obj: Any) -> str:
+@functools.cache
+def _attribute_docs(module_name: str) -> dict[str, str]:
+    """``{name: docstring}`` for the module's top-level ``name = ...`` followed by a string."""
+    module = sys.modules.get(module_name)
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return {}
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    docs: dict[str, str] = {}
+    body = tree.body
+    for stmt, nxt in itertools.pairwise(body):
+        if not (isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)):
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else (
+            [stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
+        for target in targets:
+            if isinstance(target, ast.Name):
+                docs[target.id] = inspect.cleandoc(nxt.value.value)
+    return docs
+
+
+def _is_type_instance(obj: Any) -> bool:
+    """A Type instance (``pt.dvector``): frozen and slotted, its repr says what it is."""
+    return callable(obj) and hasattr(obj, "dtype") and hasattr(obj, "shape") and \
+        hasattr(obj, "filter")
+
+
+def docstring(name: str, obj: Any) -> str:
+    """The docstring of public ``name`` (bound to ``obj``): its own, else an attribute
+    docstring in a loaded opgraph module that binds ``name`` to that very object."""
     doc = _own_doc(obj)
-    if not doc and getattr(obj, "scalar_op", None) is not None:
-        doc = f"elementwise {obj.scalar_op} (broadcasting, fuses with its neighbours)"
-    elif not doc and callable(obj) and hasattr(obj, "dtype") and hasattr(obj, "shape"):
+    if doc:
+        return doc
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith("opgraph") or module is None:
+            continue
+        if vars(module).get(name, _MISSING) is obj:
+            doc = _attribute_docs(module_name).get(name, "")
+            if doc:
+                return doc
+    return ""
+
+
+_MISSING = object()
+
+
+def missing_docstrings() -> dict[str, list[str]]:
+    """``{module: [names]}``: the public names that have no docstring at all."""
+    missing: dict[str, list[str]] = {}
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name in public_names(module_name):
+            obj = getattr(module, name)
+            if not docstring(name, obj) and not _is_type_instance(obj):
+                missing.setdefault(module_name, []).append(name)
+    return missing
+
+
+def _summary(name: str, obj: Any) -> str:
+    doc = docstring(name, obj)
+    if not doc and _is_type_instance(obj):
         doc = f"makes a symbolic {obj} variable: call it with an optional name"
     line = doc.strip().splitlines()[0] if doc.strip() else ""
     return line.replace("|", "\\|")
@@ -87,13 +168,17 @@ def render() -> str:
                 "| name | kind | defined in | summary |", "|---|---|---|---|"]
         for name in names:
             obj = getattr(module, name)
-            out.append(f"| `{name}` | {_kind(obj)} | {_origin(obj)} | {_summary(obj)} |")
+            out.append(f"| `{name}` | {_kind(obj)} | {_origin(obj)} | {_summary(name, obj)} |")
         out.append("")
     return "\n".join(out)
 
 
 def main() -> int:
     """Rewrite the page; ``--check`` only reports whether it is up to date."""
+    if "--missing" in sys.argv:
+        for module_name, names in missing_docstrings().items():
+            print(f"{module_name}: {', '.join(names)}")
+        return 0
     text = render()
     if "--check" in sys.argv:
         current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""

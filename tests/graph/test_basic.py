@@ -58,13 +58,13 @@ def test_clone_with_new_inputs_and_remake():
 def test_traversals_and_deep_chains():
     x = var("x")
     v = x
-    for _ in range(100_000):
+    for _ in range(20_000):  # 20x Python's default recursion limit
         v = neg(v)
     assert graph_inputs([v]) == [x]
-    assert sum(1 for _ in ancestors([v])) == 100_001
-    assert len(io_toposort([x], [v])) == 100_000
+    assert sum(1 for _ in ancestors([v])) == 20_001
+    assert len(io_toposort([x], [v])) == 20_000
     eq = clone_get_equiv([x], [v])
-    assert len(eq) == 200_001
+    assert len(eq) == 40_001
     assert equal_computations([v], [eq[v]], [x], [eq[x]])
 
 

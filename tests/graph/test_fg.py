@@ -519,13 +519,13 @@ def test_setup_var_override_is_used():
 def test_deep_chain_construction_clone_and_toposort():
     x = var("x")
     v = x
-    for _ in range(100_000):
+    for _ in range(20_000):  # 20x Python's default recursion limit
         v = neg(v)
     fg = FunctionGraph([x], [v])
     order = fg.toposort()
-    assert len(order) == 100_000 and order[-1] is fg.outputs[0].owner
+    assert len(order) == 20_000 and order[-1] is fg.outputs[0].owner
     fg2 = fg.clone()
-    assert len(fg2.apply_nodes) == 100_000
+    assert len(fg2.apply_nodes) == 20_000
     fg.check_integrity()
 
 

@@ -160,9 +160,9 @@ def test_get_var_by_name_sees_names_and_auto_names():
 def test_deep_chain_does_not_recurse():
     x = var("x")
     out = x
-    for _ in range(30_000):
+    for _ in range(10_000):  # 10x Python's default recursion limit
         out = neg(out)
-    assert len(io_toposort([x], [out])) == 30_000
+    assert len(io_toposort([x], [out])) == 10_000
     assert graph_inputs([out]) == [x]
     assert truncated_graph_inputs([out], [x]) == [x]
     assert general_toposort([out], lambda v: [v.owner.inputs[0]] if v.owner else None)[0] is x

@@ -145,8 +145,11 @@ class GradScale(_GradientIdentity):
 
 #: The Op instances behind the functions (PyTensor's ``zero_grad_`` and friends).
 zero_grad_ = ZeroGrad()
+"""The Op behind :func:`zero_grad`: the identity, with a zero gradient."""
 disconnected_grad_ = DisconnectedGrad()
+"""The Op behind :func:`disconnected_grad`: the identity, cut from the gradient graph."""
 undefined_grad_ = UndefinedGrad()
+"""The Op behind :func:`undefined_grad`: the identity, whose gradient is an error."""
 
 
 def zero_grad(x: Any) -> Variable:

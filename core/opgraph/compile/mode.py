@@ -69,7 +69,9 @@ __all__ = [
 ]
 
 FAST_RUN = "FAST_RUN"
+"""The name of the mode with every standard rewrite and the fastest linker (the default)."""
 FAST_COMPILE = "FAST_COMPILE"
+"""The name of the mode with few rewrites and the Python linker: quick to compile."""
 
 BUILTIN_MODES: dict[str, ModeRecord] = {
     FAST_RUN: ModeRecord(
@@ -326,8 +328,10 @@ OPT_NONE = RewriteQuery()
 OPT_MERGE = RewriteQuery(include=("merge",))
 OPT_MINIMUM = OPT_MERGE
 OPT_FAST_RUN = RewriteQuery(include=("fast_run",))
+"""The rewrite query of FAST_RUN: every rewrite tagged ``fast_run``."""
 OPT_FAST_RUN_STABLE = OPT_FAST_RUN.requiring("stable")
 OPT_FAST_COMPILE = RewriteQuery(include=("fast_compile",))
+"""The rewrite query of FAST_COMPILE: the rewrites tagged ``fast_compile``."""
 OPT_STABILIZE = RewriteQuery(include=("fast_run",), exclude=("specialize",))
 OPT_UNSAFE = RewriteQuery(include=("unsafe",))
 OPT_O2 = OPT_FAST_COMPILE.including("fusion")

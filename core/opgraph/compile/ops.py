@@ -57,6 +57,7 @@ class ViewOp(Op):
 
 
 view_op = ViewOp()
+"""The ViewOp instance: returns its input itself (a view, no copy)."""
 
 
 class DeepCopyOp(Op):
@@ -83,6 +84,8 @@ class DeepCopyOp(Op):
 
 
 deep_copy_op = DeepCopyOp()
+"""The DeepCopyOp instance: returns a copy of its input (what a function output gets
+when it would alias an input or a shared value)."""
 
 
 def _as_types(types: Any, what: str) -> list[Type]:

@@ -325,7 +325,9 @@ class _LazyPPrinter:
 
 
 pprint: PPrinter = _LazyPPrinter()  # type: ignore[assignment]
+"""The default pretty printer: ``pprint(var)`` is the expression computing ``var`` as text."""
 pp = pprint
+"""Short name of :data:`pprint`."""
 
 default_printer = DefaultPrinter()
 """PyTensor's name for the printer that writes ``op(args)``."""

@@ -41,10 +41,14 @@ if TYPE_CHECKING:
     )
 
 PROJECT_NAME = "opgraph"
+"""The pluggy project name: hook names start with ``opgraph_``."""
 ENTRY_POINT_GROUP = "opgraph.plugins"
+"""The entry point group a plugin distribution declares its plugin module in."""
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+"""Marks the hook specifications in this module."""
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+"""Marks a plugin's hook implementations: ``@hookimpl def opgraph_linkers(): ...``."""
 
 
 @hookspec
@@ -320,3 +324,4 @@ HOOK_NAMES: tuple[str, ...] = (
     "opgraph_public_modules",
     "opgraph_cli_commands",
 )
+"""Every hook a plugin may implement, in the order ``opgraph plugins`` shows them."""

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import collections
+import importlib
+import warnings
 from typing import Any
 
 import attrs
 
+from opgraph.graph.op import Op
 from opgraph.plugins import loading
 from opgraph.plugins.errors import short_error
 from opgraph.plugins.loading import OpgraphPluginManager, get_plugin_manager, normalize_dist
+from opgraph.plugins.phases import Phase
 from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
 from opgraph.plugins.registry import Conflict, plugin_registry
 
@@ -31,6 +36,9 @@ class PluginInfo:
     backends: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
+    rewrites: tuple[str, ...] = ()
+    ops: tuple[str, ...] = ()
+    op_impls: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
@@ -76,10 +84,125 @@ def _plugin_contributions(
         ),
         "commands": tuple(r.name for r in found["opgraph_cli_commands"]),
     }
+    provides["rewrites"] = _rewrite_counts(pm, plugin, errors)
+    provides["ops"] = _ops_served(found["opgraph_public_modules"], plugin, errors)
+    provides["op_impls"] = tuple(
+        _first_line(impl.function.__doc__).rstrip(".") or "per op (undocumented)"
+        for impl in pm.hook.opgraph_op_impl.get_hookimpls() if impl.plugin is plugin
+    )
     for (plugin_name, hook), failure in pm.hook_failures.items():
         if plugin_name == name:
             errors.append(f"{hook} raised {failure.error} ({failure.count}x)")
     return provides, errors
+
+
+def _first_line(doc: str | None) -> str:
+    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
+
+
+class RewriteCounter:
+    """A stand-in rewrite database that counts what a plugin registers, by phase.
+
+    ``opgraph plugins`` hands one to each plugin's ``opgraph_register_rewrites``
+    so the count is the plugin's own, without building (or changing) the real
+    database.  ``counter["canonicalize"]`` is the same counter bound to that phase.
+    """
+
+    def __init__(self, counts: collections.Counter[str] | None = None,
+                 phase: str | None = None) -> None:
+        self.counts: collections.Counter[str] = collections.Counter() if counts is None \
+            else counts
+        self._phase = phase
+
+    def register(self, name: str, rewriter: Any, *tags: str, **options: Any) -> None:
+        """Count one registration, under its ``phase=`` or the phase this counter stands for."""
+        self.counts[str(options.get("phase") or self._phase or "top level")] += 1
+
+    def __getitem__(self, name: str) -> RewriteCounter:
+        return RewriteCounter(self.counts, name)
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def query(self, *tags: Any, **options: Any) -> Any:
+        """Not available: this database only counts registrations."""
+        raise TypeError("a RewriteCounter only counts registrations; it has no rewriters")
+
+    def add_tags(self, name: str, *tags: str) -> None:
+        """Tags do not change the count."""
+
+    def remove_tags(self, name: str, *tags: str) -> None:
+        """Tags do not change the count."""
+
+    def tags_of(self, name: str) -> frozenset[str]:
+        """No tags are kept."""
+        return frozenset()
+
+    @property
+    def phases(self) -> list[Phase]:
+        """No phases are kept."""
+        return []
+
+    def add_phase(self, phase: Phase | str, *, after: Any = (), before: Any = (),
+                  description: str = "") -> Phase:
+        """The phase, not recorded."""
+        return phase if isinstance(phase, Phase) else Phase(phase, after=after, before=before)
+
+    def check(self) -> None:
+        """Nothing to check."""
+
+
+def _rewrite_counts(pm: OpgraphPluginManager, plugin: Any, errors: list[str]) -> tuple[str, ...]:
+    """``("total: N", "canonicalize: n", ...)`` for what ``plugin`` registers, or ``()``."""
+    counter = RewriteCounter()
+    impls = [i for i in pm.hook.opgraph_register_rewrites.get_hookimpls() if i.plugin is plugin]
+    for impl in impls:
+        try:
+            impl.function(db=counter)
+        except Exception as exc:
+            errors.append(f"opgraph_register_rewrites raised {short_error(exc)}")
+            return ()
+    if not impls:
+        return ()
+    by_phase = sorted(counter.counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return (f"total: {sum(counter.counts.values())}", *(f"{k}: {v}" for k, v in by_phase))
+
+
+def _package_of(plugin: Any) -> str:
+    module = getattr(plugin, "__name__", None) or type(plugin).__module__
+    return module.split(".", 1)[0]
+
+
+def _ops_served(records: list[PublicModule], plugin: Any, errors: list[str]) -> tuple[str, ...]:
+    """The Ops (classes and ready-made instances) that ``plugin``'s own package defines,
+    among the public names of the modules it serves (``opgraph.compile.builders`` ->
+    ``OpFromGraph``)."""
+    package = _package_of(plugin)
+
+    def own(obj: Any) -> bool:
+        if isinstance(obj, type):
+            return issubclass(obj, Op) and obj.__module__.split(".", 1)[0] == package
+        if isinstance(obj, Op):
+            inner = getattr(obj, "scalar_op", obj)
+            return type(inner).__module__.split(".", 1)[0] == package
+        return False
+
+    found: dict[str, None] = {}
+    for record in records:
+        try:
+            module = importlib.import_module(record.target)
+        except Exception as exc:
+            errors.append(f"{record.target} does not import: {short_error(exc)}")
+            continue
+        names = record.names or getattr(module, "__all__", None) or [
+            n for n in dir(module) if not n.startswith("_")
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # old paths still count
+            for name in names:
+                if own(getattr(module, name, None)):
+                    found[name] = None
+    return tuple(sorted(found))
 
 
 def plugin_report(pm: OpgraphPluginManager | None = None) -> list[PluginInfo]:

@@ -21,6 +21,7 @@ from opgraph.scalar.basic import (
     upcast_out_no_complex,
     upgrade_to_float,
 )
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.logic import and_, eq, ge, gt, le, lt, neq
@@ -284,6 +285,9 @@ reciprocal = Reciprocal(name="reciprocal")
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
 clip = Clip(name="clip")
+"""``clip(x, lo, hi)``: ``x`` limited to ``[lo, hi]`` (np.clip)."""
+
+_attach_docs(globals())
 
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])

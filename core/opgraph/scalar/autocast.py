@@ -38,6 +38,7 @@ class NumpyAutocaster:
 
 
 autocast_float = NumpyAutocaster(_FLOATS)
+"""The float dtype a Python float literal becomes (per ``config.cast_policy``)."""
 
 
 @contextlib.contextmanager

@@ -99,12 +99,14 @@ def same_out(t: ScalarType, *rest: ScalarType) -> tuple[ScalarType]:
 
 
 def same_out_nobool(t: ScalarType, *rest: ScalarType) -> tuple[ScalarType]:
+    """The first input's type; a bool input is a TypeError."""
     if t.dtype == "bool":
         raise TypeError("this operation is not defined on bool inputs; cast them first")
     return (t,)
 
 
 def same_out_nocomplex(t: ScalarType, *rest: ScalarType) -> tuple[ScalarType]:
+    """The first input's type; a complex input is a TypeError."""
     if t.dtype in complex_dtypes:
         raise TypeError("this operation is not defined on complex inputs")
     return (t,)
@@ -116,6 +118,7 @@ def upgrade_to_float(*types: ScalarType) -> tuple[ScalarType]:
 
 
 def upgrade_to_float_no_complex(*types: ScalarType) -> tuple[ScalarType]:
+    """As :func:`upgrade_to_float`; a complex input is a TypeError."""
     if any(t.dtype in complex_dtypes for t in types):
         raise TypeError("this operation is not defined on complex inputs")
     return upgrade_to_float(*types)
@@ -132,10 +135,12 @@ def float_out(*types: ScalarType) -> tuple[ScalarType]:
 
 
 def int_out(*types: ScalarType) -> tuple[ScalarType]:
+    """Always int64."""
     return (get_scalar_type("int64"),)
 
 
 def bool_out(*types: ScalarType) -> tuple[ScalarType]:
+    """Always bool (comparisons, ``isnan``)."""
     return (get_scalar_type("bool"),)
 
 

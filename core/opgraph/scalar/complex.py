@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.scalar.basic import BinaryScalarOp, UnaryScalarOp, upcast_out
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.type import ScalarType, get_scalar_type
 
 __all__ = [
@@ -123,5 +124,8 @@ real = Real(name="real")
 imag = Imag(name="imag")
 angle = Angle(name="angle")
 conj = Conj(name="conj")
+"""The complex conjugate (np.conj); a real value is returned unchanged."""
 complex = Complex(name="complex")
 complex_from_polar = ComplexFromPolar(name="complex_from_polar")
+
+_attach_docs(globals())

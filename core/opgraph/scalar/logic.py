@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys as _sys
 
 from opgraph.scalar.basic import BinaryScalarOp, UnaryScalarOp
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import grad_zeros
 
@@ -134,5 +135,6 @@ invert = Invert(name="invert")
 isnan = IsNan(name="isnan")
 isinf = IsInf(name="isinf")
 
+_attach_docs(globals())
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])

@@ -20,6 +20,7 @@ from opgraph.scalar.basic import (
     same_out_nocomplex,
     upgrade_to_float_no_complex,
 )
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import const_like, grad_zeros
 
@@ -382,6 +383,7 @@ ceil = Ceil(name="ceil")
 trunc = Trunc(name="trunc")
 round_half_to_even = RoundHalfToEven(name="round_half_to_even")
 round_half_away_from_zero = RoundHalfAwayFromZero(name="round_half_away_from_zero")
+_attach_docs(globals())
 
 #: The NumPy function behind ``round_half_away_from_zero`` (PyTensor's reference for it).
 round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn

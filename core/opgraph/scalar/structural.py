@@ -10,6 +10,7 @@ import numpy as np
 from opgraph.autodiff.undefined import disconnected_type
 from opgraph.graph.basic import Apply, Variable
 from opgraph.scalar.basic import ScalarOp, UnaryScalarOp, same_out, transfer_type, upcast_out
+from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.type import ScalarType, all_dtypes, as_scalar, get_scalar_type
@@ -97,6 +98,10 @@ def transfer_type_fixed(o_type: ScalarType) -> _FixedType:
 
 #: convert_to["float64"] is the Cast instance to float64 (also module attributes).
 convert_to: dict[str, Cast] = {d: Cast(get_scalar_type(d)) for d in all_dtypes}
+"""Dtype name -> the Cast Op to that dtype (``convert_to["float64"]``)."""
+for _dtype, _cast in convert_to.items():
+    _cast.__doc__ = f"Cast a scalar to {_dtype} (as NumPy's ``astype``)."
+del _dtype, _cast
 
 
 def cast(x: Any, dtype: Any) -> Variable:
@@ -168,5 +173,6 @@ identity = Identity(name="identity")
 second = Second(name="second")
 switch = Switch(name="switch")
 
+_attach_docs(globals())
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])

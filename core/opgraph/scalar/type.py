@@ -53,13 +53,21 @@ __all__ = [
 ]
 
 int_dtypes = ("int8", "int16", "int32", "int64")
+"""The signed integer dtype names."""
 uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
+"""The unsigned integer dtype names."""
 float_dtypes = ("float16", "float32", "float64")
+"""The floating-point dtype names."""
 complex_dtypes = ("complex64", "complex128")
+"""The complex dtype names."""
 integer_dtypes = int_dtypes + uint_dtypes
+"""Every integer dtype name, signed then unsigned."""
 discrete_dtypes = ("bool", *integer_dtypes)
+"""``bool`` and the integer dtype names: the dtypes without a gradient."""
 continuous_dtypes = float_dtypes + complex_dtypes
+"""The float and complex dtype names: the dtypes that have a gradient."""
 all_dtypes = discrete_dtypes + continuous_dtypes
+"""Every dtype name a tensor may have."""
 
 # (atol, rtol) used by values_eq_approx, per dtype family: loose enough for the
 # rounding error of a few operations at that precision.
@@ -422,13 +430,21 @@ def _types(dtypes: tuple[str, ...]) -> tuple[ScalarType, ...]:
 
 #: PyTensor's tuples of scalar Types (the ``*_dtypes`` tuples hold their names).
 int_types = _types(int_dtypes)
+"""The signed integer scalar Types."""
 uint_types = _types(uint_dtypes)
+"""The unsigned integer scalar Types."""
 float_types = _types(float_dtypes)
+"""The floating-point scalar Types."""
 complex_types = _types(complex_dtypes)
+"""The complex scalar Types."""
 integer_types = _types(integer_dtypes)
+"""Every integer scalar Type, signed then unsigned."""
 discrete_types = _types(discrete_dtypes)
+"""The bool and integer scalar Types (no gradient)."""
 continuous_types = _types(continuous_dtypes)
+"""The float and complex scalar Types (they have a gradient)."""
 all_types = _types(all_dtypes)
+"""Every scalar Type."""
 
 
 def _variables(dtype: str) -> Callable[..., Any]:

@@ -124,7 +124,9 @@ class _Grid:
 
 
 mgrid = _Grid(sparse=False)
+"""``mgrid[0:3, 0:4]``: dense coordinate tensors of the slices' ranges (np.mgrid)."""
 ogrid = _Grid(sparse=True)
+"""``ogrid[0:3, 0:4]``: open (broadcastable) coordinate tensors (np.ogrid)."""
 
 
 def horizontal_stack(*args: Any) -> Variable:

@@ -18,6 +18,7 @@ from opgraph.scalar import logic as _sl
 from opgraph.scalar import math as _sm
 from opgraph.scalar import structural as _ss
 from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.math_docs import attach_docs as _attach_docs
 from opgraph.tensor.type import normalize_dtype
 from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
 
@@ -248,6 +249,7 @@ _conj = Elemwise(_sc.conj)
 complex = Elemwise(_sc.complex)
 complex_from_polar = Elemwise(_sc.complex_from_polar)
 __all__ += ["angle", "complex", "complex_from_polar", "imag", "real"]
+_attach_docs(globals())
 
 # The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
 register_tensor_functions(_sys.modules[__name__])

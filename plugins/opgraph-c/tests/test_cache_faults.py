@@ -224,7 +224,7 @@ _CLEARER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("n_procs", [2, 4])
+@pytest.mark.parametrize("n_procs", [4])  # 2 processes took the same path, with less contention
 def test_processes_compile_while_the_cache_is_cleared(tmp_path, n_procs):
     env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={tmp_path}")
     stop = tmp_path / "stop"

@@ -35,7 +35,7 @@ def graphs(draw):
     return dtype, [x, y], pool[-1], layout
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)  # each example compiles a C module
 @given(graphs())
 def test_random_fused_graphs_match_python(case):
     dtype, inputs, out, layout = case

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.math_docs import attach_docs as _attach_docs
 from opgraph_special import __all__ as _function_names
 from opgraph_special import scalar as _s
 
@@ -43,6 +44,9 @@ betainc = Elemwise(_s.betainc)
 betaincinv = Elemwise(_s.betaincinv)
 hyp2f1 = Elemwise(_s.hyp2f1)
 owens_t = Elemwise(_s.owens_t)
+
+# Each function's docstring is its scalar op's (which says what it computes).
+_attach_docs(globals(), {name: type(globals()[name].scalar_op).__doc__ for name in __all__})
 
 # PyTensor's other names and compositions (not in the package list: no scalar op of their own).
 psi = digamma

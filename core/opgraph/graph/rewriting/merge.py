@@ -225,3 +225,4 @@ def _merge_direction(dup: Apply, keep: Apply) -> str | None:
 
 
 merge_optimizer = MergeOptimizer()
+"""A ready MergeOptimizer: ``merge_optimizer.rewrite(fgraph)`` merges equal computations."""

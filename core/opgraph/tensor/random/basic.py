@@ -617,6 +617,17 @@ dirichlet = DirichletRV()
 multinomial = MultinomialRV()
 categorical = CategoricalRV()
 
+# Each instance draws what its class's docstring says; its own docstring adds how to call it.
+for _rv in (uniform, triangular, beta, normal, lognormal, _gamma, exponential, weibull, logistic,
+            vonmises, wald, laplace, gengamma, halfnormal, chisquare, rayleigh, pareto, gumbel,
+            cauchy, halfcauchy, invgamma, truncexpon, t, bernoulli, binomial, nbinom, betabinom,
+            poisson, geometric, hypergeometric, integers, multivariate_normal, dirichlet,
+            multinomial, categorical):
+    _rv.__doc__ = (f"Random draws from {type(_rv).__doc__}\n\nCall it with the parameters and "
+                   "optional ``size=``, ``rng=`` and ``dtype=``: the result is a symbolic "
+                   "tensor of draws.")
+del _rv
+
 
 def standard_normal(*, size: Any = None, rng: Any = None, dtype: Any = None) -> Variable:
     """Draws from ``normal(0, 1)``."""

@@ -408,6 +408,7 @@ class DefaultGeneratorMakerOp(Op):
 
 
 default_rng = DefaultGeneratorMakerOp()
+"""``default_rng(seed)``: a symbolic NumPy Generator made from a (symbolic) seed."""
 
 
 @_vectorize_node.register(RandomVariable)

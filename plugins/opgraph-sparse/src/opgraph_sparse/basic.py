@@ -127,8 +127,11 @@ class CSMFromDense(Op):
 
 
 dense_from_sparse = DenseFromSparse()
+"""``dense_from_sparse(x)``: the dense tensor of sparse ``x``."""
 csr_from_dense = CSMFromDense("csr")
+"""``csr_from_dense(x)``: the CSR sparse matrix of dense matrix ``x``."""
 csc_from_dense = CSMFromDense("csc")
+"""``csc_from_dense(x)``: the CSC sparse matrix of dense matrix ``x``."""
 
 SparseVariable.toarray = lambda self: dense_from_sparse(self)  # type: ignore[attr-defined]
 SparseConstant.toarray = SparseVariable.toarray  # type: ignore[attr-defined]
