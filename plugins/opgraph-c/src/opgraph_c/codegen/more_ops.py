@@ -179,6 +179,10 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     view = basic_view_lines(op.idx_list, x, ond, list(node.inputs[2:]), 2, xname="og_b")
     if view is None:
         return None
+    y_dt = node.inputs[1].type.dtype
+    # same float dtype on both sides: the add (or set) is a strided C loop over the view
+    # (no temporary ``v + y`` array, no ufunc call); other cases use NumPy's own path
+    direct = y_dt == x.type.dtype and x.type.dtype in _DIRECT_INC
     L = ["PyArrayObject *og_b;"]
     if op.inplace:
         L.append("if (PyArray_ISWRITEABLE(i0)) { og_b = i0; Py_INCREF(og_b); } else {")
@@ -188,24 +192,102 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         "og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
         "PyArray_TYPE(i0));",
         "if (!og_b) goto fail;",
-        "if (PyArray_CopyInto(og_b, i0) < 0) { Py_DECREF(og_b); goto fail; } }",
+        "if (og_copy_same(og_b, i0) < 0) { Py_DECREF(og_b); goto fail; } }",
         "Py_XDECREF(o0); o0 = og_b;",
         "{",
         *view,
         f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
         "if (!v) goto fail;",
+        "int rc = 0;",
     ]
+    support: tuple[str, ...] = (VIEW_SUPPORT, INDEX_SUPPORT, COPY_SAME_SUPPORT)
+    if direct:
+        ctype = c_type(x.type.dtype)
+        support += (_inc_view_support(x.type.dtype, ctype, typenum(x.type.dtype)),)
+        set_flag = 1 if op.set_instead_of_inc else 0
+        L.append(f"if (!og_incview_{x.type.dtype}(v, i1, {set_flag})) {{")
+    else:
+        L.append("{")
     # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
     # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
     # treating it as a PyArrayObject.
     if op.set_instead_of_inc:
-        L.append("int rc = PyArray_CopyObject(v, (PyObject *)i1);")
+        L.append("rc = PyArray_CopyObject(v, (PyObject *)i1);")
     else:
         L += ["PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
-              "int rc = sum ? PyArray_CopyObject(v, sum) : -1;",
+              "rc = sum ? PyArray_CopyObject(v, sum) : -1;",
               "Py_XDECREF(sum);"]
-    L += ["Py_DECREF(v);", "if (rc < 0) goto fail;", "}"]
-    return NodeC("\n".join(L), support=(VIEW_SUPPORT, INDEX_SUPPORT))
+    L += ["}", "Py_DECREF(v);", "if (rc < 0) goto fail;", "}"]
+    return NodeC("\n".join(L), support=support)
+
+
+_DIRECT_INC = ("float32", "float64")
+
+COPY_SAME_SUPPORT = r"""
+/* dst[...] = src for two arrays of one shape: a memcpy when both are C-contiguous
+   with the same dtype (an IncSubtensor's copy of x), else NumPy's assignment. */
+static int og_copy_same(PyArrayObject *dst, PyArrayObject *src) {
+    if (PyArray_TYPE(dst) == PyArray_TYPE(src) && PyArray_IS_C_CONTIGUOUS(dst) &&
+        PyArray_IS_C_CONTIGUOUS(src) && PyArray_ISNOTSWAPPED(src) &&
+        PyArray_NBYTES(dst) == PyArray_NBYTES(src)) {
+        if (PyArray_NBYTES(src) > 0) memcpy(PyArray_DATA(dst), PyArray_DATA(src),
+                                            PyArray_NBYTES(src));
+        return 0;
+    }
+    return PyArray_CopyInto(dst, src);
+}
+"""
+
+
+def _inc_view_support(dtype: str, ctype: str, tnum: str) -> str:
+    """``og_incview_<dtype>(v, y, set)``: ``v += y`` (or ``v[...] = y``) with y broadcast
+    onto v, in C.  Returns 0, leaving v untouched, whenever NumPy's path must decide
+    (another dtype, unaligned or swapped data, y overlapping v, shapes that do not
+    broadcast: NumPy raises its own error there)."""
+    return rf"""
+static int og_incview_{dtype}(PyArrayObject *v, PyArrayObject *y, int set) {{
+    const int nd = PyArray_NDIM(v), ynd = PyArray_NDIM(y);
+    if (!PyArray_Check((PyObject *)y) || PyArray_TYPE(y) != {tnum} ||
+        PyArray_TYPE(v) != {tnum} || ynd > nd || nd > 16) return 0;
+    if (!PyArray_ISALIGNED(y) || !PyArray_ISNOTSWAPPED(y) || !PyArray_ISALIGNED(v) ||
+        !PyArray_ISWRITEABLE(v) || og_overlaps(v, y)) return 0;
+    npy_intp dims[16], vs[16], ys[16], idx[16], n = 1;
+    for (int d = 0; d < nd; d++) {{
+        dims[d] = PyArray_DIMS(v)[d]; vs[d] = PyArray_STRIDES(v)[d];
+        ys[d] = 0; idx[d] = 0; n *= dims[d];
+    }}
+    for (int d = 0; d < ynd; d++) {{
+        const int vd = d + nd - ynd;
+        const npy_intp m = PyArray_DIMS(y)[d];
+        if (m == dims[vd]) ys[vd] = PyArray_STRIDES(y)[d];
+        else if (m != 1) return 0;
+    }}
+    if (n == 0) return 1;
+    char *pv = PyArray_BYTES(v);
+    const char *py = PyArray_BYTES(y);
+    if (nd == 0) {{
+        if (set) *({ctype} *)pv = *(const {ctype} *)py;
+        else *({ctype} *)pv += *(const {ctype} *)py;
+        return 1;
+    }}
+    const npy_intp inner = dims[nd - 1], vsi = vs[nd - 1], ysi = ys[nd - 1];
+    for (;;) {{
+        char *a = pv;
+        const char *b = py;
+        if (set) for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
+            *({ctype} *)a = *(const {ctype} *)b;
+        else for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
+            *({ctype} *)a += *(const {ctype} *)b;
+        int d = nd - 2;
+        for (; d >= 0; d--) {{
+            pv += vs[d]; py += ys[d];
+            if (++idx[d] < dims[d]) break;
+            pv -= vs[d] * dims[d]; py -= ys[d] * dims[d]; idx[d] = 0;
+        }}
+        if (d < 0) return 1;
+    }}
+}}
+"""
 
 
 def emit_arange(node: Any, ctx: EmitContext) -> NodeC | None:
