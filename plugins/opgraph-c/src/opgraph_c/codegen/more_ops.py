@@ -11,6 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph_c.codegen.ctypes_ import c_type, typenum
+from opgraph_c.codegen.gather import (
+    COPY_SAME_SUPPORT,
+    emit_advanced_inc_subtensor1,
+    emit_advanced_subtensor1,
+)
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import (
     INDEX_SUPPORT,
@@ -223,22 +228,6 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
 
 _DIRECT_INC = ("float32", "float64")
 
-COPY_SAME_SUPPORT = r"""
-/* dst[...] = src for two arrays of one shape: a memcpy when both are C-contiguous
-   with the same dtype (an IncSubtensor's copy of x), else NumPy's assignment. */
-static int og_copy_same(PyArrayObject *dst, PyArrayObject *src) {
-    if (PyArray_TYPE(dst) == PyArray_TYPE(src) && PyArray_IS_C_CONTIGUOUS(dst) &&
-        PyArray_IS_C_CONTIGUOUS(src) && PyArray_ISNOTSWAPPED(src) &&
-        PyArray_NBYTES(dst) == PyArray_NBYTES(src)) {
-        if (PyArray_NBYTES(src) > 0) memcpy(PyArray_DATA(dst), PyArray_DATA(src),
-                                            PyArray_NBYTES(src));
-        return 0;
-    }
-    return PyArray_CopyInto(dst, src);
-}
-"""
-
-
 def _inc_view_support(dtype: str, ctype: str, tnum: str) -> str:
     """``og_incview_<dtype>(v, y, set)``: ``v += y`` (or ``v[...] = y``) with y broadcast
     onto v, in C.  Returns 0, leaving v untouched, whenever NumPy's path must decide
@@ -338,7 +327,11 @@ def table() -> dict[type, Any]:
     from opgraph.tensor.join import Join
     from opgraph.tensor.reduction import Argmax
     from opgraph.tensor.special import LogSoftmax, Softmax
-    from opgraph.tensor.subtensor import IncSubtensor
+    from opgraph.tensor.subtensor import (
+        AdvancedIncSubtensor1,
+        AdvancedSubtensor1,
+        IncSubtensor,
+    )
 
     return {
         Argmax: emit_argmax,  # Argmin subclasses Argmax
@@ -346,6 +339,8 @@ def table() -> dict[type, Any]:
         LogSoftmax: emit_softmax,
         Join: emit_join,
         IncSubtensor: emit_incsubtensor,
+        AdvancedSubtensor1: emit_advanced_subtensor1,
+        AdvancedIncSubtensor1: emit_advanced_inc_subtensor1,
         ARange: emit_arange,
         Eye: emit_eye,
     }
