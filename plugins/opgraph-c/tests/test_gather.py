@@ -96,3 +96,26 @@ def test_in_place_scatter_never_reads_what_it_writes():
     expected = xv.copy()
     np.add.at(expected, iv, xv[1:4].copy())
     np.testing.assert_array_equal(c(xv, iv), expected)
+
+
+@pytest.mark.parametrize("present", [(True, True, False), (True, False, False),
+                                     (False, True, True), (True, True, True)])
+def test_slice_length_follows_python_slices(present):
+    from opgraph.tensor.indexing import SliceLength, SliceSpec
+
+    n = pt.lscalar("n")
+    parts = [pt.lscalar(name) for name, on in zip(("start", "stop", "step"), present) if on]
+    out = SliceLength(SliceSpec(*present))(n, *parts)
+    c = function([n, *parts], out, mode=C_PLAIN)
+    assert "PySlice_AdjustIndices" in c.linker.module_source
+    values = [-12, -3, -1, 0, 1, 2, 5, 11]
+    for nv in (0, 1, 7, 10):
+        for combo in np.ndindex(*(len(values),) * len(parts)):
+            args = [values[k] for k in combo]
+            bounds = iter(args)
+            sl = slice(*(next(bounds) if on else None for on in present))
+            if sl.step == 0:
+                with pytest.raises(ValueError, match="slice step cannot be zero"):
+                    c(np.int64(nv), *map(np.int64, args))
+                continue
+            assert int(c(np.int64(nv), *map(np.int64, args))) == len(range(nv)[sl])

@@ -15,9 +15,12 @@ from typing import Any
 
 from opgraph_c.codegen.ctypes_ import c_type, typenum
 from opgraph_c.codegen.nodec import EmitContext, NodeC
-from opgraph_c.codegen.shape_ops import VIEW_SUPPORT, _ok
+from opgraph_c.codegen.shape_ops import INDEX_SUPPORT, VIEW_SUPPORT, _ok, _read_int
 
-__all__ = ["COPY_SAME_SUPPORT", "emit_advanced_inc_subtensor1", "emit_advanced_subtensor1"]
+__all__ = [
+    "COPY_SAME_SUPPORT", "emit_advanced_inc_subtensor1", "emit_advanced_subtensor1",
+    "emit_slice_length",
+]
 
 _FLOATS = ("float32", "float64")
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
@@ -151,3 +154,29 @@ def emit_advanced_inc_subtensor1(node: Any, ctx: EmitContext) -> NodeC | None:
     support = (VIEW_SUPPORT, ALIGNED_SUPPORT, INDEX_ERROR_SUPPORT, COPY_SAME_SUPPORT,
                _loops(c_type(dt), c_type(it), dt, it))
     return NodeC("\n".join(L), support=support)
+
+
+def emit_slice_length(node: Any, ctx: EmitContext) -> NodeC | None:
+    """``len(range(n)[start:stop:step])``: the length of the index vector a gradient
+    scatters into (Python's slice rules, through ``PySlice_AdjustIndices``)."""
+    spec = node.op.spec
+    names = iter(f"i{k}" for k in range(1, len(node.inputs)))
+    parts = iter(node.inputs[1:])
+    read = {field: (_read_int(next(parts), next(names)) if getattr(spec, field) else None)
+            for field in ("start", "stop", "step")}
+    L = [
+        f"const npy_intp n = {_read_int(node.inputs[0], 'i0')};",
+        f"Py_ssize_t step = {read['step'] or '1'};",
+        f"Py_ssize_t start = {read['start'] or '(step < 0 ? PY_SSIZE_T_MAX : 0)'};",
+        f"Py_ssize_t stop = {read['stop'] or '(step < 0 ? PY_SSIZE_T_MIN : PY_SSIZE_T_MAX)'};",
+        "if (PyErr_Occurred()) goto fail;",
+        "if (step == 0) { PyErr_SetString(PyExc_ValueError, \"slice step cannot be zero\"); "
+        "goto fail; }",
+        "if (n < 0) { PyErr_SetString(PyExc_ValueError, \"length should not be negative\"); "
+        "goto fail; }",
+        "npy_intp shp[1];",
+        "OG_SET_OUT(o0, (PyArrayObject *)og_new_array(0, shp, NPY_INT64, o0, NULL, 0));",
+        "*(npy_int64 *)PyArray_DATA(o0) = "
+        "(npy_int64)PySlice_AdjustIndices((Py_ssize_t)n, &start, &stop, step);",
+    ]
+    return NodeC("\n".join(L), support=(VIEW_SUPPORT, INDEX_SUPPORT))

@@ -15,6 +15,7 @@ from opgraph_c.codegen.gather import (
     COPY_SAME_SUPPORT,
     emit_advanced_inc_subtensor1,
     emit_advanced_subtensor1,
+    emit_slice_length,
 )
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import (
@@ -324,6 +325,7 @@ def emit_eye(node: Any, ctx: EmitContext) -> NodeC | None:
 
 def table() -> dict[type, Any]:
     from opgraph.tensor.creation import ARange, Eye
+    from opgraph.tensor.indexing import SliceLength
     from opgraph.tensor.join import Join
     from opgraph.tensor.reduction import Argmax
     from opgraph.tensor.special import LogSoftmax, Softmax
@@ -341,6 +343,7 @@ def table() -> dict[type, Any]:
         IncSubtensor: emit_incsubtensor,
         AdvancedSubtensor1: emit_advanced_subtensor1,
         AdvancedIncSubtensor1: emit_advanced_inc_subtensor1,
+        SliceLength: emit_slice_length,
         ARange: emit_arange,
         Eye: emit_eye,
     }
