@@ -202,8 +202,6 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         "Py_XDECREF(o0); o0 = og_b;",
         "{",
         *view,
-        f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
-        "if (!v) goto fail;",
         "int rc = 0;",
     ]
     support: tuple[str, ...] = (VIEW_SUPPORT, INDEX_SUPPORT, COPY_SAME_SUPPORT)
@@ -211,9 +209,12 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         ctype = c_type(x.type.dtype)
         support += (_inc_view_support(x.type.dtype, ctype, typenum(x.type.dtype)),)
         set_flag = 1 if op.set_instead_of_inc else 0
-        L.append(f"if (!og_incview_{x.type.dtype}(v, i1, {set_flag})) {{")
+        L.append(f"if (!og_incview_{x.type.dtype}(og_b, data, {ond}, dims, strides, i1, "
+                 f"{set_flag})) {{")
     else:
         L.append("{")
+    L += [f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
+          "if (!v) goto fail;"]
     # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
     # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
     # treating it as a PyArrayObject.
@@ -223,27 +224,31 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         L += ["PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
               "rc = sum ? PyArray_CopyObject(v, sum) : -1;",
               "Py_XDECREF(sum);"]
-    L += ["}", "Py_DECREF(v);", "if (rc < 0) goto fail;", "}"]
+    L += ["Py_DECREF(v);", "}", "if (rc < 0) goto fail;", "}"]
     return NodeC("\n".join(L), support=support)
 
 
 _DIRECT_INC = ("float32", "float64")
 
+
 def _inc_view_support(dtype: str, ctype: str, tnum: str) -> str:
-    """``og_incview_<dtype>(v, y, set)``: ``v += y`` (or ``v[...] = y``) with y broadcast
-    onto v, in C.  Returns 0, leaving v untouched, whenever NumPy's path must decide
-    (another dtype, unaligned or swapped data, y overlapping v, shapes that do not
-    broadcast: NumPy raises its own error there)."""
+    """``og_incview_<dtype>(base, data, nd, dims, strides, y, set)``: the view of ``base``
+    given by data/dims/strides ``+= y`` (or ``= y``) with y broadcast onto it, in C and
+    without making the view an array object.  Returns 0, writing nothing, whenever
+    NumPy's path must decide (another dtype, unaligned or swapped data, y overlapping
+    base, shapes that do not broadcast: NumPy raises its own error there)."""
     return rf"""
-static int og_incview_{dtype}(PyArrayObject *v, PyArrayObject *y, int set) {{
-    const int nd = PyArray_NDIM(v), ynd = PyArray_NDIM(y);
+static int og_incview_{dtype}(PyArrayObject *base, char *data, int nd,
+                              const npy_intp *vdims, const npy_intp *vstrides,
+                              PyArrayObject *y, int set) {{
+    const int ynd = PyArray_NDIM(y);
     if (!PyArray_Check((PyObject *)y) || PyArray_TYPE(y) != {tnum} ||
-        PyArray_TYPE(v) != {tnum} || ynd > nd || nd > 16) return 0;
-    if (!PyArray_ISALIGNED(y) || !PyArray_ISNOTSWAPPED(y) || !PyArray_ISALIGNED(v) ||
-        !PyArray_ISWRITEABLE(v) || og_overlaps(v, y)) return 0;
+        PyArray_TYPE(base) != {tnum} || ynd > nd || nd > 16) return 0;
+    if (!PyArray_ISALIGNED(y) || !PyArray_ISNOTSWAPPED(y) || !PyArray_ISALIGNED(base) ||
+        !PyArray_ISWRITEABLE(base) || og_overlaps(base, y)) return 0;
     npy_intp dims[16], vs[16], ys[16], idx[16], n = 1;
     for (int d = 0; d < nd; d++) {{
-        dims[d] = PyArray_DIMS(v)[d]; vs[d] = PyArray_STRIDES(v)[d];
+        dims[d] = vdims[d]; vs[d] = vstrides[d];
         ys[d] = 0; idx[d] = 0; n *= dims[d];
     }}
     for (int d = 0; d < ynd; d++) {{
@@ -253,7 +258,7 @@ static int og_incview_{dtype}(PyArrayObject *v, PyArrayObject *y, int set) {{
         else if (m != 1) return 0;
     }}
     if (n == 0) return 1;
-    char *pv = PyArray_BYTES(v);
+    char *pv = data;
     const char *py = PyArray_BYTES(y);
     if (nd == 0) {{
         if (set) *({ctype} *)pv = *(const {ctype} *)py;
