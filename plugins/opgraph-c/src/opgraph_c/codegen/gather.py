@@ -141,8 +141,11 @@ def emit_advanced_inc_subtensor1(node: Any, ctx: EmitContext) -> NodeC | None:
     else:
         L.append("{")
     L += [
+        # the previous call's buffer when nothing else holds it, else a new one
+        "if (og_reusable(o0, 1, PyArray_DIMS(i0), PyArray_TYPE(i0), (PyArrayObject **)og_in, 3)) "
+        "{ og_b = o0; Py_INCREF(og_b); } else {",
         "og_b = (PyArrayObject *)og_empty(1, PyArray_DIMS(i0), PyArray_TYPE(i0));",
-        "if (!og_b) goto fail;",
+        "if (!og_b) goto fail; }",
         "if (og_copy_same(og_b, i0) < 0) { Py_DECREF(og_b); goto fail; } }",
         "Py_XDECREF(o0); o0 = og_b;",
         "PyArrayObject *ya = og_aligned(i1), *ia = og_aligned(i2);",

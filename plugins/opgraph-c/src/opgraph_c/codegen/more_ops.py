@@ -195,9 +195,12 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     else:
         L.append("{")
     L += [
+        # the previous call's buffer when nothing else holds it, else a new one
+        "if (og_reusable(o0, PyArray_NDIM(i0), PyArray_DIMS(i0), PyArray_TYPE(i0), "
+        f"(PyArrayObject **)og_in, {len(node.inputs)})) {{ og_b = o0; Py_INCREF(og_b); }} else {{",
         "og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
         "PyArray_TYPE(i0));",
-        "if (!og_b) goto fail;",
+        "if (!og_b) goto fail; }",
         "if (og_copy_same(og_b, i0) < 0) { Py_DECREF(og_b); goto fail; } }",
         "Py_XDECREF(o0); o0 = og_b;",
         "{",
