@@ -174,3 +174,15 @@ def test_threaded_model_gradient_matches_the_python_linker(fast_switching):
     for th in threads:
         th.join()
     assert bad == []
+
+
+def test_a_function_is_an_ordinary_callable():
+    import inspect
+
+    x = pt.dvector("x")
+    f = opgraph.function([x], x * 2.0, mode="FAST_COMPILE")
+    assert callable(f)
+    assert str(inspect.signature(f)) == "(*args, **kwargs)"
+    np.testing.assert_allclose(f.__call__(np.ones(2)), [2.0, 2.0])
+    with pytest.raises(TypeError, match="unknown keyword argument 'y'"):
+        f(y=np.ones(2))

@@ -9,6 +9,7 @@ database is installed); link with the mode's linker; wrap the result in a
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
@@ -490,6 +491,11 @@ class Function:
         attrgetter("_call"),
         doc="Call with values, positionally or by input name (see callpath.build_call).",
     )
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """What ``inspect.signature(fn)`` shows: the generated call's ``(*args, **kwargs)``."""
+        return inspect.signature(self._call)
 
     @property
     def trust_input(self) -> bool:
