@@ -252,7 +252,43 @@ def run(report: Any) -> None:
                 "version at the same point; one BLAS/XLA thread; best of 5 timeit repeats")
 
 
-if __name__ == "__main__":
-    from report import run_standalone
 
-    run_standalone(run)
+def cpu_time_table(rounds: int = 7) -> None:
+    """Every contender of both models, alternated round by round and timed in process CPU
+    time (best of ``rounds``): ratios that hold on a loaded machine, where wall-clock
+    figures do not.  ``python benchmarks/bench_sampler.py --cpu-time [ROUNDS]``."""
+    import time
+
+    cases = [("eight schools", "eight", 10, None),
+             (f"hierarchical logistic N={TABLE_N}", "hier", 2 + GROUPS + COVARIATES,
+              hier_data(TABLE_N))]
+    for title, name, n_params, data in cases:
+        theta = np.random.default_rng(5).normal(scale=0.3, size=n_params)
+        contenders = {k: v for k, v in _contenders(name, n_params, data).items()
+                      if not isinstance(v, Exception)}
+        for fn in contenders.values():
+            fn(theta)
+        best = dict.fromkeys(contenders, float("inf"))
+        for _ in range(rounds):
+            for label, fn in contenders.items():
+                number = max(1, int(20_000 / (1 + 10 * (name == "hier"))))
+                t = min(timeit.repeat(lambda fn=fn, th=theta: fn(th), number=number, repeat=3,
+                                      timer=time.process_time))
+                best[label] = min(best[label], 1e6 * t / number)
+        peer = _best_peer(best)
+        print(f"\n{title}: us per call (process CPU time, best of {rounds} alternated rounds)")
+        for label, us in best.items():
+            ratio = f"  {us / peer[1]:.2f}x best peer" if peer else ""
+            print(f"  {label:32s} {us:9.2f}{ratio}")
+        if peer:
+            print(f"  best peer: {peer[0]}")
+
+
+if __name__ == "__main__":
+    if "--cpu-time" in sys.argv:
+        rest = [a for a in sys.argv[1:] if a != "--cpu-time"]
+        cpu_time_table(int(rest[0]) if rest else 7)
+    else:
+        from report import run_standalone
+
+        run_standalone(run)

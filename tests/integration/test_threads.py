@@ -1,7 +1,7 @@
 """One compiled function called from many threads gives every caller its own result.
 
 A function's input cells, intermediate buffers and shared-variable updates
-belong to the function, so its calls are serialised by a per-function lock
+belong to the function, so its calls are serialised by a per-function gate
 (docs/modes.md, "Threads").  Without it, about 1 call in 300 returned another
 thread's result or failed inside a thunk.
 """

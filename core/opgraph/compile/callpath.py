@@ -10,16 +10,22 @@ updates are written.  The generated body does no dict building and no loops.
 from __future__ import annotations
 
 import copy
+import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any
 
 import numpy as np
 
 from opgraph.graph.utils import type_name
 
-__all__ = ["CallPlan", "InputSlot", "build_call", "copy_value", "make_filter", "native_filter"]
+__all__ = [
+    "CallGate", "CallPlan", "InputSlot", "build_call", "copy_value", "make_filter",
+    "native_filter",
+]
 
 
 def copy_value(value: Any) -> Any:
@@ -89,6 +95,56 @@ class InputSlot:
         self.default = default  # [value] cell, or None when the argument is required
 
 
+class CallGate:
+    """One call at a time through a function's cells, at the cost of two list operations.
+
+    The cells, intermediate buffers and update targets of a function are its
+    own, so concurrent calls must be serialised.  ``token`` is a one-element
+    list: a call takes it with ``token.pop()`` and gives it back with
+    ``token.append(True)``, each one atomic C-level operation (cheaper than a
+    lock's ``acquire``/``release``, which parse arguments).  Only when the
+    token is gone does a call take the slow path, :meth:`enter`: if this
+    thread is already inside the function (a callback of one of its nodes
+    calls it again), it runs without the token, as a re-entrant lock would;
+    otherwise it sleeps on a condition until the token is given back.
+    """
+
+    def __init__(self) -> None:
+        self.token: list[bool] = [True]
+        self.waiting: list[int] = [0]  # threads sleeping in ``enter``; read by the fast path
+        # the generated calls that take the token (weak: ``trust_input`` regenerates them)
+        self.codes: weakref.WeakSet[CodeType] = weakref.WeakSet()
+        self._cond = threading.Condition(threading.Lock())
+
+    def enter(self) -> bool:
+        """Slow path of a call that found no token: True when the call is re-entrant
+        (run it without the token), False once the token is taken."""
+        frame = sys._getframe(2)  # skip this method and the generated call itself
+        while frame is not None:
+            # a frame of a generated call holding the token (its local ``held``) means
+            # this thread already owns the function's cells
+            if frame.f_code in self.codes and frame.f_locals.get("held") is True:
+                return True
+            frame = frame.f_back
+        token, cond = self.token, self._cond
+        with cond:
+            self.waiting[0] += 1
+            try:
+                while True:
+                    try:
+                        token.pop()
+                        return False
+                    except IndexError:
+                        cond.wait(0.1)  # woken by ``wake``; the timeout is only a safety net
+            finally:
+                self.waiting[0] -= 1
+
+    def wake(self) -> None:
+        """Wake one sleeping caller (the token was just given back)."""
+        with self._cond:
+            self._cond.notify()
+
+
 class CallPlan:
     """Everything the generated call needs, decided at compile time."""
 
@@ -104,6 +160,7 @@ class CallPlan:
         single: bool,
         profile: Any = None,
         copy_updates: list[bool] | None = None,
+        unalias: Callable[[tuple], tuple] | None = None,
     ) -> None:
         self.fname = fname
         self.slots = slots
@@ -115,10 +172,12 @@ class CallPlan:
         self.single = single
         self.profile = profile
         self.copy_updates = copy_updates  # copy an update value that aliases other state
+        # copies an argument that shares memory with another it may be overwritten by
+        self.unalias = unalias
         # one call at a time: the cells, intermediate buffers and updates are per function,
         # so concurrent calls from several threads are serialised (re-entrant: a callback
         # in the same thread that calls the function again does not deadlock)
-        self.lock = threading.RLock()
+        self.gate = CallGate()
 
 
 def _fast_check(type_: Any) -> tuple[Any, int] | None:
@@ -163,16 +222,28 @@ def _completer(plan: CallPlan) -> Callable[[tuple], tuple]:
     return complete
 
 
-def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
-    """Generate ``call(args) -> outputs`` for ``plan``."""
+def build_call(plan: CallPlan, trust_input: bool) -> Callable[..., Any]:
+    """Generate ``call(*args, **kwargs) -> outputs`` for ``plan``.
+
+    The result is what ``Function.__call__`` returns, so a call is one Python
+    frame: keyword binding, default completion and the aliasing copy are
+    branches in it, and everything after the argument check runs under the
+    plan's lock.
+    """
+    slots = plan.slots
+    fname = plan.fname
     env: dict[str, Any] = {
         "vm": plan.vm,
         "complete": _completer(plan),
+        "bind": lambda args, kwargs: bind_keywords(args, kwargs, slots, fname),
         "ndarray": np.ndarray,
         "array": np.array,
         "dc": copy_value,
-        "acquire": plan.lock.acquire,  # bound methods: a third of ``with lock:``'s cost
-        "release": plan.lock.release,
+        "take": plan.gate.token.pop,  # bound C methods: one fast call each
+        "give": plan.gate.token.append,
+        "waiting": plan.gate.waiting,
+        "enter": plan.gate.enter,
+        "wake": plan.gate.wake,
     }
     lines: list[str] = []
     if plan.profile is not None:
@@ -180,8 +251,14 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
         env["prof"] = plan.profile
         lines.append("t_start = clock()")
     n = len(plan.slots)
-    lines.append(f"if len(args) != {n}:")
+    lines.append("if kwargs:")
+    lines.append("    args = bind(args, kwargs)")
+    lines.append(f"elif len(args) != {n}:")
     lines.append("    args = complete(args)")
+    if plan.unalias is not None:
+        env["unalias"] = plan.unalias
+        lines.append("args = unalias(args)")
+    locked_from = len(lines)
     for k, slot in enumerate(plan.slots):
         env[f"c{k}"] = slot.cell
         env[f"f{k}"] = slot.filter
@@ -229,20 +306,42 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[[tuple], Any]:
     else:
         lines.append(f"return [{', '.join(results)}]")
     params = ", ".join(env)
-    # everything after the argument check runs under the function's lock
-    start = next(i for i, line in enumerate(lines) if line.startswith("    args = complete")) + 1
-    lines = [*lines[:start], "acquire()", "try:", *("    " + line for line in lines[start:]),
-             "finally:", "    release()"]
+    # everything after the argument check holds the function's token (see CallGate);
+    # ``run`` is the same body for a re-entrant call, which already holds it
+    locked = lines[locked_from:]
+    lines = [
+        *lines[:locked_from],
+        "try:",
+        "    take()",
+        "except IndexError:",
+        "    if enter():",
+        "        return run(args)",
+        "held = True",
+        "try:",
+        *("    " + line for line in locked),
+        "finally:",
+        "    held = False",
+        "    give(True)",
+        "    if waiting[0]:",
+        "        wake()",
+    ]
     body = "\n".join("        " + line for line in lines)
+    if plan.profile is not None:
+        locked = ["t_start = clock()", *locked]
+    run_body = "\n".join("        " + line for line in locked)
     source = (
         f"def factory({params}):\n"
-        "    def call(args):\n"
+        "    def run(args):\n"
+        f"{run_body}\n"
+        "    def call(*args, **kwargs):\n"
         f"{body}\n"
         "    return call\n"
     )
     namespace: dict[str, Any] = {}
     exec(compile(source, f"<opgraph function {plan.fname or ''}>", "exec"), namespace)
-    return namespace["factory"](**env)
+    call = namespace["factory"](**env)
+    plan.gate.codes.add(call.__code__)
+    return call
 
 
 def bind_keywords(

@@ -143,6 +143,47 @@ def test_inc_and_set_subtensor(dtype):
         c(a, rv, np.int64(9))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_inc_and_set_subtensor_direct_loop_broadcasts_like_numpy(dtype):
+    """Same-dtype float increments run as a C loop over the view (no ufunc call): every
+    broadcast, layout and 0-d case against the Python linker."""
+    x = pt.tensor3("x", dtype=dtype)
+    y2 = pt.matrix("y2", dtype=dtype)
+    y1 = pt.vector("y1", dtype=dtype)
+    s = pt.scalar("s", dtype=dtype)
+    outs = [pt.inc_subtensor(x[1:, ::2], y2[:2]),  # y broadcast over the first axis
+            pt.inc_subtensor(x[:, 1], y1[:1]),  # a length-1 axis broadcast
+            pt.set_subtensor(x[::-1, :, 2], y2[:, :4]),
+            pt.inc_subtensor(x[0, 1, 2], s),  # a 0-d view
+            pt.inc_subtensor(x[:, :, ::-2], s),
+            pt.inc_subtensor(x[:0], y1[:1])]
+    a = RNG.standard_normal((3, 4, 5)).astype(dtype)
+    b = RNG.standard_normal((3, 5)).astype(dtype)
+    v = RNG.standard_normal(5).astype(dtype)
+    for layout in layouts(a)[:4]:
+        run_both([x, y2, y1, s], outs, layout, b, v, np.asarray(1.5, dtype=dtype), rtol=1e-6)
+    run_both([x, y2, y1, s], outs, a, b[::-1, ::-1], v[::-1], np.asarray(-2, dtype=dtype),
+             rtol=1e-6)
+    c = function([x, y2, y1, s], outs, mode=Mode(linker="c", optimizer=None))
+    assert f"og_incview_{dtype}" in c.linker.module_source
+    with pytest.raises(ValueError):  # shapes that do not broadcast: NumPy's own error
+        c(a, b[:, :4], v, np.asarray(1, dtype=dtype))
+
+
+def test_inc_subtensor_in_place_from_an_overlapping_slice_of_itself():
+    """y reads the memory the in-place increment writes: the result is NumPy's
+    ``x[1:] += x[:-1].copy()``, never a running sum."""
+    x = pt.dvector("x")
+    out = pt.inc_subtensor(x[1:], x[:-1]) * 1.0
+    for mode in ("c", "FAST_RUN"):
+        f = function([x], out, mode=mode)
+        a = np.arange(6.0)
+        expected = a.copy()
+        expected[1:] += a[:-1].copy()
+        np.testing.assert_array_equal(f(a), expected)
+        np.testing.assert_array_equal(a, np.arange(6.0))  # the argument is not modified
+
+
 def test_inc_subtensor_in_place_under_fast_run():
     x = pt.dmatrix("x")
     out = pt.inc_subtensor(x[1:], 2.0) * 3

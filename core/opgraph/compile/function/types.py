@@ -9,14 +9,15 @@ database is installed); link with the mode's linker; wrap the result in a
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from opgraph.compile.callpath import (
     CallPlan,
     InputSlot,
-    bind_keywords,
     build_call,
     copy_value,
     make_filter,
@@ -449,6 +450,9 @@ class Function:
                 target = defaults[k] = [None]
                 self._slots[self._slot_of(k)].default = target
             updates.append((self.output_storage[n_user + j], target))
+        groups = aliasable_groups(maker)
+        self._potential_aliased_input_groups = groups
+        self._alias_pairs = pairs = argument_pairs(groups, self._slots)
         self._plan = CallPlan(
             self.name,
             self._slots,
@@ -460,11 +464,10 @@ class Function:
             maker.single,
             self.profile,
             maker.copy_outputs[n_user:],
+            (lambda args: unalias(args, pairs)) if pairs else None,
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)
-        self._potential_aliased_input_groups = aliasable_groups(maker)
-        self._alias_pairs = argument_pairs(self._potential_aliased_input_groups, self._slots)
 
     def _relink(self, **link_kwargs: Any) -> None:
         """Link the same graph again with changed linker options, keeping inputs and state."""
@@ -482,12 +485,17 @@ class Function:
                 return s
         raise KeyError(position)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            args = bind_keywords(args, kwargs, self._slots, self.name)
-        if self._alias_pairs:
-            args = unalias(args, self._alias_pairs)
-        return self._call(args)
+    # ``f(...)`` calls the generated call path directly: the class attribute is a
+    # property (C-level get) returning it, so no Python frame of Function runs per call
+    __call__ = property(
+        attrgetter("_call"),
+        doc="Call with values, positionally or by input name (see callpath.build_call).",
+    )
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """What ``inspect.signature(fn)`` shows: the generated call's ``(*args, **kwargs)``."""
+        return inspect.signature(self._call)
 
     @property
     def trust_input(self) -> bool:

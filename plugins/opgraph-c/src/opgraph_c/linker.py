@@ -180,6 +180,10 @@ class CLinker(Linker):
                 modes[k] = 0 if var in recycle_blocked or outputs.count(var) > 1 else 2
             elif not self.allow_gc:
                 modes[k] = 1
+            elif var not in recycle_blocked:
+                # a small intermediate keeps its buffer for the next call; it is reused only
+                # when nothing else holds it (refcount 1), so never under a caller's view
+                modes[k] = 3
         labels = tuple(_input_label(i, v) for i, v in enumerate(fgraph.inputs)) + tuple(
             f"output of {node.op} (node {k}, run in Python)" for k, node in enumerate(order)
         ) + tuple(str(node.op) for node in order)

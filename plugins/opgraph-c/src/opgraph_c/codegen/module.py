@@ -38,7 +38,10 @@ from opgraph_c.codegen.runtime_c import (
 from opgraph_c.codegen.scalar_table import SUPPORT_CODE
 from opgraph_c.codegen.vecmath import simd_declarations
 
-__all__ = ["GraphLayout", "ModuleSource", "build_module_source"]
+__all__ = ["KEEP_SMALL_BYTES", "GraphLayout", "ModuleSource", "build_module_source"]
+
+#: Intermediates up to this size keep their buffer for the next call (mode 3 below)
+KEEP_SMALL_BYTES = 16384
 
 
 @attrs.define
@@ -224,6 +227,7 @@ def build_module_source(
         f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
         f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
+        f"#define OG_KEEP_SMALL_BYTES {KEEP_SMALL_BYTES}\n"
         f"{profile_define(profile)}"
     )
     source = "\n".join(
@@ -250,12 +254,17 @@ def build_module_source(
 
 _RELEASE = r"""
 /* Drop this call's reference to variable k, keeping the buffer for the next
-   call when the variable's mode says so. */
+   call when the variable's mode says so: always (1), or (3) when it is a small
+   array owning its data, so a small graph allocates no intermediates per call
+   (large ones go back to the buffer pool or to the allocator). */
 static void og_release(OGState *st, Py_ssize_t k, PyObject **slot) {
     PyObject *o = *slot;
     *slot = NULL;
     if (!o) return;
-    if (st->keep_mode[k] == 1 && st->keep[k] == NULL && PyArray_Check(o)) {
+    const unsigned char mode = st->keep_mode[k];
+    if ((mode == 1 || mode == 3) && st->keep[k] == NULL && PyArray_Check(o) &&
+        (mode == 1 || (PyArray_BASE((PyArrayObject *)o) == NULL &&
+                       PyArray_NBYTES((PyArrayObject *)o) <= OG_KEEP_SMALL_BYTES))) {
         st->keep[k] = o;
         return;
     }

@@ -11,13 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.tensor.creation import ARange, Eye
-from opgraph.tensor.indexing import INT
+from opgraph.tensor.indexing import INT, SliceLength
 from opgraph.tensor.join import Join
 from opgraph.tensor.reduction import Argmax, Argmin
 from opgraph.tensor.special import LogSoftmax, Softmax
-from opgraph.tensor.subtensor import IncSubtensor
+from opgraph.tensor.subtensor import AdvancedIncSubtensor1, AdvancedSubtensor1, IncSubtensor
 from opgraph_c.codegen.ctypes_ import c_type, typenum
 from opgraph_c.codegen.emit import CWriter
+from opgraph_c.codegen.gather import (
+    COPY_SAME_SUPPORT,
+    emit_advanced_inc_subtensor1,
+    emit_advanced_subtensor1,
+    emit_slice_length,
+)
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import (
     INDEX_SUPPORT,
@@ -198,6 +204,10 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     view = CWriter()
     if not basic_view(view, op.idx_list, x, ond, list(node.inputs[2:]), 2, xname="og_b"):
         return None
+    y_dt = node.inputs[1].type.dtype
+    # same float dtype on both sides: the add (or set) is a strided C loop over the view
+    # (no temporary ``v + y`` array, no ufunc call); other cases use NumPy's own path
+    direct = y_dt == x.type.dtype and x.type.dtype in _DIRECT_INC
     w = CWriter()
     w.line("PyArrayObject *og_b;")
     copy_head = "else" if op.inplace else ""
@@ -205,26 +215,98 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
         with w.block("if (PyArray_ISWRITEABLE(i0))"):
             w.line("og_b = i0;", "Py_INCREF(og_b);")
     with w.block(copy_head):
-        w.line("og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
-               "PyArray_TYPE(i0));",
-               "if (!og_b) goto fail;")
-        _fail_if(w, "PyArray_CopyInto(og_b, i0) < 0", "Py_DECREF(og_b);")
+        # the previous call's buffer when nothing else holds it, else a new one
+        with w.block("if (og_reusable(o0, PyArray_NDIM(i0), PyArray_DIMS(i0), "
+                     f"PyArray_TYPE(i0), (PyArrayObject **)og_in, {len(node.inputs)}))"):
+            w.line("og_b = o0;", "Py_INCREF(og_b);")
+        with w.block("else"):
+            w.line("og_b = (PyArrayObject *)og_empty(PyArray_NDIM(i0), PyArray_DIMS(i0), "
+                   "PyArray_TYPE(i0));",
+                   "if (!og_b) goto fail;")
+        _fail_if(w, "og_copy_same(og_b, i0) < 0", "Py_DECREF(og_b);")
     w.line("Py_XDECREF(o0);", "o0 = og_b;")
+    support: tuple[str, ...] = (VIEW_SUPPORT, INDEX_SUPPORT, COPY_SAME_SUPPORT)
     with w.block():
         w.code(view.text())
-        w.line(f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
-               "if (!v) goto fail;")
-        # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back with
-        # PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never by
-        # treating it as a PyArrayObject.
-        if op.set_instead_of_inc:
-            w.line("int rc = PyArray_CopyObject(v, (PyObject *)i1);")
-        else:
-            w.line("PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
-                   "int rc = sum ? PyArray_CopyObject(v, sum) : -1;",
-                   "Py_XDECREF(sum);")
-        w.line("Py_DECREF(v);", "if (rc < 0) goto fail;")
-    return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
+        w.line("int rc = 0;")
+        head = ""
+        if direct:
+            ctype = c_type(x.type.dtype)
+            support += (_inc_view_support(x.type.dtype, ctype, typenum(x.type.dtype)),)
+            set_flag = 1 if op.set_instead_of_inc else 0
+            head = (f"if (!og_incview_{x.type.dtype}(og_b, data, {ond}, dims, strides, i1, "
+                    f"{set_flag}))")
+        with w.block(head):
+            w.line(f"PyArrayObject *v = og_view(og_b, {ond}, dims, strides, data);",
+                   "if (!v) goto fail;")
+            # ``v + y`` of two 0-d arrays is a NumPy scalar, not an array: copy it back
+            # with PyArray_CopyObject (any object, unsafe cast as ``x[idx] = ...``), never
+            # by treating it as a PyArrayObject.
+            if op.set_instead_of_inc:
+                w.line("rc = PyArray_CopyObject(v, (PyObject *)i1);")
+            else:
+                w.line("PyObject *sum = PyNumber_Add((PyObject *)v, (PyObject *)i1);",
+                       "rc = sum ? PyArray_CopyObject(v, sum) : -1;",
+                       "Py_XDECREF(sum);")
+            w.line("Py_DECREF(v);")
+        w.line("if (rc < 0) goto fail;")
+    return NodeC(w.text(), support=support)
+
+_DIRECT_INC = ("float32", "float64")
+
+
+def _inc_view_support(dtype: str, ctype: str, tnum: str) -> str:
+    """``og_incview_<dtype>(base, data, nd, dims, strides, y, set)``: the view of ``base``
+    given by data/dims/strides ``+= y`` (or ``= y``) with y broadcast onto it, in C and
+    without making the view an array object.  Returns 0, writing nothing, whenever
+    NumPy's path must decide (another dtype, unaligned or swapped data, y overlapping
+    base, shapes that do not broadcast: NumPy raises its own error there)."""
+    return rf"""
+static int og_incview_{dtype}(PyArrayObject *base, char *data, int nd,
+                              const npy_intp *vdims, const npy_intp *vstrides,
+                              PyArrayObject *y, int set) {{
+    const int ynd = PyArray_NDIM(y);
+    if (!PyArray_Check((PyObject *)y) || PyArray_TYPE(y) != {tnum} ||
+        PyArray_TYPE(base) != {tnum} || ynd > nd || nd > 16) return 0;
+    if (!PyArray_ISALIGNED(y) || !PyArray_ISNOTSWAPPED(y) || !PyArray_ISALIGNED(base) ||
+        !PyArray_ISWRITEABLE(base) || og_overlaps(base, y)) return 0;
+    npy_intp dims[16], vs[16], ys[16], idx[16], n = 1;
+    for (int d = 0; d < nd; d++) {{
+        dims[d] = vdims[d]; vs[d] = vstrides[d];
+        ys[d] = 0; idx[d] = 0; n *= dims[d];
+    }}
+    for (int d = 0; d < ynd; d++) {{
+        const int vd = d + nd - ynd;
+        const npy_intp m = PyArray_DIMS(y)[d];
+        if (m == dims[vd]) ys[vd] = PyArray_STRIDES(y)[d];
+        else if (m != 1) return 0;
+    }}
+    if (n == 0) return 1;
+    char *pv = data;
+    const char *py = PyArray_BYTES(y);
+    if (nd == 0) {{
+        if (set) *({ctype} *)pv = *(const {ctype} *)py;
+        else *({ctype} *)pv += *(const {ctype} *)py;
+        return 1;
+    }}
+    const npy_intp inner = dims[nd - 1], vsi = vs[nd - 1], ysi = ys[nd - 1];
+    for (;;) {{
+        char *a = pv;
+        const char *b = py;
+        if (set) for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
+            *({ctype} *)a = *(const {ctype} *)b;
+        else for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
+            *({ctype} *)a += *(const {ctype} *)b;
+        int d = nd - 2;
+        for (; d >= 0; d--) {{
+            pv += vs[d]; py += ys[d];
+            if (++idx[d] < dims[d]) break;
+            pv -= vs[d] * dims[d]; py -= ys[d] * dims[d]; idx[d] = 0;
+        }}
+        if (d < 0) return 1;
+    }}
+}}
+"""
 
 
 def emit_arange(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -283,6 +365,9 @@ def table() -> dict[type, Any]:
         LogSoftmax: emit_softmax,
         Join: emit_join,
         IncSubtensor: emit_incsubtensor,
+        AdvancedSubtensor1: emit_advanced_subtensor1,
+        AdvancedIncSubtensor1: emit_advanced_inc_subtensor1,
+        SliceLength: emit_slice_length,
         ARange: emit_arange,
         Eye: emit_eye,
     }

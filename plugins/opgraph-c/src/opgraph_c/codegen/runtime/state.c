@@ -5,7 +5,8 @@ typedef struct {
     PyObject *in_cells, *out_cells, *consts, *thunks, *cells, *on_error, *labels;
     PyObject *params_obj;
     const char *params;
-    unsigned char *keep_mode;   /* per variable: 0 none, 1 keep buffer, 2 reuse output cell */
+    unsigned char *keep_mode;   /* per variable: 0 none, 1 keep buffer, 2 reuse output cell,
+                                   3 keep the buffer when small (OG_KEEP_SMALL_BYTES) */
     PyObject **keep;            /* per variable: buffer kept from the previous call */
     Py_ssize_t nvars;
 #ifdef OG_PROFILE
@@ -134,7 +135,7 @@ static PyObject *og_new_array(int nd, const npy_intp *shp, int typenum, PyArrayO
 /* The previous value of variable k, when it may be written again (owned ref or NULL). */
 static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
     unsigned char mode = st->keep_mode[k];
-    if (mode == 1) {
+    if (mode == 1 || mode == 3) {
         PyObject *o = st->keep[k];
         st->keep[k] = NULL;
         if (o && Py_REFCNT(o) == 1) return o;   /* nobody else holds it (no live views) */
