@@ -1,4 +1,4 @@
-"""The structural emitters (shape_ops, more_ops) write C through CWriter: one
+"""The structural emitters (shape_ops, more_ops, gather) write C through CWriter: one
 statement per line, bodies indented by their braces; their support C is package data."""
 
 from __future__ import annotations
@@ -11,6 +11,11 @@ import opgraph.tensor as pt
 from opgraph.plugins import CExpr
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.special import log_softmax, softmax
+from opgraph.tensor.subtensor import (
+    advanced_inc_subtensor1,
+    advanced_set_subtensor1,
+    advanced_subtensor1,
+)
 
 
 def _nodes() -> list:
@@ -32,6 +37,9 @@ def _nodes() -> list:
         pt.concatenate([x, x], axis=i).owner,
         pt.arange(i, 10, 2).owner,
         pt.eye(i, 4, 1).owner,
+        advanced_subtensor1(v, pt.lvector("j")).owner,
+        advanced_inc_subtensor1(v, v, pt.lvector("j")).owner,
+        advanced_set_subtensor1(v, v, pt.lvector("j")).owner,
     ]
 
 

@@ -49,8 +49,9 @@ def test_gather_and_scatter_add_match_numpy(dtype, idx_dtype):
     _compare([x, y, s, i], outs, RNG.normal(size=14).astype(dtype)[::2],
              RNG.normal(size=12).astype(dtype)[::-2], np.asarray(2, dtype=dtype),
              np.repeat(iv, 2)[::2])
-    outs1 = [advanced_inc_subtensor1(x, y, i)]
-    _compare([x, y, i], outs1, xv, yv[:1], iv)
+    y1 = pt.tensor("y1", dtype=dtype, shape=(1,))  # only a static length 1 broadcasts
+    outs1 = [advanced_inc_subtensor1(x, y1, i)]
+    _compare([x, y1, i], outs1, xv, yv[:1], iv)
 
 
 def test_negative_and_out_of_range_indices():
@@ -67,6 +68,8 @@ def test_negative_and_out_of_range_indices():
     with pytest.raises(ValueError, match="cannot broadcast 2 values onto 3"):
         c(xv, np.ones(2), np.array([0, 1, 2]))
     np.testing.assert_array_equal(xv, np.arange(5.0))  # never written
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        c(xv, np.ones(1), np.array([0, 1, 2]))  # y's type does not declare length 1
 
 
 def test_scatter_add_in_place_and_its_gradient_under_fast_run():
