@@ -438,6 +438,15 @@ class FunctionGraph(FeatureHost):
         self._rewire(node, i, new_var, reason, import_missing, check)
 
     def _refuse_cycle(self, targets: list[Any], var: Variable, new_var: Variable) -> None:
+        new_node, old_node = new_var.owner, var.owner
+        if new_node is None or (
+            old_node is not None and all(x in old_node.inputs for x in new_node.inputs)
+        ):
+            # ``new`` reads only what ``var``'s own node reads (a merge of duplicates, a
+            # node rebuilt over the same inputs): a target above ``new`` would read ``var``
+            # and feed ``var``'s inputs, a cycle the graph cannot already hold.  O(inputs)
+            # instead of a search, which made merging a long chain quadratic.
+            return
         culprit = cycle_through(targets, new_var, self.clients, self.apply_nodes)
         if culprit is not None:
             raise InconsistencyError(
