@@ -19,6 +19,7 @@ from opgraph.graph.basic import Constant, io_toposort
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.runtime_c import runtime_file
 from opgraph_c.codegen.scalar_table import scalar_c_expr
 
 __all__ = ["emit_elemwise", "scalar_body"]
@@ -299,19 +300,5 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")[:200]
 
 
-ELEMWISE_SUPPORT = r"""
-static void og_shape_error(OGState *st, int node, PyArrayObject **ins, int nin) {
-    PyObject *op = PyTuple_GET_ITEM(st->labels, OG_NIN + OG_NNODES + node);
-    char buf[512]; int pos = 0;
-    for (int i = 0; i < nin && pos < 400; i++) {
-        pos += snprintf(buf + pos, sizeof(buf) - pos, "%s(", i ? ", " : "");
-        for (int d = 0; d < PyArray_NDIM(ins[i]) && pos < 400; d++)
-            pos += snprintf(buf + pos, sizeof(buf) - pos, "%s%ld", d ? "," : "",
-                            (long)PyArray_DIMS(ins[i])[d]);
-        pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
-    }
-    PyErr_Format(PyExc_ValueError,
-                 "%U: input shapes %s cannot be broadcast together (Runtime broadcasting "
-                 "not allowed: only dimensions of static length 1 broadcast)", op, buf);
-}
-"""
+ELEMWISE_SUPPORT = runtime_file("elemwise_support.h")
+"""Shape errors and warnings of fused elementwise loops (``runtime/elemwise_support.h``)."""

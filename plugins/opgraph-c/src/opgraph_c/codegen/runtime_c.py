@@ -42,7 +42,7 @@ POOL_MAX_BYTES = 1 << 29
 
 RUNTIME_FILES = (
     "prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c",
-    "scalar_ops.h", "views.h", "index.h",
+    "scalar_ops.h", "views.h", "index.h", "elemwise_support.h", "release.c", "scan.h",
 )
 """The files of ``opgraph_c/codegen/runtime/``: the module frame in the order a module
 includes it, then the support code the emitters ask for (``NodeC.support``)."""
