@@ -348,9 +348,9 @@ def get_item(x: Any, index: Any) -> Variable:
     real = [(k, v) for k, v in entries if k != "none"]
     idx_list, inputs = _basic_idx(real)
     written = index if isinstance(index, tuple) else (index,)
-    if not idx_list and any(isinstance(i, slice) for i in written):
+    if not idx_list and "none" not in kinds and any(isinstance(i, slice) for i in written):
         # x[:] is a Subtensor node, as in PyTensor, so set_subtensor(x[:], y) works
-        # (rewrites remove the useless indexing).
+        # (rewrites remove the useless indexing); x[:, None] stays a bare DimShuffle.
         idx_list = (SliceSpec(),)
     out = Subtensor(idx_list)(x, *inputs) if idx_list else x
     if "none" not in kinds:

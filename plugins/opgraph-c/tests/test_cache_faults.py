@@ -186,6 +186,17 @@ def test_clear_leaves_nothing_behind(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_an_entry_removed_while_listed_is_invalid_not_an_error(tmp_path, monkeypatch):
+    """Another process may evict or clear an entry between the listing and the stat (seen
+    in CI with two nox sessions sharing one cache): the listing must not raise."""
+    cache = ModuleCache(str(tmp_path), 64)
+    (tmp_path / "gone.json").write_text(json.dumps({"size": 10, "created": 1.0}))
+    monkeypatch.setattr(cache_mod, "is_regular_file", lambda path: True)  # the .so "exists"
+    (entry,) = cache.entries()
+    assert entry.key == "gone" and not entry.valid
+    assert cache.evict(max_bytes=1) == ["gone"]
+
+
 def test_total_size_counts_every_file(tmp_path):
     cache = ModuleCache(str(tmp_path), 64)
     (tmp_path / "k.so").write_bytes(b"x" * 1000)

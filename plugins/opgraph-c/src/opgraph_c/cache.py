@@ -266,9 +266,11 @@ class ModuleCache:
                 meta = loaded if isinstance(loaded, dict) else {}
             except (OSError, ValueError):
                 meta = {}
-        valid = bool(meta) and is_regular_file(so_path) and (
-            os.path.getsize(so_path) == meta.get("size")
-        )
+        try:  # another process may remove the entry while we look (eviction, clear)
+            so_size: int | None = os.stat(so_path).st_size if is_regular_file(so_path) else None
+        except OSError:
+            so_size = None
+        valid = bool(meta) and so_size is not None and so_size == meta.get("size")
         return CacheEntry(key, so_path, size, last, float(meta.get("created", 0.0)),
                           str(meta.get("description", "")), valid)
 

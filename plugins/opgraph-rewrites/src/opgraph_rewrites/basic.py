@@ -77,13 +77,23 @@ def _constant_truth(var: Variable) -> bool | None:
     return None if value is None else bool(value)
 
 
+def _broadcasts_onto(var: Variable, kept: Variable) -> bool:
+    """Whether ``var`` broadcasts with ``kept`` whatever their run-time shapes (each of
+    its dimensions is statically 1 or statically equal to ``kept``'s)."""
+    vs, ks = var.type.shape, kept.type.shape
+    if len(vs) > len(ks):
+        return False
+    return all(v == 1 or (v is not None and v == k) for v, k in zip(vs, ks[len(ks) - len(vs):]))
+
+
 @node_rewriter([Elemwise], name="local_useless_switch")
 def local_useless_switch(fgraph: Any, node: Apply) -> Any:
     """switch(c, a, b) -> a (c constant true) or b (c constant false); switch(c, a, a) -> a.
 
     The kept branch is broadcast against the other inputs and cast, so the
     result has the switch's exact type (and a condition that would change the
-    shape keeps its effect).
+    shape keeps its effect).  Only when the dropped operands' static shapes show
+    they broadcast with the kept one: otherwise the switch's shape error stays.
     """
     if not isinstance(node.op.scalar_op, Switch):
         return False
@@ -94,6 +104,10 @@ def local_useless_switch(fgraph: Any, node: Apply) -> Any:
         return False
     kept = left if (truth is None or truth) else right
     other = [v for v in node.inputs if v is not kept]
+    if not all(_broadcasts_onto(dropped, kept) for dropped in other):
+        # a dropped operand's shape may not broadcast with the kept branch: the switch
+        # would raise there, and the replacement would not (rewrites keep NumPy's errors)
+        return False
     new = keep_type(out, kept, refs=other)
     return [new] if new is not None else False
 

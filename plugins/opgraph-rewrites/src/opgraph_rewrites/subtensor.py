@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor.basic as tensor_basic
+from opgraph.faces import MissingPluginName
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scalar.arith import Add
@@ -261,7 +262,10 @@ def local_adv_idx_to_diagonal(fgraph: Any, node: Apply) -> Any:
     (d, r), (_, c) = rows, cols
     if min(r, c) != 0 or d != min(n - r, m - c) or d <= 0:
         return None
-    return _fixed(node, tensor_basic.diagonal(x, offset=c - r))
+    diagonal = getattr(tensor_basic, "diagonal", None)
+    if diagonal is None or isinstance(diagonal, MissingPluginName):
+        return None  # opgraph-linalg, which serves the diagonal op, is absent or disabled
+    return _fixed(node, diagonal(x, offset=c - r))
 
 
 # -- writes -----------------------------------------------------------------------------
