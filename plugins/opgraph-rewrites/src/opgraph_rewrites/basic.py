@@ -35,7 +35,7 @@ from opgraph_rewrites.registering import (
 )
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.useless import local_useless_alloc as _useless_alloc
-from opgraph_rewrites.utils import const_value, keep_type
+from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes
 
 __all__ = [
     "assert_op",
@@ -206,15 +206,8 @@ def local_alloc_sink_dimshuffle(fgraph: Any, node: Apply) -> Any:
         core = x
     else:
         core = alloc(x, *rest)
-    order: list[Any] = []
-    j = 0
-    for k in range(len(dims)):
-        if k in dropped:
-            order.append("x")
-        else:
-            order.append(j)
-            j += 1
-    new = DimShuffle(input_ndim=core.type.ndim, new_order=tuple(order))(core)
+    order = order_with_new_axes(len(dims), dropped)
+    new = DimShuffle(input_ndim=core.type.ndim, new_order=order)(core)
     fixed = keep_type(node.outputs[0], new)
     return [fixed] if fixed is not None else False
 

@@ -18,7 +18,7 @@ from opgraph.tensor.shape import Reshape, SpecifyShape, reshape, static_int
 from opgraph_rewrites.shape_feature import ShapeFeature, ShapeOptimizer, shape_rewriters
 from opgraph_rewrites.useless import _entries as vector_entries
 from opgraph_rewrites.useless import local_useless_reshape as _useless_reshape
-from opgraph_rewrites.utils import keep_type
+from opgraph_rewrites.utils import keep_type, order_with_new_axes
 
 __all__ = [
     "ShapeFeature",
@@ -52,15 +52,8 @@ def local_reshape_to_dimshuffle(fgraph: Any, node: Apply) -> Any:
     rest = [e for k, e in enumerate(entries) if k not in ones]
     x = node.inputs[0]
     core = reshape(x, rest, ndim=len(rest)) if rest or x.type.ndim else x
-    order: list[Any] = []
-    j = 0
-    for k in range(len(entries)):
-        if k in ones:
-            order.append("x")
-        else:
-            order.append(j)
-            j += 1
-    new = DimShuffle(input_ndim=core.type.ndim, new_order=tuple(order))(core)
+    order = order_with_new_axes(len(entries), ones)
+    new = DimShuffle(input_ndim=core.type.ndim, new_order=order)(core)
     fixed = keep_type(node.outputs[0], new)
     return [fixed] if fixed is not None else False
 

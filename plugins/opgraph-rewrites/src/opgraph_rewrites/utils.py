@@ -37,6 +37,21 @@ def _elemwise_cls() -> type:
 _EW_CACHE: dict[Any, Any] = {}
 
 
+def order_with_new_axes(ndim: int, new_axes: Any) -> tuple[Any, ...]:
+    """The DimShuffle order that puts a length-1 axis (``"x"``) at each position of
+    ``new_axes`` of an ``ndim``-dimensional result and the input's axes, in order, in
+    the others."""
+    order: list[Any] = []
+    j = 0
+    for k in range(ndim):
+        if k in new_axes:
+            order.append("x")
+        else:
+            order.append(j)
+            j += 1
+    return tuple(order)
+
+
 def ew(scalar_op: Any) -> Any:
     """The (non-inplace) Elemwise of ``scalar_op``, one shared instance per scalar op."""
     op = _EW_CACHE.get(scalar_op)
