@@ -1,4 +1,4 @@
-"""The structural emitters (shape_ops, more_ops, gather) write C through CWriter: one
+"""The structural emitters (shape_ops, more_ops, gather, scan) write C through CWriter: one
 statement per line, bodies indented by their braces; their support C is package data."""
 
 from __future__ import annotations
@@ -6,9 +6,13 @@ from __future__ import annotations
 import pytest
 from opgraph_c.codegen import more_ops, runtime_c, scalar_table, shape_ops
 from opgraph_c.codegen.nodec import EmitContext
+from opgraph_c.codegen.scan_c import emit_scan
 
+import opgraph
 import opgraph.tensor as pt
+from opgraph.graph.traversal import applys_between
 from opgraph.plugins import CExpr
+from opgraph.scan.op import Scan
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.special import log_softmax, softmax
 from opgraph.tensor.subtensor import (
@@ -52,10 +56,27 @@ def _emit(node):
     return emitter(node, EmitContext(openmp=True))
 
 
-@pytest.mark.parametrize("index", range(14))
+def _scan_node():
+    x, w, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = opgraph.scan(lambda xt, h, w: pt.tanh(pt.dot(w, h) + xt), sequences=x,
+                     outputs_info=h0, non_sequences=w, return_updates=False)
+    return next(n for n in applys_between([x, w, h0], [h]) if isinstance(n.op, Scan))
+
+
+@pytest.mark.parametrize("index", range(len(_nodes())))
 def test_generated_c_is_indented_by_its_braces(index):
     node = _nodes()[index]
-    code = _emit(node)
+    _check_indented(node, _emit(node))
+
+
+def test_scan_loop_c_is_indented_by_its_braces():
+    node = _scan_node()
+    ctx = EmitContext(openmp=False)
+    ctx.node_index = 0
+    _check_indented(node, emit_scan(node, ctx))
+
+
+def _check_indented(node, code):
     assert code is not None, node
     depth = 0
     for line in code.body.splitlines():

@@ -29,6 +29,7 @@ from opgraph.graph.basic import Constant
 from opgraph.tensor.type import TensorType
 from opgraph_c.codegen import registry
 from opgraph_c.codegen.ctypes_ import supported, typenum
+from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.runtime_c import runtime_file
 
@@ -43,24 +44,35 @@ def _tensor_ok(v: Any) -> bool:
 
 
 def _inner_node_function(name: str, node: Any, code: NodeC) -> str:
-    ins = "\n".join(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};"
-                    for i in range(len(node.inputs)))
-    outs = "\n".join(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];"
-                     for j in range(len(node.outputs)))
-    back = "\n".join(f"og_out[{j}] = (PyObject *)o{j};" for j in range(len(node.outputs)))
-    return (f"static int {name}(OGState *og_st, PyObject **og_in, PyObject **og_out) {{\n"
-            f"(void)og_st; (void)og_in;\n{ins}\n{outs}\nint og_rc = -1;\n{{\n{code.body}\n}}\n"
-            f"og_rc = 0;\ngoto fail;\nfail:\n{back}\nreturn og_rc;\n}}\n")
+    """A C function running one inner node: the loop calls it once per step."""
+    w = CWriter()
+    with w.block(f"static int {name}(OGState *og_st, PyObject **og_in, PyObject **og_out)"):
+        w.line("(void)og_st;", "(void)og_in;")
+        for i in range(len(node.inputs)):
+            w.line(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}];", f"(void)i{i};")
+        for j in range(len(node.outputs)):
+            w.line(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];")
+        w.line("int og_rc = -1;")
+        with w.block():
+            w.code(code.body)
+        w.line("og_rc = 0;", "goto fail;")
+        w.label("fail")
+        for j in range(len(node.outputs)):
+            w.line(f"og_out[{j}] = (PyObject *)o{j};")
+        w.line("return og_rc;")
+    return w.text()
 
 
-def _constant_c(var: Constant, slot: str, ctx: EmitContext, fail: str) -> str:
+def _constant_c(w: CWriter, var: Constant, slot: str, ctx: EmitContext, fail: str) -> None:
     """C creating a new array for an inner constant, read from the parameter buffer."""
     data = np.ascontiguousarray(var.data, dtype=var.type.dtype)
     dims = ", ".join(str(s) for s in data.shape) or "0"
     first = ctx.param(var.type.dtype, data)  # every element, in order, from there on
-    return (f"{{ npy_intp d[] = {{{dims}}}; {slot} = PyArray_EMPTY({data.ndim}, d, "
-            f"{typenum(var.type.dtype)}, 0); if (!{slot}) {fail} "
-            f"memcpy(PyArray_DATA((PyArrayObject *){slot}), &{first}, {data.nbytes}); }}")
+    with w.block():
+        w.line(f"npy_intp d[] = {{{dims}}};",
+               f"{slot} = PyArray_EMPTY({data.ndim}, d, {typenum(var.type.dtype)}, 0);",
+               f"if (!{slot}) {fail}",
+               f"memcpy(PyArray_DATA((PyArrayObject *){slot}), &{first}, {data.nbytes});")
 
 
 def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -122,105 +134,110 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     sl = op.outer_slices()
     seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
     fail = "goto og_scan_fail;"
-    B: list[str] = []
-    B.append(f"PyObject *sv[{nv}] = {{0}};")
-    B.append("npy_intp n = 0;")
-    B.append(f"if (og_scan_steps(i0, &n)) {fail}")
+    w = CWriter()
+    w.line(f"PyObject *sv[{nv}] = {{0}};", "npy_intp n = 0;", f"if (og_scan_steps(i0, &n)) {fail}")
     for s in range(n_seqs):
-        B.append(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n) {{ "
-                 f"PyErr_Format(PyExc_ValueError, \"Scan: sequence {s} has fewer than "
-                 f"n_steps=%zd entries\", n); {fail} }}")
+        with w.block(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n)"):
+            w.line(f"PyErr_Format(PyExc_ValueError, \"Scan: sequence {s} has fewer than "
+                   f"n_steps=%zd entries\", n);", fail)
     for c in consts:
-        B.append(_constant_c(c, f"sv[{slot[c]}]", ctx, fail))
+        _constant_c(w, c, f"sv[{slot[c]}]", ctx, fail)
     for q in range(n_ns):
         inner = f_in[len(f_in) - n_ns + q]
-        B.append(f"sv[{slot[inner]}] = (PyObject *)i{ns0 + q}; Py_INCREF(sv[{slot[inner]}]);")
+        w.line(f"sv[{slot[inner]}] = (PyObject *)i{ns0 + q};", f"Py_INCREF(sv[{slot[inner]}]);")
     # state buffers: the initial rows, then one row per step
     for m in range(n_st):
         x = f"i{st0 + m}"
-        B.append("{")
-        B.append(f"if (PyArray_NDIM({x}) < 1 || PyArray_DIMS({x})[0] < {ks[m]}) {{ "
-                 f"PyErr_SetString(PyExc_ValueError, \"Scan: initial state {m} needs {ks[m]} "
-                 f"rows\"); {fail} }}")
-        B.append(f"npy_intp d[NPY_MAXDIMS]; d[0] = {rows[m]};")
-        B.append(f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];")
-        B.append(f"Py_XDECREF(o{m}); o{m} = (PyArrayObject *)og_empty(PyArray_NDIM({x}), "
-                 f"d, {typenum(node.outputs[m].type.dtype)}); if (!o{m}) {fail}")
-        B.append(f"for (npy_intp r = 0; r < {ks[m]}; r++) {{ PyObject *row = og_scan_row({x}, r);"
-                 f" if (!row) {fail} int rc = og_scan_store(o{m}, r, row, {m}); Py_DECREF(row);"
-                 f" if (rc) {fail} }}")
-        B.append("}")
+        with w.block():
+            with w.block(f"if (PyArray_NDIM({x}) < 1 || PyArray_DIMS({x})[0] < {ks[m]})"):
+                w.line(f"PyErr_SetString(PyExc_ValueError, \"Scan: initial state {m} needs "
+                       f"{ks[m]} rows\");", fail)
+            w.line("npy_intp d[NPY_MAXDIMS];", f"d[0] = {rows[m]};",
+                   f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];",
+                   f"Py_XDECREF(o{m});",
+                   f"o{m} = (PyArrayObject *)og_empty(PyArray_NDIM({x}), d, "
+                   f"{typenum(node.outputs[m].type.dtype)});",
+                   f"if (!o{m}) {fail}")
+            with w.block(f"for (npy_intp r = 0; r < {ks[m]}; r++)"):
+                w.line(f"PyObject *row = og_scan_row({x}, r);", f"if (!row) {fail}",
+                       f"int rc = og_scan_store(o{m}, r, row, {m});", "Py_DECREF(row);",
+                       f"if (rc) {fail}")
     for q in range(n_nit):
-        B.append(f"Py_XDECREF(o{n_st + q}); o{n_st + q} = NULL;")
+        w.line(f"Py_XDECREF(o{n_st + q});", f"o{n_st + q} = NULL;")
     # the loop
-    B.append("for (npy_intp t = 0; t < n; t++) {")
-    pos = 0
-    for s in range(n_seqs):
-        B.append(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], i{seq0 + s}, t)) {fail}")
-        pos += 1
-    for m in range(n_st):
-        for tap in taps[m]:
-            B.append(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], o{m}, ({ks[m]} + t + ({tap})) "
-                     f"% {rows[m]})) {fail}")
+    with w.block("for (npy_intp t = 0; t < n; t++)"):
+        pos = 0
+        for s in range(n_seqs):
+            w.line(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], i{seq0 + s}, t)) {fail}")
             pos += 1
-    for j, inner in enumerate(order):
-        ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
-        B.append("{")
-        B.append(f"PyObject *a[{max(len(inner.inputs), 1)}] = {{{ins}}};")
-        B.append(f"PyObject *r[{len(inner.outputs)}];")
-        for jj, v in enumerate(inner.outputs):
-            B.append(f"r[{jj}] = sv[{slot[v]}];")
-        B.append(f"int rc = og_scan_{k}_n{j}(og_st, a, r);")
-        for jj, v in enumerate(inner.outputs):
-            B.append(f"sv[{slot[v]}] = r[{jj}];")
-        B.append(f"if (rc) {fail}")
-        B.append("}")
-    for m in range(n_st):
-        B.append(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, sv[{slot[f_out[m]]}], "
-                 f"{m})) {fail}")
-    for q in range(n_nit):
-        o = f"o{n_st + q}"
-        val = f"sv[{slot[f_out[n_st + q]]}]"
-        B.append(f"if (!{o}) {{ PyArrayObject *v0 = (PyArrayObject *){val}; "
-                 "npy_intp d[NPY_MAXDIMS]; d[0] = n; "
-                 "for (int a = 0; a < PyArray_NDIM(v0); a++) d[a + 1] = PyArray_DIMS(v0)[a]; "
-                 f"{o} = (PyArrayObject *)og_empty(PyArray_NDIM(v0) + 1, d, "
-                 f"{typenum(node.outputs[n_st + q].type.dtype)}); if (!{o}) {fail} }}")
-        B.append(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
-    B.append("}")
+        for m in range(n_st):
+            for tap in taps[m]:
+                w.line(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], o{m}, "
+                       f"({ks[m]} + t + ({tap})) % {rows[m]})) {fail}")
+                pos += 1
+        for j, inner in enumerate(order):
+            ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
+            with w.block():
+                w.line(f"PyObject *a[{max(len(inner.inputs), 1)}] = {{{ins}}};",
+                       f"PyObject *r[{len(inner.outputs)}];")
+                for jj, v in enumerate(inner.outputs):
+                    w.line(f"r[{jj}] = sv[{slot[v]}];")
+                w.line(f"int rc = og_scan_{k}_n{j}(og_st, a, r);")
+                for jj, v in enumerate(inner.outputs):
+                    w.line(f"sv[{slot[v]}] = r[{jj}];")
+                w.line(f"if (rc) {fail}")
+        for m in range(n_st):
+            w.line(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, "
+                   f"sv[{slot[f_out[m]]}], {m})) {fail}")
+        for q in range(n_nit):
+            o = f"o{n_st + q}"
+            val = f"sv[{slot[f_out[n_st + q]]}]"
+            with w.block(f"if (!{o})"):
+                w.line(f"PyArrayObject *v0 = (PyArrayObject *){val};",
+                       "npy_intp d[NPY_MAXDIMS];", "d[0] = n;",
+                       "for (int a = 0; a < PyArray_NDIM(v0); a++) d[a + 1] = "
+                       "PyArray_DIMS(v0)[a];",
+                       f"{o} = (PyArrayObject *)og_empty(PyArray_NDIM(v0) + 1, d, "
+                       f"{typenum(node.outputs[n_st + q].type.dtype)});",
+                       f"if (!{o}) {fail}")
+            w.line(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
     # a ring holds the last rows out of order: put them oldest first
     for m in range(n_st):
         if not keep[m]:
             continue
-        B.append(f"if ({rows[m]} < {ks[m]} + n) {{")
-        B.append(f"npy_intp r = {rows[m]}, total = {ks[m]} + n;")
-        B.append(f"PyArrayObject *ring = o{m}; o{m} = (PyArrayObject *)PyArray_NewLikeArray("
-                 f"ring, NPY_CORDER, NULL, 0); if (!o{m}) {{ o{m} = ring; {fail} }}")
-        B.append(f"for (npy_intp j = 0; j < r; j++) {{ PyObject *row = og_scan_row(ring, "
-                 f"(total - r + j) % r); if (!row) {{ Py_DECREF(ring); {fail} }} "
-                 f"int rc = og_scan_store(o{m}, j, row, {m}); Py_DECREF(row); "
-                 f"if (rc) {{ Py_DECREF(ring); {fail} }} }}")
-        B.append("Py_DECREF(ring);")
-        B.append("}")
+        with w.block(f"if ({rows[m]} < {ks[m]} + n)"):
+            w.line(f"npy_intp r = {rows[m]}, total = {ks[m]} + n;",
+                   f"PyArrayObject *ring = o{m};",
+                   f"o{m} = (PyArrayObject *)PyArray_NewLikeArray(ring, NPY_CORDER, NULL, 0);")
+            with w.block(f"if (!o{m})"):
+                w.line(f"o{m} = ring;", fail)
+            with w.block("for (npy_intp j = 0; j < r; j++)"):
+                w.line("PyObject *row = og_scan_row(ring, (total - r + j) % r);")
+                with w.block("if (!row)"):
+                    w.line("Py_DECREF(ring);", fail)
+                w.line(f"int rc = og_scan_store(o{m}, j, row, {m});", "Py_DECREF(row);")
+                with w.block("if (rc)"):
+                    w.line("Py_DECREF(ring);", fail)
+            w.line("Py_DECREF(ring);")
     # no step: empty per-step outputs (unknown row lengths are 0)
     for q in range(n_nit):
         o = f"o{n_st + q}"
         t = node.outputs[n_st + q].type
         dims = ", ".join(["0", *[str(0 if s is None else s) for s in t.shape[1:]]])
-        B.append(f"if (!{o}) {{ npy_intp d[] = {{{dims}}}; {o} = (PyArrayObject *)"
-                 f"PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0); if (!{o}) {fail} }}")
-    B.append(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);")
-    B.append("goto og_scan_done;")
-    B.append("og_scan_fail:")
-    B.append(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);")
-    B.append("goto fail;")
-    B.append("og_scan_done:;")
+        with w.block(f"if (!{o})"):
+            w.line(f"npy_intp d[] = {{{dims}}};",
+                   f"{o} = (PyArrayObject *)PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0);",
+                   f"if (!{o}) {fail}")
+    w.line(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);", "goto og_scan_done;")
+    w.line("og_scan_fail:")
+    w.line(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);", "goto fail;")
+    w.line("og_scan_done:;")
     support = [SCAN_SUPPORT]
     for code in codes:
         support.extend(code.support)
     support.extend(funcs)
     return NodeC(
-        body="\n".join(B),
+        body=w.text(),
         support=tuple(dict.fromkeys(support)),
         headers=tuple(dict.fromkeys(h for c in codes for h in c.headers)),
         libraries=tuple(dict.fromkeys(x for c in codes for x in c.libraries)),
