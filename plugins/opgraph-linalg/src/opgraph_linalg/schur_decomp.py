@@ -35,6 +35,15 @@ def _check_sort(sort: Any, who: str) -> None:
         raise ValueError(f"{who}: sort must be one of {list(_SORTS)}, got {sort!r}")
 
 
+def _into(buffer: np.ndarray, value: np.ndarray, overwrite: bool) -> np.ndarray:
+    """``value`` written into ``buffer`` (and returned as it) when ``buffer`` may be destroyed."""
+    if not overwrite or buffer is value or buffer.dtype != value.dtype \
+            or not buffer.flags.writeable:
+        return value
+    buffer[...] = value
+    return buffer
+
+
 def _all_selected(alpha: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
     return np.ones(np.shape(alpha), dtype=bool)
 
@@ -145,6 +154,9 @@ class QZ(Op):
         else:
             res = scipy.linalg.ordqz(a, b, sort=self.sort or _all_selected, output=self.output,
                                      overwrite_a=self.overwrite_a, overwrite_b=self.overwrite_b)
+            # the reordering works on copies: put the ordered factors in the destroyed buffers
+            res = (_into(a, res[0], self.overwrite_a), _into(b, res[1], self.overwrite_b),
+                   *res[2:])
             if not self.return_eigenvalues:
                 res = (res[0], res[1], res[4], res[5])
         for cell, value, out in zip(output_storage, res, node.outputs):
