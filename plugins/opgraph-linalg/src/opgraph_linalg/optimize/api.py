@@ -17,6 +17,7 @@ from opgraph.graph.basic import Constant, Variable, graph_inputs
 from opgraph.graph.replace import graph_replace
 from opgraph.graph.traversal import truncated_graph_inputs
 from opgraph_linalg.optimize.ops import MinimizeOp, MinimizeScalarOp, RootOp, RootScalarOp
+from opgraph_linalg.optimize.wrapper import as_vector as _as_vector
 
 __all__ = ["minimize", "minimize_scalar", "root", "root_scalar"]
 
@@ -45,7 +46,7 @@ def _pack(who: str, objective: Variable, xs: Sequence[Any]
     if not xs:
         raise ValueError(f"{who}: x is an empty list; give at least one variable")
     dtype = str(np.result_type(*[v.type.dtype for v in xs]))
-    start = pt.concatenate([pt.cast(v, dtype).flatten() for v in xs])
+    start = pt.concatenate([_as_vector(pt.cast(v, dtype)) for v in xs])
     packed = start.type()
     packed.name = "packed_" + "_".join(str(v.name or "x") for v in xs)
 
@@ -56,9 +57,11 @@ def _pack(who: str, objective: Variable, xs: Sequence[Any]
                 out.append(pt.cast(flat[offset], v.type.dtype))
                 offset = offset + 1
             else:
-                size = v.size
-                out.append(pt.cast(flat[offset:offset + size].reshape(v.shape, ndim=v.type.ndim),
-                                   v.type.dtype))
+                size = v.size if v.type.shape[0] is None or v.type.ndim > 1 else v.type.shape[0]
+                piece = flat[offset:offset + size]
+                if v.type.ndim > 1:
+                    piece = piece.reshape(v.shape, ndim=v.type.ndim)
+                out.append(pt.cast(piece, v.type.dtype))
                 offset = offset + size
         return out
 

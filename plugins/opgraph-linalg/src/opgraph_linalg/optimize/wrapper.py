@@ -22,11 +22,11 @@ from opgraph.gradient import DisconnectedType, disconnected_type, grad, jacobian
 from opgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, graph_inputs
 from opgraph.graph.op import HasInnerGraph, Op
 from opgraph.graph.replace import graph_replace
-from opgraph.tensor import as_tensor_variable
+from opgraph.tensor import as_tensor_variable, stack
 from opgraph.tensor.type import TensorType
 from opgraph_linalg.solvers import solve
 
-__all__ = ["ScipyScalarWrapperOp", "ScipyWrapperOp", "check_method", "inner_graph"]
+__all__ = ["ScipyScalarWrapperOp", "ScipyWrapperOp", "as_vector", "check_method", "inner_graph"]
 
 
 def check_method(who: str, method: Any, known: Sequence[str]) -> str:
@@ -64,6 +64,30 @@ def inner_graph(who: str, inputs: Sequence[Variable], outputs: Sequence[Variable
     equiv = clone_get_equiv(list(memo), list(outputs), copy_inputs=False, copy_orphans=True,
                             memo=memo)
     return fresh, [equiv[o] for o in outputs]
+
+
+def as_vector(var: Variable) -> Variable:
+    """``var`` flattened (no Reshape for a vector or a scalar, so the graph stays batchable)."""
+    if var.type.ndim == 1:
+        return var
+    if var.type.ndim == 0:
+        return var.dimshuffle("x")
+    return var.flatten()
+
+
+def _jacobian_matrix(F: Variable, x: Variable, vectorize: bool) -> Variable:
+    """dF/dx as an (F.size, x.size) matrix, for a vector F.
+
+    With F's length known, one gradient per element of F indexed directly (no
+    Reshape of F, whose gradient would read F's shape: that keeps the result
+    batchable by vectorize_graph); otherwise ``jacobian``.
+    """
+    size = F.type.shape[0]
+    if size is not None and not vectorize and x.type.ndim <= 1:
+        rows = [as_vector(grad(F[k], x, disconnected_inputs="ignore")) for k in range(size)]
+        return stack(rows)
+    J = jacobian(F, x, vectorize=vectorize, disconnected_inputs="ignore")
+    return J if x.type.ndim == 1 else J.reshape((F.shape[0], -1), ndim=2)
 
 
 def _is_float(var: Variable) -> bool:
@@ -169,7 +193,7 @@ class ScipyWrapperOp(Op, HasInnerGraph):
     def _vjp_parts(self) -> tuple[Variable, Variable, list[Variable]]:
         """(F flattened, a stand-in v for the cotangent of F, d(F.v)/d arg per arg)."""
         if self._vjp is None:
-            F = self._residual.flatten()
+            F = as_vector(self._residual)
             v = F.type()
             terms = grad((F * v).sum(), list(self._inputs[1:]), disconnected_inputs="ignore",
                          return_disconnected="disconnected") if len(self._inputs) > 1 else []
@@ -200,12 +224,10 @@ class ScipyWrapperOp(Op, HasInnerGraph):
         if not wanted:
             return result + [disconnected_type() for _ in args]
         F, v, all_terms = self._vjp_parts()
-        J = jacobian(F, x_in, vectorize=self.use_vectorized_jac, disconnected_inputs="ignore")
-        if x_in.type.ndim != 1:
-            J = J.reshape((F.shape[0], -1), ndim=2)
+        J = _jacobian_matrix(F, x_in, self.use_vectorized_jac)
         to_outer = {x_in: x_star, **dict(zip(args_in, args))}
         # w = -J^{-T} g, then (dx*/dargs)^T g = w^T dF/dargs: one VJP of F
-        w = graph_replace(-solve(J.T, g.flatten().astype(F.dtype), b_ndim=1), to_outer,
+        w = graph_replace(-solve(J.T, as_vector(g).astype(F.dtype), b_ndim=1), to_outer,
                           strict=False)
         terms = graph_replace([all_terms[k] for k in wanted], {**to_outer, v: w}, strict=False)
         grads = [disconnected_type() for _ in args]
