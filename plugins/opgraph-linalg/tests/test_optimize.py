@@ -18,7 +18,7 @@ from opgraph.tensor.optimize import (
 
 import opgraph.tensor as pt
 from opgraph.compile.function import function
-from opgraph.gradient import DisconnectedInputError, grad, verify_grad
+from opgraph.gradient import DisconnectedInputError, grad, jacobian, pushforward, verify_grad
 from opgraph.graph.basic import Constant
 from opgraph.graph.replace import graph_replace
 
@@ -193,3 +193,19 @@ def test_bad_input_is_a_clear_error():
         minimize_scalar((x**2).sum(), x)
     with pytest.raises(TypeError, match="input 1"):
         RootOp(x, pt.dscalar("a"), equations=x).make_node(x, pt.dvector("b"))
+
+
+def test_pushforward_matches_the_jacobian(rng):
+    x, a = pt.dvector("x"), pt.dvector("a")
+    da = pt.dvector("da")
+    x_star, _ = minimize(((x - a) ** 2).sum() + (x**4).sum(), x,
+                         optimizer_kwargs={"tol": 1e-12})
+    forward = pushforward(x_star, a, da, use_op_pushforward=True)
+    fn = compile_py([x, a, da], [forward, pt.dot(jacobian(x_star, a), da)])
+    got, expected = fn(np.zeros(3), rng.normal(size=3), rng.normal(size=3))
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    s, c = pt.dscalars("s", "c")
+    root_s, _ = root_scalar(s**3 - c, s)
+    tangent = compile_py([s, c], pushforward(root_s, c, pt.constant(2.0),
+                                             use_op_pushforward=True))(1.0, 5.0)
+    np.testing.assert_allclose(tangent, 2 * 5.0 ** (-2 / 3) / 3)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.compile.function import function
-from opgraph.gradient import DisconnectedType, disconnected_type, grad, jacobian
+from opgraph.gradient import DisconnectedType, disconnected_type, grad, jacobian, pushforward
 from opgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, graph_inputs
 from opgraph.graph.op import HasInnerGraph, Op
 from opgraph.graph.replace import graph_replace
@@ -235,6 +235,29 @@ class ScipyWrapperOp(Op, HasInnerGraph):
             grads[k] = term if term.type == args[k].type else args[k].type.filter_variable(
                 term.astype(args[k].type.dtype), allow_convert=True)
         return result + grads
+
+    def pushforward(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+                    tangents: Sequence[Variable]) -> list[Any]:
+        """dx* = -J^{-1} (dF/dargs . dargs); the starting point's tangent does not matter."""
+        x_in, *args_in = self._inputs
+        args = inputs[1:]
+        x_star = outputs[0]
+        pattern = [row[0] for row in self.connection_pattern()][1:]
+        live = [k for k, t in enumerate(tangents[1:])
+                if pattern[k] and t is not None and not isinstance(t.type, DisconnectedType)]
+        if not live:
+            return [disconnected_type(), disconnected_type()]
+        F = self._vjp_parts()[0]
+        stand_ins = [args_in[k].type() for k in live]
+        dF = pushforward(F, [args_in[k] for k in live], stand_ins,
+                         disconnected_outputs="ignore")
+        J = _jacobian_matrix(F, x_in, self.use_vectorized_jac)
+        dx = -solve(J, dF, b_ndim=1)
+        mapping = {x_in: x_star, **dict(zip(args_in, args)),
+                   **{s: tangents[1 + k] for s, k in zip(stand_ins, live)}}
+        dx = graph_replace(dx, mapping, strict=False)
+        dx = dx.reshape(x_star.shape, ndim=x_star.type.ndim) if x_star.type.ndim != 1 else dx
+        return [dx.astype(x_star.type.dtype), disconnected_type()]
 
     def __str__(self) -> str:
         return f"{type(self).__name__}(method={self.method})"
