@@ -20,7 +20,7 @@ import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.gradient import DisconnectedInputError, grad, jacobian, pushforward, verify_grad
 from opgraph.graph.basic import Constant
-from opgraph.graph.replace import graph_replace
+from opgraph.graph.replace import graph_replace, vectorize_graph
 
 
 def _quadratic(x, a, b):
@@ -209,3 +209,21 @@ def test_pushforward_matches_the_jacobian(rng):
     tangent = compile_py([s, c], pushforward(root_s, c, pt.constant(2.0),
                                              use_op_pushforward=True))(1.0, 5.0)
     np.testing.assert_allclose(tangent, 2 * 5.0 ** (-2 / 3) / 3)
+
+
+def test_vectorized_over_a_batch_of_parameters():
+    a, x, y = pt.dscalars("a", "x", "y")
+    eqs = pt.stack([a * x**2 - y - 1, x - a * y**2 + 1])
+    (x_star, y_star), _ = root(eqs, [x, y], optimizer_kwargs={"tol": 1e-10})
+    solution = pt.stack([x_star, y_star])
+    d_sum_da = grad(solution.sum(), a)
+    batch = pt.dvector("batch")
+    batched_solution, batched_grad = vectorize_graph([solution, d_sum_da], {a: batch})
+    fn = compile_py([batch, x, y], [batched_solution, batched_grad])
+    values = np.linspace(1.0, 10.0, 4)
+    got, got_grad = fn(values, 1.0, 1.0)
+    root_term = np.sqrt(4 * values + 1) + 1  # the root with x, y > 0, reached from (1, 1)
+    np.testing.assert_allclose(got, np.stack([-1 + root_term**2 / (4 * values),
+                                              root_term / (2 * values)], axis=1), rtol=1e-8)
+    one = compile_py([a, x, y], d_sum_da)
+    np.testing.assert_allclose(got_grad, [one(v, 1.0, 1.0) for v in values], rtol=1e-8)

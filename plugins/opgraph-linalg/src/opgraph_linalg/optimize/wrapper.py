@@ -181,7 +181,10 @@ class ScipyWrapperOp(Op, HasInnerGraph):
                 ) -> None:
         x0, *args = inputs
         dtype = node.outputs[0].type.dtype
-        x_star, success = self.solve_numeric(np.asarray(x0), list(args), dtype)
+        # Blockwise hands 0-d slices over as NumPy scalars; the inner function takes arrays
+        args = [np.asarray(v) if isinstance(inner.type, TensorType) else v
+                for v, inner in zip(args, self._inputs[1:])]
+        x_star, success = self.solve_numeric(np.asarray(x0), args, dtype)
         output_storage[0][0] = np.asarray(x_star, dtype=dtype).reshape(np.shape(x0))
         output_storage[1][0] = np.asarray(bool(success))
 
