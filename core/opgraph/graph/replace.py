@@ -255,6 +255,19 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
     outs = [outputs] if single else list(outputs)
     extra = {k: getattr(v.type, "ndim", 0) - getattr(k.type, "ndim", 0) for k, v in items.items()}
     depth = max(extra.values(), default=0)
+    if depth > 1 and len(items) == 1:
+        # batching rules add one axis: merge the batch axes into one and split them after
+        ((key, value),) = items.items()
+        batch = [value.shape[i] for i in range(depth)]
+        core = [value.shape[i] for i in range(depth, value.type.ndim)]
+        flat = vectorize_graph(outs, {key: value.reshape((-1, *core), ndim=len(core) + 1)})
+        result = [
+            new if new is old else new.reshape(
+                (*batch, *[new.shape[i] for i in range(1, new.type.ndim)]),
+                ndim=new.type.ndim - 1 + depth)
+            for old, new in zip(outs, flat)
+        ]
+        return result[0] if single else result
     if depth > 1:
         # one batch axis at a time: the outermost stays on a stand-in while the inner
         # ones are added, then the stand-in gets it (batching rules add one axis each)
