@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.optimize as so
@@ -227,3 +229,12 @@ def test_vectorized_over_a_batch_of_parameters():
                                               root_term / (2 * values)], axis=1), rtol=1e-8)
     one = compile_py([a, x, y], d_sum_da)
     np.testing.assert_allclose(got_grad, [one(v, 1.0, 1.0) for v in values], rtol=1e-8)
+
+
+def test_a_compiled_function_pickles_with_its_optimizer():
+    x, a = pt.dvector("x"), pt.dvector("a")
+    x_star, _ = minimize(((x - a) ** 2).sum(), x)
+    fn = compile_py([x, a], x_star)
+    np.testing.assert_allclose(fn(np.zeros(2), np.ones(2)), np.ones(2), atol=1e-6)
+    again = pickle.loads(pickle.dumps(fn))
+    np.testing.assert_allclose(again(np.zeros(2), np.array([2.0, 3.0])), [2.0, 3.0], atol=1e-6)

@@ -114,6 +114,12 @@ class ScipyWrapperOp(Op, HasInnerGraph):
     def __hash__(self) -> int:
         return id(self)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The graph and options; the compiled function and gradient parts are rebuilt."""
+        state = dict(self.__dict__)
+        state["_fn"] = state["_vjp"] = None
+        return state
+
     # -- the inner graph ------------------------------------------------------------
     @property
     def inner_inputs(self) -> list[Variable]:
