@@ -70,6 +70,14 @@ def test_plugin_may_serve_a_path_the_core_does_not_list(private_manager) -> None
     assert "opgraph.tensor.extra_face_demo" in faces._SERVED
 
 
+def test_a_served_submodule_is_an_attribute_of_its_parent(private_manager) -> None:
+    # ``pt.linalg`` without importing ``opgraph.tensor.linalg`` first, as in PyTensor
+    private_manager(("fake", _serving_plugin("opgraph.tensor.extra_face_attr", "colorsys")))
+    import colorsys
+
+    assert faces.provided_name("opgraph.tensor", "extra_face_attr") is colorsys
+
+
 def test_ordinary_missing_module_is_a_plain_import_error(private_manager) -> None:
     private_manager()
     with pytest.raises(ModuleNotFoundError):

@@ -205,7 +205,9 @@ def provided_name(module: str, name: str) -> Any:
     manager = importlib.import_module(_MANAGER_MODULE)
     record = manager.public_module_records().get(f"{module}.{name}")
     if record is not None:
-        return getattr(importlib.import_module(record.target), name)
+        target = importlib.import_module(record.target)
+        # a record for the whole submodule (``pt.linalg``) is the module itself
+        return getattr(target, name) if record.names else target
     dist = NAME_FACES.get(module, {}).get(name)
     if dist is not None:
         return MissingPluginName(module, name, dist)

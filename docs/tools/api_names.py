@@ -42,6 +42,7 @@ MODULES = (
     "opgraph.graph.rewriting",
     "opgraph.tensor.random",
     "opgraph.tensor.linalg",
+    "opgraph.tensor.optimize",
     "opgraph.scan",
     "opgraph.sparse",
     "opgraph.plugins",

@@ -49,7 +49,7 @@ def make_filter(
 
     def filter_input(value: Any) -> Any:
         try:
-            return filt(value, strict, allow_downcast)
+            return filt(value, strict=strict, allow_downcast=allow_downcast)
         except (TypeError, ValueError) as exc:
             message = (f"{where}: bad value for {_label(position, name)}, expected {type_}: "
                        f"{exc} (got {type_name(value)})")

@@ -253,6 +253,29 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
         )
     single = _is_variable(outputs)
     outs = [outputs] if single else list(outputs)
+    extra = {k: getattr(v.type, "ndim", 0) - getattr(k.type, "ndim", 0) for k, v in items.items()}
+    depth = max(extra.values(), default=0)
+    if depth > 1 and len(items) == 1:
+        # batching rules add one axis: merge the batch axes into one and split them after
+        ((key, value),) = items.items()
+        batch = [value.shape[i] for i in range(depth)]
+        core = [value.shape[i] for i in range(depth, value.type.ndim)]
+        flat = vectorize_graph(outs, {key: value.reshape((-1, *core), ndim=len(core) + 1)})
+        result = [
+            new if new is old else new.reshape(
+                (*batch, *[new.shape[i] for i in range(1, new.type.ndim)]),
+                ndim=new.type.ndim - 1 + depth)
+            for old, new in zip(outs, flat)
+        ]
+        return result[0] if single else result
+    if depth > 1:
+        # one batch axis at a time: the outermost stays on a stand-in while the inner
+        # ones are added, then the stand-in gets it (batching rules add one axis each)
+        stand = {k: v.type.clone(shape=v.type.shape[1:])() for k, v in items.items()
+                 if extra[k] == depth}
+        inner = vectorize_graph(outs, {k: stand.get(k, v) for k, v in items.items()})
+        result = vectorize_graph(inner, {stand[k]: items[k] for k in stand})
+        return result[0] if single else result
     memo = dict(items)
     for node in _postorder_nodes(set(memo), outs):
         new_inputs = [memo.get(x, x) for x in node.inputs]

@@ -224,6 +224,13 @@ class _TensorOperators:
     def T(self) -> Any:
         return self.transpose()
 
+    @property
+    def mT(self) -> Any:
+        """The last two axes swapped, as NumPy's ``mT`` (a stack of matrices, transposed)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs at least 2 dimensions; {self} has {self.ndim}")
+        return self.dimshuffle(*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
+
     # -- shape manipulation ------------------------------------------------------------
     def dimshuffle(self, *pattern: Any) -> Any:
         """Reorder, add ("x") or drop (broadcastable) dimensions: ``x.dimshuffle(1, "x", 0)``."""

@@ -114,3 +114,17 @@ def test_core_solve_ops_name_the_wrong_operand():
         la.Solve(b_ndim=2)(pt.dmatrix("a"), pt.dtensor3("b"))
     with pytest.raises(ValueError, match="`b` must have 1 dims"):
         la.CholeskySolve(b_ndim=1)(pt.dmatrix("a"), pt.dmatrix("b"))
+
+
+def test_qr_full_gradient_of_a_tall_matrix_is_refused(rng):
+    # static shapes: an undefined gradient, refused while building it
+    tall = pt.tensor("tall", dtype="float64", shape=(6, 3))
+    with pytest.raises(opgraph.gradient.NullTypeGradError, match="not taller than wide"):
+        pt.grad(la.qr(tall, mode="full")[0].sum(), tall)
+    # unknown shapes: the same refusal when the values show a tall matrix
+    x = pt.dmatrix("x")
+    q, r = la.qr(x, mode="full")
+    fn = compile_py([x], pt.grad(q.sum() + r.sum(), x))
+    assert fn(rng.normal(size=(3, 5))).shape == (3, 5)
+    with pytest.raises(NotImplementedError, match="not taller than wide"):
+        fn(rng.normal(size=(6, 3)))

@@ -17,6 +17,7 @@ from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
@@ -162,6 +163,11 @@ _QR_MODES = {"full": "full", "complete": "full", "economic": "economic",
              "reduced": "economic", "r": "r", "raw": "raw"}
 
 
+_TALL_FULL_MSG = ("The gradient of qr is implemented without pivoting for modes 'economic', "
+                  "'r', and 'full' when the matrix is not taller than wide (full mode's extra "
+                  "columns of Q are not covered): use mode='economic'")
+
+
 class QR(Op):
     """QR decomposition (``scipy.linalg.qr``): mode "full", "economic", "r" or "raw"
     (NumPy's "complete" and "reduced" are accepted), optionally with column pivoting."""
@@ -221,10 +227,7 @@ class QR(Op):
                 + ": use mode 'economic', 'r', or 'full' on a matrix not taller than wide"
             )
         if tall_full:
-            return [grad_not_implemented(
-                self, 0, a, "Implemented without pivoting for modes 'economic', 'r', and "
-                "'full' when the matrix is not taller than wide."
-            )]
+            return [grad_not_implemented(self, 0, a, _TALL_FULL_MSG)]
         if self.mode == "r":
             (gr,) = cotangents
             if not _live(gr):
@@ -236,6 +239,9 @@ class QR(Op):
         gq, gr = cotangents
         if not _live(gq) and not _live(gr):
             return [disconnected_type()]
+        if self.mode == "full" and (m is None or n is None):
+            # the static shape did not settle it: the same refusal, when the values do
+            a = CheckAndRaise(NotImplementedError, _TALL_FULL_MSG)(a, a.shape[0] <= a.shape[1])
         return [_qr_grad(a, q, r, gq if _live(gq) else None, gr if _live(gr) else None)]
 
 

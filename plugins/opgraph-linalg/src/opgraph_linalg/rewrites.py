@@ -6,6 +6,9 @@
   solve_triangular(A.T, b, lower=l, trans=t) -> solve_triangular(A, b, lower=not l, trans=1-t)
 - ``linalg_cholesky_of_cholesky_product`` (canonicalize):
   cholesky(L @ L.T) -> L when L = cholesky(.) (its diagonal is positive)
+- ``optimize_inline_constant_args`` (canonicalize): constant or repeated args of the
+  optimizer Ops (minimize, root, ...) into their inner graph
+- ``linalg_inplace`` (phase inplace): Schur and QZ overwrite inputs nothing reads later
 - ``linalg_inv_to_solve`` (stabilize): inv(A) @ b -> solve(A, b); b @ inv(A) -> solve(A.T, b.T).T
 - ``linalg_log_det_to_slogdet`` (stabilize):
   log(det(A)) -> log(sign) + logabsdet; log(abs(det(A))) -> logabsdet
@@ -27,7 +30,9 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg._util import matrix_transpose
 from opgraph_linalg.decomposition import Cholesky, cholesky
+from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
+from opgraph_linalg.optimize.rewrites import inline_constant_args
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
 
@@ -211,6 +216,10 @@ def register_rewrites(db: Any) -> None:
                                 "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("linalg_cholesky_of_cholesky_product",
                                 cholesky_of_cholesky_product, "fast_run", "fast_compile", "linalg")
+    db["canonicalize"].register("optimize_inline_constant_args", inline_constant_args,
+                                "fast_run", "fast_compile", "linalg")
+    db.register("linalg_inplace", LinalgInplace(), "fast_run", "inplace", "linalg",
+                phase="inplace")
     db["stabilize"].register("linalg_inv_to_solve", inv_to_solve, "fast_run", "linalg")
     db["stabilize"].register("linalg_log_det_to_slogdet", log_det_to_slogdet, "fast_run",
                              "linalg")

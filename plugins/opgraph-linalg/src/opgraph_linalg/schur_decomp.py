@@ -35,6 +35,15 @@ def _check_sort(sort: Any, who: str) -> None:
         raise ValueError(f"{who}: sort must be one of {list(_SORTS)}, got {sort!r}")
 
 
+def _into(buffer: np.ndarray, value: np.ndarray, overwrite: bool) -> np.ndarray:
+    """``value`` written into ``buffer`` (and returned as it) when ``buffer`` may be destroyed."""
+    if not overwrite or buffer is value or buffer.dtype != value.dtype \
+            or not buffer.flags.writeable:
+        return value
+    buffer[...] = value
+    return buffer
+
+
 def _all_selected(alpha: np.ndarray, beta: np.ndarray | None = None) -> np.ndarray:
     return np.ones(np.shape(alpha), dtype=bool)
 
@@ -42,13 +51,23 @@ def _all_selected(alpha: np.ndarray, beta: np.ndarray | None = None) -> np.ndarr
 class Schur(Op):
     """``A = Z T Z^H`` with ``T`` (quasi-)upper triangular (``scipy.linalg.schur``)."""
 
-    __props__ = ("output", "sort")
+    __props__ = ("output", "sort", "overwrite_a")
     gufunc_signature = "(m,m)->(m,m),(m,m)"
 
-    def __init__(self, output: str = "real", sort: str | None = None) -> None:
+    def __init__(self, output: str = "real", sort: str | None = None,
+                 overwrite_a: bool = False) -> None:
         _check_output(output, "schur")
         _check_sort(sort, "schur")
         self.output, self.sort = output, sort
+        self.overwrite_a = bool(overwrite_a)
+        # LAPACK writes T over A (when A is Fortran-ordered and of T's dtype)
+        self.destroy_map = {0: [0]} if self.overwrite_a else {}
+
+    def inplace_on_inputs(self, allowed_inplace_inputs: list[int]) -> Schur:
+        """The same decomposition computed in A's buffer, when A may be destroyed."""
+        if 0 not in allowed_inplace_inputs or self.overwrite_a:
+            return self
+        return Schur(self.output, self.sort, overwrite_a=True)
 
     def make_node(self, a: Any) -> Apply:
         a = as_matrix(a, "schur", "A")
@@ -61,7 +80,8 @@ class Schur(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
         check_square_value(a, "schur", "A")
-        res = scipy.linalg.schur(a, output=self.output, sort=self.sort)
+        res = scipy.linalg.schur(a, output=self.output, sort=self.sort,
+                                 overwrite_a=self.overwrite_a)
         for cell, value, out in zip(output_storage, res[:2], node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.numpy_dtype)
 
@@ -81,14 +101,27 @@ def schur(a: Any, output: str = "real", sort: str | None = None) -> list[Variabl
 class QZ(Op):
     """``A = Q AA Z^H``, ``B = Q BB Z^H`` (``scipy.linalg.qz``; ``ordqz`` when sorted)."""
 
-    __props__ = ("output", "sort", "return_eigenvalues")
+    __props__ = ("output", "sort", "return_eigenvalues", "overwrite_a", "overwrite_b")
 
     def __init__(self, output: str = "real", sort: str | None = None,
-                 return_eigenvalues: bool = False) -> None:
+                 return_eigenvalues: bool = False, overwrite_a: bool = False,
+                 overwrite_b: bool = False) -> None:
         _check_output(output, "qz")
         _check_sort(sort, "qz")
         self.output, self.sort = output, sort
         self.return_eigenvalues = bool(return_eigenvalues)
+        self.overwrite_a, self.overwrite_b = bool(overwrite_a), bool(overwrite_b)
+        # LAPACK writes AA over A and BB over B
+        self.destroy_map = {k: [k] for k, on in enumerate((self.overwrite_a, self.overwrite_b))
+                            if on}
+
+    def inplace_on_inputs(self, allowed_inplace_inputs: list[int]) -> QZ:
+        """The same decomposition computed in the buffers of the inputs that may be destroyed."""
+        a = self.overwrite_a or 0 in allowed_inplace_inputs
+        b = self.overwrite_b or 1 in allowed_inplace_inputs
+        if (a, b) == (self.overwrite_a, self.overwrite_b):
+            return self
+        return QZ(self.output, self.sort, self.return_eigenvalues, overwrite_a=a, overwrite_b=b)
 
     @property
     def gufunc_signature(self) -> str:
@@ -116,9 +149,14 @@ class QZ(Op):
         check_square_value(a, "qz", "A")
         check_square_value(b, "qz", "B")
         if self.sort is None and not self.return_eigenvalues:
-            res = scipy.linalg.qz(a, b, output=self.output)
+            res = scipy.linalg.qz(a, b, output=self.output, overwrite_a=self.overwrite_a,
+                                  overwrite_b=self.overwrite_b)
         else:
-            res = scipy.linalg.ordqz(a, b, sort=self.sort or _all_selected, output=self.output)
+            res = scipy.linalg.ordqz(a, b, sort=self.sort or _all_selected, output=self.output,
+                                     overwrite_a=self.overwrite_a, overwrite_b=self.overwrite_b)
+            # the reordering works on copies: put the ordered factors in the destroyed buffers
+            res = (_into(a, res[0], self.overwrite_a), _into(b, res[1], self.overwrite_b),
+                   *res[2:])
             if not self.return_eigenvalues:
                 res = (res[0], res[1], res[4], res[5])
         for cell, value, out in zip(output_storage, res, node.outputs):
