@@ -56,7 +56,7 @@ def emit_dimshuffle(node: Any, ctx: EmitContext) -> NodeC | None:
         else:
             w.line(f"dims[{p}] = PyArray_DIMS(i0)[{o}];",
                    f"strides[{p}] = PyArray_STRIDES(i0)[{o}];")
-    w.line(f"OG_SET_OUT(o0, og_view(i0, {nd}, dims, strides, PyArray_BYTES(i0)));")
+    w.line(f"OG_SET_OUT(o0, og_view_into(o0, i0, {nd}, dims, strides, PyArray_BYTES(i0)));")
     return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 
@@ -214,7 +214,7 @@ def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     w = CWriter()
     if not basic_view(w, node.op.idx_list, x, out.type.ndim, list(node.inputs[1:]), 1):
         return None
-    w.line(f"OG_SET_OUT(o0, og_view(i0, {out.type.ndim}, dims, strides, data));")
+    w.line(f"OG_SET_OUT(o0, og_view_into(o0, i0, {out.type.ndim}, dims, strides, data));")
     return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 

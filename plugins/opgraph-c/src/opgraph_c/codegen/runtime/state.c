@@ -135,7 +135,7 @@ static PyObject *og_new_array(int nd, const npy_intp *shp, int typenum, PyArrayO
 /* The previous value of variable k, when it may be written again (owned ref or NULL). */
 static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
     unsigned char mode = st->keep_mode[k];
-    if (mode == 1 || mode == 3) {
+    if (mode == 1 || mode == 3 || mode == 4) {
         PyObject *o = st->keep[k];
         st->keep[k] = NULL;
         if (o && Py_REFCNT(o) == 1) return o;   /* nobody else holds it (no live views) */

@@ -12,5 +12,42 @@ static PyArrayObject *og_view(PyArrayObject *x, int nd, npy_intp *dims, npy_intp
     if (PyArray_SetBaseObject(v, (PyObject *)x) < 0) { Py_DECREF(v); return NULL; }
     return v;
 }
+
+/* The base a view of x gets: x, or the array x views (NumPy's own rule: stop at an
+   array owning its data, at no base, or at another type). */
+static PyObject *og_view_base(PyArrayObject *x) {
+    PyObject *b = (PyObject *)x;
+    while (Py_TYPE(b) == &PyArray_Type &&
+           !(PyArray_FLAGS((PyArrayObject *)b) & NPY_ARRAY_OWNDATA)) {
+        PyObject *up = PyArray_BASE((PyArrayObject *)b);
+        if (up == NULL || Py_TYPE(up) != &PyArray_Type) break;
+        b = up;
+    }
+    return b;
+}
+
+/* og_view, but re-pointing the previous call's view object prev (owned or NULL) when
+   nothing else holds it: a view header is otherwise a Python object made and freed on
+   every call, which costs more than the small arithmetic around it.  Returns a new
+   reference, like og_view (OG_SET_OUT then drops prev's). */
+static PyArrayObject *og_view_into(PyArrayObject *prev, PyArrayObject *x, int nd,
+                                   npy_intp *dims, npy_intp *strides, char *data) {
+    if (prev == NULL || Py_REFCNT(prev) != 1 || Py_TYPE(prev) != &PyArray_Type ||
+        PyArray_NDIM(prev) != nd || PyArray_DESCR(prev) != PyArray_DESCR(x) ||
+        (PyArray_FLAGS(prev) & (NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEBACKIFCOPY)))
+        return og_view(x, nd, dims, strides, data);
+    PyArrayObject_fields *f = (PyArrayObject_fields *)prev;
+    for (int d = 0; d < nd; d++) { f->dimensions[d] = dims[d]; f->strides[d] = strides[d]; }
+    f->data = data;
+    PyObject *base = og_view_base(x), *old = f->base;
+    Py_INCREF(base);
+    f->base = base;
+    Py_XDECREF(old);
+    f->flags = (f->flags & ~NPY_ARRAY_WRITEABLE) | (PyArray_FLAGS(x) & NPY_ARRAY_WRITEABLE);
+    PyArray_UpdateFlags(prev, NPY_ARRAY_UPDATE_ALL);
+    Py_INCREF(prev);
+    return prev;
+}
+
 #define OG_SET_OUT(o, expr) do { PyArrayObject *og_new_ = (expr); Py_XDECREF(o); o = og_new_; \
                                  if (!o) goto fail; } while (0)
