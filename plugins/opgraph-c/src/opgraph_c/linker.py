@@ -171,7 +171,7 @@ class CLinker(Linker):
             if cells[k] is None:
                 cells[k] = storage_map[var] = [None]
         modes = bytearray(n_vars)
-        recycle_blocked = set(self.no_recycling)
+        recycle_blocked = set(self.no_recycling)  # outputs: the C checks the refcount
         outputs = list(fgraph.outputs)
         origin_of = dict(zip(order, origins))
         for var, k in layout.index.items():
@@ -181,14 +181,13 @@ class CLinker(Linker):
                 modes[k] = 0 if var in recycle_blocked or outputs.count(var) > 1 else 2
             elif not self.allow_gc:
                 modes[k] = 1
-            elif var in recycle_blocked:
-                continue
             elif _alias_kind(var) == "view":
                 # a view made by C keeps its (detached) header object for the next call
                 modes[k] = 4 if origin_of[var.owner] != "python" else 0
             elif _alias_kind(var) is None:
                 # a small intermediate keeps its buffer for the next call; it is reused only
-                # when nothing else holds it (refcount 1), so never under a caller's view.
+                # when nothing else holds it (its refcount, less the output cells, is 1), so
+                # never under a caller's view nor while the caller holds a result it became.
                 # An in-place result is its input's buffer: that input's slot keeps it
                 # (kept under both, each would see the other's reference and drop it)
                 modes[k] = 3

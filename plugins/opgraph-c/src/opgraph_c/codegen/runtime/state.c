@@ -138,7 +138,13 @@ static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
     if (mode == 1 || mode == 3 || mode == 4) {
         PyObject *o = st->keep[k];
         st->keep[k] = NULL;
-        if (o && Py_REFCNT(o) == 1) return o;   /* nobody else holds it (no live views) */
+        if (!o) return NULL;
+        /* nobody else holds it (no live views): only this slot, and the output cells
+           the previous call's result stays in until this call replaces it */
+        Py_ssize_t held = 1;
+        for (Py_ssize_t j = 0; j < OG_NOUT; j++)
+            held += PyList_GET_ITEM(PyTuple_GET_ITEM(st->out_cells, j), 0) == o;
+        if (Py_REFCNT(o) == held) return o;
         Py_XDECREF(o);
         return NULL;
     }
