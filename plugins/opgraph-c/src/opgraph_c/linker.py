@@ -177,8 +177,8 @@ class CLinker(Linker):
         for var, k in layout.index.items():
             if var.owner is None or isinstance(var, Constant):
                 continue
-            if var in outputs:
-                modes[k] = 0 if var in recycle_blocked or outputs.count(var) > 1 else 2
+            if var in outputs and var not in recycle_blocked and outputs.count(var) == 1:
+                modes[k] = 2  # borrowed: the previous result's buffer is written again
             elif not self.allow_gc:
                 modes[k] = 1
             elif _alias_kind(var) == "view":
