@@ -106,6 +106,9 @@ static int og_reusable(PyArrayObject *o, int nd, const npy_intp *shp, int typenu
         return 0;
     if (PyArray_BASE(o) != NULL) return 0;
     for (int d = 0; d < nd; d++) if (PyArray_DIMS(o)[d] != shp[d]) return 0;
+    /* held by this node alone, o is neither an input nor under one: an input holds a
+       reference to its array, and a view of o one to o (it owns its data) */
+    if (Py_REFCNT(o) == 1) return 1;
     for (int i = 0; i < nin; i++)
         if (PyArray_Check((PyObject *)ins[i]) && og_overlaps(o, ins[i])) return 0;
     return 1;
@@ -139,6 +142,7 @@ static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
         PyObject *o = st->keep[k];
         st->keep[k] = NULL;
         if (!o) return NULL;
+        if (Py_REFCNT(o) == 1) return o;
         /* nobody else holds it (no live views): only this slot, and the output cells
            the previous call's result stays in until this call replaces it */
         Py_ssize_t held = 1;
