@@ -90,6 +90,8 @@ static int og_same_view(PyArrayObject *a, PyArrayObject *b) {
    and every other input either does not overlap it or is the very same view. */
 static int og_can_inplace(PyArrayObject *x, int k, PyArrayObject **ins, int nin) {
     if (!PyArray_ISWRITEABLE(x) || !PyArray_ISALIGNED(x)) return 0;
+    /* owning its data and held by one slot only: no other input is x or a view of it */
+    if (Py_REFCNT(x) == 1 && PyArray_BASE(x) == NULL) return 1;
     for (int i = 0; i < nin; i++) {
         if (i == k || !PyArray_Check((PyObject *)ins[i])) continue;
         if (og_overlaps(x, ins[i]) && !og_same_view(x, ins[i])) return 0;

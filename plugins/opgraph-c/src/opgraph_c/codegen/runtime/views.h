@@ -26,6 +26,36 @@ static PyObject *og_view_base(PyArrayObject *x) {
     return b;
 }
 
+/* NumPy's contiguity and alignment flags of a re-pointed view, computed here (the same
+   rules as PyArray_UpdateFlags: a length-0 array is contiguous, length-1 axes ignored). */
+static void og_view_flags(PyArrayObject_fields *f) {
+    const npy_intp item = PyDataType_ELSIZE(f->descr);
+    int c = 1, fo = 1, empty = 0;
+    npy_intp want = item;
+    for (int d = f->nd - 1; d >= 0; d--) {
+        if (f->dimensions[d] == 0) empty = 1;
+        if (f->dimensions[d] != 1) {
+            if (f->strides[d] != want) c = 0;
+            want *= f->dimensions[d];
+        }
+    }
+    want = item;
+    for (int d = 0; d < f->nd; d++)
+        if (f->dimensions[d] != 1) {
+            if (f->strides[d] != want) fo = 0;
+            want *= f->dimensions[d];
+        }
+    if (empty) c = fo = 1;
+    const npy_uintp align = (npy_uintp)PyDataType_ALIGNMENT(f->descr);
+    npy_uintp bits = (npy_uintp)f->data;
+    for (int d = 0; d < f->nd; d++)
+        if (f->dimensions[d] > 1) bits |= (npy_uintp)f->strides[d];
+    int aligned = empty || align <= 1 || bits % align == 0;
+    f->flags &= ~(NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    f->flags |= (c ? NPY_ARRAY_C_CONTIGUOUS : 0) | (fo ? NPY_ARRAY_F_CONTIGUOUS : 0) |
+                (aligned ? NPY_ARRAY_ALIGNED : 0);
+}
+
 /* og_view, but re-pointing the previous call's view object prev (owned or NULL) when
    nothing else holds it: a view header is otherwise a Python object made and freed on
    every call, which costs more than the small arithmetic around it.  Returns a new
@@ -44,7 +74,7 @@ static PyArrayObject *og_view_into(PyArrayObject *prev, PyArrayObject *x, int nd
     f->base = base;
     Py_XDECREF(old);
     f->flags = (f->flags & ~NPY_ARRAY_WRITEABLE) | (PyArray_FLAGS(x) & NPY_ARRAY_WRITEABLE);
-    PyArray_UpdateFlags(prev, NPY_ARRAY_UPDATE_ALL);
+    og_view_flags(f);
     Py_INCREF(prev);
     return prev;
 }
