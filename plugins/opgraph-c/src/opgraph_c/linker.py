@@ -171,18 +171,25 @@ class CLinker(Linker):
             if cells[k] is None:
                 cells[k] = storage_map[var] = [None]
         modes = bytearray(n_vars)
-        recycle_blocked = set(self.no_recycling)
+        recycle_blocked = set(self.no_recycling)  # outputs: the C checks the refcount
         outputs = list(fgraph.outputs)
+        origin_of = dict(zip(order, origins))
         for var, k in layout.index.items():
             if var.owner is None or isinstance(var, Constant):
                 continue
-            if var in outputs:
-                modes[k] = 0 if var in recycle_blocked or outputs.count(var) > 1 else 2
+            if var in outputs and var not in recycle_blocked and outputs.count(var) == 1:
+                modes[k] = 2  # borrowed: the previous result's buffer is written again
             elif not self.allow_gc:
                 modes[k] = 1
-            elif var not in recycle_blocked:
+            elif _alias_kind(var) == "view":
+                # a view made by C keeps its (detached) header object for the next call
+                modes[k] = 4 if origin_of[var.owner] != "python" else 0
+            elif _alias_kind(var) is None:
                 # a small intermediate keeps its buffer for the next call; it is reused only
-                # when nothing else holds it (refcount 1), so never under a caller's view
+                # when nothing else holds it (its refcount, less the output cells, is 1), so
+                # never under a caller's view nor while the caller holds a result it became.
+                # An in-place result is its input's buffer: that input's slot keeps it
+                # (kept under both, each would see the other's reference and drop it)
                 modes[k] = 3
         labels = tuple(_input_label(i, v) for i, v in enumerate(fgraph.inputs)) + tuple(
             f"output of {node.op} (node {k}, run in Python)" for k, node in enumerate(order)
@@ -214,6 +221,18 @@ class CLinker(Linker):
             self.profile.add_node_timers(order, extra[0][0], extra[0][1])
         step_thunks = [t if t is not None else run for t in thunks]
         return LinkerResult(run, list(input_storage), list(output_storage), step_thunks, order)
+
+
+def _alias_kind(var: Variable) -> str | None:
+    """"inplace" or "view" when ``var`` is (a view of) one of its node's inputs' memory."""
+    node = var.owner
+    k = node.outputs.index(var)
+    op = node.op
+    if getattr(op, "destroy_map", {}).get(k):
+        return "inplace"
+    if getattr(op, "view_map", {}).get(k):
+        return "view"
+    return None
 
 
 def _input_label(i: int, var: Variable) -> str:

@@ -168,17 +168,20 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
     for j in range(nout):
         if ndim > 0:
             conds.append(f"PyArray_IS_C_CONTIGUOUS(o{j})")
-    w.line(f"const char *og_p[{max(nin, 1)}]; char *og_q[{nout}];")
+    # the element count from the shape just computed (PyArray_SIZE is a call into NumPy)
+    size = " * ".join(f"shp[{d}]" for d in range(ndim)) or "1"
+    w.line(f"const npy_intp og_n = {size};",
+           f"const char *og_p[{max(nin, 1)}]; char *og_q[{nout}];")
     with w.block(f"if ({' && '.join(conds) or '1'})"):
         for i in range(nin):
             w.line(f"og_p[{i}] = PyArray_BYTES(i{i});")
         for j in range(nout):
             w.line(f"og_q[{j}] = PyArray_BYTES(o{j});")
-        call = f"{kernel}(PyArray_SIZE(o0), og_p, og_q, og_st);"
+        call = f"{kernel}(og_n, og_p, og_q, og_st);"
         if extra:  # third-party support code might use the Python API
             w.line(call)
         else:  # plain C: other threads run Python (or kernels) meanwhile, as NumPy's loops
-            w.line(f"if (PyArray_SIZE(o0) >= {GIL_FREE_MIN}) {{ Py_BEGIN_ALLOW_THREADS {call} "
+            w.line(f"if (og_n >= {GIL_FREE_MIN}) {{ Py_BEGIN_ALLOW_THREADS {call} "
                    f"Py_END_ALLOW_THREADS }} else {call}")
     if ndim > 0:
         with w.block("else"):
@@ -248,7 +251,7 @@ def _general_loop(
     for d in range(last):
         w.line(f"n_outer *= shp[{d}];")
     w.line(f"const npy_intp inner = shp[{last}];")
-    with w.block("if (PyArray_SIZE(o0) > 0)"):
+    with w.block("if (og_n > 0)"):
         for i, var in enumerate(node.inputs):
             strides = ", ".join("0" if var.type.shape[d] == 1 else f"PyArray_STRIDES(i{i})[{d}]"
                                 for d in range(ndim))

@@ -158,8 +158,8 @@ def build_module_source(
             if chk:
                 w.line(chk)
         for c, var in enumerate(consts):
-            slot = f"v[{index[var]}]"
-            w.line(f"{slot} = PyTuple_GET_ITEM(og_st->consts, {c}); Py_INCREF({slot});")
+            # borrowed: the state's tuple holds the constants for the module's life
+            w.line(f"v[{index[var]}] = PyTuple_GET_ITEM(og_st->consts, {c});")
         out_pos = {v: j for j, v in enumerate(outputs)}
         prog = _PyProgram()
         segment: list[tuple[int, Any]] = []
@@ -211,10 +211,16 @@ def build_module_source(
             slot = f"v[{index[var]}]"
             w.line(f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, "
                    f"{j}), 0, {slot})) goto fail;")
-        w.line(f"for (int k = 0; k < {n_vars}; k++) og_release(og_st, k, &v[k]);",
-               "Py_RETURN_NONE;")
+        # what is still held: every other variable was released after its last reader
+        const_slots = {index[v] for v in consts}
+        live = sorted({index[v] for v in [*inputs, *outputs, *keep_live] if v in index})
+        for k in live:
+            if k not in const_slots:
+                w.line(f"og_release(og_st, {k}, &v[{k}]);")
+        w.line("Py_RETURN_NONE;")
         w.label("fail")
         w.line("og_note_error(og_st, og_node);",
+               *(f"v[{k}] = NULL;" for k in sorted(const_slots)),
                f"for (int k = 0; k < {n_vars}; k++) Py_CLEAR(v[k]);",
                "return NULL;")
 

@@ -86,7 +86,8 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
                    f"operation {scalar_op} which has no identity\");", "goto fail;")
     w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({len(kept)}, shp, {typenum(out_dt)}, "
            "o0, &i0, 1));",
-           "npy_intp n_out = PyArray_SIZE(o0);",
+           "npy_intp n_out = " + (" * ".join(f"shp[{d}]" for d in range(len(kept))) or "1")
+           + ";",
            f"{O} *q = ({O} *)PyArray_DATA(o0);")
     last_red = axes[-1] if axes else None
     outer_red = list(axes[:-1])

@@ -56,7 +56,7 @@ def emit_dimshuffle(node: Any, ctx: EmitContext) -> NodeC | None:
         else:
             w.line(f"dims[{p}] = PyArray_DIMS(i0)[{o}];",
                    f"strides[{p}] = PyArray_STRIDES(i0)[{o}];")
-    w.line(f"OG_SET_OUT(o0, og_view(i0, {nd}, dims, strides, PyArray_BYTES(i0)));")
+    w.line(f"OG_SET_OUT(o0, og_view_into(o0, i0, {nd}, dims, strides, PyArray_BYTES(i0)));")
     return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 
@@ -142,8 +142,19 @@ def emit_alloc(node: Any, ctx: EmitContext) -> NodeC | None:
                  "allowed: only a dimension of static length 1 broadcasts)\", "
                  f"(long)PyArray_DIMS(i0)[{j}], (long)shp[{offset + j}]);")
     w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({nd}, shp, "
-           f"{typenum(out.type.dtype)}, o0, &i0, 1));",
-           "if (PyArray_CopyInto(o0, i0) < 0) goto fail;")
+           f"{typenum(out.type.dtype)}, o0, &i0, 1));")
+    if vnd == 0 and value.type.dtype == out.type.dtype:
+        # one value into a new C-contiguous array: a typed fill, not NumPy's general copy
+        # (whose casting and iterator set-up cost more than a small gradient buffer's fill)
+        ct = c_type(out.type.dtype)
+        size = " * ".join(f"shp[{d}]" for d in range(nd)) or "1"
+        with w.block():
+            w.line(f"{ct} og_fill; memcpy(&og_fill, PyArray_DATA(i0), sizeof({ct}));",
+                   f"{ct} *og_q = ({ct} *)PyArray_DATA(o0);",
+                   f"const npy_intp og_n = {size};",
+                   "for (npy_intp k = 0; k < og_n; k++) og_q[k] = og_fill;")
+    else:
+        w.line("if (PyArray_CopyInto(o0, i0) < 0) goto fail;")
     return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 
@@ -214,7 +225,7 @@ def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     w = CWriter()
     if not basic_view(w, node.op.idx_list, x, out.type.ndim, list(node.inputs[1:]), 1):
         return None
-    w.line(f"OG_SET_OUT(o0, og_view(i0, {out.type.ndim}, dims, strides, data));")
+    w.line(f"OG_SET_OUT(o0, og_view_into(o0, i0, {out.type.ndim}, dims, strides, data));")
     return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 

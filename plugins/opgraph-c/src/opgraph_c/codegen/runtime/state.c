@@ -90,6 +90,8 @@ static int og_same_view(PyArrayObject *a, PyArrayObject *b) {
    and every other input either does not overlap it or is the very same view. */
 static int og_can_inplace(PyArrayObject *x, int k, PyArrayObject **ins, int nin) {
     if (!PyArray_ISWRITEABLE(x) || !PyArray_ISALIGNED(x)) return 0;
+    /* owning its data and held by one slot only: no other input is x or a view of it */
+    if (Py_REFCNT(x) == 1 && PyArray_BASE(x) == NULL) return 1;
     for (int i = 0; i < nin; i++) {
         if (i == k || !PyArray_Check((PyObject *)ins[i])) continue;
         if (og_overlaps(x, ins[i]) && !og_same_view(x, ins[i])) return 0;
@@ -106,6 +108,9 @@ static int og_reusable(PyArrayObject *o, int nd, const npy_intp *shp, int typenu
         return 0;
     if (PyArray_BASE(o) != NULL) return 0;
     for (int d = 0; d < nd; d++) if (PyArray_DIMS(o)[d] != shp[d]) return 0;
+    /* held by this node alone, o is neither an input nor under one: an input holds a
+       reference to its array, and a view of o one to o (it owns its data) */
+    if (Py_REFCNT(o) == 1) return 1;
     for (int i = 0; i < nin; i++)
         if (PyArray_Check((PyObject *)ins[i]) && og_overlaps(o, ins[i])) return 0;
     return 1;
@@ -135,10 +140,17 @@ static PyObject *og_new_array(int nd, const npy_intp *shp, int typenum, PyArrayO
 /* The previous value of variable k, when it may be written again (owned ref or NULL). */
 static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
     unsigned char mode = st->keep_mode[k];
-    if (mode == 1 || mode == 3) {
+    if (mode == 1 || mode == 3 || mode == 4) {
         PyObject *o = st->keep[k];
         st->keep[k] = NULL;
-        if (o && Py_REFCNT(o) == 1) return o;   /* nobody else holds it (no live views) */
+        if (!o) return NULL;
+        if (Py_REFCNT(o) == 1) return o;
+        /* nobody else holds it (no live views): only this slot, and the output cells
+           the previous call's result stays in until this call replaces it */
+        Py_ssize_t held = 1;
+        for (Py_ssize_t j = 0; j < OG_NOUT; j++)
+            held += PyList_GET_ITEM(PyTuple_GET_ITEM(st->out_cells, j), 0) == o;
+        if (Py_REFCNT(o) == held) return o;
         Py_XDECREF(o);
         return NULL;
     }
