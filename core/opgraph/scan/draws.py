@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from opgraph.autodiff import arith
+from opgraph.autodiff.undefined import grad_undefined
 from opgraph.graph.basic import Variable, clone_replace, io_toposort
 from opgraph.graph.traversal import graph_inputs
 
@@ -51,13 +52,14 @@ def _draws(op: Any, gens: set) -> tuple[list[Variable], set]:
 
 
 def replay_draws(op: Any, inputs: list[Variable], cotangents: list[Any],
-                 live: Any) -> Replayed | None:
+                 live: Any) -> Replayed | list | None:
     """The loop with its draws recorded and read back, or None when no gradient needs them.
 
     ``live(j)``: whether outer output j has a cotangent to send back.  A draw
     whose parameters depend on the loop's float inputs would need the draw's
-    own derivative, which random variables do not have: that is an error
-    naming the loop.
+    own derivative, which random variables do not have: then the result is
+    the outer inputs' gradients, undefined (NullType) for the float ones (an
+    error only where one is needed) and None for the others.
     """
     info = op.info
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
@@ -75,10 +77,12 @@ def replay_draws(op: Any, inputs: list[Variable], cotangents: list[Any],
     for d in draws:
         params = [v for v in d.owner.inputs if arith.is_tensor(v)]
         if set(graph_inputs(params)) & float_ins:
-            raise NotImplementedError(
-                f"Scan {op.name or ''}: a random draw inside the loop has parameters that "
-                "depend on the loop's inputs; random variables have no gradient with "
-                "respect to their parameters")
+            # the draw's own derivative would be needed: random variables have none
+            reason = (f"a random draw inside Scan {op.name or ''} has parameters that depend "
+                      "on the loop's inputs; random variables have no gradient with respect "
+                      "to their parameters")
+            return [grad_undefined(op, i, x, reason) if arith.is_tensor(x)
+                    and not arith.is_discrete(x) else None for i, x in enumerate(inputs)]
     sl = op.outer_slices()
     n_steps = inputs[0]
     # 1. the loop once more, each step's draws as extra per-step outputs

@@ -255,6 +255,8 @@ def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     rep = replay_draws(op, inputs, cotangents,
                        lambda j: _live(cotangents[j]) and _is_float(outputs[j])
                        and not _zero(cotangents[j]))
+    if isinstance(rep, list):  # the draws' own derivatives would be needed
+        return [_disconnected() if g is None else g for g in rep]
     if rep is not None:  # draws feed what the gradient needs: replay the recorded ones
         g = pullback(rep.op, rep.inputs, rep.outputs, [cotangents[j] for j in rep.kept])
         result: list[Any] = [_disconnected() for _ in inputs]
