@@ -211,9 +211,10 @@ def test_products_of_subnormal_vectors_are_rounded_once_not_flushed(dtype, scale
     assert np.count_nonzero(got_h[-1]) > 0
 
 
-@pytest.mark.parametrize("special", [np.inf, np.nan, 1.0, 0.0])
-def test_products_of_vectors_not_all_subnormal_are_left_alone(special):
-    # a normal, infinite or nan entry (or an all-zero vector) takes the plain product
+@pytest.mark.parametrize("special", [np.inf, np.nan, 1.0, 1e-100, 0.0])
+def test_products_of_vectors_with_a_large_entry_are_left_alone(special):
+    # an entry of 2**-600 or more, infinite or nan (or no subnormal at all) takes the
+    # plain product: the same BLAS call as the Python linker's
     W, h0 = pt.matrix("W"), pt.vector("h0")
     h = opgraph.scan(lambda h, W: pt.dot(W, h), outputs_info=h0, non_sequences=W,
                      n_steps=3, return_updates=False)
@@ -228,6 +229,21 @@ def test_products_of_vectors_not_all_subnormal_are_left_alone(special):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
     if special == 0.0:
         assert np.all(got == 0)
+
+
+def test_a_vector_of_subnormals_and_small_normals_is_scaled_too():
+    # below 2**-600 everywhere: scaled (exactly); the result is normal, so it is the
+    # exact product to the rounding of a normal sum
+    W, h0 = pt.matrix("W"), pt.vector("h0")
+    out = opgraph.scan(lambda h, W: pt.dot(W, h), outputs_info=h0, non_sequences=W,
+                       n_steps=1, return_updates=False)
+    fc, _ = compile_both([W, h0], out)
+    Wv = RNG.normal(size=(6, 6))
+    h0v = RNG.normal(size=6) * 1e-310
+    h0v[0] = 3e-300  # normal, small: the sum is dominated by it, the rest is rounding
+    h0v[1] = -2e-305
+    got = fc(Wv, h0v)[0]
+    np.testing.assert_allclose(got, _exact_matvec(Wv, h0v), rtol=4e-15, atol=0)
 
 
 def test_rnn_gradient_that_decays_into_subnormals():

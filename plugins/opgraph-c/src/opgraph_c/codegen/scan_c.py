@@ -10,8 +10,9 @@ made once and moved from row to row (no allocation per step); the output
 buffers come from the module's buffer pool, so a loop called again reuses
 pages already mapped.  Inner results are
 kept between steps, so the emitters reuse their buffers as they do between
-calls of a whole graph.  A matrix-vector product whose vector holds only
-subnormals gets it scaled by a power of two and its result scaled back
+calls of a whole graph.  A matrix-vector product whose vector holds
+subnormals (and nothing large) gets it scaled by a power of two and its
+result scaled back
 (``og_scan_tiny_in``: the CPU's slow path for subnormals costs a hundred times
 the product; docs/scan.md).
 
@@ -70,9 +71,9 @@ def _inner_node_function(name: str, node: Any, code: NodeC) -> str:
 def _tiny_operand(node: Any) -> int | None:
     """The input index of a float matrix-vector product's vector, else None.
 
-    The loop scales that vector when it holds only subnormals (``og_scan_tiny_in``
-    in runtime/scan.h): a gradient decaying through time would otherwise cost a
-    microcode assist per multiplication.
+    The loop scales that vector when it holds subnormals and nothing above
+    2**-600 (``og_scan_tiny_in`` in runtime/scan.h): a gradient decaying through
+    time would otherwise cost a microcode assist per multiplication.
     """
     if not isinstance(node.op, Dot | MatMul) or len(node.inputs) != 2:
         return None

@@ -76,20 +76,22 @@ static int og_scan_steps(PyArrayObject *a, npy_intp *n) {
     return 0;
 }
 
-/* A matrix-vector product whose vector has only subnormal and zero entries (a
-   gradient decaying through time reaches them) costs the CPU a microcode assist
-   per multiplication: a hundred times the normal time.  og_scan_tiny_in gives
-   the product the vector scaled by 2^shift instead (exact: a power of two), and
-   og_scan_tiny_out scales the result back; the sum is then rounded once into the
-   subnormal range, where the unscaled product rounds every partial sum there,
-   so the result is the same to rounding (at least as accurate), never flushed
-   to zero.  Anything else (a normal entry, inf, nan, an all-zero vector, an
-   integer or complex dtype) is left alone. */
+/* A matrix-vector product whose vector has subnormal entries (a gradient
+   decaying through time reaches them) costs the CPU a microcode assist per
+   multiplication by one: up to a hundred times the normal time.  When every
+   entry is also below 2^-shift, og_scan_tiny_in gives the product the vector
+   scaled by 2^shift instead (exact: a power of two, and no overflow), and
+   og_scan_tiny_out scales the result back; the sum is then rounded once into
+   the subnormal range, where the unscaled product rounds every partial sum
+   there, so the result is the same to rounding (at least as accurate), never
+   flushed to zero.  Anything else (no subnormal entry, a larger entry, inf,
+   nan, an integer or complex dtype) is left alone. */
 #define OG_TINY_SHIFT_D 600
 #define OG_TINY_SHIFT_F 80
 
-/* Whether every entry of the 1-D array a has a zero exponent field (subnormal
-   or zero) and one of them is not zero. */
+/* Whether the 1-D array a has a subnormal entry and every entry is below
+   2^-shift in magnitude (so scaling by 2^shift is exact and cannot overflow):
+   its exponent field is below bias - shift (nan and inf never are). */
 static int og_scan_all_tiny(PyArrayObject *a) {
     npy_intp n = PyArray_DIMS(a)[0], s = PyArray_STRIDES(a)[0];
     const char *p = PyArray_BYTES(a);
@@ -98,15 +100,17 @@ static int og_scan_all_tiny(PyArrayObject *a) {
         for (npy_intp i = 0; i < n; i++) {
             npy_uint64 b;
             memcpy(&b, p + i * s, 8);
-            if (b & 0x7ff0000000000000ULL) return 0;
-            any |= (b & 0x000fffffffffffffULL) != 0;
+            npy_uint64 e = (b >> 52) & 0x7ff;
+            if (e >= 1023 - OG_TINY_SHIFT_D) return 0;
+            any |= e == 0 && (b & 0x000fffffffffffffULL) != 0;
         }
     } else if (PyArray_TYPE(a) == NPY_FLOAT) {
         for (npy_intp i = 0; i < n; i++) {
             npy_uint32 b;
             memcpy(&b, p + i * s, 4);
-            if (b & 0x7f800000U) return 0;
-            any |= (b & 0x007fffffU) != 0;
+            npy_uint32 e = (b >> 23) & 0xff;
+            if (e >= 127 - OG_TINY_SHIFT_F) return 0;
+            any |= e == 0 && (b & 0x007fffffU) != 0;
         }
     } else {
         return 0;
@@ -114,7 +118,7 @@ static int og_scan_all_tiny(PyArrayObject *a) {
     return any;
 }
 
-/* When *x (a product's vector operand) is all tiny: *x becomes *scratch (a
+/* When *x (a product's vector operand) is tiny (og_scan_all_tiny): *x becomes *scratch (a
    borrowed reference, reused between steps) holding it times 2^shift, and
    *shift says so; else *shift is 0 and *x is untouched. */
 static int og_scan_tiny_in(PyObject **x, PyObject **scratch, int *shift) {
