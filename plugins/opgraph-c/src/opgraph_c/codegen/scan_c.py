@@ -14,7 +14,9 @@ calls of a whole graph.  A matrix-vector product whose vector holds
 subnormals (and nothing large) gets it scaled by a power of two and its
 result scaled back
 (``og_scan_tiny_in``: the CPU's slow path for subnormals costs a hundred times
-the product; docs/scan.md).
+the product; docs/scan.md).  A large matrix non-sequence of a long loop is
+read from a copy on a transparent huge page (``og_scan_pin``: its placement on
+4 KiB pages can make it collide with itself in L2).
 
 Loops this does not cover (mit-mot outputs, untraced states such as random
 generators, ``until``, a body with a node without C, a non-tensor or
@@ -167,9 +169,10 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                    f"n_steps=%zd entries\", n);", fail)
     for c in consts:
         _constant_c(w, c, f"sv[{slot[c]}]", ctx, fail)
-    for q in range(n_ns):
+    for q in range(n_ns):  # a large matrix is read from a huge-page copy (og_scan_pin)
         inner = f_in[len(f_in) - n_ns + q]
-        w.line(f"sv[{slot[inner]}] = (PyObject *)i{ns0 + q};", f"Py_INCREF(sv[{slot[inner]}]);")
+        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n);",
+               f"if (!sv[{slot[inner]}]) {fail}")
     # state buffers: the initial rows, then one row per step
     for m in range(n_st):
         x = f"i{st0 + m}"

@@ -160,3 +160,48 @@ static void og_scan_tiny_out(PyObject *yo, int shift) {
     else
         for (npy_intp i = 0; i < n; i++) *(float *)(p + i * s) = ldexpf(*(float *)(p + i * s), -shift);
 }
+
+/* A large matrix that every step reads (a non-sequence, such as the weights of a
+   recurrence) is read from L2 at every step; on 4 KiB pages its physical
+   placement decides whether it collides with itself in the cache (measured:
+   the same 512 KiB matrix, 1000 steps, 4.7 ms in one process and 7.3 ms in
+   another).  For a loop of many steps, og_scan_pin gives the body a copy in a
+   2 MiB aligned buffer marked for a transparent huge page (physically
+   contiguous), in the matrix's own order; the buffer lives as long as the copy
+   (a capsule frees it).  Anything small, or a failed allocation, keeps the
+   input itself.  Returns a new reference. */
+#define OG_PIN_MIN_BYTES ((size_t)256 << 10)
+#define OG_PIN_MAX_BYTES ((size_t)64 << 20)
+#define OG_PIN_MIN_STEPS 64
+
+static void og_scan_pin_free(PyObject *cap) { free(PyCapsule_GetPointer(cap, "og_scan_pin")); }
+
+static PyObject *og_scan_pin(PyArrayObject *a, npy_intp steps) {
+    size_t nb = (size_t)PyArray_NBYTES(a), al = (size_t)2 << 20;
+    int nd = PyArray_NDIM(a);
+    void *mem = NULL;
+    if (steps < OG_PIN_MIN_STEPS || nd < 2 || nb < OG_PIN_MIN_BYTES || nb > OG_PIN_MAX_BYTES ||
+            posix_memalign(&mem, al, (nb + al - 1) & ~(al - 1))) {
+        Py_INCREF(a);
+        return (PyObject *)a;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(mem, (nb + al - 1) & ~(al - 1), MADV_HUGEPAGE);
+#endif
+    PyObject *cap = PyCapsule_New(mem, "og_scan_pin", og_scan_pin_free);
+    if (!cap) { free(mem); return NULL; }
+    npy_intp st[NPY_MAXDIMS], s = PyArray_ITEMSIZE(a);
+    if (PyArray_IS_F_CONTIGUOUS(a) && !PyArray_IS_C_CONTIGUOUS(a))
+        for (int d = 0; d < nd; d++) { st[d] = s; s *= PyArray_DIMS(a)[d]; }
+    else
+        for (int d = nd - 1; d >= 0; d--) { st[d] = s; s *= PyArray_DIMS(a)[d]; }
+    PyArray_Descr *dt = PyArray_DESCR(a);
+    Py_INCREF(dt);
+    PyObject *c = PyArray_NewFromDescr(&PyArray_Type, dt, nd, PyArray_DIMS(a), st, mem,
+                                       NPY_ARRAY_WRITEABLE, NULL);
+    if (!c) { Py_DECREF(cap); return NULL; }
+    if (PyArray_SetBaseObject((PyArrayObject *)c, cap) < 0) { Py_DECREF(c); Py_DECREF(cap); return NULL; }
+    PyArray_UpdateFlags((PyArrayObject *)c, NPY_ARRAY_UPDATE_ALL);
+    if (PyArray_CopyInto((PyArrayObject *)c, a) < 0) { Py_DECREF(c); return NULL; }
+    return c;
+}
