@@ -171,7 +171,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         _constant_c(w, c, f"sv[{slot[c]}]", ctx, fail)
     for q in range(n_ns):  # a large matrix is read from a huge-page copy (og_scan_pin)
         inner = f_in[len(f_in) - n_ns + q]
-        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n);",
+        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n, &og_scan_{k}_pin{q});",
                f"if (!sv[{slot[inner]}]) {fail}")
     # state buffers: the initial rows, then one row per step
     for m in range(n_st):
@@ -269,6 +269,9 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     w.line(*clear, "goto fail;")
     w.line("og_scan_done:;")
     support = [SCAN_SUPPORT]
+    if n_ns:  # the huge-page buffers of og_scan_pin, kept between calls
+        support.append("".join(f"static og_pin_slot og_scan_{k}_pin{q};\n"
+                               for q in range(n_ns)))
     for code in codes:
         support.extend(code.support)
     support.extend(funcs)

@@ -167,29 +167,56 @@ static void og_scan_tiny_out(PyObject *yo, int shift) {
    the same 512 KiB matrix, 1000 steps, 4.7 ms in one process and 7.3 ms in
    another).  For a loop of many steps, og_scan_pin gives the body a copy in a
    2 MiB aligned buffer marked for a transparent huge page (physically
-   contiguous), in the matrix's own order; the buffer lives as long as the copy
-   (a capsule frees it).  Anything small, or a failed allocation, keeps the
-   input itself.  Returns a new reference. */
+   contiguous), in the matrix's own order; the copy's capsule gives the buffer
+   back (og_pin_slot) or frees it.  Anything small, or a failed allocation,
+   keeps the input itself.  Returns a new reference. */
 #define OG_PIN_MIN_BYTES ((size_t)256 << 10)
 #define OG_PIN_MAX_BYTES ((size_t)64 << 20)
 #define OG_PIN_MIN_STEPS 64
 
-static void og_scan_pin_free(PyObject *cap) { free(PyCapsule_GetPointer(cap, "og_scan_pin")); }
+/* A buffer kept between calls (the huge page is faulted in once): taken by one
+   copy at a time; a copy made while it is taken (another thread in the same
+   loop) gets a buffer of its own. */
+typedef struct { void *mem; size_t cap; int busy; } og_pin_slot;
 
-static PyObject *og_scan_pin(PyArrayObject *a, npy_intp steps) {
-    size_t nb = (size_t)PyArray_NBYTES(a), al = (size_t)2 << 20;
-    int nd = PyArray_NDIM(a);
+static void og_scan_pin_free(PyObject *capsule) {
+    void *p = PyCapsule_GetPointer(capsule, "og_scan_pin");
+    og_pin_slot *slot = (og_pin_slot *)PyCapsule_GetContext(capsule);
+    if (slot) slot->busy = 0; else free(p);
+}
+
+static void *og_scan_pin_mem(og_pin_slot *slot, size_t n, int *kept) {
+    size_t al = (size_t)2 << 20;
+    void *mem = NULL;
+    n = (n + al - 1) & ~(al - 1);
+    *kept = 0;
+    if (!slot->busy && slot->mem && slot->cap >= n) { *kept = 1; return slot->mem; }
+    if (posix_memalign(&mem, al, n)) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(mem, n, MADV_HUGEPAGE);
+#endif
+    if (!slot->busy) {  /* keep the larger buffer for the next calls */
+        free(slot->mem);
+        slot->mem = mem; slot->cap = n; *kept = 1;
+    }
+    return mem;
+}
+
+static PyObject *og_scan_pin(PyArrayObject *a, npy_intp steps, og_pin_slot *slot) {
+    size_t nb = (size_t)PyArray_NBYTES(a);
+    int nd = PyArray_NDIM(a), kept = 0;
     void *mem = NULL;
     if (steps < OG_PIN_MIN_STEPS || nd < 2 || nb < OG_PIN_MIN_BYTES || nb > OG_PIN_MAX_BYTES ||
-            posix_memalign(&mem, al, (nb + al - 1) & ~(al - 1))) {
+            !(mem = og_scan_pin_mem(slot, nb, &kept))) {
         Py_INCREF(a);
         return (PyObject *)a;
     }
-#ifdef MADV_HUGEPAGE
-    madvise(mem, (nb + al - 1) & ~(al - 1), MADV_HUGEPAGE);
-#endif
     PyObject *cap = PyCapsule_New(mem, "og_scan_pin", og_scan_pin_free);
-    if (!cap) { free(mem); return NULL; }
+    if (!cap) { if (!kept) free(mem); return NULL; }
+    if (kept) {
+        slot->busy = 1;
+        if (PyCapsule_SetContext(cap, slot) < 0) { Py_DECREF(cap); return NULL; }
+    }
     npy_intp st[NPY_MAXDIMS], s = PyArray_ITEMSIZE(a);
     if (PyArray_IS_F_CONTIGUOUS(a) && !PyArray_IS_C_CONTIGUOUS(a))
         for (int d = 0; d < nd; d++) { st[d] = s; s *= PyArray_DIMS(a)[d]; }
