@@ -234,6 +234,28 @@ def test_updates_as_pairs_and_strict_shared():
     assert a.get_value() == 3 and b.get_value() == 8
     with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
         scan(lambda h: h * a, outputs_info=pt.zeros(()), n_steps=2, strict=True)
+    # a shared variable passed in non_sequences is given: strict accepts it
+    h = scan(lambda h, a: h + a, outputs_info=pt.zeros(()), non_sequences=a, n_steps=2,
+             strict=True, return_updates=False)
+    np.testing.assert_allclose(function([], h)(), [3.0, 6.0])
+
+
+def test_strict_loop_reading_a_generator_passed_in_non_sequences():
+    # the generator is read, not updated, by the loop: every step draws the same index
+    rng = opgraph.shared(np.random.default_rng(4))
+    data = pt.arange(16.0)
+
+    def step(s, data, rng):
+        return (data[pt.random.integers(16, rng=rng)] + s) ** 2
+
+    seq = pt.vector("seq")
+    xs = scan(step, sequences=[seq], non_sequences=[data, rng], strict=True,
+              return_updates=False)
+    f = function([seq], [xs, opgraph.grad(xs[0], seq)])
+    out, g = f(np.array([0.5, 1.0, 2.0]))
+    idx = np.random.default_rng(4).integers(16)
+    np.testing.assert_allclose(out, (idx + np.array([0.5, 1.0, 2.0])) ** 2)
+    np.testing.assert_allclose(g, [2 * (idx + 0.5), 0.0, 0.0])
 
 
 def test_filter_view():

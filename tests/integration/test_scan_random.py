@@ -7,6 +7,7 @@ import pytest
 
 import opgraph
 import opgraph.tensor as pt
+from opgraph.autodiff.undefined import NullTypeGradError
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.random.utils import RandomStream
 
@@ -71,5 +72,67 @@ def test_gradient_of_a_loop_that_also_draws():
     got, draws = f(np.ones(3), 2.0)
     np.testing.assert_allclose(got, 2 * 2.0 + 1.0)  # h3 = w**2 + w + 1
     assert draws.shape == (3,)
-    with pytest.raises(NotImplementedError, match="random draws"):
-        opgraph.grad(noise.sum(), x)
+    # the draws are constants to the gradient: noise = draw + x gives ones
+    f2 = opgraph.function([x, w], opgraph.grad(noise.sum(), x), updates=updates)
+    np.testing.assert_allclose(f2(np.ones(3), 2.0), np.ones(3))
+
+
+def _rnn_cost(xv, Wv, h0v, epsv):
+    h = h0v
+    for t in range(len(xv)):
+        h = np.tanh(Wv @ h + xv[t] + epsv[t])
+    return h.sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("truncate", [-1, 2])
+def test_gradient_through_draws_that_feed_a_recurrent_state(mode, truncate):
+    # noise added to the state at every step: the backward pass replays the draws the
+    # forward pass made (recorded as per-step outputs, read back as sequences)
+    srng = RandomStream(seed=11)
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+
+    def step(xt, h, W):
+        eps = srng.normal(size=(3,))
+        return pt.tanh(pt.dot(W, h) + xt + eps), eps
+
+    (h, eps), updates = opgraph.scan(step, sequences=x, outputs_info=[h0, None],
+                                     non_sequences=W, truncate_gradient=truncate,
+                                     return_updates=True)
+    cost = h[-1].sum()
+    gW, gx = opgraph.grad(cost, [W, x])
+    f = opgraph.function([x, W, h0], [cost, gW, gx, eps], updates=updates, mode=mode)
+    rng = np.random.default_rng(3)
+    xv, Wv, h0v = rng.normal(size=(5, 3)), rng.normal(size=(3, 3)) / 2, rng.normal(size=3)
+    c, gWv, gxv, epsv = f(xv, Wv, h0v)
+    assert np.isclose(c, _rnn_cost(xv, Wv, h0v, epsv))  # eps: the draws this call made
+    if truncate == -1:  # finite differences of the cost with those draws held fixed
+        num = np.zeros_like(Wv)
+        for idx in np.ndindex(Wv.shape):
+            d = np.zeros_like(Wv)
+            d[idx] = 1e-6
+            num[idx] = (_rnn_cost(xv, Wv + d, h0v, epsv)
+                        - _rnn_cost(xv, Wv - d, h0v, epsv)) / 2e-6
+        np.testing.assert_allclose(gWv, num, rtol=1e-5, atol=1e-8)
+        d = np.zeros_like(xv)
+        d[1, 2] = 1e-6
+        num_x = (_rnn_cost(xv + d, Wv, h0v, epsv) - _rnn_cost(xv - d, Wv, h0v, epsv)) / 2e-6
+        np.testing.assert_allclose(gxv[1, 2], num_x, rtol=1e-5)
+    else:  # only the last two steps send gradient back to x
+        np.testing.assert_allclose(gxv[:3], 0.0)
+        assert np.any(gxv[3:] != 0)
+    # a new call draws anew (the generator's update was applied)
+    assert not np.allclose(f(xv, Wv, h0v)[3], epsv)
+
+
+def test_draws_whose_parameters_depend_on_the_loop_have_no_gradient():
+    srng = RandomStream(seed=1)
+    w = pt.dscalar("w")
+
+    def step(h, w):
+        return h * w + srng.normal(0.0, pt.abs(h) + 1.0)
+
+    h, _ = opgraph.scan(step, outputs_info=pt.as_tensor(1.0), non_sequences=w, n_steps=3,
+                        return_updates=True)
+    with pytest.raises(NullTypeGradError, match="no gradient with respect to their param"):
+        opgraph.grad(h[-1], w)

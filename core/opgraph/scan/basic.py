@@ -239,10 +239,12 @@ def scan(
     # -- non-sequences ----------------------------------------------------------------------
     ns_outer: list[Variable] = []
     ns_ph: list[Variable] = []
+    ns_free: set[Variable] = set()  # shared non-sequences: given, yet read as free variables
     for q, v in enumerate(_as_list(non_sequences)):
         x = _tensor(v, f"non_sequences[{q}]")
         if isinstance(x, SharedVariable | Constant):
             fn_args.append(x)  # read as a free variable below
+            ns_free.add(x)
             continue
         # fn sees the variable itself (so grad(y, x) inside the step works, as in
         # PyTensor); it is swapped for a placeholder once the body is traced.
@@ -321,7 +323,7 @@ def scan(
     for v in graph_inputs(roots, blockers=blockers):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        if strict:
+        if strict and v not in ns_free:
             raise MissingInputError(
                 f"scan: strict=True, but the step function reads {v} (type {v.type}), which "
                 "is not among sequences, outputs_info or non_sequences; pass it in "

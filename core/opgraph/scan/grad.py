@@ -28,6 +28,7 @@ from opgraph.autodiff.undefined import is_disconnected
 from opgraph.graph.basic import Variable, clone_replace, io_toposort
 from opgraph.graph.null_type import DisconnectedType
 from opgraph.graph.traversal import graph_inputs
+from opgraph.scan.draws import replay_draws
 from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
 from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.type import TensorType
@@ -251,6 +252,17 @@ def _without_generators(op: Any, inputs: list[Variable], what: str) -> _Reduced 
 def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
              cotangents: list[Variable]) -> list[Variable]:
     """Cotangents of the outer inputs (reverse mode through time)."""
+    rep = replay_draws(op, inputs, cotangents,
+                       lambda j: _live(cotangents[j]) and _is_float(outputs[j])
+                       and not _zero(cotangents[j]))
+    if isinstance(rep, list):  # the draws' own derivatives would be needed
+        return [_disconnected() if g is None else g for g in rep]
+    if rep is not None:  # draws feed what the gradient needs: replay the recorded ones
+        g = pullback(rep.op, rep.inputs, rep.outputs, [cotangents[j] for j in rep.kept])
+        result: list[Any] = [_disconnected() for _ in inputs]
+        for old, new in rep.in_map.items():
+            result[old] = g[new]
+        return result
     red = _without_generators(op, inputs, "pullback")
     if red is not None:
         for j in red.dropped:
@@ -259,7 +271,7 @@ def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
                     f"Scan {op.name or ''} pullback: output {j} depends on random draws made "
                     "inside the loop; differentiating through them is not implemented")
         g = pullback(red.op, red.inputs, red.outputs, [cotangents[j] for j in red.kept])
-        result: list[Any] = [_disconnected() for _ in inputs]
+        result = [_disconnected() for _ in inputs]
         for old, new in red.in_map.items():
             result[old] = g[new]
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -168,3 +169,116 @@ def test_strided_sequences_and_views_of_rows_read_the_right_row_every_step():
     np.testing.assert_allclose(got[0][-1], s_want)
     np.testing.assert_allclose(got[1], np.array(a_want))
     np.testing.assert_allclose(got[2], np.array(a_want))
+
+
+def _exact_matvec(W, h):
+    """W @ h in exact rational arithmetic, rounded once (correct rounding)."""
+    return np.array([float(sum(Fraction(float(w)) * Fraction(float(v)) for w, v in zip(row, h)))
+                     for row in W], dtype=W.dtype)
+
+
+@pytest.mark.parametrize("dtype, scale", [("float64", 1e-310), ("float32", 1e-40)])
+def test_products_of_subnormal_vectors_are_rounded_once_not_flushed(dtype, scale):
+    # the loop scales an all-subnormal vector by a power of two around the product
+    # (a CPU takes a slow assist per subnormal multiplication): the result must be
+    # the exact product rounded into the subnormal range, never flushed to zero
+    W, h0 = pt.matrix("W", dtype=dtype), pt.vector("h0", dtype=dtype)
+    h = opgraph.scan(lambda h, W: pt.dot(W, h), outputs_info=h0, non_sequences=W,
+                     n_steps=4, return_updates=False)
+    hv = h.T  # the other operand order takes the same path
+    g = opgraph.scan(lambda h, W: pt.dot(h, W), outputs_info=h0, non_sequences=W,
+                     n_steps=4, return_updates=False)
+    fc, fp = compile_both([W, h0], [h, g, hv])
+    assert all(c_scans(fc))
+    Wv = (RNG.normal(size=(6, 6)) * 0.9).astype(dtype)
+    h0v = (RNG.normal(size=6) * scale).astype(dtype)
+    assert np.all(np.abs(h0v) < np.finfo(dtype).tiny) and np.all(h0v != 0)
+    got_h, got_g, _ = fc(Wv, h0v)
+    want_h, want_g, _ = fp(Wv, h0v)
+    tiny_ulp = np.finfo(dtype).smallest_subnormal
+    prev_h, prev_g = h0v, h0v
+    for t in range(4):
+        # each step: the exact product of the previous step's value, rounded once
+        # (the scaled sum's own rounding can move a tie: one unit of the grid)
+        np.testing.assert_allclose(got_h[t], _exact_matvec(Wv, prev_h), rtol=0, atol=tiny_ulp)
+        np.testing.assert_allclose(got_g[t], _exact_matvec(Wv.T, prev_g), rtol=0,
+                                   atol=tiny_ulp)
+        prev_h, prev_g = got_h[t], got_g[t]
+    # the Python linker's BLAS rounds every partial sum into the subnormal grid (a
+    # few units, which the recurrence carries on): the same to rounding
+    np.testing.assert_allclose(got_h, want_h, rtol=1e-9, atol=32 * tiny_ulp)
+    np.testing.assert_allclose(got_g, want_g, rtol=1e-9, atol=32 * tiny_ulp)
+    assert np.count_nonzero(got_h[-1]) > 0
+
+
+@pytest.mark.parametrize("special", [np.inf, np.nan, 1.0, 1e-100, 0.0])
+def test_products_of_vectors_with_a_large_entry_are_left_alone(special):
+    # an entry of 2**-600 or more, infinite or nan (or no subnormal at all) takes the
+    # plain product: the same BLAS call as the Python linker's
+    W, h0 = pt.matrix("W"), pt.vector("h0")
+    h = opgraph.scan(lambda h, W: pt.dot(W, h), outputs_info=h0, non_sequences=W,
+                     n_steps=3, return_updates=False)
+    fc, fp = compile_both([W, h0], h)
+    Wv = RNG.normal(size=(5, 5))
+    h0v = RNG.normal(size=5) * 1e-310
+    h0v[2] = special
+    if special == 0.0:
+        h0v[:] = 0.0
+    with np.errstate(invalid="ignore"):
+        got, want = fc(Wv, h0v), fp(Wv, h0v)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    if special == 0.0:
+        assert np.all(got == 0)
+
+
+def test_a_vector_of_subnormals_and_small_normals_is_scaled_too():
+    # below 2**-600 everywhere: scaled (exactly); the result is normal, so it is the
+    # exact product to the rounding of a normal sum
+    W, h0 = pt.matrix("W"), pt.vector("h0")
+    out = opgraph.scan(lambda h, W: pt.dot(W, h), outputs_info=h0, non_sequences=W,
+                       n_steps=1, return_updates=False)
+    fc, _ = compile_both([W, h0], out)
+    Wv = RNG.normal(size=(6, 6))
+    h0v = RNG.normal(size=6) * 1e-310
+    h0v[0] = 3e-300  # normal, small: the sum is dominated by it, the rest is rounding
+    h0v[1] = -2e-305
+    got = fc(Wv, h0v)[0]
+    np.testing.assert_allclose(got, _exact_matvec(Wv, h0v), rtol=4e-15, atol=0)
+
+
+def test_rnn_gradient_that_decays_into_subnormals():
+    # the benchmark's case: a backward pass through time whose deltas become subnormal
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = rnn(x, W, h0)
+    g = opgraph.grad(h[-1].sum(), [W, h0])
+    vals = (RNG.normal(size=(400, 16)), RNG.normal(size=(16, 16)) / 16, np.zeros(16))
+    fc, fp = compile_both([x, W, h0], g)
+    assert all(c_scans(fc))
+    got, want = fc(*vals), fp(*vals)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("steps", [3, 80])
+def test_large_weights_read_from_a_pinned_copy_give_the_same_values(steps):
+    # a matrix of 256 KiB or more read by a loop of 64 steps or more is copied once
+    # into a huge-page buffer (C and Fortran order: W and the backward loop's W.T)
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    h = rnn(x, W, h0)
+    gW = opgraph.grad(h[-1].sum(), W)
+    vals = (RNG.normal(size=(steps, 192)), RNG.normal(size=(192, 192)) / 192,
+            RNG.normal(size=192))
+    assert vals[1].nbytes >= 256 << 10
+    fc = check([x, W, h0], [h, gW], *vals)
+    assert all(c_scans(fc))
+    # the inputs are untouched, and a second call gives the same
+    before = [v.copy() for v in vals]
+    first = fc(*vals)
+    second = fc(*vals)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(vals, before):
+        np.testing.assert_array_equal(a, b)
+    # Fortran-ordered weights given from outside take the same path
+    np.testing.assert_allclose(fc(vals[0], np.asfortranarray(vals[1]), vals[2])[0], first[0],
+                               rtol=1e-12)

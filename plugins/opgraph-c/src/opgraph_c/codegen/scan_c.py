@@ -10,7 +10,13 @@ made once and moved from row to row (no allocation per step); the output
 buffers come from the module's buffer pool, so a loop called again reuses
 pages already mapped.  Inner results are
 kept between steps, so the emitters reuse their buffers as they do between
-calls of a whole graph.
+calls of a whole graph.  A matrix-vector product whose vector holds
+subnormals (and nothing large) gets it scaled by a power of two and its
+result scaled back
+(``og_scan_tiny_in``: the CPU's slow path for subnormals costs a hundred times
+the product; docs/scan.md).  A large matrix non-sequence of a long loop is
+read from a copy on a transparent huge page (``og_scan_pin``: its placement on
+4 KiB pages can make it collide with itself in L2).
 
 Loops this does not cover (mit-mot outputs, untraced states such as random
 generators, ``until``, a body with a node without C, a non-tensor or
@@ -26,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Constant
+from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
 from opgraph_c.codegen import registry
 from opgraph_c.codegen.ctypes_ import supported, typenum
@@ -61,6 +68,23 @@ def _inner_node_function(name: str, node: Any, code: NodeC) -> str:
             w.line(f"og_out[{j}] = (PyObject *)o{j};")
         w.line("return og_rc;")
     return w.text()
+
+
+def _tiny_operand(node: Any) -> int | None:
+    """The input index of a float matrix-vector product's vector, else None.
+
+    The loop scales that vector when it holds subnormals and nothing above
+    2**-600 (``og_scan_tiny_in`` in runtime/scan.h): a gradient decaying through
+    time would otherwise cost a microcode assist per multiplication.
+    """
+    if not isinstance(node.op, Dot | MatMul) or len(node.inputs) != 2:
+        return None
+    if node.outputs[0].type.dtype not in ("float32", "float64"):
+        return None
+    nds = [v.type.ndim for v in node.inputs]
+    if sorted(nds) != [1, 2]:
+        return None
+    return nds.index(1)
 
 
 def _constant_c(w: CWriter, var: Constant, slot: str, ctx: EmitContext, fail: str) -> None:
@@ -133,8 +157,11 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
             f"{max(keep[m], ks[m] + 1)})" for m in range(n_st)]
     sl = op.outer_slices()
     seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
+    tiny = {j: i for j, inner in enumerate(order)
+            if (i := _tiny_operand(inner)) is not None}
     fail = "goto og_scan_fail;"
     w = CWriter()
+    w.line(f"PyObject *tz[{max(len(tiny), 1)}] = {{0}};  /* scratch of the scaled vectors */")
     w.line(f"PyObject *sv[{nv}] = {{0}};", "npy_intp n = 0;", f"if (og_scan_steps(i0, &n)) {fail}")
     for s in range(n_seqs):
         with w.block(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n)"):
@@ -142,9 +169,10 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                    f"n_steps=%zd entries\", n);", fail)
     for c in consts:
         _constant_c(w, c, f"sv[{slot[c]}]", ctx, fail)
-    for q in range(n_ns):
+    for q in range(n_ns):  # a large matrix is read from a huge-page copy (og_scan_pin)
         inner = f_in[len(f_in) - n_ns + q]
-        w.line(f"sv[{slot[inner]}] = (PyObject *)i{ns0 + q};", f"Py_INCREF(sv[{slot[inner]}]);")
+        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n, &og_scan_{k}_pin{q});",
+               f"if (!sv[{slot[inner]}]) {fail}")
     # state buffers: the initial rows, then one row per step
     for m in range(n_st):
         x = f"i{st0 + m}"
@@ -182,10 +210,16 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                        f"PyObject *r[{len(inner.outputs)}];")
                 for jj, v in enumerate(inner.outputs):
                     w.line(f"r[{jj}] = sv[{slot[v]}];")
+                if j in tiny:
+                    z = list(tiny).index(j)
+                    w.line("int shift;",
+                           f"if (og_scan_tiny_in(&a[{tiny[j]}], &tz[{z}], &shift)) {fail}")
                 w.line(f"int rc = og_scan_{k}_n{j}(og_st, a, r);")
                 for jj, v in enumerate(inner.outputs):
                     w.line(f"sv[{slot[v]}] = r[{jj}];")
                 w.line(f"if (rc) {fail}")
+                if j in tiny:
+                    w.line("if (shift) og_scan_tiny_out(r[0], shift);")
         for m in range(n_st):
             w.line(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, "
                    f"sv[{slot[f_out[m]]}], {m})) {fail}")
@@ -228,11 +262,16 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
             w.line(f"npy_intp d[] = {{{dims}}};",
                    f"{o} = (PyArrayObject *)PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0);",
                    f"if (!{o}) {fail}")
-    w.line(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);", "goto og_scan_done;")
+    clear = (f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);",
+             f"for (int s = 0; s < {max(len(tiny), 1)}; s++) Py_CLEAR(tz[s]);")
+    w.line(*clear, "goto og_scan_done;")
     w.line("og_scan_fail:")
-    w.line(f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);", "goto fail;")
+    w.line(*clear, "goto fail;")
     w.line("og_scan_done:;")
     support = [SCAN_SUPPORT]
+    if n_ns:  # the huge-page buffers of og_scan_pin, kept between calls
+        support.append("".join(f"static og_pin_slot og_scan_{k}_pin{q};\n"
+                               for q in range(n_ns)))
     for code in codes:
         support.extend(code.support)
     support.extend(funcs)

@@ -118,12 +118,12 @@ def remove_unused(args: ScanArgs, clients: Any) -> bool:
 def scan_remove_unused(fgraph: Any, node: Apply) -> Any:
     """Drop a Scan's unused and duplicate inputs and its unused outputs."""
     if node.op.info.n_mit_mot:
-        return False
+        return None
     args = ScanArgs.from_node(node)
     if not remove_unused(args, fgraph.clients):
-        return False
+        return None
     if not args.outer_outputs:
-        return False
+        return None
     kept = set(args.outer_outputs)
     new = args.make_node()
     old_to_new = dict(zip(args.outer_outputs, new.outputs))
