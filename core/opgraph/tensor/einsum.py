@@ -30,7 +30,7 @@ from opgraph.tensor.shape import shape_i
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["Einsum", "einsum", "inline_optimized_einsum"]
+__all__ = ["Einsum", "einsum"]  # the rewrite inline_optimized_einsum is imported by name
 # PyTensor's tests also import the private helpers _delta, _general_dot and _iota.
 
 def _parse(subscripts: str, n_operands: int, ndims: Sequence[int]) -> tuple[list[str], str]:
