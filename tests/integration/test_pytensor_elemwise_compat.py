@@ -117,3 +117,11 @@ def test_compiled_einsum_gradient_matches_numpy():
     ga, gb = fn(av, bv)
     np.testing.assert_allclose(ga, np.broadcast_to(bv.sum(1), (2, 3)))
     np.testing.assert_allclose(gb, np.broadcast_to(av.sum(0)[:, None], (3, 4)))
+
+
+def test_diagonal_method_matches_numpy():
+    x = pt.dmatrix("x")
+    xv = np.arange(12.0).reshape(3, 4)
+    for offset, axis1, axis2 in [(0, 0, 1), (1, 0, 1), (-1, 0, 1), (0, 1, 0), (-2, 1, 0)]:
+        np.testing.assert_array_equal(x.diagonal(offset, axis1, axis2).eval({x: xv}),
+                                      xv.diagonal(offset, axis1, axis2))

@@ -30,9 +30,20 @@ def test_dtype_normalization_and_floatx():
 
 
 def test_broadcastable_keyword_maps_to_shape():
-    assert TensorType("float64", broadcastable=(True, False)).shape == (1, None)
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        assert TensorType("float64", broadcastable=(True, False)).shape == (1, None)
     with pytest.raises(TypeError, match=r"either shape= or broadcastable="):
         TensorType("float64", shape=(1,), broadcastable=(True,))
+
+
+def test_bad_shape_entries_are_type_and_value_errors():
+    for bad in [("1", "2"), (-1,), (1.5,)]:
+        with pytest.raises(ValueError, match="must be a boolean, integer or None"):
+            TensorType("float64", shape=bad)
+        with pytest.raises(TypeError, match="shape entry 0"):
+            TensorType("float64", shape=bad)
+    t = TensorType("float64", shape=np.array([3], dtype=np.int32))
+    assert t.shape == (3,) and type(t.shape[0]) is int
 
 
 @pytest.mark.parametrize("bad", ["object", "str", "datetime64"])
@@ -67,7 +78,8 @@ def test_clone():
     t = TensorType("float64", (None, 3))
     assert t.clone(dtype="int32") == TensorType("int32", (None, 3))
     assert t.clone(shape=(2, 3)).shape == (2, 3)
-    assert t.clone(broadcastable=(True, False)).shape == (1, None)
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        assert t.clone(broadcastable=(True, False)).shape == (1, None)
 
 
 # ----------------------------------------------------------------------------- filter
@@ -240,7 +252,8 @@ def test_plurals():
 def test_tensor_constructor():
     x = pt.tensor("float32", shape=(None, 3), name="x")
     assert x.type == TensorType("float32", (None, 3)) and x.name == "x"
-    y = pt.tensor(dtype="int8", broadcastable=(True, False))
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        y = pt.tensor(dtype="int8", broadcastable=(True, False))
     assert y.type.shape == (1, None)
     z = pt.tensor("z", shape=(2,))
     assert z.name == "z" and z.dtype == "float64"

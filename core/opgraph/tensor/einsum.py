@@ -326,8 +326,11 @@ class Einsum(EqualByValueKey, Op, HasInnerGraph):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]
                 ) -> None:
         plan: Any = ["einsum_path", *self.path] if len(inputs) > 1 else False
-        out = np.einsum(self.subscripts, *inputs, optimize=plan)
-        output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.dtype)
+        out = np.asarray(np.einsum(self.subscripts, *inputs, optimize=plan),
+                         dtype=node.outputs[0].type.dtype)
+        if any(np.may_share_memory(out, x) for x in inputs):  # "ij->ji" gives a view
+            out = out.copy()
+        output_storage[0][0] = out
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple[Any, ...]]:

@@ -113,6 +113,17 @@ def normalize_dtype(dtype: Any) -> str:
     return name
 
 
+class ShapeEntryError(TypeError, ValueError):
+    """A static shape entry that is not a non-negative int or None (PyTensor: ValueError)."""
+
+
+def _warn_broadcastable_kwarg() -> None:
+    warnings.warn(
+        "The `broadcastable` keyword is deprecated; use `shape` (1 for a broadcastable "
+        "dimension, None otherwise)", DeprecationWarning, stacklevel=4,
+    )
+
+
 def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, ...]:
     """Static shape as a tuple of int|None; ``broadcastable`` True means 1."""
     if shape is not None and broadcastable is not None:
@@ -128,15 +139,16 @@ def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, 
         if s is None:
             out.append(None)
         elif isinstance(s, bool | np.bool_):
-            raise TypeError(
+            raise ShapeEntryError(
                 f"TensorType: shape entry {i} is the bool {s!r}; shape entries are int or None "
                 "(use broadcastable= for True/False flags)"
             )
         elif isinstance(s, int | np.integer) and s >= 0:
             out.append(int(s))
         else:
-            raise TypeError(
-                f"TensorType: shape entry {i} must be a non-negative int or None, got {s!r}"
+            raise ShapeEntryError(
+                f"TensorType broadcastable/shape must be a boolean, integer or None: shape "
+                f"entry {i} must be a non-negative int or None, got {s!r}"
             )
     return tuple(out)
 
@@ -188,6 +200,8 @@ class TensorType(Type):
     ) -> None:
         dt = normalize_dtype(dtype)
         object.__setattr__(self, "dtype", dt)
+        if broadcastable is not None and shape is None:
+            _warn_broadcastable_kwarg()
         norm = normalize_shape(shape, broadcastable)
         if len(norm) > MAX_NDIM:
             raise ValueError(
@@ -236,6 +250,7 @@ class TensorType(Type):
         if kwargs:
             raise TypeError(f"TensorType.clone got unexpected arguments {sorted(kwargs)}")
         if broadcastable is not None:
+            _warn_broadcastable_kwarg()
             shape = normalize_shape(None, broadcastable)
         return TensorType(
             self.dtype if dtype is None else dtype,
