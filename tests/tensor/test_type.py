@@ -330,3 +330,26 @@ def test_predefined_types_take_a_more_precise_shape():
                 lambda: pt.drow(shape=(None, None))]:
         with pytest.raises(ValueError):
             bad()
+
+
+def test_convert_variable_merges_what_both_types_know():
+    one = TensorType("float64", shape=(1, None, 3))
+    other = TensorType("float64", shape=(None, 5, 3))
+    assert one.convert_variable(other()).type == TensorType("float64", shape=(1, 5, 3))
+    assert other.convert_variable(one()).type == TensorType("float64", shape=(1, 5, 3))
+    assert TensorType("float64", shape=(2, None, 3)).convert_variable(one()) is None
+    assert TensorType("float32", shape=(1, None, 3)).convert_variable(other()) is None
+
+
+def test_filter_keeps_ndarray_subclasses_and_refuses_unaligned_arrays():
+    class Tagged(np.ndarray):
+        pass
+
+    vec = TensorType("float64", shape=(None,))
+    value = np.array([1.0, 2.0]).view(Tagged)
+    assert vec.filter(value) is value
+    raw = np.zeros(17, dtype=np.uint8)[1:].view(np.float64)  # data at an odd address
+    assert not raw.flags.aligned
+    with pytest.raises(TypeError, match="not aligned"):
+        vec.filter(raw)
+    np.testing.assert_array_equal(vec.filter(np.array(raw)), np.zeros(2))

@@ -280,8 +280,9 @@ class TensorType(Type):
             )
         if type(data) is np.ndarray and data.dtype == self.numpy_dtype:
             pass
-        elif isinstance(data, np.memmap) and data.dtype == self.numpy_dtype:
-            pass
+        elif (isinstance(data, np.ndarray) and data.dtype == self.numpy_dtype
+              and not isinstance(data, np.matrix | np.ma.MaskedArray)):
+            pass  # memmaps and other ndarray subclasses pass as they are (PyTensor too)
         elif strict:
             if not isinstance(data, np.ndarray):
                 raise TypeError(
@@ -295,6 +296,11 @@ class TensorType(Type):
         else:
             data = self._convert(data, allow_downcast)
 
+        if not data.flags.aligned:
+            raise TypeError(
+                f"{self}: the array is not aligned (its data does not start at a multiple "
+                f"of its itemsize); pass a copy (np.array(value)) instead"
+            )
         if data.ndim != self.ndim:
             raise TypeError(
                 f"{self}: wrong number of dimensions: expected {self.ndim}, got {data.ndim} "
@@ -364,13 +370,17 @@ class TensorType(Type):
         return super().filter_variable(other, allow_convert)
 
     def convert_variable(self, var: Variable) -> Variable | None:
-        """``var`` itself when it fits this Type; narrowed with specify_shape when
-        this Type only adds static shape information; otherwise None."""
+        """``var`` itself when it fits this Type; narrowed with specify_shape to the
+        lengths both types know when they only differ in static shape; otherwise None."""
         vtype = var.type
         if self.is_super(vtype):
             return var
-        if isinstance(vtype, TensorType) and vtype.is_super(self):
-            return _tensor_functions.specify_shape(var, self.shape)
+        if (isinstance(vtype, TensorType) and vtype.dtype == self.dtype
+                and vtype.ndim == self.ndim
+                and all(a is None or b is None or a == b for a, b in zip(self.shape, vtype.shape))):
+            # Each type may know lengths the other does not: the result knows both.
+            merged = tuple(b if a is None else a for a, b in zip(self.shape, vtype.shape))
+            return _tensor_functions.specify_shape(var, merged)
         return None
 
     def is_super(self, otype: Type) -> bool:
