@@ -11,6 +11,7 @@ import opgraph.tensor as pt
 from opgraph.gradient import verify_grad
 from opgraph.graph.basic import ancestors
 from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.replace import vectorize_graph
 from opgraph.graph.traversal import graph_inputs
 from opgraph.tensor.einsum import Einsum, einsum, inline_optimized_einsum
 from opgraph.tensor.shape import specify_shape
@@ -125,3 +126,21 @@ def test_equal_nodes_merge_and_bad_operands_are_named():
         op(a, pt.tensor3("t"))
     with pytest.raises(ValueError, match="labels"):
         einsum("ij,jk", a, pt.vector("v"))
+
+
+def test_vectorized_einsum_is_one_einsum_with_batch_labels():
+    rng = np.random.default_rng(9)
+    a, b = pt.matrix("a"), pt.matrix("b")
+    out = einsum("ij,jk->ik", a, b)
+    batched_a = pt.tensor3("A")
+    (new,) = vectorize_graph([out], {a: batched_a})
+    assert isinstance(new.owner.op, Einsum)
+    av, bv = rng.normal(size=(4, 2, 3)), rng.normal(size=(3, 5))
+    np.testing.assert_allclose(evaluate(new, {batched_a: av, b: bv}),
+                               np.einsum("bij,jk->bik", av, bv))
+    core = pt.vectorize(lambda x: einsum("ii->i", x), "(n,n)->(n)")
+    many = pt.tensor4("M")
+    diag = core(many)
+    assert isinstance(diag.owner.op, Einsum)
+    mv = rng.normal(size=(2, 3, 4, 4))
+    np.testing.assert_allclose(evaluate(diag, {many: mv}), np.einsum("abii->abi", mv))

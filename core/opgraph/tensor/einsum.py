@@ -18,11 +18,13 @@ import numpy as np
 
 from opgraph.autodiff.forward import Rop
 from opgraph.autodiff.reverse import Lop
+from opgraph.autodiff.vectorize import register_batching_rule
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor import math as ptm
+from opgraph.tensor.blockwise import VECTORIZE_RULES
 from opgraph.tensor.creation import arange, zeros
 from opgraph.tensor.products import matmul
 from opgraph.tensor.reduction import sum as pt_sum
@@ -370,6 +372,28 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = None) -> Variable:
     path, optimized = _plan(labels, rhs, types, optimize)
     _warn_mixed_broadcast(labels, types)
     return Einsum(subscripts, path, optimized, types)(*ops)
+
+
+def _vectorize_einsum(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    """An einsum over batched operands is one einsum with a label per new leading axis."""
+    op = node.op
+    used = set("".join(op.labels) + op.rhs)
+    spare = [c for c in string.ascii_letters if c not in used]
+    n_batch = max(extra)
+    if n_batch > len(spare):
+        raise ValueError(f"einsum: no labels left for {n_batch} batch axes")
+    batch = "".join(spare[:n_batch])
+    terms = [batch[n_batch - e:] + lab for lab, e in zip(op.labels, extra)]
+    return [einsum(",".join(terms) + "->" + batch + op.rhs, *ins)]
+
+
+def _batch_einsum(node: Apply, ins: list[Variable], batched: list[bool]) -> tuple:
+    """vectorize_graph's rule: one leading batch axis on the ``batched`` operands."""
+    return _vectorize_einsum(node, ins, [int(b) for b in batched]), [True]
+
+
+VECTORIZE_RULES[Einsum] = _vectorize_einsum
+register_batching_rule(Einsum, _batch_einsum)
 
 
 @node_rewriter([Einsum])
