@@ -96,23 +96,3 @@ def test_integer_inputs_get_a_zero_gradient() -> None:
                 disconnected_inputs="ignore", return_disconnected="zero")
     fn = compile_py([n, x], g, on_unused_input="ignore")
     np.testing.assert_array_equal(fn(np.array([1, 2], dtype="int32"), np.ones(2)), [0.0, 0.0])
-
-
-@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
-def test_y_slope_is_zero_where_x_is_zero(name: str) -> None:
-    """x * log(y) is 0 for every y when x == 0: its y-slope there is 0, not 0/0."""
-    x, y = pt.dvector("x"), pt.dvector("y")
-    gx, gy = grad(getattr(special, name)(x, y).sum(), [x, y])
-    fn = compile_py([x, y], [gx, gy])
-    xv = np.array([0.0, 0.0, 2.0])
-    # y where log (log1p) is -inf, then ordinary points.
-    yv = np.array([0.0, 3.0, 3.0]) if name == "xlogy" else np.array([-1.0, 2.0, 2.0])
-    log_y = np.log if name == "xlogy" else np.log1p
-    with np.errstate(all="ignore"):
-        got_x, got_y = fn(xv, yv)
-        np.testing.assert_array_equal(got_x, log_y(yv))
-    np.testing.assert_allclose(got_y, [0.0, 0.0, 2.0 / 3.0])
-    if name == "xlogy":  # xlogy(x, x): the slope at 0 is log(0) + 0 = -inf, as PyTensor
-        same = compile_py([x], [grad(special.xlogy(x, x).sum(), x)])
-        with np.errstate(all="ignore"):
-            assert same(np.array([0.0]))[0][0] == -np.inf

@@ -292,9 +292,7 @@ class XLogY(SpecialOp):
 
     def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
         x, y = inputs
-        # Where x == 0 the value is 0 whatever y is, so its y-slope is 0 there (not 0/0).
-        zero = const_like(0, x)
-        return [ps.log(y), ps.switch(ps.eq(x, zero), const_like(0, y), ps.true_div(x, y))]
+        return [ps.log(y), ps.true_div(x, y)]
 
 
 class XLog1pY(SpecialOp):
@@ -305,9 +303,7 @@ class XLog1pY(SpecialOp):
 
     def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable]:
         x, y = inputs
-        zero = const_like(0, x)
-        return [ps.log1p(y), ps.switch(ps.eq(x, zero), const_like(0, y),
-                                       ps.true_div(x, ps.add(y, const_like(1, y))))]
+        return [ps.log1p(y), ps.true_div(x, ps.add(y, const_like(1, y)))]
 
 
 class I0(SpecialOp):
