@@ -35,11 +35,15 @@ def vectorize(func: Callable[..., Any], signature: str | None = None) -> Callabl
 
     def vectorized(*inputs: Any) -> Any:
         name = _fname(func)
+        tensors = []
         for i, x in enumerate(inputs):
-            if isinstance(x, Variable) and not isinstance(x.type, TensorType):
-                raise TypeError(f"vectorize({name}): input {i} must be TensorVariable, "
-                                f"got {x} of type {x.type}")
-        tensors = [as_tensor_variable(x) for x in inputs]
+            try:
+                if isinstance(x, Variable) and not isinstance(x.type, TensorType):
+                    raise TypeError(f"{x} has type {x.type}")
+                tensors.append(as_tensor_variable(x))
+            except TypeError as exc:
+                raise TypeError(f"vectorize({name}): input {i} must be TensorVariable "
+                                f"(or convertible to one): {exc}") from None
         in_sig = parsed[0] if parsed is not None else [()] * len(tensors)
         if len(in_sig) != len(tensors):
             raise SignatureError(
