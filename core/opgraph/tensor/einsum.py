@@ -157,15 +157,26 @@ def _contract_pair(a: Variable, la: str, b: Variable, lb: str, keep: set[str]) -
     free_b = [c for c in lb if c not in shared]
     sa = {c: _length(a, la.index(c)) for c in la}
     sb = {c: _length(b, lb.index(c)) for c in lb}
-    left = a.dimshuffle(*(la.index(c) for c in [*batch, *free_a, *summed]))
-    right = b.dimshuffle(*(lb.index(c) for c in [*batch, *summed, *free_b]))
+    left = _ordered(a, la, [*batch, *free_a, *summed])
+    right = _ordered(b, lb, [*batch, *summed, *free_b])
     nb, nfa, ns, nfb = (_prod([sa[c] for c in batch]), _prod([sa[c] for c in free_a]),
                         _prod([sa[c] for c in summed]), _prod([sb[c] for c in free_b]))
-    left = left.reshape((nb, nfa, ns))
-    right = right.reshape((nb, ns, nfb))
+    # Each group becomes one axis; a group that already is one axis needs no reshape.
+    if (len(batch), len(free_a), len(summed)) != (1, 1, 1):
+        left = left.reshape((nb, nfa, ns))
+    if (len(batch), len(summed), len(free_b)) != (1, 1, 1):
+        right = right.reshape((nb, ns, nfb))
     out = matmul(left, right)
-    dims = [sa[c] for c in batch] + [sa[c] for c in free_a] + [sb[c] for c in free_b]
-    return out.reshape(tuple(dims)), "".join([*batch, *free_a, *free_b])
+    if (len(batch), len(free_a), len(free_b)) != (1, 1, 1):
+        dims = [sa[c] for c in batch] + [sa[c] for c in free_a] + [sb[c] for c in free_b]
+        out = out.reshape(tuple(dims))
+    return out, "".join([*batch, *free_a, *free_b])
+
+
+def _ordered(x: Variable, labels: str, order: Sequence[str]) -> Variable:
+    """``x`` with its axes in ``order`` (itself when they already are)."""
+    perm = [labels.index(c) for c in order]
+    return x if perm == list(range(x.type.ndim)) else x.dimshuffle(*perm)
 
 
 def _right_to_left_path(n: int) -> tuple[tuple[int, ...], ...]:
