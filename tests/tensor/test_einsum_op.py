@@ -144,3 +144,11 @@ def test_vectorized_einsum_is_one_einsum_with_batch_labels():
     assert isinstance(diag.owner.op, Einsum)
     mv = rng.normal(size=(2, 3, 4, 4))
     np.testing.assert_allclose(evaluate(diag, {many: mv}), np.einsum("abii->abi", mv))
+
+
+def test_batched_matrix_product_is_written_out_as_one_matmul():
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    out = einsum("bij,bjk->bik", a, b)
+    (new,) = _inlined(out)
+    ops = [type(v.owner.op).__name__ for v in ancestors([new]) if v.owner]
+    assert ops == ["MatMul"]
