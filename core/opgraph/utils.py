@@ -19,9 +19,11 @@ __all__ = [
     "PYTHON_INT_BITWIDTH",
     "difference",
     "flatten",
+    "from_return_values",
     "get_unbound_function",
     "hash_from_code",
     "maybe_add_to_os_environ_pathlist",
+    "to_return_values",
     "uniq",
 ]
 
@@ -74,3 +76,13 @@ def maybe_add_to_os_environ_pathlist(var: str, newpath: str) -> None:
     parts = [p for p in current.split(os.pathsep) if p]
     if newpath not in parts:
         os.environ[var] = os.pathsep.join([newpath, *parts])
+
+
+def to_return_values(values: list[Any]) -> Any:
+    """A function's results as callers get them: the one value alone, else the list."""
+    return values[0] if len(values) == 1 else values
+
+
+def from_return_values(values: Any) -> list[Any]:
+    """The inverse of :func:`to_return_values`: always a list."""
+    return list(values) if isinstance(values, list | tuple) else [values]

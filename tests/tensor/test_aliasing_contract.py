@@ -455,6 +455,15 @@ def eye_cases() -> Iterator[Case]:
         yield f"eye{n, m, k}", node_of(pt.eye(*vars_)), dict(zip(vars_, vals))
 
 
+def einsum_cases() -> Iterator[Case]:
+    for spec in ("ij->ji", "ij", "ii->i", "ij->", "i,i->i"):
+        n_in = len(spec.split("->")[0].split(","))
+        if n_in == 1:
+            yield from unary(lambda x, s=spec: pt.einsum(s, x), [(3, 3), (1, 1)], spec)
+        else:
+            yield from binary(lambda x, y, s=spec: pt.einsum(s, x, y), [((4,), (4,))], spec)
+
+
 def join_cases() -> Iterator[Case]:
     from opgraph.tensor.join import Join
 
@@ -670,6 +679,7 @@ CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.creation.ARange": arange_cases,
     "opgraph.tensor.creation.Eye": eye_cases,
     "opgraph.tensor.join.Join": join_cases,
+    "opgraph.tensor.einsum.Einsum": einsum_cases,
     "opgraph.tensor.join.Split": split_cases,
     "opgraph.tensor.subtensor.Subtensor": subtensor_cases,
     "opgraph.tensor.subtensor.IncSubtensor": inc_subtensor_cases,

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import opgraph.tensor as pt
 from opgraph.autodiff.vectorize import BATCHING_RULES
 from opgraph.gradient import jacobian
-from opgraph.graph.basic import Apply
+from opgraph.graph.basic import Apply, equal_computations
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import (
@@ -24,6 +24,7 @@ from opgraph.tensor.blockwise import (
     vectorize_node_fallback,
 )
 from opgraph.tensor.products import Dot
+from opgraph.tensor.random.type import RandomGeneratorType
 from opgraph.tensor.type import TensorType
 
 from .helpers import check_derivatives, evaluate
@@ -275,10 +276,30 @@ def test_vectorize_mixes_batched_and_unbatched_inputs() -> None:
 
 def test_vectorize_errors() -> None:
     f = pt.vectorize(lambda a: a.sum(), "(m,n)->()")
-    with pytest.raises(ValueError, match="at least 2 dimension"):
+    with pytest.raises(ValueError, match=r"Input v has less dimensions \(1\) than its core"):
         f(pt.vector("v"))
-    with pytest.raises(TypeError, match="has 1 input"):
-        f(pt.matrix("a"), pt.matrix("b"))
+    for exc in (TypeError, ValueError):  # PyTensor raises ValueError; opgraph used TypeError
+        with pytest.raises(exc, match=r"Number of inputs \(2\) does not match"):
+            f(pt.matrix("a"), pt.matrix("b"))
+        with pytest.raises(exc, match=r"Number of outputs \(2\) does not match"):
+            pt.vectorize(lambda a, b: (a + b, a - b), "(),()->()")(pt.vector(), pt.vector())
+    for not_a_tensor in (RandomGeneratorType()(), RandomGeneratorType()):
+        with pytest.raises(TypeError, match="input 0 must be TensorVariable"):
+            f(not_a_tensor)
+    with pytest.raises(ValueError, match="no outputs"):
+        pt.vectorize(lambda a: None)(pt.vector())
+
+
+def test_vectorize_reduction_keeps_a_plain_reduction() -> None:
+    f = pt.vectorize(lambda x, y: (x * y).sum(), "(a),(a)->()")
+    x, y = pt.tensor("x", shape=(2, 3, 5)), pt.tensor("y", shape=(2, 3, 5))
+    out = f(x, y)
+    assert equal_computations([out], [(x * y).sum(axis=-1)])
+    m = pt.tensor("m", shape=(4, 2, 3))
+    top = pt.vectorize(lambda a: a.max(axis=0), "(p,q)->(q)")(m)
+    assert equal_computations([top], [m.max(axis=1)])
+    mv = np.arange(24.0).reshape(4, 2, 3)
+    np.testing.assert_array_equal(evaluate(top, {m: mv}), mv.max(axis=1))
 
 
 def test_vectorize_core_graph_fallback_wraps_in_blockwise() -> None:

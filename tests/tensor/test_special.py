@@ -121,3 +121,16 @@ def test_softmax_sums_to_one_and_matches_log(v, data):
     np.testing.assert_allclose(
         evaluate(logsumexp(x, axis=axis), {x: v}), _np_logsumexp(v, axis=axis), rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("op", [Softmax, LogSoftmax])
+def test_softmax_axis_checked_at_construction_and_against_the_input(op):
+    for bad in (1.5, "1", True):
+        with pytest.raises(TypeError, match="axis must be an int or None"):
+            op(bad)
+    x = pt.tensor3("x")
+    assert op(axis=2)(x).type.shape == x.type.shape
+    op(axis=-3)(x)
+    for out_of_range in (3, -4):
+        with pytest.raises(ValueError, match="out of range"):
+            op(axis=out_of_range)(x)

@@ -30,9 +30,20 @@ def test_dtype_normalization_and_floatx():
 
 
 def test_broadcastable_keyword_maps_to_shape():
-    assert TensorType("float64", broadcastable=(True, False)).shape == (1, None)
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        assert TensorType("float64", broadcastable=(True, False)).shape == (1, None)
     with pytest.raises(TypeError, match=r"either shape= or broadcastable="):
         TensorType("float64", shape=(1,), broadcastable=(True,))
+
+
+def test_bad_shape_entries_are_type_and_value_errors():
+    for bad in [("1", "2"), (-1,), (1.5,)]:
+        with pytest.raises(ValueError, match="must be a boolean, integer or None"):
+            TensorType("float64", shape=bad)
+        with pytest.raises(TypeError, match="shape entry 0"):
+            TensorType("float64", shape=bad)
+    t = TensorType("float64", shape=np.array([3], dtype=np.int32))
+    assert t.shape == (3,) and type(t.shape[0]) is int
 
 
 @pytest.mark.parametrize("bad", ["object", "str", "datetime64"])
@@ -67,7 +78,8 @@ def test_clone():
     t = TensorType("float64", (None, 3))
     assert t.clone(dtype="int32") == TensorType("int32", (None, 3))
     assert t.clone(shape=(2, 3)).shape == (2, 3)
-    assert t.clone(broadcastable=(True, False)).shape == (1, None)
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        assert t.clone(broadcastable=(True, False)).shape == (1, None)
 
 
 # ----------------------------------------------------------------------------- filter
@@ -240,7 +252,8 @@ def test_plurals():
 def test_tensor_constructor():
     x = pt.tensor("float32", shape=(None, 3), name="x")
     assert x.type == TensorType("float32", (None, 3)) and x.name == "x"
-    y = pt.tensor(dtype="int8", broadcastable=(True, False))
+    with pytest.warns(DeprecationWarning, match="broadcastable"):
+        y = pt.tensor(dtype="int8", broadcastable=(True, False))
     assert y.type.shape == (1, None)
     z = pt.tensor("z", shape=(2,))
     assert z.name == "z" and z.dtype == "float64"
@@ -317,3 +330,26 @@ def test_predefined_types_take_a_more_precise_shape():
                 lambda: pt.drow(shape=(None, None))]:
         with pytest.raises(ValueError):
             bad()
+
+
+def test_convert_variable_merges_what_both_types_know():
+    one = TensorType("float64", shape=(1, None, 3))
+    other = TensorType("float64", shape=(None, 5, 3))
+    assert one.convert_variable(other()).type == TensorType("float64", shape=(1, 5, 3))
+    assert other.convert_variable(one()).type == TensorType("float64", shape=(1, 5, 3))
+    assert TensorType("float64", shape=(2, None, 3)).convert_variable(one()) is None
+    assert TensorType("float32", shape=(1, None, 3)).convert_variable(other()) is None
+
+
+def test_filter_keeps_ndarray_subclasses_and_refuses_unaligned_arrays():
+    class Tagged(np.ndarray):
+        pass
+
+    vec = TensorType("float64", shape=(None,))
+    value = np.array([1.0, 2.0]).view(Tagged)
+    assert vec.filter(value) is value
+    raw = np.zeros(17, dtype=np.uint8)[1:].view(np.float64)  # data at an odd address
+    assert not raw.flags.aligned
+    with pytest.raises(TypeError, match="not aligned"):
+        vec.filter(raw)
+    np.testing.assert_array_equal(vec.filter(np.array(raw)), np.zeros(2))

@@ -9,6 +9,7 @@ import opgraph.tensor as pt
 from opgraph.config import change_flags
 from opgraph.graph.basic import Constant
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.type_other import NoneConst
 from opgraph.tensor.variable import TensorConstant, TensorVariable, as_tensor_variable
 
 from .helpers import evaluate
@@ -295,3 +296,28 @@ def test_unsigned_with_negative_python_int_widens_to_signed():
     z = x * -1
     assert z.dtype == "int16"
     np.testing.assert_array_equal(evaluate(z, {x: np.uint8([1, 200])}), [-1, -200])
+
+
+def test_transpose_takes_axes_as_array_and_setitem_names_set_and_inc():
+    x = pt.dmatrix("x")
+    xv = np.arange(6.0).reshape(2, 3)
+    for axes in ((1, 0), [1, 0], np.array([1, 0])):
+        np.testing.assert_array_equal(evaluate(x.transpose(axes), {x: xv}), xv.T)
+    with pytest.raises(TypeError, match=r"Use the output of `x\[idx\]\.set` or `x\[idx\]\.inc`"):
+        x[0] = 5
+
+
+def test_named_tensor_constant_prints_name_and_value():
+    assert str(pt.constant(1, name="const")) == "const{1}"
+    assert str(pt.constant([1.5, 2.0], name="c")) == "c{[1.5 2. ]}"
+    assert str(pt.constant(1)) == "TensorConstant{1}"
+
+
+def test_empty_list_index_and_none_constant_index_as_numpy():
+    x = pt.dmatrix("x")
+    xv = np.arange(4.0).reshape(2, 2)
+    assert evaluate(x[:, []], {x: xv}).shape == xv[:, []].shape
+    assert evaluate(x[:, ()], {x: xv}).shape == xv[:, ()].shape
+    out = x[NoneConst, :]
+    assert isinstance(out.owner.op, DimShuffle) and out.owner.op.new_order == ("x", 0, 1)
+    assert evaluate(out, {x: xv}).shape == (1, 2, 2)

@@ -78,6 +78,8 @@ def compile_callable(
         except ImportError:
             function = None
         if function is not None:
-            fn = function(list(inputs), list(outputs), mode=mode, on_unused_input="ignore")
+            # accept_inplace: a graph with in-place Ops may be checked; verify_grad copies.
+            fn = function(list(inputs), list(outputs), mode=mode, on_unused_input="ignore",
+                          accept_inplace=True)
             return lambda *values: list(fn(*values))
     return perform_callable(inputs, outputs)

@@ -20,8 +20,8 @@ What a backend must honour (tested in the plugins' suites):
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from opgraph import faces as _faces
 from opgraph.graph.basic import Constant
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BackendCompileError",
+    "CellHandle",
     "Container",
     "JITLinker",
     "Linker",
@@ -136,19 +137,61 @@ class BackendCompileError(RuntimeError):
         self.log_path = log_path
 
 
-class LinkerResult(NamedTuple):
-    """What :meth:`Linker.make_thunk` returns."""
+class CellHandle:
+    """PyTensor's view of a storage cell as a container: ``.storage`` and ``.data``."""
 
-    fn: Callable[[], Any]
-    """Runs the whole graph: reads ``input_storage``, fills ``output_storage``."""
-    input_storage: list[StorageCell]
-    """One cell per ``fgraph.inputs`` entry, in order."""
-    output_storage: list[StorageCell]
-    """One cell per ``fgraph.outputs`` entry, in order."""
-    thunks: list[Callable[[], Any]]
-    """The per-node thunks, aligned with ``order`` (empty if the backend fuses them)."""
-    order: list[Apply]
-    """The nodes in execution order."""
+    __slots__ = ("storage",)
+
+    def __init__(self, storage: StorageCell) -> None:
+        self.storage = storage
+
+    @property
+    def data(self) -> Any:
+        return self.storage[0]
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self.storage[0] = value
+
+    value = data
+
+    def __repr__(self) -> str:
+        return f"<cell: {self.storage[0]!r}>"
+
+
+class LinkerResult:
+    """What :meth:`Linker.make_thunk` returns.
+
+    Read it by attribute.  Unpacked, it is PyTensor's triple
+    ``fn, inputs, outputs`` (the cells seen as :class:`CellHandle` containers),
+    so PyTensor code that unpacks ``make_thunk()`` keeps working.
+    """
+
+    __slots__ = ("fn", "input_storage", "order", "output_storage", "thunks")
+
+    def __init__(
+        self,
+        fn: Callable[[], Any],
+        input_storage: list[StorageCell],
+        output_storage: list[StorageCell],
+        thunks: list[Callable[[], Any]],
+        order: list[Apply],
+    ) -> None:
+        self.fn = fn
+        """Runs the whole graph: reads ``input_storage``, fills ``output_storage``."""
+        self.input_storage = input_storage
+        """One cell per ``fgraph.inputs`` entry, in order."""
+        self.output_storage = output_storage
+        """One cell per ``fgraph.outputs`` entry, in order."""
+        self.thunks = thunks
+        """The per-node thunks, aligned with ``order`` (empty if the backend fuses them)."""
+        self.order = order
+        """The nodes in execution order."""
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.fn
+        yield [CellHandle(c) for c in self.input_storage]
+        yield [CellHandle(c) for c in self.output_storage]
 
 
 class Linker:

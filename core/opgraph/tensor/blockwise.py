@@ -36,6 +36,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise, _is_disconnected, broadcast_static_shape
 from opgraph.tensor.products import Dot, MatMul, matmul
+from opgraph.tensor.reduction import CAReduce
 from opgraph.tensor.reduction import sum as _sum
 from opgraph.tensor.shape import Shape, Shape_i, shape
 from opgraph.tensor.type import TensorType
@@ -521,6 +522,14 @@ def _vec_matrix_product(node: Apply, ins: list[Variable], extra: list[int]) -> l
     return vectorize_node_fallback(node.op, node, *ins)
 
 
+def _vec_careduce(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    """A reduction over the same core axes, shifted past the new leading ones."""
+    op, e = node.op, extra[0]
+    ndim = node.inputs[0].type.ndim
+    axis = range(ndim) if op.axis is None else (a % ndim for a in op.axis)
+    return [op._clone(tuple(a + e for a in axis))(ins[0])]
+
+
 def _vec_shape(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
     return [shape(ins[0])[extra[0]:]]
 
@@ -533,6 +542,7 @@ def _vec_shape_i(node: Apply, ins: list[Variable], extra: list[int]) -> list[Var
 VECTORIZE_RULES: dict[type, VectorizeRule] = {
     Elemwise: _vec_elemwise,
     DimShuffle: _vec_dimshuffle,
+    CAReduce: _vec_careduce,
     Blockwise: _vec_blockwise,
     Dot: _vec_matrix_product,
     MatMul: _vec_matrix_product,

@@ -564,11 +564,8 @@ class Elemwise(Op):
     def __str__(self) -> str:
         if self.name:
             return self.name
-        label = _op_label(self.scalar_op)
-        if self.inplace_pattern:
-            pairs = ",".join(f"{o}<-{i}" for o, i in sorted(self.inplace_pattern.items()))
-            return f"{label}[inplace {pairs}]"
-        return label
+        # As PyTensor: in-place or not, the label is the scalar op's (dprint shows d={...}).
+        return _op_label(self.scalar_op)
 
     __repr__ = __str__
 

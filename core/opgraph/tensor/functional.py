@@ -21,6 +21,10 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = ["vectorize"]
 
 
+class SignatureError(TypeError, ValueError):
+    """Inputs or outputs that do not match the gufunc signature (PyTensor: ValueError)."""
+
+
 def vectorize(func: Callable[..., Any], signature: str | None = None) -> Callable[..., Any]:
     """``func`` on core arrays -> a function over arrays with extra leading batch axes.
 
@@ -30,34 +34,41 @@ def vectorize(func: Callable[..., Any], signature: str | None = None) -> Callabl
     parsed = parse_gufunc_signature(signature) if signature is not None else None
 
     def vectorized(*inputs: Any) -> Any:
-        tensors = [as_tensor_variable(x) for x in inputs]
+        name = _fname(func)
+        tensors = []
+        for i, x in enumerate(inputs):
+            try:
+                if isinstance(x, Variable) and not isinstance(x.type, TensorType):
+                    raise TypeError(f"{x} has type {x.type}")
+                tensors.append(as_tensor_variable(x))
+            except TypeError as exc:
+                raise TypeError(f"vectorize({name}): input {i} must be TensorVariable "
+                                f"(or convertible to one): {exc}") from None
         in_sig = parsed[0] if parsed is not None else [()] * len(tensors)
         if len(in_sig) != len(tensors):
-            raise TypeError(
-                f"vectorize({_fname(func)}): signature {signature!r} has {len(in_sig)} "
-                f"input(s), got {len(tensors)}"
+            raise SignatureError(
+                f"vectorize({name}): Number of inputs ({len(tensors)}) does not match the "
+                f"signature {signature!r} ({len(in_sig)})"
             )
         core = []
         for i, (x, sig) in enumerate(zip(tensors, in_sig)):
-            if not isinstance(x.type, TensorType):
-                raise TypeError(
-                    f"vectorize({_fname(func)}): input {i} must be a tensor, got type {x.type}"
-                )
             if x.type.ndim < len(sig):
                 raise ValueError(
-                    f"vectorize({_fname(func)}): input {i} needs at least {len(sig)} "
-                    f"dimension(s) for core signature ({','.join(sig)}), got {x.type}"
+                    f"vectorize({name}): Input {x.name or i} has less dimensions "
+                    f"({x.type.ndim}) than its core signature ({','.join(sig)}) needs"
                 )
             core.append(TensorType(x.type.dtype, x.type.shape[x.type.ndim - len(sig):])())
         result = func(*core)
+        if result is None:
+            raise ValueError(f"vectorize({name}): the function returned no outputs (None)")
         single = isinstance(result, Variable)
         outs = [result] if single else list(result)
-        batched = vectorize_core_graph(outs, dict(zip(core, tensors)))
         if parsed is not None and len(parsed[1]) != len(outs):
-            raise TypeError(
-                f"vectorize({_fname(func)}): signature {signature!r} has {len(parsed[1])} "
-                f"output(s), the function returned {len(outs)}"
+            raise SignatureError(
+                f"vectorize({name}): Number of outputs ({len(outs)}) does not match the "
+                f"signature {signature!r} ({len(parsed[1])})"
             )
+        batched = vectorize_core_graph(outs, dict(zip(core, tensors)))
         return batched[0] if single else batched
 
     return vectorized

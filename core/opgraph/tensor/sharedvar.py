@@ -31,6 +31,14 @@ class TensorSharedVariable(SharedVariable, TensorVariable):
 
     __slots__ = ()
 
+    def zero(self, borrow: bool = False) -> None:
+        """Set the value to zeros; with ``borrow`` the current array is zeroed in place."""
+        value = self.container.storage[0]
+        if borrow and isinstance(value, np.ndarray) and value.flags.writeable:
+            value[...] = 0
+        else:
+            self.container.storage[0] = self.container.filter(np.zeros_like(value))
+
 
 def tensor_constructor(
     value: Any,
@@ -44,6 +52,9 @@ def tensor_constructor(
 ) -> TensorSharedVariable:
     """Shared ndarray; its static shape is unknown (``set_value`` may change it)
     unless ``shape``/``broadcastable`` fixes some lengths."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise NotImplementedError("shared(): MaskedArrays are not supported (pass value.filled() "
+                                  "or the data and the mask as two arrays)")
     if not isinstance(value, np.ndarray):
         raise TypeError(f"tensor_constructor expects an ndarray, got {type(value).__name__}")
     if target != "cpu":

@@ -66,6 +66,12 @@ class _SoftmaxBase(Op):
 
     axis: int | None
 
+    def __attrs_post_init__(self) -> None:
+        axis = self.axis
+        if axis is not None and (not isinstance(axis, int | np.integer)
+                                 or isinstance(axis, bool | np.bool_)):
+            raise TypeError(f"{type(self).__name__}: axis must be an int or None, got {axis!r}")
+
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
         _check_input(self, x)

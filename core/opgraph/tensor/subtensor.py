@@ -263,7 +263,7 @@ def advanced_set_subtensor1(x: Any, y: Any, ilist: Any) -> Variable:
 
 def _classify(entry: Any, x: Variable) -> tuple[str, Any]:
     """('none'|'ellipsis'|'int'|'slice'|'array', value) for one user index entry."""
-    if entry is None or entry is np.newaxis:
+    if entry is None or (isinstance(entry, Constant) and entry.data is None):  # NoneConst
         return "none", None
     if entry is Ellipsis:
         return "ellipsis", None
@@ -281,6 +281,8 @@ def _classify(entry: Any, x: Variable) -> tuple[str, Any]:
         return "int", as_index_scalar(entry)
     if isinstance(entry, float | np.floating):
         raise TypeError(f"index of {_name(x)} must be an integer, got the float {entry!r}")
+    if isinstance(entry, list | tuple) and len(entry) == 0:
+        entry = np.array([], dtype="int64")  # NumPy reads [] as an empty integer index
     var = as_tensor_variable(entry)
     dtype = var.type.dtype
     if dtype != "bool" and not is_int_dtype(dtype):

@@ -113,6 +113,17 @@ def normalize_dtype(dtype: Any) -> str:
     return name
 
 
+class ShapeEntryError(TypeError, ValueError):
+    """A static shape entry that is not a non-negative int or None (PyTensor: ValueError)."""
+
+
+def _warn_broadcastable_kwarg() -> None:
+    warnings.warn(
+        "The `broadcastable` keyword is deprecated; use `shape` (1 for a broadcastable "
+        "dimension, None otherwise)", DeprecationWarning, stacklevel=4,
+    )
+
+
 def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, ...]:
     """Static shape as a tuple of int|None; ``broadcastable`` True means 1."""
     if shape is not None and broadcastable is not None:
@@ -128,15 +139,16 @@ def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, 
         if s is None:
             out.append(None)
         elif isinstance(s, bool | np.bool_):
-            raise TypeError(
+            raise ShapeEntryError(
                 f"TensorType: shape entry {i} is the bool {s!r}; shape entries are int or None "
                 "(use broadcastable= for True/False flags)"
             )
         elif isinstance(s, int | np.integer) and s >= 0:
             out.append(int(s))
         else:
-            raise TypeError(
-                f"TensorType: shape entry {i} must be a non-negative int or None, got {s!r}"
+            raise ShapeEntryError(
+                f"TensorType broadcastable/shape must be a boolean, integer or None: shape "
+                f"entry {i} must be a non-negative int or None, got {s!r}"
             )
     return tuple(out)
 
@@ -188,6 +200,8 @@ class TensorType(Type):
     ) -> None:
         dt = normalize_dtype(dtype)
         object.__setattr__(self, "dtype", dt)
+        if broadcastable is not None and shape is None:
+            _warn_broadcastable_kwarg()
         norm = normalize_shape(shape, broadcastable)
         if len(norm) > MAX_NDIM:
             raise ValueError(
@@ -236,6 +250,7 @@ class TensorType(Type):
         if kwargs:
             raise TypeError(f"TensorType.clone got unexpected arguments {sorted(kwargs)}")
         if broadcastable is not None:
+            _warn_broadcastable_kwarg()
             shape = normalize_shape(None, broadcastable)
         return TensorType(
             self.dtype if dtype is None else dtype,
@@ -265,8 +280,9 @@ class TensorType(Type):
             )
         if type(data) is np.ndarray and data.dtype == self.numpy_dtype:
             pass
-        elif isinstance(data, np.memmap) and data.dtype == self.numpy_dtype:
-            pass
+        elif (isinstance(data, np.ndarray) and data.dtype == self.numpy_dtype
+              and not isinstance(data, np.matrix | np.ma.MaskedArray)):
+            pass  # memmaps and other ndarray subclasses pass as they are (PyTensor too)
         elif strict:
             if not isinstance(data, np.ndarray):
                 raise TypeError(
@@ -280,6 +296,11 @@ class TensorType(Type):
         else:
             data = self._convert(data, allow_downcast)
 
+        if not data.flags.aligned:
+            raise TypeError(
+                f"{self}: the array is not aligned (its data does not start at a multiple "
+                f"of its itemsize); pass a copy (np.array(value)) instead"
+            )
         if data.ndim != self.ndim:
             raise TypeError(
                 f"{self}: wrong number of dimensions: expected {self.ndim}, got {data.ndim} "
@@ -349,13 +370,17 @@ class TensorType(Type):
         return super().filter_variable(other, allow_convert)
 
     def convert_variable(self, var: Variable) -> Variable | None:
-        """``var`` itself when it fits this Type; narrowed with specify_shape when
-        this Type only adds static shape information; otherwise None."""
+        """``var`` itself when it fits this Type; narrowed with specify_shape to the
+        lengths both types know when they only differ in static shape; otherwise None."""
         vtype = var.type
         if self.is_super(vtype):
             return var
-        if isinstance(vtype, TensorType) and vtype.is_super(self):
-            return _tensor_functions.specify_shape(var, self.shape)
+        if (isinstance(vtype, TensorType) and vtype.dtype == self.dtype
+                and vtype.ndim == self.ndim
+                and all(a is None or b is None or a == b for a, b in zip(self.shape, vtype.shape))):
+            # Each type may know lengths the other does not: the result knows both.
+            merged = tuple(b if a is None else a for a, b in zip(self.shape, vtype.shape))
+            return _tensor_functions.specify_shape(var, merged)
         return None
 
     def is_super(self, otype: Type) -> bool:

@@ -187,8 +187,9 @@ class _TensorOperators:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise TypeError(
-            "symbolic tensors are immutable: use pt.set_subtensor(x[index], value) "
-            "(or x[index].set(value)) to build the updated tensor"
+            "symbolic tensors are immutable (no item assignment): use pt.set_subtensor(x[index], "
+            "value) to build the updated tensor. Use the output of `x[idx].set` or "
+            "`x[idx].inc` instead."
         )
 
     def set(self, value: Any, **kwargs: Any) -> Any:
@@ -239,9 +240,13 @@ class _TensorOperators:
         return TENSOR_FUNCTIONS.DimShuffle(input_ndim=self.ndim, new_order=tuple(pattern))(self)
 
     def transpose(self, *axes: Any) -> Any:
-        if len(axes) == 1 and isinstance(axes[0], list | tuple):
-            axes = tuple(axes[0])
+        if len(axes) == 1 and isinstance(axes[0], list | tuple | np.ndarray):
+            axes = tuple(int(a) for a in axes[0])
         return TENSOR_FUNCTIONS.transpose(self, axes or None)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+        """``np.diagonal``: the diagonal of the (axis1, axis2) planes, shifted by ``offset``."""
+        return TENSOR_FUNCTIONS.diagonal(self, offset, axis1, axis2)
 
     def reshape(self, shape: Any, *, ndim: int | None = None) -> Any:
         return TENSOR_FUNCTIONS.reshape(self, shape, ndim=ndim)
@@ -361,14 +366,13 @@ class TensorConstant(_TensorOperators, Constant):
     __slots__ = ()
 
     def __str__(self) -> str:
-        if self.name is not None:
-            return self.name
         data = self.data
         text = str(data) if data.size <= 8 else np.array2string(data, threshold=6)
         text = " ".join(text.split())
         if len(text) > 40:
             text = text[:25].strip() + " ... " + text[-10:].strip()
-        return f"TensorConstant{{{text}}}"
+        # A named constant prints as name{value}, as PyTensor (and a graph Constant) does.
+        return f"{self.name}{{{text}}}" if self.name is not None else f"TensorConstant{{{text}}}"
 
 
 TensorType.variable_type = TensorVariable

@@ -225,10 +225,14 @@ class FunctionMaker:
 
     def _mutable_inputs(self, fgraph: FunctionGraph) -> list[Variable]:
         updated = set(self.spec.update_targets)
+        # With accept_inplace, an input the caller's own graph overwrites is theirs to lose
+        # (as in PyTensor); rewrites still may not overwrite any other input.
+        destroyed = _destroyed_roots(fgraph) if self.accept_inplace else set()
         return [
             var
             for k, (var, item) in enumerate(zip(fgraph.inputs, self.inputs))
-            if item.mutable or (k in updated and isinstance(item.variable, SharedVariable))
+            if item.mutable or var in destroyed
+            or (k in updated and isinstance(item.variable, SharedVariable))
         ]
 
     def _attach_features(self, fgraph: Any, with_destroy_handler: bool) -> None:
@@ -678,3 +682,10 @@ def _renamed(maker: FunctionMaker, name: str | None, profile: Any) -> FunctionMa
     if profile is not None:
         new.profile = _profile_stats(profile, name or maker.name)
     return new
+
+
+def _destroyed_roots(fgraph: FunctionGraph) -> set[Variable]:
+    """The variables (and what they view) that the graph's in-place Ops overwrite."""
+    hit = [node.inputs[i] for node in fgraph.apply_nodes
+           for idxs in (getattr(node.op, "destroy_map", None) or {}).values() for i in idxs]
+    return alias_ancestors(hit)

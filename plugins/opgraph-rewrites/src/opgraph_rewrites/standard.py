@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
@@ -71,6 +72,7 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
+    spec.register("inline_optimized_einsum", inline_optimized_einsum, "fast_run", "inline_einsum")
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")

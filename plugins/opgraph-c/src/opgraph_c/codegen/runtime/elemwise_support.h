@@ -9,7 +9,18 @@ static void og_shape_error(OGState *st, int node, PyArrayObject **ins, int nin) 
                             (long)PyArray_DIMS(ins[i])[d]);
         pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
     }
+    /* Name the first clash as PyTensor does: input[i].shape[d] = a, input[j].shape[d] = b. */
+    int ci = 0, cj = 0, cd = 0; long ca = 0, cb = 0;
+    for (int d = 0; !cj && nin && d < PyArray_NDIM(ins[0]); d++)
+        for (int i = 0; !cj && i < nin; i++)
+            for (int j = 0; !cj && j < nin && d < PyArray_NDIM(ins[i]) && d < PyArray_NDIM(ins[j]); j++)
+                if (PyArray_DIMS(ins[i])[d] != PyArray_DIMS(ins[j])[d] && PyArray_DIMS(ins[i])[d] != 1) {
+                    ci = i; cj = j; cd = d;
+                    ca = (long)PyArray_DIMS(ins[i])[d]; cb = (long)PyArray_DIMS(ins[j])[d];
+                }
     PyErr_Format(PyExc_ValueError,
-                 "%U: input shapes %s cannot be broadcast together (Runtime broadcasting "
-                 "not allowed: only dimensions of static length 1 broadcast)", op, buf);
+                 "%U: input shapes %s cannot be broadcast together (%s: (input[%d].shape[%d] = %ld, "
+                 "input[%d].shape[%d] = %ld); only dimensions of static length 1 broadcast)", op, buf,
+                 cb == 1 ? "Runtime broadcasting not allowed" : "Input dimension mismatch",
+                 ci, cd, ca, cj, cd, cb);
 }
