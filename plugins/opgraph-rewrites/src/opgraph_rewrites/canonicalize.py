@@ -28,6 +28,8 @@ from opgraph.gradient import GradientIdentity
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
+from opgraph.scalar.arith import Pow
+from opgraph.scalar.composite import Composite
 from opgraph_rewrites.useless import useless_shape_rewriters
 from opgraph_rewrites.utils import (
     _cast,
@@ -367,10 +369,22 @@ def _cannot_raise(var: Variable, budget: int = 64) -> bool:
         if len(seen) > budget:
             return False
         if not isinstance(node.op, DimShuffle) and (
-                scalar_op_of(node) is None or not _broadcasts_statically(node.inputs)):
+                scalar_op_of(node) is None or not _broadcasts_statically(node.inputs)
+                or _integer_power(node)):
             return False
         stack.extend(node.inputs)
     return True
+
+
+def _integer_power(node: Apply) -> bool:
+    """An integer ``x ** y`` raises for a negative ``y`` (NumPy's ValueError), also
+    inside a fused Composite."""
+    op = scalar_op_of(node)
+    if isinstance(op, Composite):
+        return any(isinstance(step[0], Pow) for step in op._steps) and any(
+            not i.type.dtype.startswith(("float", "complex")) for i in node.inputs)
+    return isinstance(op, Pow) and not node.outputs[0].type.dtype.startswith(
+        ("float", "complex"))
 
 
 def local_remove_gradient_identity() -> NodeRewriter:

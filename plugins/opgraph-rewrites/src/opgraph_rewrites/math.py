@@ -36,7 +36,7 @@ from opgraph.tensor.reduction import CAReduce, Sum
 from opgraph.tensor.shape import Shape, Shape_i, static_int
 from opgraph.tensor.subtensor import Subtensor
 from opgraph.tensor.variable import constant
-from opgraph_rewrites.canonicalize import AlgebraicCanonizer
+from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
 from opgraph_rewrites.mul_tree import (
     compute_mul,
     is_1pexp,
@@ -266,6 +266,8 @@ def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
     a, b = node.inputs
     out = node.outputs[0]
     answer = None
+    if a is b and not (config.fast_math or _cannot_raise(a)):
+        return False  # dropping ``a`` would hide its error (e.g. an integer power)
     if a is b:
         if isinstance(sop, LT | GT):
             answer = False
