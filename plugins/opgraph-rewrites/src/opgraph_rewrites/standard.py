@@ -16,6 +16,7 @@ from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
+from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
 from opgraph_rewrites.shape import reshape_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
@@ -39,8 +40,8 @@ def register_standard_rewrites(db: Any) -> None:
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
-                           *reshape_rewriters(), *subtensor_lift_rewriters(),
-                           *subtensor_rewriters()]:
+                           *reshape_rewriters(), *reshape_dims_rewriters(),
+                           *subtensor_lift_rewriters(), *subtensor_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
     for name, rw, tags in fills["canonicalize"]:
