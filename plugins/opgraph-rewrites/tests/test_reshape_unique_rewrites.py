@@ -16,6 +16,7 @@ import opgraph.tensor as pt
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.utils import rewrite_graph
 from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.extra_ops import Unique
 from opgraph.tensor.reshape import JoinDims, SplitDims, join_dims, split_dims
 from opgraph.tensor.shape import Reshape, SpecifyShape
 
@@ -109,3 +110,58 @@ def test_reshape_rewrites_are_registered_under_their_names():
     kept = rewrite_graph(s, include=("canonicalize",),
                          exclude=(local_split_dims_to_reshape.name,))
     assert isinstance(kept.owner.op, SplitDims)
+
+
+def _unique_cases() -> list:
+    x = pt.matrix("x", dtype="int64")
+    s = pt.scalar("s", dtype="int64")
+    return [
+        ("local_Unique_scalar", [s], pt.unique(s), [np.array(-4)]),
+        ("local_Unique_Alloc_lift", [x], pt.unique(pt.alloc(x, 2, 3, 2)),
+         [np.array([[1, 3], [1, 0], [5, 3]])]),
+        ("local_Unique_Repeat_lift", [x], pt.unique(pt.repeat(x, np.array([1, 3]), axis=0)),
+         [np.array([[1, 3], [1, 0]])]),
+        ("local_Unique_second_lift", [x], pt.unique(pt.second(np.ones((2, 3, 2)), x)),
+         [np.array([[1, 3], [1, 0], [5, 3]])]),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_unique_lifts_remove_the_broadcast_and_keep_the_values(case):
+    name, inputs, out, values = _unique_cases()[case]
+    fgraph = FunctionGraph(inputs, [out], clone=True)
+    rewrite_graph(fgraph, include=("canonicalize", name))
+    ops = [n.op for n in fgraph.toposort()]
+    # only the unique itself (and a DimShuffle of x) is left
+    assert all(isinstance(op, Unique | DimShuffle) for op in ops), ops
+    kept = FunctionGraph(inputs, [out], clone=True)
+    rewrite_graph(kept, include=("canonicalize",), exclude=(name,))
+    assert len(kept.apply_nodes) > 1 or name == "local_Unique_scalar"
+    fast, ref = compile_pair(inputs, out)
+    for v in values:
+        for arg in (v, np.asfortranarray(v) if v.ndim else v):
+            np.testing.assert_array_equal(fast(arg), ref(arg))
+
+
+@pytest.mark.parametrize("lengths", [(0, 3), (2, 0)])
+def test_unique_of_an_empty_broadcast_stays_empty(lengths):
+    x = pt.vector("x", dtype="int64")
+    n = pt.scalar("n", dtype="int64")
+    for out, ins in ((pt.unique(pt.alloc(x, *lengths[:1], 3)), [x]),
+                     (pt.unique(pt.alloc(x, n, 3)), [x, n]),
+                     (pt.unique(pt.repeat(x, np.array([0, 2, 1]))), [x])):
+        fast, ref = compile_pair(ins, out)
+        args = [np.array([4, 1, 4])] + ([np.int64(0)] if len(ins) == 2 else [])
+        np.testing.assert_array_equal(fast(*args), ref(*args))
+
+
+def test_unique_with_extra_outputs_is_not_lifted():
+    x = pt.vector("x", dtype="int64")
+    values, counts = pt.unique(pt.alloc(x, 2, 3), return_counts=True)
+    fgraph = FunctionGraph([x], [values, counts], clone=False)
+    rewrite_graph(fgraph, include=("canonicalize", "local_Unique_Alloc_lift"))
+    fast, ref = compile_pair([x], [values, counts])
+    arg = np.array([4, 1, 4])
+    for a, b in zip(fast(arg), ref(arg)):
+        np.testing.assert_array_equal(a, b)
+    assert [int(c) for c in fast(arg)[1]] == [2, 4]

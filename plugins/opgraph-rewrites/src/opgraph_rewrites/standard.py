@@ -9,6 +9,7 @@ from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
+from opgraph_rewrites.extra_ops import extra_ops_rewriters
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
@@ -40,7 +41,7 @@ def register_standard_rewrites(db: Any) -> None:
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
-                           *reshape_rewriters(), *reshape_dims_rewriters(),
+                           *reshape_rewriters(), *reshape_dims_rewriters(), *extra_ops_rewriters(),
                            *subtensor_lift_rewriters(), *subtensor_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
