@@ -205,6 +205,8 @@ def provided_name(module: str, name: str) -> Any:
     manager = importlib.import_module(_MANAGER_MODULE)
     record = manager.public_module_records().get(f"{module}.{name}")
     if record is not None:
+        if not record.names:  # a served submodule (``pt.linalg``): the attribute is the module
+            return importlib.import_module(f"{module}.{name}")
         return getattr(importlib.import_module(record.target), name)
     dist = NAME_FACES.get(module, {}).get(name)
     if dist is not None:

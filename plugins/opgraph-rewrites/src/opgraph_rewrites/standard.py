@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
@@ -81,6 +82,10 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
+    # assume() markers go before canonicalize (PyTensor's position 0.8); their facts
+    # stay on fgraph.assumption_feature for the rewrites that read them
+    db.register("drain_specify_assumptions", drain_specify_assumptions, "fast_run",
+                "fast_compile", position=0.8)
     register_scan_rewrites(db)
     register_blas_rewrites(db)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
