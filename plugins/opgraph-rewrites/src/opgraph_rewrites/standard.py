@@ -58,7 +58,10 @@ def register_standard_rewrites(db: Any) -> None:
     for name, rw, tags in fast_math_rewriters():
         canon.register(name, rw, *tags)
     # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
-    spec.register("local_remove_all_assert", local_remove_all_assert, "unsafe")
+    # Without the phase's name as a tag, so including a whole phase does not select it.
+    for phase in (canon, stab, spec):
+        phase.register("local_remove_all_assert", local_remove_all_assert, "unsafe",
+                       use_db_name_as_tag=False)
     # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
     # written-out sigmoids and their gradients stay finite there too (PyTensor's
     # FAST_COMPILE trains the logistic-regression tutorial; NaN would be a wrong result).
