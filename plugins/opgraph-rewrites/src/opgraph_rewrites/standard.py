@@ -17,6 +17,7 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.matmul import matmul_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
@@ -73,7 +74,8 @@ def register_standard_rewrites(db: Any) -> None:
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
-    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters()]:
+    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
+                           *matmul_rewriters()]:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
