@@ -224,6 +224,14 @@ class _TensorOperators:
     def T(self) -> Any:
         return self.transpose()
 
+    @property
+    def mT(self) -> Any:
+        """The matrix transpose: the last two axes swapped (``np.ndarray.mT``)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT: {self} has {self.ndim} dimensions, needs at least 2")
+        order = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
+        return TENSOR_FUNCTIONS.DimShuffle(input_ndim=self.ndim, new_order=order)(self)
+
     # -- shape manipulation ------------------------------------------------------------
     def dimshuffle(self, *pattern: Any) -> Any:
         """Reorder, add ("x") or drop (broadcastable) dimensions: ``x.dimshuffle(1, "x", 0)``."""
