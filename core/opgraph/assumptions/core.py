@@ -181,6 +181,16 @@ class AssumptionFeature(Feature):
     def __init__(self) -> None:
         self.fgraph: Any = None
         self._cache: dict[tuple[Variable, AssumptionKey], FactState] = {}
+        #: facts stated for a variable itself (kept when its assume() node is removed)
+        self._declared: dict[tuple[Variable, AssumptionKey], FactState] = {}
+
+    def declare(self, var: Variable, key: AssumptionKey, state: FactState) -> None:
+        """Record ``state`` of ``key`` for ``var`` as if asserted by ``assume``."""
+        new = FactState.join(self._declared.get((var, key), FactState.UNKNOWN), state)
+        if new is FactState.CONFLICT:
+            raise ConflictingAssumptionsError(f"{var} is declared both ways for '{key.name}'")
+        self._declared[(var, key)] = new
+        self._cache.clear()
 
     def on_attach(self, fgraph: Any) -> None:
         if any(isinstance(f, AssumptionFeature) for f in getattr(fgraph, "_features", ())
@@ -246,7 +256,7 @@ class AssumptionFeature(Feature):
             node = v.owner
             rule = find_rule(key, node.op) if node is not None else None
             if rule is None:
-                self._cache[(v, key)] = FactState.UNKNOWN
+                self._cache[(v, key)] = self._declared.get((v, key), FactState.UNKNOWN)
                 continue
             if not expanded:
                 stack.append((v, True))
@@ -260,7 +270,8 @@ class AssumptionFeature(Feature):
                     f"states for {len(node.outputs)} outputs"
                 )
             for o, st in zip(node.outputs, outs, strict=True):
-                self._cache[(o, key)] = st
+                self._cache[(o, key)] = FactState.join(
+                    st, self._declared.get((o, key), FactState.UNKNOWN))
         return self._cache[(var, key)]
 
     def known_facts(self, var: Variable, keys: Iterable[AssumptionKey] = BUILTIN_KEYS,

@@ -1,4 +1,4 @@
-"""How facts flow through the tensor Ops every graph has (Blockwise, ...).
+"""How facts flow through the tensor Ops every graph has (Blockwise, Eye, ...).
 
 Ops of other modules register their own rules with ``register_assumption``
 next to their definition.
@@ -13,6 +13,8 @@ from opgraph.assumptions.core import BUILTIN_KEYS, FactState, find_rule
 from opgraph.assumptions.core import register_assumption as _register
 from opgraph.graph.basic import Apply
 from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.creation import Eye
+from opgraph.tensor.shape import static_int
 
 __all__: list[str] = []
 
@@ -28,3 +30,16 @@ def _blockwise(key: Any, op: Blockwise, feature: Any, fgraph: Any, node: Apply,
 
 for _key in BUILTIN_KEYS:
     _register(_key, Blockwise)(_blockwise)
+
+
+def _eye(key: Any, op: Eye, feature: Any, fgraph: Any, node: Apply,
+         input_states: Sequence[FactState]) -> list[FactState]:
+    """``eye(n, n, 0)`` is the identity: diagonal, so triangular and symmetric, positive
+    definite and orthogonal. Other offsets or shapes: nothing is claimed."""
+    n, m, k = node.inputs
+    square = n is m or (static_int(n) is not None and static_int(n) == static_int(m))
+    return [FactState.TRUE if square and static_int(k) == 0 else FactState.UNKNOWN]
+
+
+for _key in BUILTIN_KEYS:
+    _register(_key, Eye)(_eye)

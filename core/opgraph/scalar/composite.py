@@ -310,7 +310,7 @@ def _compact_name(inputs: list, outputs: list) -> str:
         elif sym is not None and len(args) == 1:
             s = f"({sym}{args[0]})"
         else:
-            s = f"{op}({', '.join(args)})"
+            s = f"{getattr(op, 'name', None) or op}({', '.join(args)})"
         if len(s) > _NAME_LIMIT:
             s = f"{getattr(op, 'name', op)}(...)"
         for k, o in enumerate(node.outputs):

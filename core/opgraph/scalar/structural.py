@@ -157,6 +157,11 @@ class Switch(ScalarOp):
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[False], [True], [True]]
 
+    def __str__(self) -> str:
+        # PyTensor's switch has no name, so graphs print it as its class; Composite
+        # names still read switch(c, a, b) (they use ``name``)
+        return "Switch" if self.name == "switch" else self.name
+
     def pullback(self, inputs: list, outputs: list, cotangents: list) -> list:
         (c, a, b), (gz,) = inputs, cotangents
         zero = const_like(0, gz)

@@ -27,6 +27,15 @@ PAIRS = [
      lambda v: np.where(v >= 0, np.log1p(-np.abs(v)), np.nan)),
     ("log1mexp(log1mexp(x))", lambda x: pt.log1mexp(pt.log1mexp(x)), {"Log1mexp"},
      lambda v: np.where(v <= 0, v, np.nan)),
+    ("log1p(expm1(x))", lambda x: pt.log1p(pt.expm1(x)), {"Log1p", "Expm1"}, lambda v: v),
+    ("exp(log(x))", lambda x: pt.exp(pt.log(x)), {"Exp", "Log"},
+     lambda v: np.where(v >= 0, np.abs(v), np.nan)),
+    ("expm1(log(x))", lambda x: pt.expm1(pt.log(x)), {"Expm1", "Log"},
+     lambda v: np.where(v >= 0, v - 1, np.nan)),
+    ("exp(log1p(x))", lambda x: pt.exp(pt.log1p(x)), {"Exp", "Log1p"},
+     lambda v: np.where(v >= -1, v + 1, np.nan)),
+    ("expm1(log1p(x))", lambda x: pt.expm1(pt.log1p(x)), {"Expm1", "Log1p"},
+     lambda v: np.where(v >= -1, v, np.nan)),
 ]
 
 
@@ -40,3 +49,31 @@ def test_round_trip_removed_and_value_kept(name, build, gone, exact):
     np.testing.assert_allclose(got, plain, rtol=1e-7, atol=1e-15, equal_nan=True)
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, equal_nan=True)
     assert np.array_equal(np.isnan(got), np.isnan(plain))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+def test_integer_inputs_are_cast_to_the_float_result(dtype):
+    x = pt.vector("x", dtype=dtype)
+    out = pt.exp(pt.log(x)) + pt.log1p(pt.expm1(x))
+    fast, ref = compile_pair([x], out, NOFUSE)
+    assert not {"Exp", "Log", "Log1p", "Expm1"} & set(op_counts(fast)), op_counts(fast)
+    values = np.array([0, 1, 2, 5, 7], dtype=dtype)
+    np.testing.assert_allclose(fast(values), ref(values), rtol=1e-7)
+    assert fast(values).dtype == ref(values).dtype
+
+
+def test_pairs_answer_to_pytensors_group_names():
+    x = pt.dvector("x")
+    out = pt.exp(pt.log(x))
+    kept, _ = compile_pair([x], out, NOFUSE.excluding("local_exp_log"))
+    assert {"Exp", "Log"} <= set(op_counts(kept))
+    kept, _ = compile_pair([x], out, NOFUSE.excluding("local_exp_log_nan_switch"))
+    assert {"Exp", "Log"} <= set(op_counts(kept))
+
+
+def test_transposed_input_keeps_values():
+    x = pt.dmatrix("x")
+    fast, ref = compile_pair([x], pt.expm1(pt.log1p(x.T)), NOFUSE)
+    value = np.linspace(-2, 2, 12).reshape(3, 4)
+    for arg in (value, np.asfortranarray(value), np.repeat(value, 2, axis=0)[::2]):
+        np.testing.assert_allclose(fast(arg), ref(arg), rtol=1e-12, equal_nan=True)

@@ -197,6 +197,9 @@ class FunctionMaker:
             [i.variable for i in spec.inputs],
             [o.variable for o in spec.outputs],
             clone=True,
+            # as PyTensor: fn.maker.fgraph.inputs are the user's variables (an input that
+            # is computed in the user's graph is cut there: it becomes a fresh root)
+            memo={i.variable: i.variable for i in spec.inputs if i.variable.owner is None},
             update_mapping=spec.update_mapping,
         )
         if getattr(fgraph, "name", None) is None:

@@ -11,6 +11,9 @@
 - opt-in (tag ``fast_math``, not in FAST_RUN): ``local_greedy_distributor``
   (``a/x + b/x -> (a+b)/x``) and the switch sinks
   (``switch(c, 0, x) * y -> switch(c, 0, x*y)``, which turns ``0 * inf`` into 0);
+- ``local_useless_conj``: ``conj(x) -> x`` for a real ``x``;
+- ``local_reduce_broadcastable``: a reduction over axes of static length 1
+  drops them (a reduction of one element is that element, cast);
 - the product-tree helpers of :mod:`opgraph_rewrites.mul_tree`.
 """
 
@@ -26,6 +29,7 @@ from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.scalar.arith import Add, Mul, TrueDiv
+from opgraph.scalar.complex import Conj
 from opgraph.scalar.logic import AND, EQ, GE, GT, LE, LT, NEQ, OR, XOR
 from opgraph.scalar.structural import Cast, Switch
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -57,9 +61,11 @@ __all__ = [
     "local_lift_transpose_through_dot",
     "local_mul_canonizer",
     "local_mul_switch_sink",
+    "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
     "local_sum_prod_of_mul_or_div",
+    "local_useless_conj",
     "local_useless_elemwise_comparison",
     "math_rewriters",
     "mul_canonizer",
@@ -312,12 +318,42 @@ def __getattr__(name: str) -> Any:
     return optdb[phase][entry]
 
 
+@node_rewriter([CAReduce], name="local_reduce_broadcastable")
+def local_reduce_broadcastable(fgraph: Any, node: Apply) -> Any:
+    """reduce(x, axes) -> reduce(x without its length-1 axes among ``axes``), or just
+    that DimShuffle (cast to the reduction's dtype) when no other axis is reduced."""
+    (x,) = node.inputs
+    ndim = x.type.ndim
+    axes = tuple(range(ndim)) if node.op.axis is None else node.op.axis
+    ones = [a for a in axes if x.type.shape[a] == 1]
+    if not ones:
+        return None
+    kept = [k for k in range(ndim) if k not in ones]
+    squeezed = DimShuffle(input_ndim=ndim, new_order=tuple(kept))(x)
+    rest = tuple(kept.index(a) for a in axes if a not in ones)
+    new = node.op._clone(rest)(squeezed) if rest else squeezed
+    return _fixed(node, new)
+
+
+@node_rewriter([Elemwise], name="local_useless_conj")
+def local_useless_conj(fgraph: Any, node: Apply) -> Any:
+    """conj(x) -> x when ``x`` is real (the conjugate of a real number is itself)."""
+    if not isinstance(node.op.scalar_op, Conj):
+        return None
+    (x,) = node.inputs
+    if x.type.dtype.startswith("complex"):
+        return None
+    return _fixed(node, x)
+
+
 def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     """(name, rewriter, extra tags) for the canonicalize phase ("fast_math" ones are
     registered without fast_run by :mod:`opgraph_rewrites.standard`)."""
     return [
         ("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ()),
         ("local_reduce_chain", local_reduce_chain, ("fast_compile",)),
+        ("local_reduce_broadcastable", local_reduce_broadcastable, ("fast_compile",)),
+        ("local_useless_conj", local_useless_conj, ("fast_compile",)),
         ("local_reduce_join", local_reduce_join, ()),
         ("local_dot_to_mul", local_dot_to_mul, ()),
         ("local_useless_elemwise_comparison", local_useless_elemwise_comparison,

@@ -11,10 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from opgraph.graph.basic import Apply, Constant
 from opgraph.graph.rewriting.basic import node_rewriter
-from opgraph.tensor.elemwise import DimShuffle
-from opgraph.tensor.shape import Reshape, SpecifyShape, reshape, static_int
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.shape import (
+    Reshape,
+    Shape,
+    Shape_i,
+    SpecifyShape,
+    reshape,
+    specify_shape,
+    static_int,
+)
+from opgraph.tensor.subtensor import IncSubtensor, Subtensor
+from opgraph.tensor.type import TensorType
+from opgraph.tensor.variable import constant
 from opgraph_rewrites.shape_feature import ShapeFeature, ShapeOptimizer, shape_rewriters
 from opgraph_rewrites.useless import _entries as vector_entries
 from opgraph_rewrites.useless import local_useless_reshape as _useless_reshape
@@ -23,8 +36,12 @@ from opgraph_rewrites.utils import keep_type, order_with_new_axes
 __all__ = [
     "ShapeFeature",
     "ShapeOptimizer",
+    "local_Shape_i_ground",
     "local_fuse_squeeze_reshape",
+    "local_lift_specify_shape_elemwise",
+    "local_lift_specify_shape_inc_subtensor",
     "local_reshape_to_dimshuffle",
+    "local_subtensor_of_shape",
     "local_useless_expand_dims_in_reshape",
     "local_useless_reshape",
     "local_useless_specify_shape",
@@ -111,6 +128,89 @@ def local_useless_specify_shape(fgraph: Any, node: Apply) -> Any:
     return [x]
 
 
+@node_rewriter([Shape_i], name="local_Shape_i_ground")
+def local_Shape_i_ground(fgraph: Any, node: Apply) -> Any:
+    """Shape_i(i)(x) -> the constant length when ``x``'s type states it."""
+    x = node.inputs[0]
+    if not isinstance(x.type, TensorType):
+        return None
+    n = x.type.shape[node.op.i]
+    if n is None:
+        return None
+    return [constant(np.asarray(n, dtype=node.outputs[0].type.dtype))]
+
+
+@node_rewriter([Subtensor], name="local_subtensor_of_shape")
+def local_subtensor_of_shape(fgraph: Any, node: Apply) -> Any:
+    """shape(x)[i] -> Shape_i(i)(x) for a constant ``i`` in range (one scalar, no vector)."""
+    src = node.inputs[0].owner
+    if src is None or not isinstance(src.op, Shape) or len(node.inputs) != 2:
+        return None
+    if isinstance(node.op.idx_list[0], slice):
+        return None
+    i = static_int(node.inputs[1])
+    ndim = src.inputs[0].type.ndim
+    if i is None or not -ndim <= i < ndim:
+        return None
+    new = Shape_i(i % ndim)(src.inputs[0])
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else None
+
+
+def _given(node: Apply) -> list[tuple[int, Any]]:
+    """(axis, length variable) for each dimension a SpecifyShape node states."""
+    dims = iter(node.inputs[1:])
+    return [(axis, next(dims)) for axis, has in enumerate(node.op.given) if has]
+
+
+@node_rewriter([SpecifyShape], name="local_lift_specify_shape_elemwise")
+def local_lift_specify_shape_elemwise(fgraph: Any, node: Apply) -> Any:
+    """specify_shape(f(x, b), s) -> f(specify_shape(x, s), b) for an Elemwise used only
+    here, where ``b`` is broadcast (length 1) along the stated axes: the same lengths are
+    checked, and the inputs that set them carry the static shape from the start."""
+    src = node.inputs[0].owner
+    if src is None or not isinstance(src.op, Elemwise) or len(src.outputs) != 1:
+        return None
+    if len(fgraph.clients.get(src.outputs[0], ())) != 1:
+        return None
+    given = _given(node)
+    ndim = src.outputs[0].type.ndim
+    new_inputs = []
+    for inp in src.inputs:
+        off = ndim - inp.type.ndim
+        dims: list[Any] = [None] * inp.type.ndim
+        for axis, length in given:
+            if axis >= off and inp.type.shape[axis - off] != 1:
+                dims[axis - off] = length
+        if any(d is not None for d in dims):
+            new_inputs.append(specify_shape(inp, dims))
+        else:
+            new_inputs.append(inp)
+    for axis, _ in given:  # every stated axis must be set by some lifted input
+        if all(i.type.ndim <= ndim - 1 - axis or i.type.shape[axis - ndim + i.type.ndim] == 1
+               for i in src.inputs):
+            return None
+    fixed = keep_type(node.outputs[0], src.op(*new_inputs))
+    return [fixed] if fixed is not None else None
+
+
+@node_rewriter([SpecifyShape], name="local_lift_specify_shape_inc_subtensor")
+def local_lift_specify_shape_inc_subtensor(fgraph: Any, node: Apply) -> Any:
+    """specify_shape(x[idx].set(y), s) -> specify_shape(x, s)[idx].set(y): the write keeps
+    ``x``'s shape, so the check moves to ``x`` (its static shape then reaches the write)."""
+    src = node.inputs[0].owner
+    if src is None or not isinstance(src.op, IncSubtensor):
+        return None
+    if len(fgraph.clients.get(src.outputs[0], ())) != 1:
+        return None
+    x, *rest = src.inputs
+    dims: list[Any] = [None] * x.type.ndim
+    for axis, length in _given(node):
+        dims[axis] = length
+    fixed = keep_type(node.outputs[0], src.op(specify_shape(x, dims), *rest))
+    return [fixed] if fixed is not None else None
+
+
 def reshape_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     """(name, rewriter, extra tags) for the canonicalize phase."""
     return [
@@ -119,4 +219,10 @@ def reshape_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
          ("shape",)),
         ("local_fuse_squeeze_reshape", local_fuse_squeeze_reshape, ("shape",)),
         ("local_useless_specify_shape", local_useless_specify_shape, ("fast_compile", "shape")),
+        ("local_Shape_i_ground", local_Shape_i_ground, ("fast_compile", "shape")),
+        ("local_subtensor_of_shape", local_subtensor_of_shape, ("fast_compile", "shape")),
+        ("local_lift_specify_shape_elemwise", local_lift_specify_shape_elemwise,
+         ("fast_compile", "shape")),
+        ("local_lift_specify_shape_inc_subtensor", local_lift_specify_shape_inc_subtensor,
+         ("fast_compile", "shape")),
     ]

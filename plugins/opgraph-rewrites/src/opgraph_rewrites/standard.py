@@ -5,18 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.tensor.einsum import inline_optimized_einsum
+from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
+from opgraph_rewrites.extra_ops import extra_ops_rewriters
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.matmul import matmul_rewriters
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
+from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
 from opgraph_rewrites.shape import reshape_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
@@ -40,8 +44,8 @@ def register_standard_rewrites(db: Any) -> None:
                    final_rewriter=True)
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
-                           *reshape_rewriters(), *subtensor_lift_rewriters(),
-                           *subtensor_rewriters()]:
+                           *reshape_rewriters(), *reshape_dims_rewriters(), *extra_ops_rewriters(),
+                           *subtensor_lift_rewriters(), *subtensor_rewriters()]:
         canon.register(name, rw, "fast_run", *tags)
     fills = fill_rewriters()
     for name, rw, tags in fills["canonicalize"]:
@@ -56,7 +60,10 @@ def register_standard_rewrites(db: Any) -> None:
     for name, rw, tags in fast_math_rewriters():
         canon.register(name, rw, *tags)
     # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
-    spec.register("local_remove_all_assert", local_remove_all_assert, "unsafe")
+    # Without the phase's name as a tag, so including a whole phase does not select it.
+    for phase in (canon, stab, spec):
+        phase.register("local_remove_all_assert", local_remove_all_assert, "unsafe",
+                       use_db_name_as_tag=False)
     # FAST_COMPILE has no stabilize phase; the same rules run in its canonicalize, so
     # written-out sigmoids and their gradients stay finite there too (PyTensor's
     # FAST_COMPILE trains the logistic-regression tutorial; NaN would be a wrong result).
@@ -68,7 +75,8 @@ def register_standard_rewrites(db: Any) -> None:
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
-    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters()]:
+    for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
+                           *matmul_rewriters()]:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
@@ -81,6 +89,10 @@ def register_standard_rewrites(db: Any) -> None:
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
+    # assume() markers go before canonicalize (PyTensor's position 0.8); their facts
+    # stay on fgraph.assumption_feature for the rewrites that read them
+    db.register("drain_specify_assumptions", drain_specify_assumptions, "fast_run",
+                "fast_compile", position=0.8)
     register_scan_rewrites(db)
     register_blas_rewrites(db)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
