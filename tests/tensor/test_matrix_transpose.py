@@ -24,5 +24,5 @@ def test_mT_keeps_static_shapes():
 
 
 def test_mT_of_a_vector_is_an_error_naming_it():
-    with pytest.raises(ValueError, match="mT: v has 1 dimensions"):
+    with pytest.raises(ValueError, match="mT needs at least 2 dimensions; v has 1"):
         pt.vector("v").mT  # noqa: B018
