@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
+from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
@@ -71,6 +72,7 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
+    register_blas_opt(db)  # before inplace_elemwise: Gemm/Gemv/Ger claim their buffers first
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
