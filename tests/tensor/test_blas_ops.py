@@ -1,4 +1,4 @@
-"""The BLAS-shaped Ops of ``opgraph.tensor.blas``: values against NumPy, types, errors, gradients."""
+"""The BLAS-shaped Ops of ``opgraph.tensor.blas``: values against NumPy, errors, gradients."""
 
 from __future__ import annotations
 
@@ -64,9 +64,9 @@ def test_gemm_broadcasts_z_to_the_product() -> None:
 
 def test_gemm_rejects_bad_input() -> None:
     m, s = pt.matrix(), pt.scalar()
-    with pytest.raises(TypeError, match="rank 2.*'z'"):
+    with pytest.raises(TypeError, match=r"rank 2.*'z'"):
         gemm_no_inplace(pt.vector(), s, m, m, s)
-    with pytest.raises(TypeError, match="scalar argument.*'a'"):
+    with pytest.raises(TypeError, match=r"scalar argument.*'a'"):
         gemm_no_inplace(m, m, m, m, s)
     with pytest.raises(TypeError, match="matching dtypes"):
         gemm_no_inplace(pt.fmatrix(), s, m, m, s)
