@@ -18,6 +18,9 @@ from opgraph.tensor.rewriting.blas import (
 )
 
 import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.compile.mode import get_mode
+from opgraph.compile.sharedvalue import shared
 from opgraph.graph.fg import FunctionGraph
 from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.blas_c import CGemv, CGer
@@ -112,9 +115,6 @@ def test_scaled_product_becomes_dot22scalar() -> None:
 
 
 def test_inplace_gemm_on_an_updated_shared_matrix() -> None:
-    from opgraph.compile.function import function
-    from opgraph.compile.sharedvalue import shared
-
     s = shared(np.zeros((3, 3)))
     f = function([X, Y], updates=[(s, 0.01 * pt.dot(X, Y) + 0.5 * s)], mode="FAST_RUN")
     nodes = f.maker.fgraph.toposort()
@@ -137,8 +137,6 @@ def test_batched_matmul_becomes_batched_dot(y_shape: tuple) -> None:
 
 
 def test_excluding_blasopt_keeps_the_dots() -> None:
-    from opgraph.compile.mode import get_mode
-
     mode = get_mode("FAST_RUN").excluding("BlasOpt")
     fast, _ = compile_pair([X, Y, Z], Z + pt.dot(X, Y), mode=mode)
     assert count(fast, Gemm) == 0
