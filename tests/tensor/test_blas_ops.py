@@ -226,6 +226,11 @@ def test_infer_shape_of_each_op() -> None:
     for out in (_dot22(x, y), _dot22scalar(x, y, a), gemm_no_inplace(z, a, x, y, a)):
         node = out.owner
         shapes = [tuple(np.shape(vals[i])) if i in vals else () for i in node.inputs]
-        assert tuple(node.op.infer_shape(None, node, shapes)[0]) == (3, 4)
+        dims = node.op.infer_shape(None, node, shapes)[0]
+        assert [int(evaluate(pt.as_tensor_variable(d), {})) for d in dims] == [3, 4]
+    z1 = pt.tensor("z1", shape=(1, None))
+    node = gemm_no_inplace(z1, a, x, y, a).owner
+    dims = node.op.infer_shape(None, node, [(1, 6), (), (3, 5), (5, 6), ()])[0]
+    assert [int(evaluate(pt.as_tensor_variable(d), {})) for d in dims] == [3, 6]
     assert isinstance(_dot22scalar(x, y, a).owner.op, Dot22Scalar)
     assert isinstance(_dot22(x, y).owner.op, Dot22)

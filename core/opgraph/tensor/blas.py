@@ -29,6 +29,7 @@ from opgraph.tensor.blas_batched import (
     batched_dot,
     batched_tensordot,
 )
+from opgraph.tensor.math import maximum
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -127,7 +128,7 @@ class Dot22(Op):
 
 
 class Gemm(Op):
-    """``b * z + a * x @ y`` (inputs ``z, a, x, y, b``); ``z`` broadcasts to the product.
+    """``b * z + a * x @ y`` (inputs ``z, a, x, y, b``); ``z`` and the product broadcast.
 
     With ``inplace=True`` the result is written into ``z`` (``destroy_map``),
     so ``z`` may not share memory with ``x`` or ``y``.
@@ -169,32 +170,43 @@ class Gemm(Op):
         if z.type.dtype not in _FLOATS:
             raise TypeError(f"{Gemm.E_float}: got {z.type.dtype}")
         prod = (x.type.shape[0], y.type.shape[1])
-        shape = [zs if zs != 1 else ps for zs, ps in zip(z.type.shape, prod, strict=True)]
+        shape = [ps if zs == 1 else zs if ps == 1 or zs is not None else None
+                 for zs, ps in zip(z.type.shape, prod, strict=True)]
         return Apply(self, [z, a, x, y, b], [_out_type(z.type.dtype, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         z, a, x, y, b = inputs
         prod = np.dot(x, y)
-        shape = np.broadcast_shapes(z.shape, prod.shape)
-        if shape != prod.shape:
-            raise ValueError(f"Gemm: z of shape {z.shape} does not broadcast to x @ y of "
-                             f"shape {prod.shape} (x {x.shape}, y {y.shape})")
+        try:
+            shape = np.broadcast_shapes(z.shape, prod.shape)
+        except ValueError:
+            raise ValueError(f"Gemm: z of shape {z.shape} and x @ y of shape {prod.shape} "
+                             f"(x {x.shape}, y {y.shape}) do not broadcast together") from None
         if self.inplace and z.shape == shape and z.flags.writeable:
             out = z
         else:
-            out = np.empty(shape, dtype=z.dtype)
-        if b == 0:
+            out = np.empty(shape, dtype=node.outputs[0].type.dtype)
+        if b == 0:  # z is never read (it may hold uninitialised memory)
             np.multiply(a, prod, out=out)
         else:
-            # b * z is read before out (maybe z itself) is written.
+            # b * z is formed before out (maybe z itself) is written.
             scaled = b * z if b != 1 else z
             np.add(scaled, a * prod if a != 1 else prod, out=out)
         output_storage[0][0] = out
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
         zs, _, xs, ys, _ = shapes
-        z = node.inputs[0].type.shape
-        return [(zs[0] if z[0] != 1 else xs[0], zs[1] if z[1] != 1 else ys[1])]
+        z, _, x, y, _ = node.inputs
+        out = []
+        for zd, pd, zst, pst in ((zs[0], xs[0], z.type.shape[0], x.type.shape[0]),
+                                 (zs[1], ys[1], z.type.shape[1], y.type.shape[1])):
+            if zst == 1:
+                out.append(pd)
+            elif pst == 1 or zst is not None:
+                out.append(zd)
+            else:
+                out.append(maximum(zd, pd))  # one of them may be 1 at run time
+        return [tuple(out)]
 
 
 class Dot22Scalar(Op):

@@ -187,3 +187,24 @@ def test_matrix_vector_products_on_every_layout():
     for al in layouts(av):
         for vs in (vv[:4], vv[::2], vv[::-2]):
             assert_same(c_fn, py_fn, al, vs)
+
+
+@needs_blas
+@pytest.mark.parametrize("inplace", [False, True])
+def test_gemm_broadcasting_z_and_product(inplace):
+    """z and x @ y broadcast both ways (a length-1 row or column on either side), b == 0 too."""
+    z, x, y = (pt.matrix(n) for n in "zxy")
+    a, b = pt.scalar("a"), pt.scalar("b")
+    out = Gemm(inplace=inplace)(z, a, x, y, b)
+    c_fn = function([z, x, y, a, b], out, mode=C_MODE, accept_inplace=True)
+    py_fn = function([z, x, y, a, b], out, mode=PY_MODE, accept_inplace=True)
+    for sz in [(5, 3), (1, 3), (5, 1), (1, 1)]:
+        for sx, sy in [((5, 4), (4, 3)), ((1, 4), (4, 3)), ((5, 4), (4, 1)), ((1, 4), (4, 1))]:
+            for bv in (1.5, 0.0):
+                zv, xv, yv = RNG.random(sz), RNG.random(sx), RNG.random(sy)
+                if bv == 0.0:
+                    zv[...] = np.nan  # b == 0 never reads z
+                got = c_fn(zv.copy(), xv, yv, 2.0, bv)
+                np.testing.assert_allclose(got, py_fn(zv.copy(), xv, yv, 2.0, bv))
+                expected = (bv * zv if bv else 0.0) + 2.0 * xv @ yv
+                np.testing.assert_allclose(got, np.broadcast_to(expected, got.shape))

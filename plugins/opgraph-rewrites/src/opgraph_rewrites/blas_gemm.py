@@ -266,7 +266,10 @@ def _gemm_from_factored_list(lst: list) -> tuple[Variable, Variable] | None:
     pairs = [(k, item) for k, item in enumerate(lst) if isinstance(item, tuple)]
     for n, (i, (s_i, m_i)) in enumerate(pairs):
         for j, (s_j, m_j) in pairs[n + 1:]:
-            if m_i.type.ndim != m_j.type.ndim or m_i.type.dtype != m_j.type.dtype:
+            # Only terms of one broadcast pattern pair up: a row added to a product
+            # stays an addition (Gemm would have to broadcast it first).
+            if m_i.type.broadcastable != m_j.type.broadcastable \
+                    or m_i.type.dtype != m_j.type.dtype:
                 continue
             found = _pair_to_blas(s_i, m_i, s_j, m_j)
             if found is None:

@@ -215,7 +215,8 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
 
     The output starts as ``z`` (``z`` itself when the Op is inplace and ``z``
     is row- or column-major; a copy otherwise); ``b == 0`` never reads ``z``,
-    as in ``perform``.  ``a == 0`` still forms the product (BLAS would skip
+    as in ``perform``.  A ``z`` that broadcasts against ``x @ y`` (or the
+    reverse) takes NumPy's operations (``og_gemm_broadcast``).  ``a == 0`` still forms the product (BLAS would skip
     it), so inf/nan in ``x``/``y`` give nan as NumPy does.
     """
     found = _float_blas(node)
@@ -231,21 +232,27 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
         _scalar(w, "beta", "i4", T)
         w.line("npy_intp m = PyArray_DIMS(i2)[0], k = PyArray_DIMS(i2)[1], "
                "n = PyArray_DIMS(i3)[1];")
-        with w.block("if (PyArray_DIMS(i3)[0] != k || PyArray_DIMS(i0)[0] != m || "
-                     "PyArray_DIMS(i0)[1] != n)"):
+        w.line("npy_intp zm = PyArray_DIMS(i0)[0], zn = PyArray_DIMS(i0)[1];")
+        with w.block("if (PyArray_DIMS(i3)[0] != k || (zm != m && zm != 1 && m != 1) || "
+                     "(zn != n && zn != 1 && n != 1))"):
             w.line("PyErr_Format(PyExc_ValueError, \"Gemm: shapes do not match: z %ldx%ld, "
-                   "x %ldx%ld, y %ldx%ld\", (long)PyArray_DIMS(i0)[0], (long)PyArray_DIMS(i0)[1],"
-                   " (long)m, (long)k, (long)PyArray_DIMS(i3)[0], (long)n);", "goto fail;")
-        _operands(w, (("x", "i2", 2), ("y", "i3", 2)), fail)
-        w.line("PyArrayObject *ins[3] = {i0, i2, i3};",
-               f"if (og_blas_target(&o0, i0, {int(inplace)}, beta != 0, {typenum(dt)}, ins, 3)) "
-               + fail)
-        w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(x), ld_x, tr_x, "
-               f"(const {T} *)PyArray_DATA(y), ld_y, tr_y, beta, m, n, k)) {fail}")
-        if inplace:
-            w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
-                   "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
-        w.line("Py_DECREF(x); Py_DECREF(y);")
+                   "x %ldx%ld, y %ldx%ld\", (long)zm, (long)zn, (long)m, (long)k, "
+                   "(long)PyArray_DIMS(i3)[0], (long)n);", "goto fail;")
+        # z and x @ y of different shapes broadcast (NumPy's operations, not BLAS).
+        with w.block("if (zm != m || zn != n)"):
+            w.line(f"if (og_gemm_broadcast(&o0, i0, i1, i2, i3, i4, {int(inplace)}, beta == 0))"
+                   " goto fail;")
+        with w.block("else"):
+            _operands(w, (("x", "i2", 2), ("y", "i3", 2)), fail)
+            w.line("PyArrayObject *ins[3] = {i0, i2, i3};",
+                   f"if (og_blas_target(&o0, i0, {int(inplace)}, beta != 0, {typenum(dt)}, "
+                   "ins, 3)) " + fail)
+            w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(x), ld_x, tr_x, "
+                   f"(const {T} *)PyArray_DATA(y), ld_y, tr_y, beta, m, n, k)) {fail}")
+            if inplace:
+                w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
+                       "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+            w.line("Py_DECREF(x); Py_DECREF(y);")
     return _blas_node(w, info)
 
 
