@@ -216,8 +216,9 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
     The output starts as ``z`` (``z`` itself when the Op is inplace and ``z``
     is row- or column-major; a copy otherwise); ``b == 0`` never reads ``z``,
     as in ``perform``.  A ``z`` that broadcasts against ``x @ y`` (or the
-    reverse) takes NumPy's operations (``og_gemm_broadcast``).  ``a == 0`` still forms the product (BLAS would skip
-    it), so inf/nan in ``x``/``y`` give nan as NumPy does.
+    reverse) takes NumPy's operations (``og_gemm_broadcast``).  ``a == 0``
+    still forms the product (BLAS would skip it), so inf/nan in ``x``/``y``
+    give nan as NumPy does.
     """
     found = _float_blas(node)
     if found is None:
