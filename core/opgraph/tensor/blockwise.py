@@ -635,9 +635,12 @@ def vectorize_core_graph(
 
 @node_rewriter([Blockwise])
 def local_useless_blockwise(fgraph: Any, node: Apply) -> Any:
-    """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node)."""
+    """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node), or
+    when ``op`` is an Elemwise of scalar signature (it maps over any axes itself)."""
     op = node.op
-    if op._batch_ndim(node) != 0:
+    elementwise = isinstance(op.core_op, Elemwise) and not any(
+        op.inputs_sig + op.outputs_sig)
+    if op._batch_ndim(node) != 0 and not elementwise:
         return None
     outs = op.core_op.make_node(*node.inputs).outputs
     result = []

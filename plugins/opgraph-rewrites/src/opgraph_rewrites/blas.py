@@ -1,6 +1,6 @@
 """The BLAS rewrites (``opgraph.tensor.rewriting.blas``): products as BLAS calls.
 
-Phase ``blas`` (after stabilize, before specialize), sequence ``BlasOpt``:
+Phase ``blas`` (after specialize, so its rewrites still see ``dot``), ``BlasOpt``:
 
 1. ``local_dot_to_dot22``: a float matrix-matrix ``dot``/``matmul`` -> ``Dot22``.
 2. ``gemm_optimizer``: sums of scaled products -> ``Gemm``/``Gemv`` (blas_gemm.py).
@@ -300,7 +300,7 @@ def use_c_ger(fgraph: Any, node: Apply) -> list | None:
 
 def register_blas_opt(db: Any) -> None:
     """Add the phase ``blas`` with ``BlasOpt``, ``c_blas`` and ``InplaceBlasOpt`` to ``db``."""
-    db.add_phase("blas", after="stabilize", before="specialize",
+    db.add_phase("blas", after="specialize", before="post_specialize",
                  description="products as BLAS calls (Dot22, Gemm, Gemv, Ger)")
     seq = SequenceDB(name="BlasOpt")
     seq.register("local_dot_to_dot22", in2out(local_dot_to_dot22, name="local_dot_to_dot22"),

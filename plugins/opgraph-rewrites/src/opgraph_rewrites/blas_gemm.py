@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.graph.basic import Apply, Variable, io_toposort
+from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.features import ReplacementDidNotRemoveError, ReplaceValidate
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
 from opgraph.graph.utils import InconsistencyError
@@ -57,6 +57,20 @@ def _strip_dimshuffles(var: Variable) -> Variable:
     return var
 
 
+def _zero_d(var: Variable) -> Variable:
+    """The 0-d value behind a variable whose dimensions all have length 1.
+
+    A constant stays a constant (specialize turns broadcast scalars into
+    ``[[c]]`` constants; Gemm should get ``c``, not a DimShuffle of it).
+    """
+    inner = _strip_dimshuffles(var)
+    if inner.type.ndim == 0:
+        return inner
+    if isinstance(inner, Constant):
+        return tensor_constant(np.asarray(inner.data).reshape(()), inner.type.dtype)
+    return inner.dimshuffle()
+
+
 def _as_scalar(res: Variable, dtype: str | None = None) -> Variable | None:
     """The 0-d variable behind ``res`` if every dimension of ``res`` has length 1, else None.
 
@@ -65,8 +79,7 @@ def _as_scalar(res: Variable, dtype: str | None = None) -> Variable | None:
     """
     if not all(s == 1 for s in res.type.shape):
         return None
-    inner = _strip_dimshuffles(res)
-    out = inner.dimshuffle() if inner.type.ndim > 0 else inner
+    out = _zero_d(res)
     if out.type.dtype.startswith(("int", "uint")) or out.type.dtype == "bool":
         target = dtype or "float64"
         if upcast(out.type.dtype, target) != target:
@@ -150,8 +163,7 @@ def _canonicalize_product(fgraph: Any, r: Variable, scale: Any, rval: list) -> N
     scalars, arrays = [], []
     for i in r.owner.inputs:
         if all(s == 1 for s in i.type.shape):
-            inner = _strip_dimshuffles(i)
-            scalars.append(inner.dimshuffle() if inner.type.ndim > 0 else inner)
+            scalars.append(_zero_d(i))
         elif _is_real_vector(i) or _is_real_matrix(i):
             arrays.append(i)
         else:

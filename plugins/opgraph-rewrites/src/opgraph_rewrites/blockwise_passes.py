@@ -1,4 +1,10 @@
-"""``blockwise_inplace``: a Blockwise overwrites inputs its core Op can overwrite.
+"""Whole-graph passes over Blockwise nodes and their registration.
+
+``local_useless_unbatched_blockwise`` (post_specialize, FAST_RUN):
+a Blockwise without batch axes, or of an Elemwise, becomes its core Op (after
+specialize, so the linear-algebra rewrites still see their Blockwise nodes).
+
+``blockwise_inplace``: a Blockwise overwrites inputs its core Op can overwrite.
 
 A core Op that implements ``inplace_on_inputs`` (PyTensor's protocol) says
 which inputs it can write its outputs into.  A Blockwise input qualifies when
@@ -17,10 +23,11 @@ from opgraph.graph.basic import Apply, Constant, io_toposort
 from opgraph.graph.destroyhandler import ensure_destroy_handler
 from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
+from opgraph.graph.rewriting.walking import in2out
 from opgraph.graph.utils import InconsistencyError
-from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 
-__all__ = ["BlockwiseInplace", "blockwise_inplace"]
+__all__ = ["BlockwiseInplace", "blockwise_inplace", "register_blockwise_passes"]
 
 
 def _candidates(node: Apply) -> list[int]:
@@ -78,3 +85,11 @@ class BlockwiseInplace(GraphRewriter):
 
 
 blockwise_inplace = BlockwiseInplace()
+
+
+def register_blockwise_passes(db: Any) -> None:
+    """Add ``local_useless_unbatched_blockwise`` and ``blockwise_inplace`` to ``db``."""
+    db.register("local_useless_unbatched_blockwise",
+                in2out(local_useless_blockwise, name="local_useless_unbatched_blockwise"),
+                "fast_run", "blockwise", phase="post_specialize")
+    db.register("blockwise_inplace", blockwise_inplace, "fast_run", "inplace", phase="inplace")
