@@ -28,3 +28,15 @@ def test_batched_blockwise_of_a_core_op_is_kept() -> None:
     out = Blockwise(core, signature="(n)->()")(x)
     fg = FunctionGraph([x], [out], clone=False)
     assert local_useless_blockwise.transform(fg, out.owner) is None
+
+
+def test_vectorized_matmul_keeps_new_axes_outermost() -> None:
+    """A core matmul of a matrix and a 3-d stack, vectorised: the new axis stays leading."""
+    b = pt.tensor3("b")
+    xb = pt.tensor3("xb")
+    out = pt.vectorize(pt.matmul, signature="(m,k),(s,k,n)->(s,m,n)")(xb, b)
+    assert not isinstance(out.owner.op, Blockwise)  # matmul maps over the batch itself
+    rng = np.random.default_rng(1)
+    xv, bv = rng.random((4, 2, 3)), rng.random((5, 3, 6))
+    expected = np.stack([np.matmul(x, bv) for x in xv])
+    np.testing.assert_allclose(evaluate(out, {xb: xv, b: bv}), expected)

@@ -534,8 +534,12 @@ def _vec_blockwise(node: Apply, ins: list[Variable], extra: list[int]) -> list[V
 
 
 def _vec_matrix_product(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
-    if all(i.type.ndim == 2 for i in node.inputs):
-        return [matmul(*ins)]
+    # matmul maps over batch axes itself; with the core batch axes padded to one rank, its
+    # right-aligned broadcasting puts the new axes outermost (1-D operands would change
+    # meaning, so they take the Blockwise).
+    core = [i.type.ndim for i in node.inputs]
+    if min(core) >= 2:
+        return [matmul(*_align_batch(ins, extra, core))]
     return vectorize_node_fallback(node.op, node, *ins)
 
 

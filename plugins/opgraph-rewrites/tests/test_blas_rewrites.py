@@ -125,14 +125,20 @@ def test_inplace_gemm_on_an_updated_shared_matrix() -> None:
     np.testing.assert_allclose(s.get_value(), 0.01 * xv @ yv + 0.5)
 
 
-@pytest.mark.parametrize("y_shape", [(7, 5, 3, 3), (5, 3, 3)])
-def test_batched_matmul_becomes_batched_dot(y_shape: tuple) -> None:
-    x = pt.tensor("x", shape=(7, 5, 3, 3))
+@pytest.mark.parametrize("x_shape,y_shape,batched", [
+    ((7, 5, 3, 3), (7, 5, 3, 3), 1),  # batch axes raveled
+    ((7, 5, 3, 3), (5, 3, 4), 1),  # y broadcast over the leading axis: folded into x's rows
+    ((2, 7, 5, 3, 3), (5, 3, 2), 1),
+    ((4, 3, 2), (4, 2, 5), 1),
+    ((7, 5, 3, 3), (1, 5, 3, 3), 0),  # a static length-1 batch axis: left to matmul
+    ((5, 3, 3), (7, 5, 3, 3), 0),  # x broadcast: left to matmul
+])
+def test_batched_matmul_becomes_batched_dot(x_shape: tuple, y_shape: tuple, batched: int) -> None:
+    x = pt.tensor("x", shape=x_shape)
     y = pt.tensor("y", shape=y_shape)
     fast, ref = compile_pair([x, y], pt.matmul(x, y))
-    aligned = len(y_shape) == 4
-    assert count(fast, BatchedDot) == int(aligned)
-    xv = RNG.random((7, 5, 3, 3)).transpose(0, 1, 3, 2)
+    assert count(fast, BatchedDot) == batched
+    xv = np.swapaxes(RNG.random(x_shape[:-2] + x_shape[-2:][::-1]), -1, -2)  # non-contiguous
     assert_same(fast, ref, xv, RNG.random(y_shape), rtol=1e-12)
 
 

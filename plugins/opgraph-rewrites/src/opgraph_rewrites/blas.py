@@ -44,6 +44,7 @@ from opgraph.tensor.blas import (
 )
 from opgraph.tensor.blas_c import CGemv, CGer
 from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
+from opgraph.tensor.contractions import prod_of
 from opgraph.tensor.creation import zeros
 from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.math import mul
@@ -239,23 +240,32 @@ def local_dot22_to_dot22scalar(fgraph: Any, node: Apply) -> list | None:
 
 @node_rewriter([MatMul], name="specialize_matmul_to_batched_dot")
 def specialize_matmul_to_batched_dot(fgraph: Any, node: Apply) -> list | None:
-    """A >= 3-d ``matmul`` whose batch axes match (none broadcast) -> ``BatchedDot``.
+    """A >= 3-d ``matmul`` -> ``BatchedDot`` on raveled batch axes, without copying y.
 
-    More than one batch axis is raveled into one and restored afterwards.
+    Batch axes both operands have (same broadcast pattern) are raveled into
+    BatchedDot's one batch axis.  Leading batch axes only ``x`` has (``y``
+    broadcasts over them) are moved into x's rows: ``x[a, b] @ y[b]`` is
+    row block ``a`` of ``x[:, b]`` stacked, times ``y[b]``.
     """
     x, y = node.inputs
-    if x.type.ndim < 3 or x.type.ndim != y.type.ndim:
+    bx, by = x.type.ndim - 2, y.type.ndim - 2
+    if bx < 1 or by < 1 or by > bx:
         return None
-    if x.type.broadcastable[:-2] != y.type.broadcastable[:-2]:
+    na = bx - by
+    if x.type.broadcastable[na:bx] != y.type.broadcastable[:by]:
         return None
     xs = [shape_i(x, i) for i in range(x.type.ndim)]
     ys = [shape_i(y, i) for i in range(y.type.ndim)]
-    if x.type.ndim > 3:
-        x = x.reshape((-1, xs[-2], xs[-1]))
-        y = y.reshape((-1, ys[-2], ys[-1]))
-    new = _batched_dot(x, y)
-    if len(xs) > 3:
-        new = new.reshape((*xs[:-2], xs[-2], ys[-1]))
+    m, k, n = xs[-2], xs[-1], ys[-1]
+    if na:
+        x = x.dimshuffle(*range(na, bx), *range(na), bx, bx + 1)
+    x3 = x if (by == 1 and not na) else x.reshape((prod_of(xs[na:bx]), -1, k))
+    y3 = y if by == 1 else y.reshape((prod_of(ys[:by]), k, n))
+    new = _batched_dot(x3, y3)
+    if na or by > 1:
+        new = new.reshape((*xs[na:bx], *xs[:na], m, n))
+    if na:
+        new = new.dimshuffle(*range(by, bx), *range(by), bx, bx + 1)
     return _fixed(node, new)
 
 
