@@ -18,7 +18,7 @@ from opgraph_c.codegen.registry import c_for_node
 import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.compile.mode import Mode
-from opgraph.tensor.blas import Dot22, Gemm, Gemv
+from opgraph.tensor.blas import Dot22, Gemm, Gemv, Ger, _batched_dot, _dot22scalar
 
 RNG = np.random.default_rng(11)
 C_MODE = Mode(linker="c", optimizer=None)
@@ -208,3 +208,32 @@ def test_gemm_broadcasting_z_and_product(inplace):
                 np.testing.assert_allclose(got, py_fn(zv.copy(), xv, yv, 2.0, bv))
                 expected = (bv * zv if bv else 0.0) + 2.0 * xv @ yv
                 np.testing.assert_allclose(got, np.broadcast_to(expected, got.shape))
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_dot22scalar_ger_batched_dot_match_python(dtype):
+    """Dot22Scalar, Ger (both variants) and BatchedDot in C against perform, every layout."""
+    x, y = pt.tensor("x", dtype=dtype, shape=(None, None)), pt.tensor("y", dtype=dtype,
+                                                                       shape=(None, None))
+    a = pt.tensor("a", dtype=dtype, shape=())
+    u, v = pt.tensor("u", dtype=dtype, shape=(None,)), pt.tensor("v", dtype=dtype, shape=(None,))
+    rtol = 1e-12 if dtype == "float64" else 1e-5
+    c_fn, py_fn = compile_both([x, y, a], _dot22scalar(x, y, a))
+    for xv in layouts(RNG.random((4, 3)).astype(dtype)):
+        assert_same(c_fn, py_fn, xv, RNG.random((3, 5)).astype(dtype), np.dtype(dtype).type(-1.5), rtol=rtol)
+    for destructive in (False, True):
+        A = pt.tensor("A", dtype=dtype, shape=(None, None))
+        c_fn, py_fn = compile_both([A, a, u, v], Ger(destructive)(A * 1, a, u, v))
+        for Av in layouts(RNG.random((4, 3)).astype(dtype)):
+            uv, vv = RNG.random(8).astype(dtype)[::2], RNG.random(3).astype(dtype)
+            assert_same(c_fn, py_fn, Av, np.dtype(dtype).type(0.5), uv, vv, rtol=rtol)
+    b3, c3 = pt.tensor3("b3", dtype=dtype), pt.tensor3("c3", dtype=dtype)
+    c_fn, py_fn = compile_both([b3, c3], _batched_dot(b3, c3))
+    bv = RNG.random((5, 3, 4)).astype(dtype)
+    assert_same(c_fn, py_fn, bv, RNG.random((5, 4, 2)).astype(dtype), rtol=rtol)
+    assert_same(c_fn, py_fn, np.swapaxes(bv, 1, 2).copy().swapaxes(1, 2),
+                RNG.random((5, 4, 2)).astype(dtype), rtol=rtol)
+    for fn in (c_fn, py_fn):
+        with pytest.raises(ValueError):
+            fn(bv, RNG.random((4, 4, 2)).astype(dtype))
