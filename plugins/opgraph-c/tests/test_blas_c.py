@@ -214,14 +214,19 @@ def test_gemm_broadcasting_z_and_product(inplace):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_dot22scalar_ger_batched_dot_match_python(dtype):
     """Dot22Scalar, Ger (both variants) and BatchedDot in C against perform, every layout."""
+    for op_out in (_dot22scalar(pt.matrix(), pt.matrix(), pt.scalar()),
+                   Ger(True)(pt.matrix(), pt.scalar(), pt.vector(), pt.vector()),
+                   _batched_dot(pt.tensor3(), pt.tensor3())):
+        assert c_for_node(op_out.owner, 0, EmitContext(openmp=False))[1] == "builtin"
     x, y = pt.tensor("x", dtype=dtype, shape=(None, None)), pt.tensor("y", dtype=dtype,
                                                                        shape=(None, None))
     a = pt.tensor("a", dtype=dtype, shape=())
     u, v = pt.tensor("u", dtype=dtype, shape=(None,)), pt.tensor("v", dtype=dtype, shape=(None,))
     rtol = 1e-12 if dtype == "float64" else 1e-5
     c_fn, py_fn = compile_both([x, y, a], _dot22scalar(x, y, a))
+    scale = np.dtype(dtype).type(-1.5)
     for xv in layouts(RNG.random((4, 3)).astype(dtype)):
-        assert_same(c_fn, py_fn, xv, RNG.random((3, 5)).astype(dtype), np.dtype(dtype).type(-1.5), rtol=rtol)
+        assert_same(c_fn, py_fn, xv, RNG.random((3, 5)).astype(dtype), scale, rtol=rtol)
     for destructive in (False, True):
         A = pt.tensor("A", dtype=dtype, shape=(None, None))
         c_fn, py_fn = compile_both([A, a, u, v], Ger(destructive)(A * 1, a, u, v))
