@@ -103,7 +103,7 @@ def test_dot22_and_dot22scalar() -> None:
         got = evaluate(_dot22scalar(x, y, a), {x: xv, y: yv, a: -1.5})
         np.testing.assert_allclose(got, -1.5 * xv @ yv)
     assert _dot22(pt.tensor(shape=(4, None)), pt.tensor(shape=(None, 2))).type.shape == (4, 2)
-    with pytest.raises(TypeError, match="'y' must be a float or complex matrix"):
+    with pytest.raises(TypeError, match="'y' must be a 2-d float or complex matrix"):
         _dot22(x, pt.vector())
     with pytest.raises(TypeError, match="dtype mismatch"):
         _dot22(x, pt.fmatrix())

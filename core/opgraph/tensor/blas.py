@@ -106,8 +106,8 @@ class Dot22(Op):
         x, y = _tensors((x, y))
         for name, var in (("x", x), ("y", y)):
             if var.type.ndim != 2 or var.type.dtype not in _FLOATS:
-                raise TypeError(f"Dot22: input {name!r} must be a float or complex matrix, "
-                                f"got {_fmt(var)}")
+                raise TypeError(f"Dot22: input {name!r} must be a 2-d float or complex "
+                                f"matrix, got {_fmt(var)}")
         if x.type.dtype != y.type.dtype:
             raise TypeError(f"Dot22: dtype mismatch: x is {x.type.dtype}, y is {y.type.dtype}")
         out = _out_type(x.type.dtype, (x.type.shape[0], y.type.shape[1]))()
