@@ -18,6 +18,7 @@ from opgraph_c.codegen.registry import c_for_node
 import opgraph.tensor as pt
 from opgraph.compile.function import function
 from opgraph.compile.mode import Mode
+from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.blas import Dot22, Gemm, Gemv, Ger, _batched_dot, _dot22scalar
 
 RNG = np.random.default_rng(11)
@@ -242,3 +243,15 @@ def test_dot22scalar_ger_batched_dot_match_python(dtype):
     for fn in (c_fn, py_fn):
         with pytest.raises(ValueError):
             fn(bv, RNG.random((4, 4, 2)).astype(dtype))
+
+
+def test_alloc_empty_in_c_has_the_shape_and_dtype():
+    n, m = pt.lscalar("n"), pt.iscalar("m")
+    out = AllocEmpty("float32")(n, m)
+    assert c_for_node(out.owner, 0, EmitContext(openmp=False))[1] == "builtin"
+    c_fn = function([n, m], out, mode=C_MODE)
+    got = c_fn(3, 4)
+    assert got.shape == (3, 4) and got.dtype == np.float32
+    assert c_fn(0, 2).shape == (0, 2)
+    with pytest.raises(ValueError, match="negative length"):
+        c_fn(-1, 2)

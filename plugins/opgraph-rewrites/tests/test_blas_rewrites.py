@@ -86,10 +86,11 @@ def test_upcasting_scale_is_left_alone() -> None:
 
 
 def test_matrix_vector_products_become_gemv() -> None:
+    """y + A @ x is one Gemv (beta = 1); x @ A one Gemv into unread memory."""
     A, x, y = pt.matrix("A"), pt.vector("x"), pt.vector("y")
     fast, ref = compile_pair([A, x, y], [y + pt.dot(A, x), pt.dot(x, A), pt.dot(x, y)])
-    assert count(fast, Dot) + count(fast, MatMul) == 0
-    assert count(fast, Gemv) == 3
+    assert count(fast, Gemv) == 2
+    assert count(fast, Dot) == 1  # vector . vector stays one ddot
     for Av in layouts(RNG.random((3, 3))):
         vals = [Av, RNG.random(3), RNG.random(3)]
         for got, exp in zip(fast(*vals), ref(*vals), strict=True):

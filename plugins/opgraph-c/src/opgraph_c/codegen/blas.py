@@ -33,6 +33,7 @@ from typing import Any
 import attrs
 import numpy
 
+from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
@@ -41,8 +42,8 @@ from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 
-__all__ = ["BlasInfo", "emit_batched_matmul", "emit_dot", "emit_dot22scalar", "emit_gemm",
-           "emit_gemv", "emit_ger", "find_blas", "table"]
+__all__ = ["BlasInfo", "emit_alloc_empty", "emit_batched_matmul", "emit_dot",
+           "emit_dot22scalar", "emit_gemm", "emit_gemv", "emit_ger", "find_blas", "table"]
 
 
 @attrs.frozen
@@ -352,6 +353,31 @@ def emit_ger(node: Any, ctx: EmitContext) -> NodeC | None:
     return _blas_node(w, info)
 
 
+def emit_alloc_empty(node: Any, ctx: EmitContext) -> NodeC | None:
+    """AllocEmpty: an uninitialised array (the unread ``y`` of a ``beta = 0`` Gemv).
+
+    In C so a Gemv formed from ``dot`` costs no Python call more than the dot.
+    """
+    dt = node.outputs[0].type.dtype
+    if not supported(dt) or not all(
+            isinstance(i.type, TensorType) and i.type.ndim == 0 and supported(i.type.dtype)
+            for i in node.inputs):
+        return None
+    nd = len(node.inputs)
+    w = CWriter()
+    with w.block():
+        w.line(f"npy_intp shp[{max(nd, 1)}] = {{0}};")
+        for k, inp in enumerate(node.inputs):
+            w.line(f"shp[{k}] = (npy_intp)*(const {c_type(inp.type.dtype)} *)PyArray_DATA(i{k});")
+            with w.block(f"if (shp[{k}] < 0)"):
+                w.line("PyErr_Format(PyExc_ValueError, \"AllocEmpty: negative length %ld for "
+                       f"axis {k}\", (long)shp[{k}]);", "goto fail;")
+        with w.block():
+            w.line(f"PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, NULL, 0);",
+                   "Py_XDECREF(o0);", "o0 = (PyArrayObject *)og_new_;", "if (!o0) goto fail;")
+    return NodeC(w.text())
+
+
 def _size(dtype: str) -> int:
     return 8 if dtype == "float64" else 4
 
@@ -432,4 +458,5 @@ def emit_batched_matmul(node: Any, ctx: EmitContext) -> NodeC | None:
 def table() -> dict[type, Any]:
     """The product Ops this module writes C for."""
     return {Dot: emit_dot, MatMul: emit_dot, Dot22: emit_dot, Gemm: emit_gemm, Gemv: emit_gemv,
-            Dot22Scalar: emit_dot22scalar, Ger: emit_ger, BatchedDot: emit_batched_matmul}
+            Dot22Scalar: emit_dot22scalar, Ger: emit_ger, BatchedDot: emit_batched_matmul,
+            AllocEmpty: emit_alloc_empty}
