@@ -1,11 +1,11 @@
 """The BLAS rewrites (``opgraph.tensor.rewriting.blas``): products as BLAS calls.
 
-Phase ``blas`` (after specialize, so its rewrites still see ``dot``), ``BlasOpt``:
+``BlasOpt`` (first in phase post_specialize: specialize's rewrites still see ``dot``):
 
 1. ``local_dot_to_dot22``: a float matrix-matrix ``dot``/``matmul`` -> ``Dot22``.
 2. ``gemm_optimizer``: sums of scaled products -> ``Gemm``/``Gemv`` (blas_gemm.py).
 3. ``local_gemm_to_gemv`` (equilibrium): Gemm/Dot22 on a row or column ->
-   ``Gemv``; an outer product -> ``Ger``; the remaining matrix-vector ``dot``
+   ``Gemv``; Gemm of an outer product -> ``Ger``; the remaining matrix-vector ``dot``
    -> ``Gemv`` into uninitialised memory (``beta = 0``).  A vector-vector
    ``dot`` stays one ``ddot`` (as a Gemv it took 3x as long per call).
 4. ``local_dot22_to_dot22scalar``: ``a * Dot22`` -> ``Dot22Scalar``.
@@ -179,14 +179,17 @@ def local_gemm_to_ger(fgraph: Any, node: Apply) -> list | None:
 
 @node_rewriter([Dot22], name="local_dot22_to_ger_or_gemv")
 def local_dot22_to_ger_or_gemv(fgraph: Any, node: Apply) -> list | None:
-    """Dot22 of a column by a row -> Ger; Dot22 with a row or column operand -> Gemv."""
+    """Dot22 with a row (column) operand -> Gemv.
+
+    A column times a row (an outer product) stays a Dot22: in C it is one
+    gemm writing each output once, where Ger would first zero the output.
+    An outer product added to a matrix becomes Ger through Gemm.
+    """
     x, y = node.inputs
     xb, yb = x.type.broadcastable, y.type.broadcastable
-    dt = x.type.dtype
     if xb[1] and yb[0]:
-        zero = zeros((shape_i(x, 0), shape_i(y, 1)), dtype=dt)
-        new = ger(zero, _one(dt), x.dimshuffle(0), y.dimshuffle(1))
-    elif xb[0] and not yb[0]:
+        return None
+    if xb[0] and not yb[0]:
         new = _gemv_product(y.T, x.dimshuffle(1), shape_i(y, 1)).dimshuffle("x", 0)
     elif not xb[1] and yb[1] and not xb[0]:
         new = _gemv_product(x, y.dimshuffle(0), shape_i(x, 0)).dimshuffle(0, "x")
@@ -308,9 +311,7 @@ def use_c_ger(fgraph: Any, node: Apply) -> list | None:
 
 
 def register_blas_opt(db: Any) -> None:
-    """Add the phase ``blas`` with ``BlasOpt``, ``c_blas`` and ``InplaceBlasOpt`` to ``db``."""
-    db.add_phase("blas", after="specialize", before="post_specialize",
-                 description="products as BLAS calls (Dot22, Gemm, Gemv, Ger)")
+    """Add ``BlasOpt``, ``use_c_blas`` and ``InplaceBlasOpt`` to ``db``."""
     seq = SequenceDB(name="BlasOpt")
     seq.register("local_dot_to_dot22", in2out(local_dot_to_dot22, name="local_dot_to_dot22"),
                  "fast_run", position=0)
@@ -322,7 +323,7 @@ def register_blas_opt(db: Any) -> None:
     seq.register("local_dot22_to_dot22scalar",
                  in2out(local_dot22_to_dot22scalar, name="local_dot22_to_dot22scalar"),
                  "fast_run", position=12)
-    db.register("BlasOpt", seq, "fast_run", "blas", phase="blas")
+    db.register("BlasOpt", seq, "fast_run", "blas", phase="post_specialize")
     db["specialize"].register("specialize_matmul_to_batched_dot",
                               specialize_matmul_to_batched_dot, "fast_run", "blas")
     db.register("use_c_blas", in2out(use_c_gemv, use_c_ger, name="use_c_blas"), "fast_run",
