@@ -128,6 +128,21 @@ def test_inplace_gemm_on_an_updated_shared_matrix() -> None:
     np.testing.assert_allclose(s.get_value(), 0.01 * xv @ yv + 0.5)
 
 
+def test_constant_factors_fold_into_the_gemm_scales() -> None:
+    s = shared(np.zeros((3, 3)))
+    lr, l2 = pt.constant(0.01), pt.constant(0.0001)
+    for upd in (lr * pt.dot(X, Y) + l2 * pt.constant(2.0) * s, lr * (pt.dot(X, Y) - l2 * s),
+                s - lr * (s * 0.0002 + pt.dot(X, Y))):
+        f = function([X, Y], updates=[(s, upd)], mode="FAST_RUN")
+        assert [type(n.op) for n in f.maker.fgraph.toposort()] == [Gemm]
+        ref = function([X, Y, Z], upd, givens={s: Z}, mode="FAST_COMPILE")
+        xv, yv, sv = RNG.random((3, 3)), RNG.random((3, 3)), RNG.random((3, 3))
+        expected = ref(xv, yv, sv)
+        s.set_value(sv.copy())
+        f(xv, yv)
+        np.testing.assert_allclose(s.get_value(), expected, rtol=1e-12)
+
+
 @pytest.mark.parametrize("x_shape,y_shape,batched", [
     ((7, 5, 3, 3), (7, 5, 3, 3), 1),  # batch axes raveled
     ((7, 5, 3, 3), (5, 3, 4), 1),  # y broadcast over the leading axis: folded into x's rows

@@ -172,10 +172,29 @@ def _canonicalize_product(fgraph: Any, r: Variable, scale: Any, rval: list) -> N
     if len(arrays) != 1:
         rval.append((scale, r))
         return
-    if scalars:
-        first = _scale_by(scale, scalars[0])
-        scale = first if len(scalars) == 1 else mul(first, *scalars[1:])
+    # Constant factors are multiplied here (constant folding has already run).
+    number, symbols = 1, []
+    for f in (scale, *scalars):
+        value = _number(f)
+        if value is None:
+            symbols.append(f)
+        else:
+            number = number * value
+    if symbols:
+        first = _scale_by(number, symbols[0])
+        scale = first if len(symbols) == 1 else mul(first, *symbols[1:])
+    else:
+        scale = number
     _gemm_canonicalize(fgraph, arrays[0], scale, rval, 1)
+
+
+def _number(factor: Any) -> Any:
+    """A Python number for a number or a 0-d constant, else None."""
+    if _is_number(factor):
+        return factor
+    if isinstance(factor, Constant) and factor.type.ndim == 0:
+        return np.asarray(factor.data).item()
+    return None
 
 
 def _factor_canonicalized(lst: list) -> list:
