@@ -109,6 +109,17 @@ def test_outer_product_added_to_a_matrix_becomes_ger() -> None:
     assert_same(fast, ref, RNG.random(3), RNG.random(2), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_matrix_plus_scaled_outer_becomes_ger(dtype: str) -> None:
+    A = pt.tensor("A", dtype=dtype, shape=(None, None))
+    x, y = (pt.tensor(n, dtype=dtype, shape=(None,)) for n in "xy")
+    fast, ref = compile_pair([A, x, y], A + 0.1 * pt.outer(x, y))
+    assert count(fast, Ger) == 1
+    Av = (RNG.random((3, 2)) + 1j * RNG.random((3, 2))).astype(dtype)
+    xv, yv = (RNG.random(3) + 2j).astype(dtype), (RNG.random(2) - 1j).astype(dtype)
+    assert_same(fast, ref, Av, xv, yv, rtol=1e-5)
+
+
 def test_scaled_product_becomes_dot22scalar() -> None:
     fast, ref = compile_pair([X, Y, a], [a * pt.dot(X, Y), 2.0 * a * pt.dot(X, Y) * X])
     assert count(fast, Dot22Scalar) >= 1

@@ -100,6 +100,12 @@ def _is_real_vector(res: Variable) -> bool:
     return t.dtype in _REAL and t.ndim == 1 and t.shape[0] != 1
 
 
+def _is_inexact_array(res: Variable) -> bool:
+    """A float or complex vector or matrix with no dimension of static length 1."""
+    t = res.type
+    return t.dtype in _INEXACT and t.ndim in (1, 2) and all(s != 1 for s in t.shape)
+
+
 def _is_number(s: Any) -> bool:
     return isinstance(s, numbers.Number)
 
@@ -164,7 +170,7 @@ def _canonicalize_product(fgraph: Any, r: Variable, scale: Any, rval: list) -> N
     for i in r.owner.inputs:
         if all(s == 1 for s in i.type.shape):
             scalars.append(_zero_d(i))
-        elif _is_real_vector(i) or _is_real_matrix(i):
+        elif _is_inexact_array(i):
             arrays.append(i)
         else:
             rval.append((scale, r))
