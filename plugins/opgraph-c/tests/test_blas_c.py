@@ -17,6 +17,7 @@ from opgraph_c.codegen.registry import c_for_node
 
 import opgraph.tensor as pt
 from opgraph.compile.function import function
+from opgraph.compile.io import In
 from opgraph.compile.mode import Mode
 from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.blas import Dot22, Gemm, Gemv, Ger, _batched_dot, _dot22scalar
@@ -197,8 +198,9 @@ def test_gemm_broadcasting_z_and_product(inplace):
     z, x, y = (pt.matrix(n) for n in "zxy")
     a, b = pt.scalar("a"), pt.scalar("b")
     out = Gemm(inplace=inplace)(z, a, x, y, b)
-    c_fn = function([z, x, y, a, b], out, mode=C_MODE, accept_inplace=True)
-    py_fn = function([z, x, y, a, b], out, mode=PY_MODE, accept_inplace=True)
+    ins = [In(z, mutable=True), x, y, a, b]  # an inplace Gemm overwrites z: declared mutable
+    c_fn = function(ins, out, mode=C_MODE, accept_inplace=True)
+    py_fn = function(ins, out, mode=PY_MODE, accept_inplace=True)
     for sz in [(5, 3), (1, 3), (5, 1), (1, 1)]:
         for sx, sy in [((5, 4), (4, 3)), ((1, 4), (4, 3)), ((5, 4), (4, 1)), ((1, 4), (4, 1))]:
             for bv in (1.5, 0.0):

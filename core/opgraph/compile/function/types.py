@@ -148,22 +148,6 @@ def _profile_stats(profile: Any, name: str | None) -> ProfileStats | None:
                     f"{type_name(profile)}")
 
 
-
-def _destroyed_roots(nodes: list) -> list[Variable]:
-    """The variables the given nodes overwrite, followed back through views."""
-    out = []
-    for node in nodes:
-        for idxs in node.op.destroy_map.values():
-            stack = [node.inputs[i] for i in idxs]
-            while stack:
-                var = stack.pop()
-                out.append(var)
-                owner = var.owner
-                vmap = getattr(owner.op, "view_map", None) if owner is not None else None
-                if vmap:
-                    stack.extend(owner.inputs[i] for i in vmap.get(owner.outputs.index(var), ()))
-    return out
-
 class FunctionMaker:
     """Builds the FunctionGraph of a function and links it; ``create`` makes Functions.
 
@@ -256,9 +240,7 @@ class FunctionMaker:
                 f"(destroy_map {node.op.destroy_map}); pass accept_inplace=True to compile it"
             )
         if destroyers or with_destroy_handler:
-            # accept_inplace: inputs the given graph already overwrites are not protected.
-            handler = DestroyHandler(
-                mutable_inputs=self._mutable_inputs(fgraph) + _destroyed_roots(destroyers))
+            handler = DestroyHandler(mutable_inputs=self._mutable_inputs(fgraph))
             fgraph.attach_feature(handler)
             try:
                 handler.validate(fgraph)
