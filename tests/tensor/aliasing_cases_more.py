@@ -75,6 +75,14 @@ def dot22_cases() -> Iterator[Case]:
     yield from _blas_cases(blas.dot22, [(2, 3), (3, 4)], "dot22", ())
 
 
+def dot22scalar_cases() -> Iterator[Case]:
+    yield from _blas_cases(blas.Dot22Scalar(), [(2, 3), (3, 4), ()], "dot22scalar", (2,))
+
+
+def batched_dot_cases() -> Iterator[Case]:
+    yield from _blas_cases(blas.BatchedDot(), [(2, 3, 4), (2, 4, 5)], "batched_dot", ())
+
+
 def gemv_cases() -> Iterator[Case]:
     for op in (blas.Gemv(False), blas.Gemv(True)):
         yield from _blas_cases(op, [(3,), (), (3, 4), (4,), ()], f"gemv {op.inplace}", (1, 4))
@@ -125,6 +133,8 @@ MORE_CASES: dict[str, Callable[[], Iterator[Case]]] = {
     "opgraph.tensor.basic_more.Choose": choose_cases,
     "opgraph.tensor.basic_more.PermuteRowElements": permute_cases,
     "opgraph.tensor.blas.Dot22": dot22_cases,
+    "opgraph.tensor.blas.Dot22Scalar": dot22scalar_cases,
+    "opgraph.tensor.blas_batched.BatchedDot": batched_dot_cases,
     "opgraph.tensor.blas.Gemv": gemv_cases,
     "opgraph.tensor.blas.Gemm": gemm_cases,
     "opgraph.tensor.blas.Ger": ger_cases,

@@ -113,7 +113,8 @@ class Blockwise(Op):
             signature = getattr(core_op, "gufunc_signature", None)
             if signature is None:
                 raise ValueError(
-                    f"Blockwise: {core_op} has no gufunc_signature attribute; pass signature="
+                    f"Signature not provided nor found in core_op {core_op}: it has no "
+                    "gufunc_signature attribute; pass Blockwise(core_op, signature=...)"
                 )
         self.core_op = core_op
         self.signature = signature
@@ -123,6 +124,18 @@ class Blockwise(Op):
 
     def __str__(self) -> str:
         return self.name or f"Blockwise{{{self.core_op}, {self.signature}}}"
+
+    @property
+    def destroy_map(self) -> dict[int, list[int]]:  # type: ignore[override]
+        """The core Op's: output k overwrites input i over every batch entry."""
+        return dict(getattr(self.core_op, "destroy_map", None) or {})
+
+    def inplace_on_inputs(self, allowed_inplace_inputs: list[int]) -> Op:
+        """A Blockwise of the core Op's inplace version (self when it has none)."""
+        core = self.core_op.inplace_on_inputs(allowed_inplace_inputs)
+        if core is self.core_op or type(self) is not Blockwise:
+            return self
+        return Blockwise(core, signature=self.signature, name=self.name)
 
     @property
     def n_inputs(self) -> int:
@@ -283,9 +296,10 @@ class Blockwise(Op):
         core_node = self._core_node(node)
         batch_shape = self._runtime_batch_shape(node, inputs)
         nb = len(batch_shape)
+        destroyed = {i: k for k, idxs in self.destroy_map.items() for i in idxs}
         views = [
-            np.broadcast_to(x, batch_shape + x.shape[x.ndim - len(sig):])
-            for x, sig in zip(inputs, self.inputs_sig)
+            x if i in destroyed else np.broadcast_to(x, batch_shape + x.shape[x.ndim - len(sig):])
+            for i, (x, sig) in enumerate(zip(inputs, self.inputs_sig))
         ]
         results: list[np.ndarray | None] = [None] * len(node.outputs)
         perform = self.core_op.perform
@@ -306,6 +320,10 @@ class Blockwise(Op):
         if any(r is None for r in results):  # an empty batch: no core call to learn shapes from
             for k, shp in enumerate(self._empty_core_shapes(node, inputs)):
                 results[k] = np.empty(batch_shape + shp, dtype=dtypes[k])
+        for i, k in destroyed.items():  # the overwritten input holds output k
+            if inputs[i] is not results[k]:
+                inputs[i][...] = results[k]
+            results[k] = inputs[i]
         for cell, r in zip(output_storage, results):
             cell[0] = r
 
@@ -517,8 +535,12 @@ def _vec_blockwise(node: Apply, ins: list[Variable], extra: list[int]) -> list[V
 
 
 def _vec_matrix_product(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
-    if all(i.type.ndim == 2 for i in node.inputs):
-        return [matmul(*ins)]
+    # matmul maps over batch axes itself; with the core batch axes padded to one rank, its
+    # right-aligned broadcasting puts the new axes outermost (1-D operands would change
+    # meaning, so they take the Blockwise).
+    core = [i.type.ndim for i in node.inputs]
+    if min(core) >= 2:
+        return [matmul(*_align_batch(ins, extra, core))]
     return vectorize_node_fallback(node.op, node, *ins)
 
 
@@ -559,7 +581,8 @@ def vectorize_node_fallback(op: Op, node: Apply, *batched_inputs: Variable) -> l
     for i, v in enumerate(node.inputs):
         if not isinstance(v.type, TensorType):
             raise NotImplementedError(
-                f"cannot vectorize {op}: input {i} has non-tensor type {v.type}"
+                f"Cannot vectorize node {node} with input {v} of type {v.type} "
+                f"(input {i}: only tensor inputs can get batch axes)"
             )
     if isinstance(op, Blockwise):
         return op.make_node(*batched_inputs).outputs
@@ -626,9 +649,12 @@ def vectorize_core_graph(
 
 @node_rewriter([Blockwise])
 def local_useless_blockwise(fgraph: Any, node: Apply) -> Any:
-    """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node)."""
+    """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node), or
+    when ``op`` is an Elemwise of scalar signature (it maps over any axes itself)."""
     op = node.op
-    if op._batch_ndim(node) != 0:
+    elementwise = isinstance(op.core_op, Elemwise) and not any(
+        op.inputs_sig + op.outputs_sig)
+    if op._batch_ndim(node) != 0 and not elementwise:
         return None
     outs = op.core_op.make_node(*node.inputs).outputs
     result = []

@@ -17,8 +17,10 @@ from opgraph_c.codegen.registry import c_for_node
 
 import opgraph.tensor as pt
 from opgraph.compile.function import function
+from opgraph.compile.io import In
 from opgraph.compile.mode import Mode
-from opgraph.tensor.blas import Dot22, Gemm, Gemv
+from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.blas import Dot22, Gemm, Gemv, Ger, _batched_dot, _dot22scalar
 
 RNG = np.random.default_rng(11)
 C_MODE = Mode(linker="c", optimizer=None)
@@ -187,3 +189,71 @@ def test_matrix_vector_products_on_every_layout():
     for al in layouts(av):
         for vs in (vv[:4], vv[::2], vv[::-2]):
             assert_same(c_fn, py_fn, al, vs)
+
+
+@needs_blas
+@pytest.mark.parametrize("inplace", [False, True])
+def test_gemm_broadcasting_z_and_product(inplace):
+    """z and x @ y broadcast both ways (a length-1 row or column on either side), b == 0 too."""
+    z, x, y = (pt.matrix(n) for n in "zxy")
+    a, b = pt.scalar("a"), pt.scalar("b")
+    out = Gemm(inplace=inplace)(z, a, x, y, b)
+    ins = [In(z, mutable=True), x, y, a, b]  # an inplace Gemm overwrites z: declared mutable
+    c_fn = function(ins, out, mode=C_MODE, accept_inplace=True)
+    py_fn = function(ins, out, mode=PY_MODE, accept_inplace=True)
+    for sz in [(5, 3), (1, 3), (5, 1), (1, 1)]:
+        for sx, sy in [((5, 4), (4, 3)), ((1, 4), (4, 3)), ((5, 4), (4, 1)), ((1, 4), (4, 1))]:
+            for bv in (1.5, 0.0):
+                zv, xv, yv = RNG.random(sz), RNG.random(sx), RNG.random(sy)
+                if bv == 0.0:
+                    zv[...] = np.nan  # b == 0 never reads z
+                got = c_fn(zv.copy(), xv, yv, 2.0, bv)
+                np.testing.assert_allclose(got, py_fn(zv.copy(), xv, yv, 2.0, bv))
+                expected = (bv * zv if bv else 0.0) + 2.0 * xv @ yv
+                np.testing.assert_allclose(got, np.broadcast_to(expected, got.shape))
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_dot22scalar_ger_batched_dot_match_python(dtype):
+    """Dot22Scalar, Ger (both variants) and BatchedDot in C against perform, every layout."""
+    for op_out in (_dot22scalar(pt.matrix(), pt.matrix(), pt.scalar()),
+                   Ger(True)(pt.matrix(), pt.scalar(), pt.vector(), pt.vector()),
+                   _batched_dot(pt.tensor3(), pt.tensor3())):
+        assert c_for_node(op_out.owner, 0, EmitContext(openmp=False))[1] == "builtin"
+    x, y = pt.tensor("x", dtype=dtype, shape=(None, None)), pt.tensor("y", dtype=dtype,
+                                                                       shape=(None, None))
+    a = pt.tensor("a", dtype=dtype, shape=())
+    u, v = pt.tensor("u", dtype=dtype, shape=(None,)), pt.tensor("v", dtype=dtype, shape=(None,))
+    rtol = 1e-12 if dtype == "float64" else 1e-5
+    c_fn, py_fn = compile_both([x, y, a], _dot22scalar(x, y, a))
+    scale = np.dtype(dtype).type(-1.5)
+    for xv in layouts(RNG.random((4, 3)).astype(dtype)):
+        assert_same(c_fn, py_fn, xv, RNG.random((3, 5)).astype(dtype), scale, rtol=rtol)
+    for destructive in (False, True):
+        A = pt.tensor("A", dtype=dtype, shape=(None, None))
+        c_fn, py_fn = compile_both([A, a, u, v], Ger(destructive)(A * 1, a, u, v))
+        for Av in layouts(RNG.random((4, 3)).astype(dtype)):
+            uv, vv = RNG.random(8).astype(dtype)[::2], RNG.random(3).astype(dtype)
+            assert_same(c_fn, py_fn, Av, np.dtype(dtype).type(0.5), uv, vv, rtol=rtol)
+    b3, c3 = pt.tensor3("b3", dtype=dtype), pt.tensor3("c3", dtype=dtype)
+    c_fn, py_fn = compile_both([b3, c3], _batched_dot(b3, c3))
+    bv = RNG.random((5, 3, 4)).astype(dtype)
+    assert_same(c_fn, py_fn, bv, RNG.random((5, 4, 2)).astype(dtype), rtol=rtol)
+    assert_same(c_fn, py_fn, np.swapaxes(bv, 1, 2).copy().swapaxes(1, 2),
+                RNG.random((5, 4, 2)).astype(dtype), rtol=rtol)
+    for fn in (c_fn, py_fn):
+        with pytest.raises(ValueError):
+            fn(bv, RNG.random((4, 4, 2)).astype(dtype))
+
+
+def test_alloc_empty_in_c_has_the_shape_and_dtype():
+    n, m = pt.lscalar("n"), pt.iscalar("m")
+    out = AllocEmpty("float32")(n, m)
+    assert c_for_node(out.owner, 0, EmitContext(openmp=False))[1] == "builtin"
+    c_fn = function([n, m], out, mode=C_MODE)
+    got = c_fn(3, 4)
+    assert got.shape == (3, 4) and got.dtype == np.float32
+    assert c_fn(0, 2).shape == (0, 2)
+    with pytest.raises(ValueError, match="negative length"):
+        c_fn(-1, 2)

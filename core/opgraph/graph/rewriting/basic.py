@@ -277,6 +277,7 @@ class FromFunctionNodeRewriter(NodeRewriter):
         self.inplace = inplace
         self.name = name or getattr(fn, "__name__", None)
         self.__doc__ = fn.__doc__
+        self.__name__ = getattr(fn, "__name__", self.name)  # as the decorated function's
         self._track_classes = tuple(t for t in tracks or () if isinstance(t, type))
         self._track_patterns = [t for t in tracks or () if isinstance(t, OpPattern)]
         self._track_ops = [

@@ -7,7 +7,9 @@ from typing import Any
 from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
+from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
+from opgraph_rewrites.blockwise_passes import register_blockwise_passes
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
@@ -81,6 +83,8 @@ def register_standard_rewrites(db: Any) -> None:
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
     spec.register("inline_optimized_einsum", inline_optimized_einsum, "fast_run", "inline_einsum")
+    register_blas_opt(db)  # before inplace_elemwise: Gemm/Gemv/Ger claim their buffers first
+    register_blockwise_passes(db)
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")

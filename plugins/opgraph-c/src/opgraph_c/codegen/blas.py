@@ -1,4 +1,4 @@
-"""C for the products: Dot, MatMul, Dot22, Gemm and Gemv through a CBLAS found at run time.
+"""C for the products: Dot, MatMul, Dot22(Scalar), Gemm, Gemv, Ger, BatchedDot (CBLAS).
 
 Which BLAS, in order:
 
@@ -33,7 +33,8 @@ from typing import Any
 import attrs
 import numpy
 
-from opgraph.tensor.blas import Dot22, Gemm, Gemv
+from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
 from opgraph_c.codegen.blas_support import blas_support
@@ -41,8 +42,8 @@ from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 
-__all__ = ["BlasInfo", "emit_batched_matmul", "emit_dot", "emit_gemm", "emit_gemv",
-           "find_blas", "table"]
+__all__ = ["BlasInfo", "emit_alloc_empty", "emit_batched_matmul", "emit_dot",
+           "emit_dot22scalar", "emit_gemm", "emit_gemv", "emit_ger", "find_blas", "table"]
 
 
 @attrs.frozen
@@ -215,8 +216,10 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
 
     The output starts as ``z`` (``z`` itself when the Op is inplace and ``z``
     is row- or column-major; a copy otherwise); ``b == 0`` never reads ``z``,
-    as in ``perform``.  ``a == 0`` still forms the product (BLAS would skip
-    it), so inf/nan in ``x``/``y`` give nan as NumPy does.
+    as in ``perform``.  A ``z`` that broadcasts against ``x @ y`` (or the
+    reverse) takes NumPy's operations (``og_gemm_broadcast``).  ``a == 0``
+    still forms the product (BLAS would skip it), so inf/nan in ``x``/``y``
+    give nan as NumPy does.
     """
     found = _float_blas(node)
     if found is None:
@@ -231,21 +234,27 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
         _scalar(w, "beta", "i4", T)
         w.line("npy_intp m = PyArray_DIMS(i2)[0], k = PyArray_DIMS(i2)[1], "
                "n = PyArray_DIMS(i3)[1];")
-        with w.block("if (PyArray_DIMS(i3)[0] != k || PyArray_DIMS(i0)[0] != m || "
-                     "PyArray_DIMS(i0)[1] != n)"):
+        w.line("npy_intp zm = PyArray_DIMS(i0)[0], zn = PyArray_DIMS(i0)[1];")
+        with w.block("if (PyArray_DIMS(i3)[0] != k || (zm != m && zm != 1 && m != 1) || "
+                     "(zn != n && zn != 1 && n != 1))"):
             w.line("PyErr_Format(PyExc_ValueError, \"Gemm: shapes do not match: z %ldx%ld, "
-                   "x %ldx%ld, y %ldx%ld\", (long)PyArray_DIMS(i0)[0], (long)PyArray_DIMS(i0)[1],"
-                   " (long)m, (long)k, (long)PyArray_DIMS(i3)[0], (long)n);", "goto fail;")
-        _operands(w, (("x", "i2", 2), ("y", "i3", 2)), fail)
-        w.line("PyArrayObject *ins[3] = {i0, i2, i3};",
-               f"if (og_blas_target(&o0, i0, {int(inplace)}, beta != 0, {typenum(dt)}, ins, 3)) "
-               + fail)
-        w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(x), ld_x, tr_x, "
-               f"(const {T} *)PyArray_DATA(y), ld_y, tr_y, beta, m, n, k)) {fail}")
-        if inplace:
-            w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
-                   "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
-        w.line("Py_DECREF(x); Py_DECREF(y);")
+                   "x %ldx%ld, y %ldx%ld\", (long)zm, (long)zn, (long)m, (long)k, "
+                   "(long)PyArray_DIMS(i3)[0], (long)n);", "goto fail;")
+        # z and x @ y of different shapes broadcast (NumPy's operations, not BLAS).
+        with w.block("if (zm != m || zn != n)"):
+            w.line(f"if (og_gemm_broadcast(&o0, i0, i1, i2, i3, i4, {int(inplace)}, beta == 0))"
+                   " goto fail;")
+        with w.block("else"):
+            _operands(w, (("x", "i2", 2), ("y", "i3", 2)), fail)
+            w.line("PyArrayObject *ins[3] = {i0, i2, i3};",
+                   f"if (og_blas_target(&o0, i0, {int(inplace)}, beta != 0, {typenum(dt)}, "
+                   "ins, 3)) " + fail)
+            w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(x), ld_x, tr_x, "
+                   f"(const {T} *)PyArray_DATA(y), ld_y, tr_y, beta, m, n, k)) {fail}")
+            if inplace:
+                w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
+                       "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+            w.line("Py_DECREF(x); Py_DECREF(y);")
     return _blas_node(w, info)
 
 
@@ -280,6 +289,93 @@ def emit_gemv(node: Any, ctx: EmitContext) -> NodeC | None:
                    "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
         w.line("Py_DECREF(A); Py_DECREF(x);")
     return _blas_node(w, info)
+
+
+def emit_dot22scalar(node: Any, ctx: EmitContext) -> NodeC | None:
+    """Dot22Scalar ``a * x @ y`` as one BLAS gemm with ``alpha = a``, ``beta = 0``."""
+    found = _float_blas(node)
+    if found is None:
+        return None
+    info, dt = found
+    t, T = ("d" if dt == "float64" else "f"), c_type(dt)
+    fail = "{ Py_XDECREF(a); Py_XDECREF(b); goto fail; }"
+    w = CWriter()
+    with w.block():
+        _scalar(w, "alpha", "i2", T)
+        w.line("npy_intp kx = PyArray_DIMS(i0)[1], ky = PyArray_DIMS(i1)[0];")
+        with w.block("if (kx != ky)"):
+            w.line("PyErr_Format(PyExc_ValueError, \"Dot22Scalar: shapes are not aligned: x "
+                   "%ldx%ld, y %ldx%ld\", (long)PyArray_DIMS(i0)[0], (long)kx, (long)ky, "
+                   "(long)PyArray_DIMS(i1)[1]);", "goto fail;")
+        _operands(w, (("a", "i0", 2), ("b", "i1", 2)), fail)
+        _new_output(w, 2, ["PyArray_DIMS(a)[0]", "PyArray_DIMS(b)[1]"], dt, fail)
+        w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(a), ld_a, tr_a, "
+               f"(const {T} *)PyArray_DATA(b), ld_b, tr_b, 0, PyArray_DIMS(a)[0], "
+               f"PyArray_DIMS(b)[1], kx)) {fail}")
+        w.line("Py_DECREF(a); Py_DECREF(b);")
+    return _blas_node(w, info)
+
+
+def emit_ger(node: Any, ctx: EmitContext) -> NodeC | None:
+    """Ger ``A + alpha * outer(x, y)``: one pass over the output (z itself when destructive).
+
+    ``alpha * x[i]`` is formed first, as ``perform``'s ``outer(alpha * x, y)``.
+    """
+    found = _float_blas(node)
+    if found is None:
+        return None
+    info, dt = found
+    T = c_type(dt)
+    destructive = bool(getattr(node.op, "destructive", False))
+    w = CWriter()
+    with w.block():
+        _scalar(w, "alpha", "i1", T)
+        w.line("npy_intp M = PyArray_DIMS(i0)[0], N = PyArray_DIMS(i0)[1];")
+        with w.block("if (PyArray_DIMS(i2)[0] != M || PyArray_DIMS(i3)[0] != N)"):
+            w.line("PyErr_Format(PyExc_ValueError, \"Ger: shapes do not match: A %ldx%ld, "
+                   "x %ld, y %ld\", (long)M, (long)N, (long)PyArray_DIMS(i2)[0], "
+                   "(long)PyArray_DIMS(i3)[0]);", "goto fail;")
+        w.line("PyArrayObject *ins[3] = {i0, i2, i3};",
+               f"if (og_blas_target(&o0, i0, {int(destructive)}, 1, {typenum(dt)}, ins, 3)) "
+               "goto fail;",
+               "char *po = PyArray_BYTES(o0);",
+               "npy_intp so0 = PyArray_STRIDES(o0)[0], so1 = PyArray_STRIDES(o0)[1];",
+               "const char *px = PyArray_BYTES(i2), *py = PyArray_BYTES(i3);",
+               "npy_intp sx = PyArray_STRIDES(i2)[0], sy = PyArray_STRIDES(i3)[0];")
+        with w.block("for (npy_intp i = 0; i < M; i++)"):
+            w.line(f"const {T} xi = alpha * *(const {T} *)(px + i * sx);",
+                   "char *row = po + i * so0;")
+            with w.block("for (npy_intp j = 0; j < N; j++)"):
+                w.line(f"*({T} *)(row + j * so1) += xi * *(const {T} *)(py + j * sy);")
+        if destructive:
+            w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) goto fail;",
+                   "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+    return _blas_node(w, info)
+
+
+def emit_alloc_empty(node: Any, ctx: EmitContext) -> NodeC | None:
+    """AllocEmpty: an uninitialised array (the unread ``y`` of a ``beta = 0`` Gemv).
+
+    In C so a Gemv formed from ``dot`` costs no Python call more than the dot.
+    """
+    dt = node.outputs[0].type.dtype
+    if not supported(dt) or not all(
+            isinstance(i.type, TensorType) and i.type.ndim == 0 and supported(i.type.dtype)
+            for i in node.inputs):
+        return None
+    nd = len(node.inputs)
+    w = CWriter()
+    with w.block():
+        w.line(f"npy_intp shp[{max(nd, 1)}] = {{0}};")
+        for k, inp in enumerate(node.inputs):
+            w.line(f"shp[{k}] = (npy_intp)*(const {c_type(inp.type.dtype)} *)PyArray_DATA(i{k});")
+            with w.block(f"if (shp[{k}] < 0)"):
+                w.line("PyErr_Format(PyExc_ValueError, \"AllocEmpty: negative length %ld for "
+                       f"axis {k}\", (long)shp[{k}]);", "goto fail;")
+        with w.block():
+            w.line(f"PyObject *og_new_ = og_new_array({nd}, shp, {typenum(dt)}, o0, NULL, 0);",
+                   "Py_XDECREF(o0);", "o0 = (PyArrayObject *)og_new_;", "if (!o0) goto fail;")
+    return NodeC(w.text())
 
 
 def _size(dtype: str) -> int:
@@ -361,4 +457,6 @@ def emit_batched_matmul(node: Any, ctx: EmitContext) -> NodeC | None:
 
 def table() -> dict[type, Any]:
     """The product Ops this module writes C for."""
-    return {Dot: emit_dot, MatMul: emit_dot, Dot22: emit_dot, Gemm: emit_gemm, Gemv: emit_gemv}
+    return {Dot: emit_dot, MatMul: emit_dot, Dot22: emit_dot, Gemm: emit_gemm, Gemv: emit_gemv,
+            Dot22Scalar: emit_dot22scalar, Ger: emit_ger, BatchedDot: emit_batched_matmul,
+            AllocEmpty: emit_alloc_empty}

@@ -192,6 +192,40 @@ static int og_gemv_into_##t(T *out, og_blasint incy, T alpha, const T *a, og_bla
 
 OG_BLAS_FUNCS(d, double)
 OG_BLAS_FUNCS(s, float)
+
+/* Gemm whose z and x @ y differ in shape and broadcast (a length-1 row or
+   column on either side): b * z + a * (x @ y) with NumPy's operations, z
+   unread when b == 0, the result written into z when inplace and z has the
+   broadcast shape.  Rare (only a Gemm built by hand), so not on BLAS. */
+static int og_gemm_broadcast(PyArrayObject **o, PyArrayObject *z, PyArrayObject *a,
+                             PyArrayObject *x, PyArrayObject *y, PyArrayObject *b,
+                             int inplace, int b_is_zero) {
+    PyObject *p = PyArray_MatrixProduct2((PyObject *)x, (PyObject *)y, NULL);
+    if (!p) return -1;
+    PyObject *ap = PyNumber_Multiply((PyObject *)a, p);
+    Py_DECREF(p);
+    if (!ap) return -1;
+    PyObject *bz = b_is_zero
+        ? PyArray_Zeros(PyArray_NDIM(z), PyArray_DIMS(z), PyArray_DescrFromType(PyArray_TYPE(z)), 0)
+        : PyNumber_Multiply((PyObject *)b, (PyObject *)z);
+    if (!bz) { Py_DECREF(ap); return -1; }
+    PyObject *r = PyNumber_Add(bz, ap);
+    Py_DECREF(bz);
+    Py_DECREF(ap);
+    if (!r) return -1;
+    PyArrayObject *ra = (PyArrayObject *)r;
+    if (inplace && PyArray_NDIM(ra) == 2 && PyArray_DIMS(ra)[0] == PyArray_DIMS(z)[0]
+            && PyArray_DIMS(ra)[1] == PyArray_DIMS(z)[1]) {
+        int bad = PyArray_CopyInto(z, ra) < 0;
+        Py_DECREF(r);
+        if (bad) return -1;
+        Py_INCREF(z);
+        r = (PyObject *)z;
+    }
+    Py_XDECREF(*o);
+    *o = (PyArrayObject *)r;
+    return 0;
+}
 #define og_gemm_f og_gemm_s
 #define og_gemv_f og_gemv_s
 #define og_dot_f og_dot_s
