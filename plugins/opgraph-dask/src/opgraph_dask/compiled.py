@@ -15,6 +15,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from opgraph.compile.function import function
 from opgraph.graph.basic import Variable
 from opgraph.plugins.registry import linker_records
@@ -29,6 +31,14 @@ _LOCK = threading.Lock()
 def fast_mode() -> str:
     """FAST_RUN (C kernels) where the C linker is installed, else the Python VM."""
     return "FAST_RUN" if "c" in linker_records() else "FAST_COMPILE"
+
+
+def aligned(values: Sequence[Any]) -> list[Any]:
+    """``values`` with unaligned arrays copied: a chunk unpickled on a cluster worker may
+    start at any byte of its message, and compiled functions refuse unaligned data (as
+    PyTensor's do)."""
+    return [np.require(v, requirements="A") if isinstance(v, np.ndarray)
+            and not v.flags.aligned else v for v in values]
 
 
 def compiled(token: str, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> Any:

@@ -22,7 +22,7 @@ from opgraph_numpy import make_node_thunk
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.tensor.type import TensorType
-from opgraph_dask.compiled import compiled
+from opgraph_dask.compiled import aligned, compiled
 
 __all__ = ["NodeKernel", "chunk_node", "node_kernel", "run_node"]
 
@@ -73,7 +73,7 @@ class NodeKernel:
 
     def __call__(self, *chunks: Any) -> np.ndarray:
         fn = compiled(self.token, self.node.inputs, self.node.outputs)
-        return fn(*chunks)[self.index]
+        return fn(*aligned(chunks))[self.index]
 
     def __repr__(self) -> str:
         return f"NodeKernel({self.node.op})"

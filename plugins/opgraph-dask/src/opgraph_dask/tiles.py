@@ -28,7 +28,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.link.basic import raise_with_op
 from opgraph.tensor.type import TensorType
-from opgraph_dask.compiled import compiled
+from opgraph_dask.compiled import aligned, compiled
 from opgraph_dask.kernels import run_node
 from opgraph_dask.memmap import MemmapSource
 from opgraph_dask.rows import RowRegion
@@ -115,6 +115,7 @@ class TileProgram:
         ``rows`` holds, per row input, the chunk (an array) or a :class:`FileRows`;
         ``shapes`` the outputs' one-row shapes from :meth:`probe`.
         """
+        rows, outer = aligned(rows), aligned(outer)
         n = _n_rows(rows[0])
         n_exp = len(self.row_axes)
         pieces: list[list[np.ndarray]] = [[] for _ in range(n_exp)]
