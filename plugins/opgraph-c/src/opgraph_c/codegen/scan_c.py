@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Constant
+from opgraph.tensor.blas import Gemv
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
 from opgraph_c.codegen import registry
@@ -77,9 +78,15 @@ def _tiny_operand(node: Any) -> int | None:
     2**-600 (``og_scan_tiny_in`` in runtime/scan.h): a gradient decaying through
     time would otherwise cost a microcode assist per multiplication.
     """
-    if not isinstance(node.op, Dot | MatMul) or len(node.inputs) != 2:
-        return None
     if node.outputs[0].type.dtype not in ("float32", "float64"):
+        return None
+    if isinstance(node.op, Gemv):
+        # y <- alpha A x + beta y: the result scales with x only when beta is a zero
+        # constant (a bare product that BlasOpt made a Gemv into an empty buffer)
+        beta = node.inputs[4]
+        zero = isinstance(beta, Constant) and not np.any(beta.data)
+        return 3 if zero and node.inputs[3].type.ndim == 1 else None
+    if not isinstance(node.op, Dot | MatMul) or len(node.inputs) != 2:
         return None
     nds = [v.type.ndim for v in node.inputs]
     if sorted(nds) != [1, 2]:
