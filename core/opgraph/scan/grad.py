@@ -28,7 +28,7 @@ from opgraph.autodiff.undefined import is_disconnected
 from opgraph.graph.basic import Variable, clone_replace, io_toposort
 from opgraph.graph.null_type import DisconnectedType
 from opgraph.graph.traversal import graph_inputs
-from opgraph.scan.draws import replay_draws
+from opgraph.scan.draws import Replayed, replay_draws
 from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
 from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.type import TensorType
@@ -182,15 +182,11 @@ def _trajectory(op: Any, inputs: list[Variable]) -> tuple[Any, list[Variable], l
 
 
 @attrs.frozen
-class _Reduced:
-    """A loop without its generator states: the new Op, its inputs and outputs, the maps."""
+class _Reduced(Replayed):
+    """A loop without its generator states (the maps as :class:`Replayed`'s) and the old
+    outer output indices no longer computed."""
 
-    op: Any
-    inputs: list
-    outputs: list
-    in_map: dict  # old outer input index -> new one
-    kept: list  # old outer output index of each new output
-    dropped: list  # old outer output indices no longer computed
+    dropped: list
 
 
 def _without_generators(op: Any, inputs: list[Variable], what: str) -> _Reduced | None:
