@@ -16,15 +16,12 @@ Phase ``inplace``, tags ``fast_run`` and ``inplace``.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from opgraph.graph.basic import Apply, Constant, io_toposort
-from opgraph.graph.destroyhandler import ensure_destroy_handler
+from opgraph.graph.basic import Apply, Constant
 from opgraph.graph.op import Op
-from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
+from opgraph.graph.rewriting.inplace_inputs import InplaceOnInputs
 from opgraph.graph.rewriting.walking import in2out
-from opgraph.graph.utils import InconsistencyError
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 
 __all__ = ["BlockwiseInplace", "blockwise_inplace", "register_blockwise_passes"]
@@ -36,52 +33,18 @@ def _candidates(node: Apply) -> list[int]:
             if not isinstance(inp, Constant) and inp.type in out_types]
 
 
-class BlockwiseInplace(GraphRewriter):
+class BlockwiseInplace(InplaceOnInputs):
     """Swaps Blockwise nodes for their inplace versions where the DestroyHandler allows."""
 
     name = "blockwise_inplace"
 
-    def add_requirements(self, fgraph: Any) -> None:
-        super().add_requirements(fgraph)
-        ensure_destroy_handler(fgraph)
+    def wants(self, node: Apply) -> bool:
+        op = node.op
+        return (isinstance(op, Blockwise) and not op.destroy_map
+                and type(op.core_op).inplace_on_inputs is not Op.inplace_on_inputs)
 
-    def _try(self, fgraph: Any, node: Apply, allowed: list[int]) -> Apply | None:
-        op = node.op.inplace_on_inputs(allowed)
-        if op is node.op or not op.destroy_map:
-            return None
-        new = op.make_node(*node.inputs)
-        try:
-            fgraph.replace_all_validate(list(zip(node.outputs, new.outputs, strict=True)),
-                                        reason=self.name)
-        except InconsistencyError:
-            return None
-        return new
-
-    def apply(self, fgraph: Any) -> RewriterStats:
-        t0 = time.perf_counter()
-        ensure_destroy_handler(fgraph)
-        count = 0
-        for node in io_toposort(fgraph.inputs, fgraph.outputs):
-            op = node.op
-            if not isinstance(op, Blockwise) or op.destroy_map:
-                continue
-            if type(op.core_op).inplace_on_inputs is Op.inplace_on_inputs:
-                continue
-            allowed = _candidates(node)
-            if not allowed:
-                continue
-            if self._try(fgraph, node, allowed) is not None:
-                count += 1
-                continue
-            granted: list[int] = []
-            current = node
-            for i in allowed:
-                new = self._try(fgraph, current, [*granted, i]) if len(allowed) > 1 else None
-                if new is not None:
-                    granted.append(i)
-                    current = new
-            count += bool(granted)
-        return RewriterStats.single_pass(self.name, count, time.perf_counter() - t0)
+    def candidates(self, fgraph: Any, node: Apply) -> list[int]:
+        return _candidates(node)
 
 
 blockwise_inplace = BlockwiseInplace()
