@@ -252,10 +252,16 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
             w.line(f"if (og_gemm_into_{t}(o0, alpha, (const {T} *)PyArray_DATA(x), ld_x, tr_x, "
                    f"(const {T} *)PyArray_DATA(y), ld_y, tr_y, beta, m, n, k)) {fail}")
             if inplace:
-                w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
-                       "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+                _write_back(w, fail)
             w.line("Py_DECREF(x); Py_DECREF(y);")
     return _blas_node(w, info)
+
+
+def _write_back(w: CWriter, fail: str) -> None:
+    """An in-place node whose result went to another buffer copies it into its input 0
+    and returns that input (the destroyed buffer is the output, as its destroy_map says)."""
+    w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
+           "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
 
 
 def emit_gemv(node: Any, ctx: EmitContext) -> NodeC | None:
@@ -285,8 +291,7 @@ def emit_gemv(node: Any, ctx: EmitContext) -> NodeC | None:
                f"(const {T} *)PyArray_DATA(A), ld_A, tr_A, (const {T} *)PyArray_DATA(x), inc_x, "
                f"beta, m, k)) {fail}")
         if inplace:
-            w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
-                   "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+            _write_back(w, fail)
         w.line("Py_DECREF(A); Py_DECREF(x);")
     return _blas_node(w, info)
 
@@ -348,8 +353,7 @@ def emit_ger(node: Any, ctx: EmitContext) -> NodeC | None:
             with w.block("for (npy_intp j = 0; j < N; j++)"):
                 w.line(f"*({T} *)(row + j * so1) += xi * *(const {T} *)(py + j * sy);")
         if destructive:
-            w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) goto fail;",
-                   "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
+            _write_back(w, "goto fail;")
     return _blas_node(w, info)
 
 
