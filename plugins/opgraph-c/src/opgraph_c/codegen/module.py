@@ -21,7 +21,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph_c.cache import MODNAME_PLACEHOLDER
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
-from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
 from opgraph_c.codegen.runtime_c import (
     MODULE_TAIL,
     POOL,
@@ -316,23 +316,8 @@ def _run_py_source(profile: bool) -> str:
 
 
 def _node_function(k: int, node: Any, code: NodeC) -> str:
-    w = CWriter()
-    w.line(f"/* node {k}: {_comment(type(node.op).__name__)} */")
-    with w.block(f"static int og_node_{k}(OGState *og_st, PyObject **og_in, PyObject **og_out)"):
-        w.line("(void)og_st; (void)og_in;")
-        for i in range(len(node.inputs)):
-            w.line(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}]; (void)i{i};")
-        for j in range(len(node.outputs)):
-            w.line(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];")
-        w.line("int og_rc = -1;")
-        with w.block():
-            w.code(code.body)
-        w.line("og_rc = 0;", "goto fail;")
-        w.label("fail")
-        for j in range(len(node.outputs)):
-            w.line(f"og_out[{j}] = (PyObject *)o{j};")
-        w.line("return og_rc;")
-    return w.text()
+    comment = f"/* node {k}: {_comment(type(node.op).__name__)} */\n"
+    return comment + node_function(f"og_node_{k}", node, code)
 
 
 def _comment(text: str) -> str:

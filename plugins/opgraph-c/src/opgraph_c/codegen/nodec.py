@@ -18,8 +18,9 @@ import attrs
 import numpy as np
 
 from opgraph_c.codegen.ctypes_ import c_type
+from opgraph_c.codegen.emit import CWriter
 
-__all__ = ["EmitContext", "NodeC"]
+__all__ = ["EmitContext", "NodeC", "node_function"]
 
 
 @attrs.frozen
@@ -84,3 +85,24 @@ class EmitContext:
         if self.openmp:
             return f"#pragma omp parallel for if({n_total} >= {self.parallel_min}) schedule(static)"
         return ""
+
+
+def node_function(name: str, node: Any, code: NodeC) -> str:
+    """A C function ``int name(state, inputs, outputs)`` running one node's ``code``: the
+    module's run loop and the scan loop call these (inputs ``i<k>``, outputs ``o<k>``)."""
+    w = CWriter()
+    with w.block(f"static int {name}(OGState *og_st, PyObject **og_in, PyObject **og_out)"):
+        w.line("(void)og_st;", "(void)og_in;")
+        for i in range(len(node.inputs)):
+            w.line(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}];", f"(void)i{i};")
+        for j in range(len(node.outputs)):
+            w.line(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];")
+        w.line("int og_rc = -1;")
+        with w.block():
+            w.code(code.body)
+        w.line("og_rc = 0;", "goto fail;")
+        w.label("fail")
+        for j in range(len(node.outputs)):
+            w.line(f"og_out[{j}] = (PyObject *)o{j};")
+        w.line("return og_rc;")
+    return w.text()

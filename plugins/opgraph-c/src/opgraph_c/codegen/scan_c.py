@@ -38,7 +38,7 @@ from opgraph.tensor.type import TensorType
 from opgraph_c.codegen import registry
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
-from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
 from opgraph_c.codegen.runtime_c import runtime_file
 
 __all__ = ["SCAN_SUPPORT", "emit_scan"]
@@ -49,26 +49,6 @@ SCAN_SUPPORT = runtime_file("scan.h")
 
 def _tensor_ok(v: Any) -> bool:
     return isinstance(v.type, TensorType) and supported(v.type.dtype)
-
-
-def _inner_node_function(name: str, node: Any, code: NodeC) -> str:
-    """A C function running one inner node: the loop calls it once per step."""
-    w = CWriter()
-    with w.block(f"static int {name}(OGState *og_st, PyObject **og_in, PyObject **og_out)"):
-        w.line("(void)og_st;", "(void)og_in;")
-        for i in range(len(node.inputs)):
-            w.line(f"PyArrayObject *i{i} = (PyArrayObject *)og_in[{i}];", f"(void)i{i};")
-        for j in range(len(node.outputs)):
-            w.line(f"PyArrayObject *o{j} = (PyArrayObject *)og_out[{j}];")
-        w.line("int og_rc = -1;")
-        with w.block():
-            w.code(code.body)
-        w.line("og_rc = 0;", "goto fail;")
-        w.label("fail")
-        for j in range(len(node.outputs)):
-            w.line(f"og_out[{j}] = (PyObject *)o{j};")
-        w.line("return og_rc;")
-    return w.text()
 
 
 def _tiny_operand(node: Any) -> int | None:
@@ -151,7 +131,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         for v in inner.outputs:
             slot[v] = len(slot)
     nv = len(slot)
-    funcs = [_inner_node_function(f"og_scan_{k}_n{j}", inner, code)
+    funcs = [node_function(f"og_scan_{k}_n{j}", inner, code)
              for j, (inner, code) in enumerate(zip(order, codes))]
 
     n_seqs, n_st, n_nit, n_ns = info.n_seqs, info.n_states, info.n_nit_sot, info.n_non_seqs
