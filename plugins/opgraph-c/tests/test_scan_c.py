@@ -12,6 +12,7 @@ from opgraph_c.codegen.scan_c import emit_scan
 
 import opgraph
 import opgraph.tensor as pt
+from opgraph.compile.mode import Mode, get_mode
 from opgraph.scan.op import Scan
 
 RNG = np.random.default_rng(7)
@@ -120,11 +121,60 @@ def test_loops_c_does_not_cover_keep_their_python_loop():
     fc = opgraph.function([], walk, updates=updates, mode="C")
     assert c_scans(fc) == [False]
     assert fc().shape == (3,)
+
+
+@pytest.mark.parametrize("limit", [0.5, 10.0, 1e9])
+def test_while_loops_run_in_c_and_return_the_rows_written(limit):
+    """until: the C loop stops after the step whose condition holds (at once, midway,
+    never) and returns the rows written, for states with taps and per-step outputs."""
     w = pt.vector("w")
-    stop = opgraph.scan(lambda s: (s * 2.0, opgraph.scan.until(s > 10.0)),
-                        outputs_info=w.sum(), n_steps=20, return_updates=False)
-    fc2 = check([w], [stop], np.ones(2))
-    assert c_scans(fc2) == [False]
+    lim = pt.dscalar("lim")
+    n = pt.iscalar("n")
+
+    def step(a, b, w, lim):
+        c = a + b
+        return (c, c * 2.0, w * c), opgraph.scan.until(c > lim)
+
+    (fib, dbl, pair) = opgraph.scan(
+        step, outputs_info=[{"initial": w, "taps": [-2, -1]}, None, None],
+        non_sequences=[w, lim], n_steps=n, return_updates=False)
+    fc = check([w, lim, n], [fib, dbl, pair, fib[-1]], np.array([1.0, 1.0]), limit, 25)
+    assert all(c_scans(fc))
+    got = fc(np.array([1.0, 1.0]), limit, 25)
+    fibs = [1.0, 1.0]
+    while len(fibs) < 27:
+        fibs.append(fibs[-1] + fibs[-2])
+        if fibs[-1] > limit:
+            break
+    np.testing.assert_allclose(got[0], fibs[2:])
+    np.testing.assert_allclose(got[1], 2 * np.array(fibs[2:]))
+    np.testing.assert_allclose(got[2], np.outer(fibs[2:], [1.0, 1.0]))
+    for steps in (0, 1, 3):
+        check([w, lim, n], [fib, dbl, pair], np.array([1.0, 1.0]), limit, steps)
+    s = pt.dscalar("s")
+    last = opgraph.scan(lambda s: (s * 2.0, opgraph.scan.until(s > 10.0)),
+                        outputs_info=s, n_steps=20, return_updates=False)[-1]
+    fc2 = check([s], [last], 1.0)
+    assert all(c_scans(fc2)) and fc2(1.0)[0] == 32.0
+
+
+def test_a_while_loop_keeping_a_ring_of_its_last_rows():
+    """A while loop whose last rows only are read keeps a ring; stopping before the
+    ring fills, as it fills and after it wrapped gives the Python loop's rows."""
+    w, lim, n = pt.vector("w"), pt.dscalar("lim"), pt.iscalar("n")
+    fib = opgraph.scan(lambda a, b, lim: (a + b, opgraph.scan.until(a + b > lim)),
+                       outputs_info=[{"initial": w, "taps": [-2, -1]}], non_sequences=lim,
+                       n_steps=n, return_updates=False)
+    outs = [fib[-1], fib[-2]]
+    fc = opgraph.function([w, lim, n], outs, mode="C")
+    fp = opgraph.function([w, lim, n], outs,
+                          mode=Mode(linker="py", optimizer=get_mode("FAST_RUN").optimizer))
+    [node] = [v for v in fc.maker.fgraph.apply_nodes if isinstance(v.op, Scan)]
+    assert node.op.keep_last and all(c_scans(fc))
+    for limit in (0.5, 2.5, 4.0, 100.0, 1e9):
+        for steps in (2, 3, 5, 30):
+            got, want = fc(np.ones(2), limit, steps), fp(np.ones(2), limit, steps)
+            np.testing.assert_allclose(got, want)
 
 
 def test_a_ring_of_the_last_rows_when_only_those_are_read():

@@ -260,7 +260,7 @@ def emit_gemm(node: Any, ctx: EmitContext) -> NodeC | None:
 def _write_back(w: CWriter, fail: str) -> None:
     """An in-place node whose result went to another buffer copies it into its input 0
     and returns that input (the destroyed buffer is the output, as its destroy_map says)."""
-    w.line("if (o0 != i0 && PyArray_CopyInto(i0, o0) < 0) " + fail,
+    w.line("if (o0 != i0 && og_copy_same(i0, o0) < 0) " + fail,
            "if (o0 != i0) { Py_DECREF(o0); Py_INCREF(i0); o0 = i0; }")
 
 

@@ -104,12 +104,150 @@ static int og_blas_target(PyArrayObject **o, PyArrayObject *z, int inplace, int 
         t = (PyArrayObject *)og_new_array(nd, PyArray_DIMS(z), typenum, inplace ? NULL : *o,
                                            ins, nin);
         if (!t) return -1;
-        if (use_z && PyArray_CopyInto(t, z) < 0) { Py_DECREF(t); return -1; }
+        if (use_z && og_copy_same(t, z) < 0) { Py_DECREF(t); return -1; }
     }
     Py_XDECREF(*o);
     *o = t;
     return 0;
 }
+
+/* Matrix-vector products small enough to sit in L2, in C: a BLAS call costs
+   tens of nanoseconds before it multiplies (a scan step of an 8-wide recurrence
+   pays it a thousand times), and these loops also multiply faster than
+   OpenBLAS's up to 512 x 512 (A x, row-major A) and 128 x 128 (A^T x), measured
+   in docs/scan.md.  Written with GCC's vector extensions (eight lanes) and
+   contracted to FMA as BLAS is; other compilers always call BLAS.  A x sums
+   eight rows at once and reduces their eight vector sums with one transposing
+   tree; A^T x keeps up to 32 outputs in registers while rows of A stream past. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OG_SMALL_N ((npy_intp)1 << 18)
+#define OG_SMALL_T ((npy_intp)1 << 14)
+#define OG_SMALL_GEMV(t, T, VB)                                                              \
+typedef T og_v8##t __attribute__((vector_size(VB)));                                         \
+static inline og_v8##t og_ld8##t(const T *p) { og_v8##t v; memcpy(&v, p, VB); return v; }    \
+/* [sum(a0), ..., sum(a7)] */                                                                \
+static inline og_v8##t og_hsum8##t(og_v8##t a0, og_v8##t a1, og_v8##t a2, og_v8##t a3,      \
+                                   og_v8##t a4, og_v8##t a5, og_v8##t a6, og_v8##t a7) {    \
+    const og_v8i##t e = {0, 8, 2, 10, 4, 12, 6, 14}, o = {1, 9, 3, 11, 5, 13, 7, 15};        \
+    const og_v8i##t p = {0, 1, 8, 9, 4, 5, 12, 13}, q = {2, 3, 10, 11, 6, 7, 14, 15};        \
+    const og_v8i##t r = {0, 1, 2, 3, 8, 9, 10, 11}, s = {4, 5, 6, 7, 12, 13, 14, 15};        \
+    og_v8##t t0 = __builtin_shuffle(a0, a1, e) + __builtin_shuffle(a0, a1, o);               \
+    og_v8##t t1 = __builtin_shuffle(a2, a3, e) + __builtin_shuffle(a2, a3, o);               \
+    og_v8##t t2 = __builtin_shuffle(a4, a5, e) + __builtin_shuffle(a4, a5, o);               \
+    og_v8##t t3 = __builtin_shuffle(a6, a7, e) + __builtin_shuffle(a6, a7, o);               \
+    og_v8##t u0 = __builtin_shuffle(t0, t1, p) + __builtin_shuffle(t0, t1, q);               \
+    og_v8##t u1 = __builtin_shuffle(t2, t3, p) + __builtin_shuffle(t2, t3, q);               \
+    return __builtin_shuffle(u0, u1, r) + __builtin_shuffle(u0, u1, s);                      \
+}                                                                                            \
+/* s (m) = A x, A row-major m x k (k >= 8) with row stride lda: eight rows at a time \
+   (a last block of fewer reads its last row again and drops those sums), the last \
+   columns from each row's last eight with the lanes already summed masked out (not \
+   multiplied by zero, which would turn an inf there into a nan). */                              \
+__attribute__((optimize("fp-contract=fast")))                                                \
+static void og_small_gemv_n_##t(npy_intp m, npy_intp k, const T *a, npy_intp lda,           \
+                                const T *x, T *s) {                                          \
+    const npy_intp k8 = k & ~(npy_intp)7;                                                    \
+    const og_v8##t xt = og_ld8##t(x + k - 8);                                              \
+    og_v8i##t keep = {0};                                                                    \
+    for (int l = 0; l < 8; l++) keep[l] = k - 8 + l >= k8 ? -1 : 0;                          \
+    for (npy_intp i = 0; i < m; i += 8) {                                                    \
+        const int nr = m - i < 8 ? (int)(m - i) : 8;                                         \
+        const T *p[8];                                                                       \
+        for (int r = 0; r < 8; r++) p[r] = a + (i + (r < nr ? r : nr - 1)) * lda;            \
+        og_v8##t c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0}, c6 = {0},       \
+                 c7 = {0};                                                                   \
+        for (npy_intp j = 0; j < k8; j += 8) {                                               \
+            const og_v8##t xv = og_ld8##t(x + j);                                            \
+            c0 += og_ld8##t(p[0] + j) * xv; c1 += og_ld8##t(p[1] + j) * xv;                  \
+            c2 += og_ld8##t(p[2] + j) * xv; c3 += og_ld8##t(p[3] + j) * xv;                  \
+            c4 += og_ld8##t(p[4] + j) * xv; c5 += og_ld8##t(p[5] + j) * xv;                  \
+            c6 += og_ld8##t(p[6] + j) * xv; c7 += og_ld8##t(p[7] + j) * xv;                  \
+        }                                                                                    \
+        if (k8 < k) {                                                                        \
+            const npy_intp j = k - 8;                                                        \
+            c0 += OG_LANES##t(og_ld8##t(p[0] + j) * xt, keep);                               \
+            c1 += OG_LANES##t(og_ld8##t(p[1] + j) * xt, keep);                               \
+            c2 += OG_LANES##t(og_ld8##t(p[2] + j) * xt, keep);                               \
+            c3 += OG_LANES##t(og_ld8##t(p[3] + j) * xt, keep);                               \
+            c4 += OG_LANES##t(og_ld8##t(p[4] + j) * xt, keep);                               \
+            c5 += OG_LANES##t(og_ld8##t(p[5] + j) * xt, keep);                               \
+            c6 += OG_LANES##t(og_ld8##t(p[6] + j) * xt, keep);                               \
+            c7 += OG_LANES##t(og_ld8##t(p[7] + j) * xt, keep);                               \
+        }                                                                                    \
+        const og_v8##t sum = og_hsum8##t(c0, c1, c2, c3, c4, c5, c6, c7);                    \
+        if (nr == 8) memcpy(s + i, &sum, VB);                                                \
+        else for (int r = 0; r < nr; r++) s[i + r] = sum[r];                                 \
+    }                                                                                        \
+}                                                                                            \
+/* s (nb * 8) = A^T x for nb <= 4 blocks of eight columns of a row-major A with k rows: \
+   even and odd rows summed apart (two chains per block). */                                    \
+__attribute__((optimize("fp-contract=fast")))                                                \
+static inline void og_small_gemv_tb_##t(int nb, npy_intp k, const T *a, npy_intp lda,       \
+                                        const T *x, T *s) {                                  \
+    og_v8##t acc[4] = {{0}}, acc2[4] = {{0}};                                                \
+    npy_intp j = 0;                                                                          \
+    for (; j + 2 <= k; j += 2) {                                                             \
+        const T *r0 = a + j * lda, *r1 = r0 + lda;                                           \
+        const og_v8##t x0 = (og_v8##t){0} + x[j], x1 = (og_v8##t){0} + x[j + 1];             \
+        for (int b = 0; b < nb; b++) {                                                       \
+            acc[b] += og_ld8##t(r0 + 8 * b) * x0;                                            \
+            acc2[b] += og_ld8##t(r1 + 8 * b) * x1;                                           \
+        }                                                                                    \
+    }                                                                                        \
+    if (j < k) {                                                                             \
+        const og_v8##t x0 = (og_v8##t){0} + x[j];                                            \
+        for (int b = 0; b < nb; b++) acc[b] += og_ld8##t(a + j * lda + 8 * b) * x0;          \
+    }                                                                                        \
+    for (int b = 0; b < nb; b++) {                                                           \
+        const og_v8##t v = acc[b] + acc2[b];                                                 \
+        memcpy(s + 8 * b, &v, VB);                                                           \
+    }                                                                                        \
+}                                                                                            \
+/* s (m) = A^T x, A row-major k x m (m >= 8): the last columns from the last eight. */       \
+static void og_small_gemv_t_##t(npy_intp m, npy_intp k, const T *a, npy_intp lda,           \
+                                const T *x, T *s) {                                          \
+    npy_intp i = 0;                                                                          \
+    for (; i + 32 <= m; i += 32) og_small_gemv_tb_##t(4, k, a + i, lda, x, s + i);           \
+    for (; i + 8 <= m; i += 8) og_small_gemv_tb_##t(1, k, a + i, lda, x, s + i);             \
+    if (i < m) {                                                                             \
+        T last[8];                                                                           \
+        og_small_gemv_tb_##t(1, k, a + m - 8, lda, x, last);                                 \
+        for (npy_intp l = i; l < m; l++) s[l] = last[l - (m - 8)];                           \
+    }                                                                                        \
+}                                                                                            \
+/* y = beta * y + alpha * A x through the loops above when A is small enough (x \
+   gathered when strided); 0 when BLAS should do it. */                                        \
+static int og_small_gemv_##t(npy_intp m, npy_intp k, T alpha, const T *a, og_blasint lda,    \
+                             int tra, const T *x, og_blasint incx, T beta, T *y,             \
+                             og_blasint incy) {                                              \
+    if (m > 1024 || k > 1024 || (tra ? m < 8 || m * k > OG_SMALL_T : k < 8 || m * k > OG_SMALL_N)) \
+        return 0;                                                                            \
+    T xs[1024], s[1024];                                                                     \
+    if (incx != 1) {                                                                         \
+        for (npy_intp j = 0; j < k; j++) xs[j] = x[j * incx];                                \
+        x = xs;                                                                              \
+    }                                                                                        \
+    if (tra) og_small_gemv_t_##t(m, k, a, lda, x, s);                                        \
+    else og_small_gemv_n_##t(m, k, a, lda, x, s);                                            \
+    if (beta == 0)                                                                           \
+        for (npy_intp i = 0; i < m; i++) y[i * incy] = alpha * s[i];                         \
+    else if (alpha == 1 && beta == 1)                                                        \
+        for (npy_intp i = 0; i < m; i++) y[i * incy] += s[i];                                \
+    else                                                                                     \
+        for (npy_intp i = 0; i < m; i++) y[i * incy] = beta * y[i * incy] + alpha * s[i];    \
+    return 1;                                                                                \
+}
+typedef npy_int64 og_v8id __attribute__((vector_size(64)));
+typedef npy_int32 og_v8is __attribute__((vector_size(32)));
+/* v where the lanes of mask are all ones, +0 elsewhere */
+#define OG_LANESd(v, mask) ((og_v8d)((og_v8id)(v) & (mask)))
+#define OG_LANESs(v, mask) ((og_v8s)((og_v8is)(v) & (mask)))
+OG_SMALL_GEMV(d, double, 64)
+OG_SMALL_GEMV(s, float, 32)
+#else
+#define og_small_gemv_d(m, k, alpha, a, lda, tra, x, incx, beta, y, incy) 0
+#define og_small_gemv_s(m, k, alpha, a, lda, tra, x, incx, beta, y, incy) 0
+#endif
 
 /* The typed entry points: gemm/gemv/dot on operands described by (pointer,
    leading dimension or increment, transpose flag), with empty shapes handled
@@ -138,6 +276,7 @@ static void og_gemv_##t(npy_intp m, npy_intp k, T alpha, const T *a, og_blasint 
             y[i * incy] = (beta == 0 ? (T)0 : beta * y[i * incy]) + alpha * (T)0;            \
         return;                                                                              \
     }                                                                                        \
+    if (og_small_gemv_##t(m, k, alpha, a, lda, tra, x, incx, beta, y, incy)) return;        \
     if (!tra)                                                                                \
         CBLAS_##t##gemv_SFX(OG_ROW, OG_NOTRANS, m, k, alpha, a, lda, x, incx, beta, y, incy);\
     else                                                                                     \

@@ -19,28 +19,12 @@ from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.shape_ops import INDEX_SUPPORT, VIEW_SUPPORT, _ok, _read_int
 
 __all__ = [
-    "COPY_SAME_SUPPORT", "emit_advanced_inc_subtensor1", "emit_advanced_subtensor1",
+    "emit_advanced_inc_subtensor1", "emit_advanced_subtensor1",
     "emit_slice_length",
 ]
 
 _FLOATS = ("float32", "float64")
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
-
-COPY_SAME_SUPPORT = r"""
-/* dst[...] = src for two arrays of one shape: a memcpy when both are C-contiguous
-   with the same dtype (the copy of x an increment starts from), else NumPy's
-   assignment. */
-static int og_copy_same(PyArrayObject *dst, PyArrayObject *src) {
-    if (PyArray_TYPE(dst) == PyArray_TYPE(src) && PyArray_IS_C_CONTIGUOUS(dst) &&
-        PyArray_IS_C_CONTIGUOUS(src) && PyArray_ISNOTSWAPPED(src) &&
-        PyArray_NBYTES(dst) == PyArray_NBYTES(src)) {
-        if (PyArray_NBYTES(src) > 0) memcpy(PyArray_DATA(dst), PyArray_DATA(src),
-                                            PyArray_NBYTES(src));
-        return 0;
-    }
-    return PyArray_CopyInto(dst, src);
-}
-"""
 
 INDEX_ERROR_SUPPORT = r"""
 static int og_index_error(npy_intp raw, npy_intp n) {
@@ -171,7 +155,7 @@ def emit_advanced_inc_subtensor1(node: Any, ctx: EmitContext) -> NodeC | None:
            "Py_XDECREF(ya);",
            "Py_XDECREF(ia);",
            "if (rc < 0) goto fail;")
-    support = (VIEW_SUPPORT, ALIGNED_SUPPORT, INDEX_ERROR_SUPPORT, COPY_SAME_SUPPORT,
+    support = (VIEW_SUPPORT, ALIGNED_SUPPORT, INDEX_ERROR_SUPPORT,
                _loops(c_type(dt), c_type(it), dt, it))
     return NodeC(w.text(), support=support)
 

@@ -19,7 +19,6 @@ from opgraph.tensor.subtensor import AdvancedIncSubtensor1, AdvancedSubtensor1, 
 from opgraph_c.codegen.ctypes_ import c_type, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.gather import (
-    COPY_SAME_SUPPORT,
     emit_advanced_inc_subtensor1,
     emit_advanced_subtensor1,
     emit_slice_length,
@@ -225,7 +224,7 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
                    "if (!og_b) goto fail;")
         _fail_if(w, "og_copy_same(og_b, i0) < 0", "Py_DECREF(og_b);")
     w.line("Py_XDECREF(o0);", "o0 = og_b;")
-    support: tuple[str, ...] = (VIEW_SUPPORT, INDEX_SUPPORT, COPY_SAME_SUPPORT)
+    support: tuple[str, ...] = (VIEW_SUPPORT, INDEX_SUPPORT)
     with w.block():
         w.code(view.text())
         w.line("int rc = 0;")

@@ -18,10 +18,14 @@ the product; docs/scan.md).  A large matrix non-sequence of a long loop is
 read from a copy on a transparent huge page (``og_scan_pin``: its placement on
 4 KiB pages can make it collide with itself in L2).
 
+A while loop (``until``) reads its condition after each step's stores and
+stops after the step where it holds; its outputs are then the rows written
+(views of the buffers' first rows, as the Python loop returns).
+
 Loops this does not cover (mit-mot outputs, untraced states such as random
-generators, ``until``, a body with a node without C, a non-tensor or
-unsupported dtype, a Scan given its own Mode object) return None: the node
-then runs its Python loop.
+generators, a body with a node without C, a non-tensor or unsupported dtype,
+a Scan given its own Mode object) return None: the node then runs its Python
+loop.
 """
 
 from __future__ import annotations
@@ -90,7 +94,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     """The C of a Scan node, or None when its loop stays in Python (see module doc)."""
     op = node.op
     info = op.info
-    if info.n_mit_mot or info.n_shared_outs or info.as_while:
+    if info.n_mit_mot or info.n_shared_outs:
         return None
     if op.mode is not None and not isinstance(op.mode, str):
         return None  # a Mode object (e.g. a MonitorMode) wants its own linker to run the body
@@ -149,7 +153,9 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     fail = "goto og_scan_fail;"
     w = CWriter()
     w.line(f"PyObject *tz[{max(len(tiny), 1)}] = {{0}};  /* scratch of the scaled vectors */")
-    w.line(f"PyObject *sv[{nv}] = {{0}};", "npy_intp n = 0;", f"if (og_scan_steps(i0, &n)) {fail}")
+    w.line(f"PyObject *sv[{nv}] = {{0}};", "npy_intp n = 0;", f"if (og_scan_steps(i0, &n)) {fail}",
+           "npy_intp done = n;  /* steps run: fewer when a while loop stops */",
+           "(void)done;")
     for s in range(n_seqs):
         with w.block(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n)"):
             w.line(f"PyErr_Format(PyExc_ValueError, \"Scan: sequence {s} has fewer than "
@@ -222,12 +228,26 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                        f"{typenum(node.outputs[n_st + q].type.dtype)});",
                        f"if (!{o}) {fail}")
             w.line(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
+        if info.as_while:  # the condition is the body's output after the per-step ones
+            cond = f"sv[{slot[f_out[n_st + n_nit]]}]"
+            with w.block():
+                w.line(f"int c = og_scan_cond({cond});", f"if (c < 0) {fail}")
+                with w.block("if (c)"):
+                    w.line("done = t + 1;", "break;")
+    if info.as_while:  # stopped early: the rows written (a ring keeps its last rows)
+        for m in range(n_st):
+            with w.block(f"if ({rows[m]} > {ks[m]} + done)"):
+                w.line(f"if (og_scan_trim(&o{m}, {ks[m]} + done)) {fail}")
+        for q in range(n_nit):
+            o = f"o{n_st + q}"
+            with w.block(f"if ({o} && PyArray_DIMS({o})[0] > done)"):
+                w.line(f"if (og_scan_trim(&{o}, done)) {fail}")
     # a ring holds the last rows out of order: put them oldest first
     for m in range(n_st):
         if not keep[m]:
             continue
-        with w.block(f"if ({rows[m]} < {ks[m]} + n)"):
-            w.line(f"npy_intp r = {rows[m]}, total = {ks[m]} + n;",
+        with w.block(f"if ({rows[m]} < {ks[m]} + done)"):
+            w.line(f"npy_intp r = {rows[m]}, total = {ks[m]} + done;",
                    f"PyArrayObject *ring = o{m};",
                    f"o{m} = (PyArrayObject *)PyArray_NewLikeArray(ring, NPY_CORDER, NULL, 0);")
             with w.block(f"if (!o{m})"):

@@ -154,7 +154,7 @@ def emit_alloc(node: Any, ctx: EmitContext) -> NodeC | None:
                    f"const npy_intp og_n = {size};",
                    "for (npy_intp k = 0; k < og_n; k++) og_q[k] = og_fill;")
     else:
-        w.line("if (PyArray_CopyInto(o0, i0) < 0) goto fail;")
+        w.line("if (og_copy_same(o0, i0) < 0) goto fail;")
     return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 

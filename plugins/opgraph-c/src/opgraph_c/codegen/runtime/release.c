@@ -5,13 +5,6 @@
    (large ones go back to the buffer pool or to the allocator).  Mode 4 keeps a view
    object nobody else holds, detached from the memory it viewed (no reference to the
    caller's input or to a kept buffer survives the call), for og_view_into. */
-/* PyArray_NBYTES without its call into NumPy (the product of the dimensions). */
-static npy_intp og_nbytes(PyArrayObject *a) {
-    npy_intp n = PyArray_ITEMSIZE(a);
-    for (int d = 0; d < PyArray_NDIM(a); d++) n *= PyArray_DIMS(a)[d];
-    return n;
-}
-
 static void og_release(OGState *st, Py_ssize_t k, PyObject **slot) {
     PyObject *o = *slot;
     *slot = NULL;

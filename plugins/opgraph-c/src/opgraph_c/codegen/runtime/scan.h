@@ -40,7 +40,7 @@ static int og_scan_store(PyArrayObject *buf, npy_intp i, PyObject *xo, int out) 
     char *dst = PyArray_BYTES(buf) + i * PyArray_STRIDES(buf)[0];
     if (PyArray_TYPE(x) == PyArray_TYPE(buf) && PyArray_IS_C_CONTIGUOUS(x) &&
             PyArray_IS_C_CONTIGUOUS(buf)) {
-        memcpy(dst, PyArray_BYTES(x), (size_t)PyArray_NBYTES(x));
+        memcpy(dst, PyArray_BYTES(x), (size_t)og_nbytes(x));
         return 0;
     }
     {
@@ -62,6 +62,53 @@ bad:
                  "its buffer holds rows of %d dims of other lengths; every step must return "
                  "the same shape", out, PyArray_NDIM(x), nd);
     return -1;
+}
+
+/* The first r rows of a (r <= its length), a new reference: a itself when that is all
+   of it, else a view (a while loop that stopped early returns the rows it wrote). */
+static PyObject *og_scan_head(PyArrayObject *a, npy_intp r) {
+    if (PyArray_DIMS(a)[0] == r) { Py_INCREF(a); return (PyObject *)a; }
+    npy_intp d[NPY_MAXDIMS];
+    for (int k = 0; k < PyArray_NDIM(a); k++) d[k] = PyArray_DIMS(a)[k];
+    d[0] = r;
+    PyArray_Descr *dt = PyArray_DESCR(a);
+    Py_INCREF(dt);
+    PyObject *v = PyArray_NewFromDescr(&PyArray_Type, dt, PyArray_NDIM(a), d,
+                                       PyArray_STRIDES(a), PyArray_BYTES(a),
+                                       NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE, NULL);
+    if (!v) return NULL;
+    Py_INCREF(a);
+    if (PyArray_SetBaseObject((PyArrayObject *)v, (PyObject *)a) < 0) { Py_DECREF(v); return NULL; }
+    PyArray_UpdateFlags((PyArrayObject *)v, NPY_ARRAY_UPDATE_ALL);
+    return v;
+}
+
+/* Replace the owned reference *o by its first r rows (og_scan_head). */
+static int og_scan_trim(PyArrayObject **o, npy_intp r) {
+    PyObject *h = og_scan_head(*o, r);
+    if (!h) return -1;
+    Py_DECREF(*o);
+    *o = (PyArrayObject *)h;
+    return 0;
+}
+
+/* Whether a while loop's condition (the body's last output, one value) holds:
+   1, 0, or -1 with an exception. */
+static int og_scan_cond(PyObject *co) {
+    PyArrayObject *c = (PyArrayObject *)co;
+    if (og_nbytes(c) != PyArray_ITEMSIZE(c)) {
+        PyErr_Format(PyExc_ValueError, "Scan: the until condition must be one value at every "
+                     "step; got an array of %d dims", PyArray_NDIM(c));
+        return -1;
+    }
+    const char *p = PyArray_BYTES(c);
+    switch (PyArray_TYPE(c)) {
+    case NPY_BOOL: return *(const npy_bool *)p != 0;
+    case NPY_INT8: case NPY_UINT8: return *(const npy_uint8 *)p != 0;
+    case NPY_INT32: case NPY_UINT32: return *(const npy_uint32 *)p != 0;
+    case NPY_INT64: case NPY_UINT64: return *(const npy_uint64 *)p != 0;
+    default: return PyObject_IsTrue(co);
+    }
 }
 
 /* n_steps as a C integer (the outer input is an integer scalar array). */

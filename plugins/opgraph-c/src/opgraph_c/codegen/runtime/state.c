@@ -99,6 +99,27 @@ static int og_can_inplace(PyArrayObject *x, int k, PyArrayObject **ins, int nin)
     return 1;
 }
 
+/* PyArray_NBYTES without its call into NumPy (the product of the dimensions). */
+static npy_intp og_nbytes(PyArrayObject *a) {
+    npy_intp n = PyArray_ITEMSIZE(a);
+    for (int d = 0; d < PyArray_NDIM(a); d++) n *= PyArray_DIMS(a)[d];
+    return n;
+}
+
+/* dst[...] = src for two arrays of one shape: a memmove when both are C-contiguous
+   with the same dtype, else NumPy's assignment, whose casting and iterator
+   set-up cost tens of nanoseconds (a scan step copies small rows often). */
+static int og_copy_same(PyArrayObject *dst, PyArrayObject *src) {
+    const npy_intp nb = og_nbytes(src);
+    if (PyArray_TYPE(dst) == PyArray_TYPE(src) && PyArray_IS_C_CONTIGUOUS(dst) &&
+        PyArray_IS_C_CONTIGUOUS(src) && PyArray_ISNOTSWAPPED(src) &&
+        PyArray_ISNOTSWAPPED(dst) && og_nbytes(dst) == nb) {
+        if (nb > 0) memmove(PyArray_DATA(dst), PyArray_DATA(src), nb);
+        return 0;
+    }
+    return PyArray_CopyInto(dst, src);
+}
+
 /* Is the previous output buffer usable for this call's result? */
 static int og_reusable(PyArrayObject *o, int nd, const npy_intp *shp, int typenum,
                        PyArrayObject **ins, int nin) {
@@ -111,8 +132,14 @@ static int og_reusable(PyArrayObject *o, int nd, const npy_intp *shp, int typenu
     /* held by this node alone, o is neither an input nor under one: an input holds a
        reference to its array, and a view of o one to o (it owns its data) */
     if (Py_REFCNT(o) == 1) return 1;
-    for (int i = 0; i < nin; i++)
-        if (PyArray_Check((PyObject *)ins[i]) && og_overlaps(o, ins[i])) return 0;
+    char *lo, *hi;
+    og_extent(o, &lo, &hi);
+    for (int i = 0; i < nin; i++) {
+        if (!PyArray_Check((PyObject *)ins[i])) continue;
+        char *l, *h;
+        og_extent(ins[i], &l, &h);
+        if (l < hi && lo < h) return 0;
+    }
     return 1;
 }
 
