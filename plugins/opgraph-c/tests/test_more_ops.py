@@ -1,5 +1,5 @@
 """Differential tests for the ops added in C: argmax/argmin, softmax, join, inc_subtensor,
-arange, eye and batched matmul (against the Python linker)."""
+arange, eye, batched matmul and make_vector (against the Python linker)."""
 
 from __future__ import annotations
 
@@ -238,3 +238,18 @@ def test_batched_matmul(dtype):
     f = function([a3, b3], pt.matmul(a3, b3), mode=Mode(linker="c", optimizer=None))
     with pytest.raises(ValueError):
         f(A, B[:3])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint8", "bool"])
+def test_make_vector_of_scalars(dtype):
+    a, b = pt.scalar("a", dtype=dtype), pt.scalar("b", dtype=dtype)
+    vec = pt.make_vector(a, b, a, dtype=dtype)
+    origins = run_both([a, b], [vec, vec * 1], np.asarray(1, dtype), np.asarray(0, dtype))
+    assert origins["MakeVector"] == "builtin"
+    c = function([a, b], vec, mode=Mode(linker="c", optimizer=None))
+    first = c(np.asarray(1, dtype), np.asarray(0, dtype)).copy()
+    np.testing.assert_array_equal(first, np.array([1, 0, 1], dtype))
+    np.testing.assert_array_equal(c(np.asarray(0, dtype), np.asarray(1, dtype)),
+                                  np.array([0, 1, 0], dtype))
+    empty = function([], pt.make_vector(dtype=dtype), mode=Mode(linker="c", optimizer=None))
+    assert empty().shape == (0,) and empty().dtype == np.dtype(dtype)

@@ -133,12 +133,13 @@ def test_while_loops_run_in_c_and_return_the_rows_written(limit):
 
     def step(a, b, w, lim):
         c = a + b
-        return (c, c * 2.0, w * c), opgraph.scan.until(c > lim)
+        return (c, c * 2.0, w * c, pt.stack([c, -c])), opgraph.scan.until(c > lim)
 
-    (fib, dbl, pair) = opgraph.scan(
-        step, outputs_info=[{"initial": w, "taps": [-2, -1]}, None, None],
+    (fib, dbl, pair, both) = opgraph.scan(
+        step, outputs_info=[{"initial": w, "taps": [-2, -1]}, None, None, None],
         non_sequences=[w, lim], n_steps=n, return_updates=False)
-    fc = check([w, lim, n], [fib, dbl, pair, fib[-1]], np.array([1.0, 1.0]), limit, 25)
+    fc = check([w, lim, n], [fib, dbl, pair, both, fib[-1]], np.array([1.0, 1.0]), limit,
+               25)
     assert all(c_scans(fc))
     got = fc(np.array([1.0, 1.0]), limit, 25)
     fibs = [1.0, 1.0]
@@ -149,6 +150,7 @@ def test_while_loops_run_in_c_and_return_the_rows_written(limit):
     np.testing.assert_allclose(got[0], fibs[2:])
     np.testing.assert_allclose(got[1], 2 * np.array(fibs[2:]))
     np.testing.assert_allclose(got[2], np.outer(fibs[2:], [1.0, 1.0]))
+    np.testing.assert_allclose(got[3], np.outer(fibs[2:], [1.0, -1.0]))
     for steps in (0, 1, 3):
         check([w, lim, n], [fib, dbl, pair], np.array([1.0, 1.0]), limit, steps)
     s = pt.dscalar("s")

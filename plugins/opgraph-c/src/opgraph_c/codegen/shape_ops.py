@@ -1,4 +1,5 @@
-"""C for the structural tensor ops: DimShuffle, Shape, Shape_i, Reshape, Alloc, Subtensor.
+"""C for the structural tensor ops: DimShuffle, Shape, Shape_i, MakeVector, Reshape,
+Alloc, Subtensor.
 
 Views (DimShuffle, Subtensor) are new array headers on the input's memory,
 with the input as their base and its writeable flag; nothing is copied.
@@ -10,7 +11,7 @@ from typing import Any
 
 from opgraph.tensor.creation import Alloc
 from opgraph.tensor.indexing import INT, SliceSpec
-from opgraph.tensor.shape import Reshape, Shape, Shape_i
+from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i
 from opgraph.tensor.subtensor import Subtensor
 from opgraph.tensor.type import TensorType
 from opgraph_c.codegen import runtime_c
@@ -74,6 +75,23 @@ def emit_shape_i(node: Any, ctx: EmitContext) -> NodeC | None:
     w = CWriter()
     w.line("OG_SET_OUT(o0, (PyArrayObject *)og_new_array(0, NULL, NPY_INT64, o0, NULL, 0));",
            f"*(npy_int64 *)PyArray_DATA(o0) = PyArray_DIMS(i0)[{node.op.i}];")
+    return NodeC(w.text(), support=(VIEW_SUPPORT,))
+
+
+def emit_make_vector(node: Any, ctx: EmitContext) -> NodeC | None:
+    """Scalars into a new vector: one element copied from each (make_node cast them all
+    to the vector's dtype), so a scan body that stacks scalars keeps its C loop."""
+    if not _ok(node) or any(v.type.dtype != node.op.dtype for v in node.inputs):
+        return None
+    n = len(node.inputs)
+    ct = c_type(node.op.dtype)
+    w = CWriter()
+    w.line(f"npy_intp n = {n};",
+           f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array(1, &n, {typenum(node.op.dtype)}, o0, "
+           f"(PyArrayObject **)og_in, {n}));")
+    for i in range(n):
+        w.line(f"memcpy(PyArray_BYTES(o0) + {i} * sizeof({ct}), PyArray_DATA(i{i}), "
+               f"sizeof({ct}));")
     return NodeC(w.text(), support=(VIEW_SUPPORT,))
 
 
@@ -233,6 +251,7 @@ def table() -> dict[type, Any]:
     return {
         Shape: emit_shape,
         Shape_i: emit_shape_i,
+        MakeVector: emit_make_vector,
         Reshape: emit_reshape,
         Alloc: emit_alloc,
         Subtensor: emit_subtensor,
