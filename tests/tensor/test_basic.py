@@ -101,8 +101,14 @@ def test_full_and_like_helpers():
         np.testing.assert_array_equal(evaluate(y, {x: xv}), np.full((2, 3), value, "float32"))
     y = pt.full_like(x, 2.5, dtype="float64")
     np.testing.assert_array_equal(evaluate(y, {x: xv}), np.full((2, 3), 2.5))
-    with pytest.raises(ValueError, match="must be a scalar"):
-        pt.full((2,), [1, 2])
+    # an array fill value broadcasts, as in NumPy's full / full_like
+    np.testing.assert_array_equal(evaluate(pt.full((3, 2), [1, 2]), {}), np.full((3, 2), [1, 2]))
+    np.testing.assert_array_equal(evaluate(pt.full_like(x, [1.0, 2.0, 3.0]), {x: xv}),
+                                  np.full_like(xv, [1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="fill_value must broadcast to the 1-d shape"):
+        pt.full((2,), [[1, 2], [3, 4]])
+    with pytest.raises(ValueError):
+        evaluate(pt.full((3, 2), [1, 2, 3]), {})
     fl = basic.fill(x, 3.0)
     np.testing.assert_array_equal(evaluate(fl, {x: xv}), np.full((2, 3), 3.0))
 

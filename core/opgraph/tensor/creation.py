@@ -192,14 +192,23 @@ def ones(shape: Any, dtype: Any = None) -> Variable:
     return _alloc(_filled(1, normalize_dtype(dtype)), *dims_of(shape, "ones shape"))
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
-    """An array of ``shape`` filled with ``fill_value`` (dtype defaults to its dtype)."""
+def _fill_value(who: str, fill_value: Any, ndim: int) -> Variable:
+    """``fill_value`` as a tensor that broadcasts to ``ndim`` dimensions (as NumPy's)."""
     value = as_tensor_variable(fill_value)
-    if value.type.ndim != 0:
-        raise ValueError(f"full: fill_value must be a scalar, got {_name(value)} ({value.type})")
+    if value.type.ndim > ndim:
+        raise ValueError(f"{who}: fill_value must broadcast to the {ndim}-d shape; got "
+                         f"{_name(value)} ({value.type}) with more dimensions")
+    return value
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Variable:
+    """An array of ``shape`` filled with ``fill_value``, broadcast as NumPy's ``full``
+    (dtype defaults to its dtype)."""
+    dims = dims_of(shape, "full shape")
+    value = _fill_value("full", fill_value, len(dims))
     if dtype is not None and normalize_dtype(dtype) != value.type.dtype:
         value = ptm.cast(value, normalize_dtype(dtype))
-    return _alloc(value, *dims_of(shape, "full shape"))
+    return _alloc(value, *dims)
 
 
 def _like(model: Any, value: Any, dtype: Any) -> Variable:
@@ -224,12 +233,8 @@ def ones_like(model: Any, dtype: Any = None, opt: bool = False) -> Variable:
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Variable:
-    """``fill_value`` with the shape (and, by default, the dtype) of ``a``."""
-    value = as_tensor_variable(fill_value)
-    if value.type.ndim != 0:
-        raise ValueError(
-            f"full_like: fill_value must be a scalar, got {_name(value)} ({value.type})"
-        )
+    """``fill_value`` broadcast to the shape (and, by default, the dtype) of ``a``."""
+    value = _fill_value("full_like", fill_value, as_tensor_variable(a).type.ndim)
     return _like(a, value, dtype)
 
 
