@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import colorsys
 import subprocess
 import sys
 import textwrap
@@ -62,7 +63,6 @@ def test_missing_face_names_the_distribution(private_manager) -> None:
 
 def test_plugin_may_serve_a_path_the_core_does_not_list(private_manager) -> None:
     private_manager(("fake", _serving_plugin("opgraph.tensor.extra_face_demo", "colorsys")))
-    import colorsys
 
     import opgraph.tensor.extra_face_demo as face
 
@@ -73,7 +73,6 @@ def test_plugin_may_serve_a_path_the_core_does_not_list(private_manager) -> None
 def test_a_served_submodule_is_an_attribute_of_its_parent(private_manager) -> None:
     # ``pt.linalg`` without importing ``opgraph.tensor.linalg`` first, as in PyTensor
     private_manager(("fake", _serving_plugin("opgraph.tensor.extra_face_attr", "colorsys")))
-    import colorsys
 
     assert faces.provided_name("opgraph.tensor", "extra_face_attr") is colorsys
 

@@ -147,9 +147,12 @@ __attribute__((optimize("fp-contract=fast")))                                   
 static void og_small_gemv_n_##t(npy_intp m, npy_intp k, const T *a, npy_intp lda,           \
                                 const T *x, T *s) {                                          \
     const npy_intp k8 = k & ~(npy_intp)7;                                                    \
-    const og_v8##t xt = og_ld8##t(x + k - 8);                                              \
+    og_v8##t xt = {0};                                                                       \
     og_v8i##t keep = {0};                                                                    \
-    for (int l = 0; l < 8; l++) keep[l] = k - 8 + l >= k8 ? -1 : 0;                          \
+    if (k8 < k) {                                                                            \
+        xt = og_ld8##t(x + k - 8);                                                           \
+        for (int l = 0; l < 8; l++) keep[l] = k - 8 + l >= k8 ? -1 : 0;                      \
+    }                                                                                        \
     for (npy_intp i = 0; i < m; i += 8) {                                                    \
         const int nr = m - i < 8 ? (int)(m - i) : 8;                                         \
         const T *p[8];                                                                       \
