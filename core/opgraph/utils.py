@@ -7,8 +7,10 @@ compiler helpers of PyTensor belong to the C plugin in opgraph.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import struct
+import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +24,8 @@ __all__ = [
     "from_return_values",
     "get_unbound_function",
     "hash_from_code",
+    "lazy_module",
+    "lazy_scipy_module",
     "maybe_add_to_os_environ_pathlist",
     "to_return_values",
     "uniq",
@@ -86,3 +90,44 @@ def to_return_values(values: list[Any]) -> Any:
 def from_return_values(values: Any) -> list[Any]:
     """The inverse of :func:`to_return_values`: always a list."""
     return list(values) if isinstance(values, list | tuple) else [values]
+
+
+class _LazyModule(types.ModuleType):
+    """A module object that imports the real module on first attribute access.
+
+    SciPy's submodules cost hundreds of milliseconds to import; a plugin that only
+    names them in ``perform`` or a rewrite should not pay that at load time.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.__dict__["_lazy_target"] = None
+
+    def _load(self) -> types.ModuleType:
+        target = self.__dict__["_lazy_target"]
+        if target is None:
+            target = importlib.import_module(self.__name__)
+            self.__dict__["_lazy_target"] = target
+        return target
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._load(), attr)
+
+    def __dir__(self) -> list[str]:
+        return dir(self._load())
+
+    def __repr__(self) -> str:
+        state = "loaded" if self.__dict__["_lazy_target"] is not None else "not loaded yet"
+        return f"<lazy module {self.__name__!r} ({state})>"
+
+
+def lazy_module(name: str) -> types.ModuleType:
+    """``name`` as a module that is imported the first time one of its attributes is read."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"lazy_module: name must be a module name (str), got {name!r}")
+    return _LazyModule(name)
+
+
+def lazy_scipy_module(submodule: str) -> types.ModuleType:
+    """``scipy.<submodule>`` imported on first use (PyTensor's ``lazy_scipy_module``)."""
+    return lazy_module(f"scipy.{submodule}")

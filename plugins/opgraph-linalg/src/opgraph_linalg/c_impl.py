@@ -17,14 +17,16 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import scipy.linalg.cython_lapack as cython_lapack
-
 from opgraph.tensor.blockwise import Blockwise
+from opgraph.utils import lazy_module
 from opgraph_linalg.c_lapack import ROUTINES, SUPPORT
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular
 
 __all__ = ["LinalgC", "c_provider", "lapack_available"]
+
+# Loaded when a node that has C here is first compiled, not when the plugin loads.
+cython_lapack = lazy_module("scipy.linalg.cython_lapack")
 
 _TYPENUM = {"float64": "NPY_DOUBLE", "float32": "NPY_FLOAT"}
 _CORE = (Cholesky, SolveTriangular, Solve, CholeskySolve)

@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg import blas, lapack
 
 import opgraph.tensor as pt
 from opgraph.gradient import Lop, pushforward
@@ -29,8 +27,11 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, float_dtype, triangle, triangle_grad
 from opgraph_linalg.solvers import SolveTriangular
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = ["CholeskyPullback", "cholesky_pullback_graph"]
 
@@ -70,8 +71,8 @@ def _pullback_reference(low: np.ndarray, g_low: np.ndarray) -> np.ndarray:
     plain transposes, as the graph form)."""
     c = low.T @ g_low
     phi = np.tril(c, -1) + 0.5 * np.diag(np.diag(c))
-    y = scipy.linalg.solve_triangular(low, phi.T, lower=True, trans=1, check_finite=False)
-    g = scipy.linalg.solve_triangular(low, y.T, lower=True, trans=1, check_finite=False)
+    y = scipy_linalg.solve_triangular(low, phi.T, lower=True, trans=1, check_finite=False)
+    g = scipy_linalg.solve_triangular(low, y.T, lower=True, trans=1, check_finite=False)
     return 0.5 * (g + g.T)
 
 
@@ -89,8 +90,8 @@ def _pullback_lapack(low: np.ndarray, g_low: np.ndarray) -> np.ndarray | None:
     the lower factor ``L' = J L^T J``, which is ``sygst(itype=1, uplo="L")``.
     Returns None when LAPACK reports an error (the caller uses two solves).
     """
-    trmm, = blas.get_blas_funcs(("trmm",), (low, g_low))
-    sygst, = lapack.get_lapack_funcs(("sygst",), (low,))
+    trmm, = scipy_linalg.blas.get_blas_funcs(("trmm",), (low, g_low))
+    sygst, = scipy_linalg.lapack.get_lapack_funcs(("sygst",), (low,))
     l_rev = np.asfortranarray(_reversed(low.T))  # L' = J L^T J, lower
     # J R J = (J G^T J)(J L J) = (J G^T J) L'^T with R = G^T L = (L^T G)^T: its lower
     # triangle is that of J sym(Phi(L^T G)) J times 2 (the 2 is taken back below)

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
@@ -15,7 +14,10 @@ from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import triangle
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = [
     "AllocDiag",
@@ -172,7 +174,7 @@ def triu(m: Any, k: int = 0) -> Variable:
 
 
 class BlockDiagonal(Op):
-    """``scipy.linalg.block_diag`` of ``n_inputs`` matrices."""
+    """``scipy_linalg.block_diag`` of ``n_inputs`` matrices."""
 
     __props__ = ("n_inputs",)
 
@@ -200,7 +202,7 @@ class BlockDiagonal(Op):
         return Apply(self, mats, [TensorType(dtype, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
-        out = scipy.linalg.block_diag(*inputs)
+        out = scipy_linalg.block_diag(*inputs)
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
@@ -16,10 +15,13 @@ from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, check_square_static, float_dtype, matrix_transpose
 from opgraph_linalg.inverse import matrix_inverse
 from opgraph_linalg.products import kron
 from opgraph_linalg.solvers import Solve, solve
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = [
     "SolveDiscreteARE",
@@ -38,7 +40,7 @@ def _h(x: Variable) -> Variable:
 
 
 class SolveSylvester(Op):
-    """``X`` with ``A X + X B = Q`` (``scipy.linalg.solve_sylvester``)."""
+    """``X`` with ``A X + X B = Q`` (``scipy_linalg.solve_sylvester``)."""
 
     __props__ = ()
     gufunc_signature = "(m,m),(n,n),(m,n)->(m,n)"
@@ -53,7 +55,7 @@ class SolveSylvester(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, b, q = inputs
-        x = scipy.linalg.solve_sylvester(a, b, q)
+        x = scipy_linalg.solve_sylvester(a, b, q)
         output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
@@ -93,13 +95,13 @@ def solve_sylvester(A: Any, B: Any, Q: Any) -> Variable:
 
 
 def solve_continuous_lyapunov(A: Any, Q: Any) -> Variable:
-    """``X`` with ``A @ X + X @ A^H = Q`` (``scipy.linalg.solve_continuous_lyapunov``)."""
+    """``X`` with ``A @ X + X @ A^H = Q`` (``scipy_linalg.solve_continuous_lyapunov``)."""
     A = as_matrix(A, "solve_continuous_lyapunov", "A")
     return solve_sylvester(A, _h(A), Q)
 
 
 def solve_discrete_lyapunov(A: Any, Q: Any, method: str = "bilinear") -> Variable:
-    """``X`` with ``A @ X @ A^H - X + Q = 0`` (``scipy.linalg.solve_discrete_lyapunov``).
+    """``X`` with ``A @ X @ A^H - X + Q = 0`` (``scipy_linalg.solve_discrete_lyapunov``).
 
     ``method="direct"`` solves the ``n^2`` linear system (small matrices);
     ``"bilinear"`` maps the problem to a continuous Lyapunov equation.
@@ -156,7 +158,7 @@ class SolveDiscreteARE(Op):
         a, b, q, r = inputs
         # Q and R are read through their symmetric parts (the gradient is symmetric too),
         # so a finite-difference step off the symmetric matrices is defined, as in PyTensor
-        x = scipy.linalg.solve_discrete_are(a, b, 0.5 * (q + q.T), 0.5 * (r + r.T))
+        x = scipy_linalg.solve_discrete_are(a, b, 0.5 * (q + q.T), 0.5 * (r + r.T))
         output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:

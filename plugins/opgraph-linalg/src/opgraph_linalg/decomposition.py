@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.gradient import grad_not_implemented
@@ -24,6 +23,7 @@ from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import (
     as_matrix,
     check_square_static,
@@ -35,6 +35,8 @@ from opgraph_linalg._util import (
 )
 from opgraph_linalg.cholesky_grad import CholeskyPullback, _strict_lower_half_diag
 from opgraph_linalg.solvers import SolveTriangular
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = [
     "Cholesky",
@@ -88,7 +90,7 @@ class Cholesky(Op):
         check_square_value(a, "cholesky", "a")
         dtype = node.outputs[0].type.numpy_dtype
         try:
-            out = scipy.linalg.cholesky(a, lower=self.lower, check_finite=self.check_finite)
+            out = scipy_linalg.cholesky(a, lower=self.lower, check_finite=self.check_finite)
         except np.linalg.LinAlgError as exc:
             if self.on_error == "nan":
                 out = np.full(a.shape, np.nan)
@@ -125,7 +127,7 @@ class Cholesky(Op):
 
 def cholesky(x: Any, lower: bool = True, *, check_finite: bool = False,
              overwrite_a: bool = False, on_error: str = "nan") -> Variable:
-    """Cholesky factor of ``x`` (or of each matrix in a batch); see ``scipy.linalg.cholesky``.
+    """Cholesky factor of ``x`` (or of each matrix in a batch); see ``scipy_linalg.cholesky``.
 
     A matrix that is not positive definite gives NaNs (``on_error="nan"``, the
     default, as in PyTensor 3); ``on_error="raise"`` raises ``LinAlgError``
@@ -211,7 +213,7 @@ class Eigh(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         check_square_value(inputs[0], "eigh", "a")
         if self.generalized:
-            w, v = scipy.linalg.eigh(inputs[0], inputs[1], lower=self.lower)
+            w, v = scipy_linalg.eigh(inputs[0], inputs[1], lower=self.lower)
         else:
             w, v = np.linalg.eigh(inputs[0], UPLO=self.UPLO)
         output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.numpy_dtype)
@@ -247,7 +249,7 @@ class Eigh(Op):
 
 
 def eigh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None) -> list[Variable]:
-    """``(w, v)`` of symmetric ``a`` (or of ``a v = w b v``), as ``scipy.linalg.eigh``.
+    """``(w, v)`` of symmetric ``a`` (or of ``a v = w b v``), as ``scipy_linalg.eigh``.
 
     Only the ``lower`` (or upper) triangle is read; ``UPLO="L"/"U"`` is
     accepted too, as in ``numpy.linalg.eigh``.
@@ -297,7 +299,7 @@ class Eigvalsh(Op):
         a = inputs[0]
         b = inputs[1] if self.generalized else None
         check_square_value(a, "eigvalsh", "a")
-        w = scipy.linalg.eigh(a, b, lower=self.lower, eigvals_only=True)
+        w = scipy_linalg.eigh(a, b, lower=self.lower, eigvals_only=True)
         output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
@@ -327,7 +329,7 @@ class EigvalshGrad(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         *mats, gw = inputs
-        w, v = scipy.linalg.eigh(*mats, lower=self.lower)
+        w, v = scipy_linalg.eigh(*mats, lower=self.lower)
         grads = [(v * gw) @ v.T]
         if self.generalized:
             grads.append(-(v * (gw * w)) @ v.T)
@@ -338,7 +340,7 @@ class EigvalshGrad(Op):
 
 
 def eigvalsh(a: Any, b: Any = None, lower: bool = True) -> Variable:
-    """Eigenvalues of symmetric ``a`` (or of ``a v = w b v``); ``scipy.linalg.eigvalsh``."""
+    """Eigenvalues of symmetric ``a`` (or of ``a v = w b v``); ``scipy_linalg.eigvalsh``."""
     if b is None:
         return Blockwise(Eigvalsh(lower))(a)
     return Blockwise(Eigvalsh(lower, generalized=True))(a, b)

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.gradient import grad_not_implemented
@@ -21,8 +20,11 @@ from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, check_square_value, float_dtype, triangle
 from opgraph_linalg.solvers import PivotToPermutations, SolveTriangular
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = [
     "LU",
@@ -169,7 +171,7 @@ _TALL_FULL_MSG = ("The gradient of qr is implemented without pivoting for modes 
 
 
 class QR(Op):
-    """QR decomposition (``scipy.linalg.qr``): mode "full", "economic", "r" or "raw"
+    """QR decomposition (``scipy_linalg.qr``): mode "full", "economic", "r" or "raw"
     (NumPy's "complete" and "reduced" are accepted), optionally with column pivoting."""
 
     __props__ = ("mode", "pivoting")
@@ -200,7 +202,7 @@ class QR(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        res = scipy.linalg.qr(a, mode=self.mode, pivoting=self.pivoting)
+        res = scipy_linalg.qr(a, mode=self.mode, pivoting=self.pivoting)
         if self.mode == "raw":
             res = (*res[0], *res[1:])
         elif self.mode == "r" and not self.pivoting:
@@ -266,7 +268,7 @@ def _qr_grad(a: Variable, q: Variable, r: Variable, gq: Any, gr: Any) -> Variabl
 
 
 def qr(a: Any, mode: str = "full", pivoting: bool = False) -> Any:
-    """``(Q, R)`` of ``a`` as ``scipy.linalg.qr`` (mode "full" by default, as PyTensor 3);
+    """``(Q, R)`` of ``a`` as ``scipy_linalg.qr`` (mode "full" by default, as PyTensor 3);
     mode "r" gives ``R``, "raw" ``(H, tau, R)``; ``pivoting=True`` adds the permutation."""
     a = as_matrix(a, "qr", "a")
     return Blockwise(QR(mode, pivoting=pivoting))(a)
@@ -276,7 +278,7 @@ def qr(a: Any, mode: str = "full", pivoting: bool = False) -> Any:
 
 
 class LU(Op):
-    """``a = P L U`` (``scipy.linalg.lu``); ``permute_l`` gives ``(P L, U)``."""
+    """``a = P L U`` (``scipy_linalg.lu``); ``permute_l`` gives ``(P L, U)``."""
 
     __props__ = ("permute_l", "p_indices", "check_finite")
 
@@ -305,7 +307,7 @@ class LU(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
-        res = scipy.linalg.lu(a, permute_l=self.permute_l, p_indices=self.p_indices,
+        res = scipy_linalg.lu(a, permute_l=self.permute_l, p_indices=self.p_indices,
                               check_finite=self.check_finite)
         for cell, value, out in zip(output_storage, res, node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.numpy_dtype)
@@ -350,13 +352,13 @@ def _lu_grad(p: Variable, low: Variable, up: Variable, gl: Any, gu: Any) -> Vari
 
 def lu(a: Any, permute_l: bool = False, check_finite: bool = True,
        p_indices: bool = False, overwrite_a: bool = False) -> Any:
-    """``(P, L, U)`` with ``a = P @ L @ U`` (``scipy.linalg.lu``)."""
+    """``(P, L, U)`` with ``a = P @ L @ U`` (``scipy_linalg.lu``)."""
     a = as_matrix(a, "lu", "a")
     return Blockwise(LU(permute_l=permute_l, p_indices=p_indices, check_finite=check_finite))(a)
 
 
 class LUFactor(Op):
-    """``(LU, piv)`` of a square matrix (``scipy.linalg.lu_factor``)."""
+    """``(LU, piv)`` of a square matrix (``scipy_linalg.lu_factor``)."""
 
     __props__ = ("check_finite",)
     gufunc_signature = "(m,m)->(m,m),(m)"
@@ -375,7 +377,7 @@ class LUFactor(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
         check_square_value(a, "lu_factor", "a")
-        lu_, piv = scipy.linalg.lu_factor(a, check_finite=self.check_finite)
+        lu_, piv = scipy_linalg.lu_factor(a, check_finite=self.check_finite)
         output_storage[0][0] = np.asarray(lu_, dtype=node.outputs[0].type.numpy_dtype)
         output_storage[1][0] = np.asarray(piv, dtype="int32")
 
@@ -399,7 +401,7 @@ class LUFactor(Op):
 
 
 def lu_factor(a: Any, check_finite: bool = True, overwrite_a: bool = False) -> list[Variable]:
-    """``(LU, piv)`` of square ``a`` (``scipy.linalg.lu_factor``)."""
+    """``(LU, piv)`` of square ``a`` (``scipy_linalg.lu_factor``)."""
     a = as_matrix(a, "lu_factor", "a")
     return Blockwise(LUFactor(check_finite=check_finite))(a)
 

@@ -7,7 +7,6 @@ from functools import reduce
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.gradient import grad_not_implemented
@@ -17,8 +16,11 @@ from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
 from opgraph_linalg.inverse import matrix_inverse
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"]
 
@@ -75,7 +77,7 @@ def matrix_power(M: Any, n: int) -> Variable:
 
 
 class Expm(Op):
-    """The matrix exponential (``scipy.linalg.expm``)."""
+    """The matrix exponential (``scipy_linalg.expm``)."""
 
     __props__ = ()
     gufunc_signature = "(m,m)->(m,m)"
@@ -90,7 +92,7 @@ class Expm(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
         check_square_value(a, "expm", "A")
-        output_storage[0][0] = np.asarray(scipy.linalg.expm(a),
+        output_storage[0][0] = np.asarray(scipy_linalg.expm(a),
                                           dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
@@ -123,7 +125,7 @@ class ExpmFrechet(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         a, e = inputs
-        out = scipy.linalg.expm_frechet(a, e, compute_expm=False)
+        out = scipy_linalg.expm_frechet(a, e, compute_expm=False)
         output_storage[0][0] = np.asarray(out, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:

@@ -1,4 +1,4 @@
-"""Schur and generalized Schur (QZ) decompositions (``scipy.linalg.schur`` / ``qz`` /
+"""Schur and generalized Schur (QZ) decompositions (``scipy_linalg.schur`` / ``qz`` /
 ``ordqz``), batched through Blockwise.  No gradients (the factors are not unique)."""
 
 from __future__ import annotations
@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, check_square_static, check_square_value, float_dtype
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = ["QZ", "Schur", "qz", "schur"]
 
@@ -49,7 +51,7 @@ def _all_selected(alpha: np.ndarray, beta: np.ndarray | None = None) -> np.ndarr
 
 
 class Schur(Op):
-    """``A = Z T Z^H`` with ``T`` (quasi-)upper triangular (``scipy.linalg.schur``)."""
+    """``A = Z T Z^H`` with ``T`` (quasi-)upper triangular (``scipy_linalg.schur``)."""
 
     __props__ = ("output", "sort", "overwrite_a")
     gufunc_signature = "(m,m)->(m,m),(m,m)"
@@ -80,7 +82,7 @@ class Schur(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         (a,) = inputs
         check_square_value(a, "schur", "A")
-        res = scipy.linalg.schur(a, output=self.output, sort=self.sort,
+        res = scipy_linalg.schur(a, output=self.output, sort=self.sort,
                                  overwrite_a=self.overwrite_a)
         for cell, value, out in zip(output_storage, res[:2], node.outputs):
             cell[0] = np.asarray(value, dtype=out.type.numpy_dtype)
@@ -99,7 +101,7 @@ def schur(a: Any, output: str = "real", sort: str | None = None) -> list[Variabl
 
 
 class QZ(Op):
-    """``A = Q AA Z^H``, ``B = Q BB Z^H`` (``scipy.linalg.qz``; ``ordqz`` when sorted)."""
+    """``A = Q AA Z^H``, ``B = Q BB Z^H`` (``scipy_linalg.qz``; ``ordqz`` when sorted)."""
 
     __props__ = ("output", "sort", "return_eigenvalues", "overwrite_a", "overwrite_b")
 
@@ -149,10 +151,10 @@ class QZ(Op):
         check_square_value(a, "qz", "A")
         check_square_value(b, "qz", "B")
         if self.sort is None and not self.return_eigenvalues:
-            res = scipy.linalg.qz(a, b, output=self.output, overwrite_a=self.overwrite_a,
+            res = scipy_linalg.qz(a, b, output=self.output, overwrite_a=self.overwrite_a,
                                   overwrite_b=self.overwrite_b)
         else:
-            res = scipy.linalg.ordqz(a, b, sort=self.sort or _all_selected, output=self.output,
+            res = scipy_linalg.ordqz(a, b, sort=self.sort or _all_selected, output=self.output,
                                      overwrite_a=self.overwrite_a, overwrite_b=self.overwrite_b)
             # the reordering works on copies: put the ordered factors in the destroyed buffers
             res = (_into(a, res[0], self.overwrite_a), _into(b, res[1], self.overwrite_b),

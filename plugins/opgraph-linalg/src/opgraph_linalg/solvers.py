@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
@@ -22,6 +21,7 @@ from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import (
     as_matrix,
     check_square_static,
@@ -31,6 +31,8 @@ from opgraph_linalg._util import (
     triangle,
     triangle_grad,
 )
+
+scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
 __all__ = [
     "CholeskySolve",
@@ -163,7 +165,7 @@ class SolveTriangular(SolveBase):
         self.unit_diagonal = bool(unit_diagonal)
 
     def _solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return scipy.linalg.solve_triangular(
+        return scipy_linalg.solve_triangular(
             a, b, lower=self.lower, trans=self.trans, unit_diagonal=self.unit_diagonal,
             check_finite=self.check_finite,
         )
@@ -212,7 +214,7 @@ class Solve(SolveBase):
         self.transposed = bool(transposed) and self.assume_a in ("gen", "tridiagonal")
 
     def _solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return scipy.linalg.solve(
+        return scipy_linalg.solve(
             a, b, assume_a=self.assume_a, lower=self.lower, check_finite=self.check_finite,
             transposed=self.transposed,
         )
@@ -265,7 +267,7 @@ class CholeskySolve(SolveBase):
         super().__init__(lower=lower, check_finite=check_finite, b_ndim=b_ndim)
 
     def _solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return scipy.linalg.cho_solve((a, self.lower), b, check_finite=self.check_finite)
+        return scipy_linalg.cho_solve((a, self.lower), b, check_finite=self.check_finite)
 
     def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
         c, _ = inputs
@@ -311,7 +313,7 @@ class LUSolve(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         lu, piv, b = inputs
         check_square_value(lu, "lu_solve", "LU")
-        x = scipy.linalg.lu_solve((lu, piv), b, trans=self.trans, check_finite=self.check_finite)
+        x = scipy_linalg.lu_solve((lu, piv), b, trans=self.trans, check_finite=self.check_finite)
         output_storage[0][0] = np.asarray(x, dtype=node.outputs[0].type.numpy_dtype)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
@@ -341,7 +343,7 @@ class LUSolve(Op):
 
 class PivotToPermutations(Op):
     """LAPACK row-swap pivots -> the row indices ``p`` with ``a = L[p] @ U`` (what
-    ``scipy.linalg.lu(a, p_indices=True)`` returns; ``P = eye[p]``);
+    ``scipy_linalg.lu(a, p_indices=True)`` returns; ``P = eye[p]``);
     ``inverse=True`` gives ``argsort(p)``, with ``a[argsort(p)] = L @ U``."""
 
     __props__ = ("inverse",)
@@ -390,7 +392,7 @@ def solve(
     overwrite_b: bool = False, check_finite: bool = True, assume_a: str = "gen",
     transposed: bool = False, b_ndim: int | None = None,
 ) -> Variable:
-    """``x`` solving ``a @ x = b`` (``scipy.linalg.solve``); batches broadcast.
+    """``x`` solving ``a @ x = b`` (``scipy_linalg.solve``); batches broadcast.
 
     ``b_ndim`` says whether b's core is a vector (1) or a matrix (2); by default
     a 1-d b is a vector and anything else a batch of matrices.
@@ -410,7 +412,7 @@ def solve_triangular(
     a: Any, b: Any, *, trans: Any = 0, lower: bool = False, unit_diagonal: bool = False,
     overwrite_b: bool = False, check_finite: bool = True, b_ndim: int | None = None,
 ) -> Variable:
-    """``x`` solving ``a @ x = b`` for triangular ``a`` (``scipy.linalg.solve_triangular``)."""
+    """``x`` solving ``a @ x = b`` for triangular ``a`` (``scipy_linalg.solve_triangular``)."""
     a = as_matrix(a, "solve_triangular", "a")
     b = as_matrix(b, "solve_triangular", "b", 1)
     check_square_static(a, "solve_triangular", "a")
@@ -423,7 +425,7 @@ def cho_solve(
     c_and_lower: tuple[Any, bool], b: Any, *, check_finite: bool = True,
     overwrite_b: bool = False, b_ndim: int | None = None,
 ) -> Variable:
-    """``x`` solving ``(c @ c.T) @ x = b`` from a Cholesky factor (``scipy.linalg.cho_solve``)."""
+    """``x`` solving ``(c @ c.T) @ x = b`` from a Cholesky factor (``scipy_linalg.cho_solve``)."""
     try:
         c, lower = c_and_lower
     except (TypeError, ValueError):
@@ -441,7 +443,7 @@ def lu_solve(
     lu_and_piv: tuple[Any, Any], b: Any, *, trans: Any = 0, check_finite: bool = True,
     overwrite_b: bool = False, b_ndim: int | None = None,
 ) -> Variable:
-    """``x`` solving ``a @ x = b`` from ``lu_factor(a)`` (``scipy.linalg.lu_solve``)."""
+    """``x`` solving ``a @ x = b`` from ``lu_factor(a)`` (``scipy_linalg.lu_solve``)."""
     try:
         lu, piv = lu_and_piv
     except (TypeError, ValueError):

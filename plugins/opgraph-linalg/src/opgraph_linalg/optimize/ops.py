@@ -12,17 +12,19 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import scipy.optimize as so
 
 from opgraph.gradient import grad, hessian, jacobian
 from opgraph.graph.basic import Variable
 from opgraph.tensor import as_tensor_variable
+from opgraph.utils import lazy_scipy_module
 from opgraph_linalg.optimize.wrapper import (
     ScipyScalarWrapperOp,
     ScipyWrapperOp,
     check_method,
     inner_graph,
 )
+
+so = lazy_scipy_module("optimize")  # imported on first use, not at plugin load
 
 __all__ = ["MinimizeOp", "MinimizeScalarOp", "RootOp", "RootScalarOp"]
 

@@ -1,0 +1,38 @@
+"""opgraph.utils.lazy_module / lazy_scipy_module: import on first attribute access."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from opgraph.utils import lazy_module, lazy_scipy_module
+
+
+def test_import_happens_on_first_attribute_and_once() -> None:
+    name = "json.decoder"
+    saved = sys.modules.pop(name, None)
+    try:
+        lazy = lazy_module(name)
+        assert name not in sys.modules
+        assert "not loaded" in repr(lazy)
+        decoder_cls = lazy.JSONDecoder
+        assert name in sys.modules
+        assert decoder_cls is sys.modules[name].JSONDecoder
+        assert "loaded" in repr(lazy) and "not loaded" not in repr(lazy)
+        assert "JSONDecoder" in dir(lazy)
+    finally:
+        if saved is not None:
+            sys.modules[name] = saved
+
+
+def test_lazy_scipy_module_names_the_submodule() -> None:
+    mod = lazy_scipy_module("special")
+    assert mod.__name__ == "scipy.special"
+
+
+def test_missing_attribute_and_bad_name() -> None:
+    with pytest.raises(AttributeError):
+        _ = lazy_module("json").no_such_thing
+    with pytest.raises(TypeError, match="module name"):
+        lazy_module(3)  # type: ignore[arg-type]
