@@ -214,3 +214,46 @@ def test_backward_loop_reads_forward_values_instead_of_recomputing_the_step():
     assert not [n for n in inner if "tanh" in str(n.op).lower()]
     vals = RNG.normal(size=(6, 3)), RNG.normal(size=(3, 3)) / 2, RNG.normal(size=3)
     np.testing.assert_allclose(fast(*vals), ref(*vals), rtol=1e-10)
+
+
+def states(fn) -> int:
+    """How many recurrent outputs the loops of ``fn`` carry."""
+    return sum(node.op.info.n_states for node in fn.maker.fgraph.apply_nodes
+               if isinstance(node.op, Scan))
+
+
+def test_rnn_with_input_projection_moves_every_weight_gradient_out():
+    """``h_t = tanh(W h + U x_t + b)``, loss on the last state: the backward loop keeps
+    only the hidden state's cotangent; the W, U (outer products written with ``@`` and a
+    transposed column) and b (a summed vector) accumulations become products and a
+    reduction after the loop."""
+    x, w, u, b, h0 = pt.matrix("x"), pt.matrix("W"), pt.matrix("U"), pt.vector("b"), \
+        pt.vector("h0")
+    hs = scan(lambda xt, h, w, u, b: pt.tanh(w @ h + u @ xt + b), sequences=[x],
+              outputs_info=[h0], non_sequences=[w, u, b], return_updates=False)
+    for loss in (hs[-1].sum(), (hs * pt.arange(hs.shape[0])[:, None]).sum()):
+        grads = opgraph.grad(loss, [w, u, b, x, h0])
+        fast, without, ref = compile3([x, w, u, b, h0], [loss, *grads])
+        assert states(fast) < states(without)
+        assert matrix_states(fast) == 0
+        args = (RNG.normal(size=(6, 3)), RNG.normal(size=(4, 4)), RNG.normal(size=(4, 3)),
+                RNG.normal(size=4), RNG.normal(size=4))
+        for got, want, exact in zip(fast(*args), without(*args), ref(*args)):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-12)
+
+
+def test_a_running_sum_without_outer_product_stays_in_the_loop():
+    """``acc + x_t`` alone saves nothing per step: the loop is left as it is."""
+    x, init = pt.matrix("x"), pt.vector("init")
+    last = scan(lambda xt, acc: acc + xt, sequences=[x], outputs_info=init,
+                return_updates=False)[-1]
+    fg = FunctionGraph([x, init], [last], clone=False)
+    assert in2out(scan_push_out_outer_sum).rewrite(fg) is not False
+    assert [n for n in fg.apply_nodes if isinstance(n.op, Scan) and n.op.info.n_sit_sot]
+
+
+def test_outer_factors_sees_a_transposed_column_as_a_row():
+    u, v = pt.vector("u"), pt.vector("v")
+    assert outer_factors(u[:, None] @ v[:, None].T) == (u, v)
+    assert outer_factors(u[:, None] @ v[:, None]) is None

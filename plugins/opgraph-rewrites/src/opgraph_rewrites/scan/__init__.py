@@ -62,7 +62,7 @@ def register_scan_rewrites(db: Any) -> None:
                  description="loop rewrites: push-out, merge, unused, save memory")
     db.register("scan_push_out_non_seq", in2out(scan_push_out_non_seq, ignore_newtrees=True),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_non_seq", phase="scan")
-    db.register("scan_push_out_outer_sum", in2out(scan_push_out_outer_sum, ignore_newtrees=True),
+    db.register("scan_push_out_outer_sum", in2out(scan_push_out_outer_sum, ignore_newtrees=False),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_outer_sum", phase="scan")
     db.register("scan_merge", ScanMerge(), "fast_run", "scan", "scan_merge", phase="scan")
     db.register("scan_remove_unused", in2out(scan_remove_unused, ignore_newtrees=True),

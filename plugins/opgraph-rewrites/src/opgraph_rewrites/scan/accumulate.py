@@ -13,7 +13,11 @@ loop (``buf[-1]``, as a gradient reads it).  Each of ``u`` and ``v`` is taken
 from a sequence, from the buffer of a recurrent output (a tap input), from a
 per-step output returning it already, or else becomes a new per-step (nit-sot)
 output of the loop.  The state is dropped and its last row becomes
-``init[0] + U.T @ V`` (one product per term).
+``init[0] + U.T @ V`` (one product per term).  A per-step value of the
+state's own type added beside the products (the bias gradient ``acc + d_t``)
+becomes ``D.sum(axis=0)``.  A product written ``u[:, None] @ v[:, None].T``
+(how a pullback of ``W @ h`` comes out) counts as an outer product too, and
+the rewrite revisits the new loop, so every such state of one loop moves out.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
-from opgraph.tensor.products import Dot
+from opgraph.tensor.products import Dot, MatMul
 from opgraph_rewrites.scan.save_mem import last_rows_needed
 from opgraph_rewrites.utils import keep_type
 
@@ -35,10 +39,20 @@ __all__ = ["outer_factors", "scan_push_out_outer_sum"]
 
 
 def _as_column(v: Variable, order: tuple) -> Variable | None:
-    node = v.owner
-    if node is None or not isinstance(node.op, DimShuffle) or node.op.new_order != order:
+    """The vector behind ``v`` when ``v`` is it as a column (``(0, "x")``) or row.
+
+    Chains of DimShuffles are composed first: a gradient writes a row as the
+    transpose of a column (``h[:, None].T``), which is ``h[None, :]``.
+    """
+    composed: tuple | None = None
+    while v.owner is not None and isinstance(v.owner.op, DimShuffle):
+        step = tuple(v.owner.op.new_order)
+        composed = step if composed is None else tuple(
+            "x" if i == "x" else step[i] for i in composed)
+        v = v.owner.inputs[0]
+    if composed != order or v.type.ndim != 1:
         return None
-    return node.inputs[0]
+    return v
 
 
 def _scalar(x: Variable) -> Variable | None:
@@ -81,7 +95,7 @@ def outer_factors(term: Variable) -> tuple[Variable, Variable] | None:
     node = term.owner
     if node is None:
         return None
-    is_dot = isinstance(node.op, Dot)
+    is_dot = isinstance(node.op, Dot | MatMul) and term.type.ndim == 2
     is_mul = isinstance(node.op, Elemwise) and isinstance(node.op.scalar_op, ps.Mul)
     if not (is_dot or is_mul):
         return None
@@ -114,8 +128,13 @@ def _summands(v: Variable) -> list[Variable]:
 
 
 def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
-                 ) -> list[tuple[Variable, Variable]] | None:
-    """The outer factors of sit-sot ``k`` when its step is ``acc + sum_i outer(u_i, v_i)``."""
+                 ) -> list[tuple[Variable, Variable | None]] | None:
+    """The terms of sit-sot ``k`` when its step is ``acc + sum_i term_i``.
+
+    Each term is an outer product ``(u, v)`` or, as ``(x, None)``, a per-step
+    value of the state's own type (a bias gradient ``acc + d_t``), whose sum
+    over the steps is one reduction after the loop.
+    """
     if args.sit_sot_in_slices[k] != [-1]:
         return None
     acc, out = args.inner_in_sit_sot[k], args.inner_out_sit_sot[k]
@@ -124,16 +143,23 @@ def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
     ins = out.owner.inputs
     if sum(x is acc for x in ins) != 1:
         return None
-    factors = []
+    terms: list[tuple[Variable, Variable | None]] = []
     for x in ins:
         if x is acc:
             continue
         for term in _summands(x):
-            found = outer_factors(term)
-            if found is None or term.type.dtype != out.type.dtype:
+            if term.type.dtype != out.type.dtype:
                 return None
-            factors.append(found)
-    return factors
+            found = outer_factors(term)
+            if found is not None:
+                terms.append(found)
+            elif term.type.broadcastable == out.type.broadcastable:
+                terms.append((term, None))
+            else:
+                return None
+    if all(v is None for _u, v in terms):
+        return None  # a plain running sum: nothing is saved per step by moving it
+    return terms
 
 
 _NOT_PER_STEP = object()
@@ -175,25 +201,28 @@ def scan_push_out_outer_sum(fgraph: Any, node: Apply) -> Any:
         for x in inner.inputs:
             uses[x] = uses.get(x, 0) + 1
     for k in range(len(args.inner_in_sit_sot)):
-        factors = _accumulated(args, k, uses)
-        if factors is None:
+        terms = _accumulated(args, k, uses)
+        if terms is None:
             continue
         found = last_rows_needed(fgraph, args.outer_out_sit_sot[k], 1)
         if found is None or found[0] != 1:
             continue
-        flat = [x for pair in factors for x in pair]
+        flat = [x for pair in terms for x in pair if x is not None]
         where = [_stacked(args, x) for x in flat]
         if any(w is _NOT_PER_STEP for w in where):
             continue
-        return _move_out(args, k, flat, where, [read for read, _c in found[1]]) or False
+        kinds = [v is not None for _u, v in terms]
+        return _move_out(args, k, flat, where, kinds,
+                         [read for read, _c in found[1]]) or False
     return False
 
 
 def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
-              reads: list[Apply]) -> dict[Variable, Variable]:
+              kinds: list[bool], reads: list[Apply]) -> dict[Variable, Variable]:
     """Drop sit-sot ``k``, add the nit-sot outputs needed, build ``init[0] + sum U.T @ V``.
 
-    ``factors`` is ``[u_1, v_1, u_2, v_2, ...]``; ``where`` says where each is found.
+    ``factors`` holds each term's vectors in order (``u, v`` for an outer product,
+    ``x`` for a summed value; ``kinds`` says which); ``where`` says where each is found.
     """
     init = args.outer_in_sit_sot[k]
     for name in ("outer_in_sit_sot", "inner_in_sit_sot", "inner_out_sit_sot",
@@ -227,8 +256,10 @@ def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
         else:
             stacks.append(old_to_new.get(w, w))
     last = init[0]
-    for u, v in zip(stacks[::2], stacks[1::2]):
-        last = last + pt.dot(u.T, v)
+    rest = iter(stacks)
+    for is_outer in kinds:
+        stack = next(rest)
+        last = last + (pt.dot(stack.T, next(rest)) if is_outer else stack.sum(axis=0))
     if last.type.dtype != init.type.dtype:
         last = pt.cast(last, init.type.dtype)
     out = {o: nw for o, nw in old_to_new.items() if isinstance(o, Variable)}
