@@ -113,9 +113,9 @@ def test_the_standard_optdb_keeps_the_order_of_its_old_positions():
     assert [name for name in order if name in old] == old
     # the loop rewrites run in a phase of their own, after the first merge and before
     # canonicalization (PyTensor's 0.51-0.55)
-    scan = ["scan_push_out_non_seq", "scan_push_out_outer_sum", "scan_merge",
-            "scan_remove_unused", "scan_to_vectorized", "scan_save_mem"]
-    assert order[1:7] == scan
+    scan = ["scan_push_out_non_seq", "scan_push_out_seq_products", "scan_push_out_outer_sum",
+            "scan_merge", "scan_remove_unused", "scan_to_vectorized", "scan_save_mem"]
+    assert order[1:8] == scan
     standard = [p.name for p in STANDARD_PHASES]
     assert [p.name for p in db.phases] == [*standard[:2], "scan", *standard[2:]]
 

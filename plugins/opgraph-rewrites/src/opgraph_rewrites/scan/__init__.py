@@ -4,6 +4,8 @@
 rewrite                position   what
 =====================  =========  ==============================================
 scan_push_out_non_seq  0.51       loop-invariant body nodes computed before the loop
+scan_push_out_seq_   0.512      ``matrix @ x_t`` over a sequence computed before
+products                         the loop as one matrix product (a new sequence)
 scan_push_out_outer_  0.515      a sum of per-step outer products accumulated in
 sum                              a state becomes one matrix product after the loop
 scan_merge             0.52       Scans over the same steps fused into one
@@ -32,6 +34,7 @@ from opgraph_rewrites.scan.cleanup import remove_unused, scan_remove_unused
 from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
 from opgraph_rewrites.scan.merge import ScanMerge
 from opgraph_rewrites.scan.push_out import push_out_invariants, scan_push_out_non_seq
+from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products, sequence_products
 from opgraph_rewrites.scan.save_mem import scan_save_mem
 from opgraph_rewrites.scan.trace import scan_reduce_trace_prealloc
 from opgraph_rewrites.scan.vectorize import scan_to_vectorized
@@ -45,10 +48,12 @@ __all__ = [
     "remove_unused",
     "scan_push_out_non_seq",
     "scan_push_out_outer_sum",
+    "scan_push_out_seq_products",
     "scan_reduce_trace_prealloc",
     "scan_remove_unused",
     "scan_save_mem",
     "scan_to_vectorized",
+    "sequence_products",
 ]
 
 
@@ -62,6 +67,9 @@ def register_scan_rewrites(db: Any) -> None:
                  description="loop rewrites: push-out, merge, unused, save memory")
     db.register("scan_push_out_non_seq", in2out(scan_push_out_non_seq, ignore_newtrees=True),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_non_seq", phase="scan")
+    db.register("scan_push_out_seq_products",
+                in2out(scan_push_out_seq_products, ignore_newtrees=True), "fast_run", "scan",
+                "scan_pushout", "scan_push_out_seq_products", phase="scan")
     db.register("scan_push_out_outer_sum", in2out(scan_push_out_outer_sum, ignore_newtrees=False),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_outer_sum", phase="scan")
     db.register("scan_merge", ScanMerge(), "fast_run", "scan", "scan_merge", phase="scan")
