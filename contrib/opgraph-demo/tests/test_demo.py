@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from opgraph_demo.examples import Example, log_erfc_reference
+from opgraph_demo.examples import FEATURES, Example, build_examples, log_erfc_reference
 from opgraph_demo.main import _verdict
 from opgraph_demo.measure import Cell, ModeRun, compare
 from opgraph_demo.record import apply_recorded, load_cold_times, save_cold_times, version_key
@@ -202,3 +202,21 @@ def test_an_unreadable_record_means_no_figures(tmp_path: Path) -> None:
     assert load_cold_times("k", str(path)) is None
     path.write_text('{"k": {"date": "x", "modes": 3}}', encoding="utf-8")
     assert load_cold_times("k", str(path)) is None
+
+
+def _readme_example_names(readme: Path) -> list[str]:
+    """Example names in the table of the output README.md shows (``  3  name  expected``)."""
+    sample = readme.read_text(encoding="utf-8").split("```text", 1)[1].split("```", 1)[0]
+    table = sample.split("== Largest", 1)[1].split("==", 1)[0]
+    return [re.split(r"\s{2,}", line.strip())[1] for line in table.splitlines()
+            if re.match(r"\s+\d+\s{2}", line)]
+
+
+def test_readme_shows_the_examples_the_demo_runs() -> None:
+    readme = Path(__file__).resolve().parents[3] / "README.md"
+    if not readme.is_file():
+        pytest.skip("not run from a checkout (no README.md beside contrib/)")
+    states = {d: ("ok", "") for d in FEATURES}
+    names = [ex.name for ex in build_examples(states, [])]
+    assert _readme_example_names(readme) == names
+    assert sum(n.startswith("OpFromGraph") for n in names) == 4

@@ -10,8 +10,8 @@ def setup(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="also print the plugins, the graphs before and after rewriting, "
                              "and per-example times")
-    parser.add_argument("--budget", type=float, default=0.05, metavar="SECONDS",
-                        help="time spent calling each compiled function (default 0.05)")
+    parser.add_argument("--budget", type=float, default=0.02, metavar="SECONDS",
+                        help="time spent calling each compiled function (default 0.02)")
     parser.add_argument("--modes", default="", metavar="A,B,...",
                         help="run only these modes (default: every mode the installed "
                              "plugins provide)")
