@@ -127,3 +127,17 @@ def test_unknown_mode_linker_class_and_option(tool, tiny: Path) -> None:
 def test_install_paths_reads_continued_lines(tool) -> None:
     text = "```bash\npip install . ./plugins/a \\\n    ./contrib/b[test] && opgraph demo\n```"
     assert tool.install_paths(text) == [".", "./plugins/a", "./contrib/b"]
+
+
+def test_every_declared_mode_and_linker_has_a_row(tool, tiny: Path) -> None:
+    _write(tiny, "docs/modes.md", """
+        | mode | linkers |
+        |---|---|
+        | `FAST_RUN` (default), `FAST` | `fast` |
+
+        | linker | plugin |
+        |---|---|
+        | `py` | opgraph-numpy |
+        """)
+    assert tool.check_tables(tiny) == [
+        "docs/modes.md: no table row for the linker 'fast' (opgraph-fast declares it)"]

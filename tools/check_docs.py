@@ -10,6 +10,7 @@ so nothing needs to be installed.  It checks that
   ``OPGRAPH_FLAGS=mode=...``) and linker name (``linker="cvm"``, linker `c`)
   the pages mention is one the core or a plugin declares, and every
   ``...Linker`` / ``...Mode`` class they name in backquotes is defined;
+* every mode and linker a plugin declares has a row in docs/modes.md's tables;
 * every option of an ``opgraph <command>`` the pages show exists.
 
 The python blocks of the pages run as tests in the ``integration`` session
@@ -163,6 +164,35 @@ def _page_declared(text: str) -> set[str]:
                           r"\(\s*[\"']([^\"']+)[\"']", text))
 
 
+def check_tables(root: Path) -> list[str]:
+    """Every mode and linker a plugin declares has a row in docs/modes.md's tables."""
+    modes_md = root / "docs" / "modes.md"
+    if not modes_md.is_file():
+        return []
+    rows = " ".join(line.split("|")[1] for line in modes_md.read_text(encoding="utf-8")
+                    .splitlines() if line.startswith("| `"))
+    listed = set(re.findall(r"`([^`]+)`", rows))
+    declared = _plugin_records(root)
+    return [f"docs/modes.md: no table row for the {kind} {name!r} ({where} declares it)"
+            for kind, name, where in declared if name not in listed]
+
+
+def _plugin_records(root: Path) -> list[tuple[str, str, str]]:
+    """(mode or linker, name, package) for each record a plugin or contrib package declares."""
+    found = []
+    for path in _sources(root):
+        rel = path.relative_to(root).parts
+        if rel[0] == "core":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("ModeRecord", "LinkerRecord") and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                kind = "mode" if node.func.id == "ModeRecord" else "linker"
+                found.append((kind, node.args[0].value, rel[1]))
+    return found
+
+
 def check_names(root: Path) -> list[str]:
     modes, linkers, classes = known_names(root)
     upper_modes = {m.upper() for m in modes}
@@ -209,7 +239,8 @@ def check_options(root: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     root = Path(argv[0]).resolve() if argv else ROOT
-    problems = check_packages(root) + check_names(root) + check_options(root)
+    problems = (check_packages(root) + check_names(root) + check_tables(root)
+                + check_options(root))
     for p in problems:
         print(p)
     print(f"{len(problems)} documentation problem(s)")
