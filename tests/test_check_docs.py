@@ -82,6 +82,10 @@ def test_a_consistent_tiny_repository_passes(tool, tiny: Path, capsys) -> None:
         `OPGRAPH_FLAGS="mode=FAST_RUN,linker=c|py"`, `Mode(linker="fast")`, mode `"JAX"`,
         the `FastLinker` class, `np.pad(x, mode="symmetric")`, `opgraph demo --quick`.
         register_mode("MINE", m); function(..., mode="MINE"); mode="NO_SUCH_MODE" fails.
+
+        | name | what |
+        |---|---|
+        | `FAST`, `fast` | the plugin's mode and linker |
         """)
     assert tool.main([str(tiny)]) == 0, capsys.readouterr().out
 
