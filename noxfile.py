@@ -186,7 +186,8 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff over the whole repository, then the layer contract (tools/layers.py).
+    """ruff over the whole repository, the layer contract (tools/layers.py), then the
+    documentation checks (tools/check_docs.py: package table, mode/linker names, options).
 
     The contract (docs/architecture.md, "Layers"): upward imports between core
     layers, ``opgraph_*`` imports from the core, hidden imports beyond the
@@ -196,6 +197,7 @@ def lint(session: nox.Session) -> None:
     session.install("ruff")
     session.run("ruff", "check", ".", *session.posargs)
     session.run("python", "tools/layers.py", "check")
+    session.run("python", "tools/check_docs.py")
 
 
 DOCS_DEPS = ("mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26")

@@ -392,6 +392,11 @@ def _compile_flags(cfg: OpgraphConfigParser) -> None:
                                          _is_non_negative, mutable=False), in_c_key=False)
     add("compile_cache_max_mb", "Size limit of the C compile cache in MiB (0: no limit).",
         IntParam(1024, _is_non_negative), in_c_key=False)
+    add("compile__progress", "Show what a compile that takes longer than "
+        "compile__progress_delay seconds is doing (C modules done/total, cache hits) on "
+        "stderr, when stderr is a terminal.", BoolParam(True), in_c_key=False)
+    add("compile__progress_delay", "Seconds a compile runs before its progress is shown.",
+        FloatParam(2.0, _is_non_negative), in_c_key=False)
     add("lib__amdlibm", "Use AMD's libm in C code.", BoolParam(False), in_c_key=False)
     add("tensor__cmp_sloppy", "Relax float comparisons in tests (0: strict, 1, 2: looser).",
         IntParam(0, _is_non_negative, mutable=False), in_c_key=False)

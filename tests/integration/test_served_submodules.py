@@ -9,6 +9,6 @@ import opgraph.tensor as pt
 
 
 def test_served_submodules_are_attributes_of_the_parent():
-    for name in ("linalg", "rewriting"):
+    for name in ("linalg", "optimize", "rewriting"):
         assert getattr(pt, name) is importlib.import_module(f"opgraph.tensor.{name}")
     assert pt.linalg.inv is importlib.import_module("opgraph.tensor.linalg").inv

@@ -79,9 +79,19 @@ for _module in (
         globals()[_name] = getattr(_module, _name)
 del _module, _name
 
-# ``pt.random.normal(...)``, as in PyTensor; also registers shared(Generator).  Bound after
-# the re-exports so the submodule, not a function of the same name, is ``pt.random``.
-from opgraph.tensor import random  # noqa: E402, F401
+# ``pt.random.normal(...)``, as in PyTensor (also registers shared(Generator)), and
+# PyTensor's other submodules bound on ``pytensor.tensor`` (``pt.signal.convolve1d``...).
+# Bound after the re-exports so the submodule, not a function of the same name, is
+# ``pt.random``; linalg, optimize and rewriting come from plugins through ``__getattr__``.
+from opgraph.tensor import (  # noqa: E402, F401
+    blas,
+    blas_c,
+    interpolate,
+    random,
+    signal,
+    utils,
+    xlogx,
+)
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
 

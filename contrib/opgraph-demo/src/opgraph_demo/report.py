@@ -76,18 +76,19 @@ def print_values(examples: list[Example], runs: list[ModeRun], refs: dict[str, s
     table(rows, out)
 
 
-def print_times(runs: list[ModeRun], out: TextIO) -> None:
-    """Per mode: linker, cold compile (fresh process and cache), warm compile, per call."""
-    rows: list[Sequence[str]] = [
-        ("mode", "linker", "cold compile, all", "warm compile, median", "per call, median")
-    ]
+def print_times(runs: list[ModeRun], out: TextIO, *, cold: bool = True) -> None:
+    """Per mode: linker, cold compile (fresh process and cache; only when ``cold``), warm
+    compile and time per call."""
+    head = ["mode", "linker", "cold compile, all", "warm compile, median", "per call, median"]
+    rows: list[Sequence[str]] = [head if cold else head[:2] + head[3:]]
     for run in runs:
         warm = [c.warm_compile_s for c in run.cells.values() if not c.error]
         calls = [c.call_s for c in run.cells.values() if not c.error]
-        cold = fmt_time(run.cold_compile_s) if not run.cold_error else "failed"
-        rows.append((run.name, run.linker, cold,
-                     fmt_time(statistics.median(warm)) if warm else "-",
-                     fmt_time(statistics.median(calls)) if calls else "-"))
+        row = [run.name, run.linker,
+               fmt_time(run.cold_compile_s) if not run.cold_error else "failed",
+               fmt_time(statistics.median(warm)) if warm else "-",
+               fmt_time(statistics.median(calls)) if calls else "-"]
+        rows.append(row if cold else row[:2] + row[3:])
     table(rows, out)
 
 

@@ -25,6 +25,7 @@ from opgraph.link.basic import (
     compute_free_lists,
     raise_with_op,
 )
+from opgraph_c import progress
 from opgraph_c.codegen.module import constant_values
 from opgraph_c.linker import _python_thunk, compile_graph_module, pool_handler
 
@@ -76,7 +77,8 @@ class CVMLinker(Linker):
             input_storage, output_storage, storage_map
         )
         compute_map = {v: [True] for v in storage_map}
-        thunks = [self._node_thunk(node, storage_map, compute_map) for node in order]
+        with progress.compiling(len(order)):
+            thunks = [self._node_thunk(node, storage_map, compute_map) for node in order]
         keep = set(fgraph.inputs) | set(fgraph.outputs) | {
             v for v in storage_map if isinstance(v, Constant)
         }

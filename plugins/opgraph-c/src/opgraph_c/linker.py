@@ -21,7 +21,7 @@ import numpy as np
 
 from opgraph.graph.basic import Constant, Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
-from opgraph_c import compiler
+from opgraph_c import compiler, progress
 from opgraph_c.cache import ModuleCache, default_cache
 from opgraph_c.codegen.module import build_module_source, constant_values
 from opgraph_c.codegen.nodec import EmitContext
@@ -71,6 +71,22 @@ def compile_graph_module(
 
     ``profile`` builds the variant that times each node (see ``build_module_source``).
     """
+    with progress.module(_describe(order, profile)):
+        return _compile_graph_module(fgraph, order, openmp=openmp, keep_live=keep_live,
+                                     cache=cache, profile=profile)
+
+
+def _describe(order: Sequence[Any], profile: bool) -> str:
+    """``profiling, 12 nodes: Elemwise, Dot, ...`` (cache records and progress lines)."""
+    return ("profiling, " if profile else "") + f"{len(order)} nodes: " + ", ".join(
+        dict.fromkeys(type(n.op).__name__ for n in order)
+    )
+
+
+def _compile_graph_module(
+    fgraph: Any, order: Sequence[Any], *, openmp: bool, keep_live: set[Variable],
+    cache: ModuleCache | None, profile: bool,
+) -> tuple[Any, Any, list[str]]:
     ctx = EmitContext(openmp=openmp)
     codes, origins = [], []
     for k, node in enumerate(order):
@@ -88,6 +104,7 @@ def compile_graph_module(
                          compiler.machine_identity(), *(("profile",) if profile else ()))
 
     def build(source: str, out_path: str) -> None:
+        progress.building()
         log = f"{compiler.logs_dir()}/{key[:24]}.log"
         # the prelude's includes, precompiled once; the same text, so not in the key
         pch = compiler.precompiled_header(comp, flags, PRELUDE, cache.root)
@@ -102,11 +119,8 @@ def compile_graph_module(
             compiler.compile_shared(comp, source, out_path, flags, libs, log)
             compiler.discard_precompiled_header(pch, cache.root)
 
-    desc = ("profiling, " if profile else "") + f"{len(order)} nodes: " + ", ".join(
-        dict.fromkeys(type(n.op).__name__ for n in order)
-    )
     try:
-        module = cache.get(key, msrc.source, build, desc[:200])
+        module = cache.get(key, msrc.source, build, _describe(order, profile)[:200])
     except ImportError as exc:  # built, but will not load (e.g. an undefined symbol)
         log = f"{compiler.logs_dir()}/{key[:24]}.log"
         compiler.write_log(log, ["import", cache.module_name(key)], str(exc), msrc.source)
@@ -152,9 +166,10 @@ class CLinker(Linker):
         if not self.allow_gc:
             keep_live = {v for node in order for v in node.outputs}
         profiled = self.profile is not None
-        module, msrc, origins = compile_graph_module(
-            fgraph, order, openmp=self.openmp, keep_live=keep_live, profile=profiled
-        )
+        with progress.compiling(1):
+            module, msrc, origins = compile_graph_module(
+                fgraph, order, openmp=self.openmp, keep_live=keep_live, profile=profiled
+            )
         self.module, self.module_source = module, msrc.source
         layout = msrc.layout
         compute_map = {v: [True] for v in storage_map}
