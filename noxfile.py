@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parent
 PYTHON = "3.11"
 TEST_DEPS = ("pytest>=8", "hypothesis>=6.90", "pytest-xdist>=3.5")
 NO_TESTS_COLLECTED = 5  # pytest's exit code when a directory holds no tests yet
-TEST_ENV = {"OPGRAPH_HYPOTHESIS_PROFILE": "ci"}
+# Bytecode is written (an empty PYTHONDONTWRITEBYTECODE turns a caller's setting off): every
+# xdist worker and subprocess test would otherwise recompile each imported source.
+TEST_ENV = {"OPGRAPH_HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": ""}
 
 
 # Sessions long enough that a second pytest-xdist worker pays for itself: a worker
