@@ -63,10 +63,19 @@ class XOp(Op):
         inputs = [self.convert_input(i, k) for k, i in enumerate(inputs)]
         touts = self.lower(inputs, [as_tensor_view(i) for i in inputs])
         outs = []
-        for dims, t in zip(self.output_dims(inputs), touts, strict=True):
+        for k, (dims, t) in enumerate(zip(self.output_dims(inputs), touts, strict=True)):
             outs.append(t.type() if dims is None else
-                        XTensorType(t.type.dtype, dims=dims, shape=t.type.shape)())
+                        XTensorType(t.type.dtype, dims=dims,
+                                    shape=self.static_shape(k, t.type.shape))())
         return Apply(self, inputs, outs)
+
+    def static_shape(self, k: int, shape: tuple[int | None, ...]) -> tuple[int | None, ...]:
+        """The static shape output ``k`` states (default: what the lowering infers)."""
+        return shape
+
+    def rebatch(self, node: Apply, inputs: Sequence[Variable]) -> XOp:
+        """This Op for ``inputs`` that carry extra (batch) dims; name-based Ops are unchanged."""
+        return self
 
     def convert_input(self, x: Any, index: int) -> Variable:
         """Inputs are xtensors unless a subclass says otherwise."""
@@ -122,9 +131,6 @@ class XTypeCastOp(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         output_storage[0][0] = inputs[0]
-
-    def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence[Any]) -> list[Any]:
-        return [shapes[0]]
 
     def do_constant_folding(self, fgraph: Any, node: Apply) -> bool:
         return False

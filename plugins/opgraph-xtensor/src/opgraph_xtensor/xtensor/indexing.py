@@ -146,6 +146,11 @@ def _check_array_sizes(arrays: Sequence[Any]) -> None:
 class _IndexBase(XOp):
     """Shared by Index and IndexUpdate: the tensor key of the lowering."""
 
+    def rebatch(self, node: Any, inputs: Sequence[Variable]) -> _IndexBase:
+        old = dict(zip(node.inputs[0].type.dims, self.spec))
+        spec = tuple(old.get(d) for d in inputs[0].type.dims)
+        return type(self)(spec, *[getattr(self, p) for p in type(self).__props__[1:]])
+
     def _n_arrays(self) -> int:
         return sum(1 for s in self.spec if s and s[0] == _ARRAY)
 

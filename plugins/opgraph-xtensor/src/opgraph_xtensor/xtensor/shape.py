@@ -33,6 +33,10 @@ class Transpose(XOp):
     def output_dims(self, inputs: Sequence[Variable]) -> list[tuple[str, ...]]:
         return [self.dims]
 
+    def rebatch(self, node: Any, inputs: Sequence[Variable]) -> Transpose:
+        new = [d for d in inputs[0].type.dims if d not in node.inputs[0].type.dims]
+        return Transpose((*new, *self.dims))
+
     def lower(self, inputs: Sequence[Variable], tins: Sequence[Variable]) -> list[Variable]:
         src = inputs[0].type.dims
         return [tins[0].dimshuffle([src.index(d) for d in self.dims])]

@@ -29,4 +29,5 @@ def convolve1d(in1: Any, in2: Any, mode: str = "full", *, dims: Sequence[str]) -
     for k, (x, own, other) in enumerate(((in1, d1, d2), (in2, d2, d1))):
         if other in x.type.dims:
             raise ValueError(f"Input {k} has invalid core dims {[other]}. Allowed: {(own,)}")
-    return XBlockwise(tensor_convolve1d, (((d1,), (d2,)), ((d1,),)), (("mode", mode),))(in1, in2)
+    return XBlockwise(tensor_convolve1d, (((d1,), (d2,)), ((d1,),)), (("mode", mode),),
+                       static_core=False)(in1, in2)

@@ -50,11 +50,12 @@ def _align(i: Variable, t: Variable, batch: Sequence[str], core: Sequence[str]) 
 class XBlockwise(XOp):
     """``fn`` (a tensor function batching over leading axes) over named core dims."""
 
-    __props__ = ("fn", "core_dims", "kwargs")
+    __props__ = ("fn", "core_dims", "kwargs", "static_core")
 
     def __init__(self, fn: Callable[..., Any], core_dims: tuple[Any, Any],
-                 kwargs: Sequence[tuple[str, Any]] = ()) -> None:
+                 kwargs: Sequence[tuple[str, Any]] = (), static_core: bool = True) -> None:
         self.fn = fn
+        self.static_core = static_core
         self.core_dims = (tuple(tuple(c) for c in core_dims[0]),
                           tuple(tuple(c) for c in core_dims[1]))
         self.kwargs = tuple(kwargs)
@@ -71,6 +72,12 @@ class XBlockwise(XOp):
         batch = _batch_dims(inputs, self.core_dims[0])
         return [(*batch, *c) for c in self.core_dims[1]]
 
+    def static_shape(self, k: int, shape: tuple[int | None, ...]) -> tuple[int | None, ...]:
+        n = len(self.core_dims[1][k])
+        if self.static_core or not n:
+            return shape
+        return (*shape[:len(shape) - n], *(None,) * n)
+
     def lower(self, inputs: Sequence[Variable], tins: Sequence[Variable]) -> list[Variable]:
         batch = _batch_dims(inputs, self.core_dims[0])
         aligned = [_align(i, t, batch, c) for i, t, c in zip(inputs, tins, self.core_dims[0])]
@@ -85,6 +92,7 @@ class XRV(XOp):
     """A RandomVariable over named dims: ``(rng, *extra_dim_lengths, *params)``."""
 
     __props__ = ("core_op", "core_dims", "extra_dims")
+    default_output = 1
 
     def __init__(self, core_op: Any, core_dims: tuple[Any, Any], extra_dims: Sequence[str] = (),
                  name: str | None = None) -> None:
@@ -258,7 +266,7 @@ def _apply(v: Variable, ins: Sequence[Variable], batch: Sequence[str]) -> Variab
                     and getattr(a.type, "ndim", 0) != getattr(b.type, "ndim", 0)):
                 raise NotImplementedError(f"Vectorization of {op} with batched tensor inputs "
                                           "not implemented")
-        new_node = op.make_node(*ins)
+        new_node = op.rebatch(node, ins).make_node(*ins)
         return new_node.outputs[node.outputs.index(v)]
     return _apply_tensor(v, ins, batch)
 

@@ -129,7 +129,7 @@ def _make(name: str, op: RandomVariable) -> Any:
         the_op = op
         if kwargs:
             the_op = op.clone(**kwargs) if hasattr(op, "clone") else type(op)(**kwargs)
-        return _draw(name, the_op, params, core_dims, extra_dims, rng).owner.outputs[1]
+        return _draw(name, the_op, params, core_dims, extra_dims, rng)
 
     dist.__name__ = dist.__qualname__ = name
     dist.__doc__ = f"``{name}`` draws over named dims (parameters broadcast by name)."
@@ -143,8 +143,7 @@ def multivariate_normal(mean: Any, cov: Any, *, core_dims: Sequence[str],
     op = ptrb.multivariate_normal
     if method is not None:
         op = type(op)(method=method)
-    return _draw("multivariate_normal", op, (mean, cov), _mvn_core(core_dims), extra_dims,
-                 rng).owner.outputs[1]
+    return _draw("multivariate_normal", op, (mean, cov), _mvn_core(core_dims), extra_dims, rng)
 
 
 _RVS = {("gamma" if n == "_gamma" else n): o for n, o in inspect.getmembers(ptrb)
