@@ -8,8 +8,9 @@ differentiates.  xarray is needed only to compare results in tests.
 
 from __future__ import annotations
 
+import opgraph_xtensor.xtensor.grad_arithmetic
 import opgraph_xtensor.xtensor.methods  # noqa: F401  (XTensorVariable's methods)
-from opgraph_xtensor.xtensor import linalg, math, random, signal  # noqa: F401
+from opgraph_xtensor.xtensor import linalg, math, random, signal
 from opgraph_xtensor.xtensor.basic import as_xtensor, rename
 from opgraph_xtensor.xtensor.math import dot
 from opgraph_xtensor.xtensor.shape import broadcast, concat, full_like, ones_like, zeros_like

@@ -21,10 +21,9 @@ from opgraph.gradient import DisconnectedType, grad
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.replace import _vectorize_node
-from opgraph.tensor.variable import _as_tensor_variable, as_tensor_variable
 from opgraph.tensor.shape import specify_shape
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import TensorVariable
+from opgraph.tensor.variable import TensorVariable, _as_tensor_variable, as_tensor_variable
 from opgraph_xtensor.xtensor.type import (
     XFUNCS,
     XTensorType,
@@ -127,7 +126,7 @@ def _is_float(t: Variable) -> bool:
 class XTypeCastOp(Op):
     """An Op that only changes how the array is seen (names on/off): a view, no lowering."""
 
-    view_map = {0: [0]}  # noqa: RUF012
+    view_map = {0: [0]}
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         output_storage[0][0] = inputs[0]

@@ -119,7 +119,7 @@ def _layout(xdims: Sequence[str], spec: Sequence[Any], arrays: Sequence[Any]
     var_dims = {d for ds in arr_dims_of.values() for d in ds}
     out: list[str] = []
     adv, plain = [], []
-    for k, (d, s) in enumerate(zip(xdims, spec)):
+    for k, d in enumerate(xdims):
         if k in arr_dims_of:
             out.extend(e for e in arr_dims_of[k] if e not in out)
             adv.append(k)

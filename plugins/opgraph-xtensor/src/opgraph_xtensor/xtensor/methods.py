@@ -72,7 +72,7 @@ def _round(self: XTensorVariable, decimals: int = 0) -> Any:
     return xm.round_half_to_even(self)
 
 
-def _clip(self: XTensorVariable, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+def _clip(self: XTensorVariable, min: Any = None, max: Any = None) -> Any:
     out = self
     if min is not None:
         out = xm.maximum(out, min)

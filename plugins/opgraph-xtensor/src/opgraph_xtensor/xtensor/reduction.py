@@ -100,12 +100,12 @@ def _reducer(method: str) -> Any:
     return fn
 
 
-sum = _reducer("sum")  # noqa: A001
+sum = _reducer("sum")
 prod = _reducer("prod")
-max = _reducer("max")  # noqa: A001
-min = _reducer("min")  # noqa: A001
-all = _reducer("all")  # noqa: A001
-any = _reducer("any")  # noqa: A001
+max = _reducer("max")
+min = _reducer("min")
+all = _reducer("all")
+any = _reducer("any")
 mean = _reducer("mean")
 
 

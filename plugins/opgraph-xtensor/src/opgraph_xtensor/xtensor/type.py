@@ -67,7 +67,8 @@ class XTensorType(Type):
     shape: tuple[int | None, ...]
     name: str | None = attrs.field(default=None, eq=False)
 
-    def __init__(self, dtype: Any, *, dims: Sequence[str], shape: Sequence[int | None] | None = None,
+    def __init__(self, dtype: Any, *, dims: Sequence[str],
+                 shape: Sequence[int | None] | None = None,
                  name: str | None = None) -> None:
         dims = dims_of(dims)
         if len(set(dims)) != len(dims):
@@ -101,14 +102,16 @@ class XTensorType(Type):
     def clone(self, dtype: Any = None, dims: Sequence[str] | None = None,
               shape: Sequence[int | None] | None = None, **kwargs: Any) -> XTensorType:
         dims = self.dims if dims is None else dims
-        shape = (self.shape if len(dims_of(dims)) == self.ndim else None) if shape is None else shape
+        if shape is None:
+            shape = self.shape if len(dims_of(dims)) == self.ndim else None
         return type(self)(self.dtype if dtype is None else dtype, dims=dims, shape=shape, **kwargs)
 
     def filter(self, value: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
         if is_dataarray(value):
             vdims = tuple(value.dims)
             if set(vdims) != set(self.dims) or len(vdims) != len(self.dims):
-                raise ValueError(f"{self}: a DataArray with dims {vdims} cannot hold dims {self.dims}")
+                raise ValueError(f"{self}: a DataArray with dims {vdims} cannot hold dims "
+                                 f"{self.dims}")
             value = value.transpose(*self.dims).values
         return self.tensor_type.filter(value, strict=strict, allow_downcast=allow_downcast)
 

@@ -202,7 +202,8 @@ def vectorize_graph(outputs: Any, replace: Mapping[Variable, Variable],
         if isinstance(old.type, XTensorType):
             mapping[old] = new
         else:
-            xt = xtensor_from_tensor(new, dims=(*dims, *(f"__core{k}" for k in range(old.type.ndim))))
+            core = tuple(f"__core{k}" for k in range(old.type.ndim))
+            xt = xtensor_from_tensor(new, dims=(*dims, *core))
             mapping[old] = xt
     result = _rebuild(outs, mapping, batch)
     return result[0] if single else result
@@ -282,7 +283,7 @@ def _apply_tensor(v: Variable, ins: Sequence[Variable], batch: Sequence[str]) ->
         return xtensor_from_tensor(tensor_from_xtensor(transpose(x, *bdims, *core)),
                                    dims=(*bdims, *(f"__core{k}" for k in range(len(core)))))
     tins = []
-    for i, old in zip(ins, node.inputs):
+    for i in ins:
         if isinstance(i.type, XTensorType):
             core = tuple(d for d in i.type.dims if d not in batch)
             t = tensor_from_xtensor(transpose(i, *bdims, *core)) if i.type.dims != (
