@@ -76,6 +76,10 @@ class XOp(Op):
         """This Op for ``inputs`` that carry extra (batch) dims; name-based Ops are unchanged."""
         return self
 
+    def batch_apply(self, node: Apply, inputs: Sequence[Variable]) -> list[Variable]:
+        """The outputs of ``node`` for ``inputs`` with extra (batch) dims (vectorize_graph)."""
+        return self.rebatch(node, inputs).make_node(*inputs).outputs
+
     def convert_input(self, x: Any, index: int) -> Variable:
         """Inputs are xtensors unless a subclass says otherwise."""
         return as_xtensor(x)
@@ -229,8 +233,9 @@ def as_xtensor(x: Any, dims: str | Sequence[str] | None = None, *, name: str | N
             dims = ()
         if dims is None:
             raise TypeError(f"as_xtensor: a {type(x).__name__} of {arr.ndim} dims needs dims=")
-        x = as_tensor_variable(x)
-        return xtensor_constant(x.data, name=name, dims=dims)
+        if arr.dtype == object:
+            raise TypeError(f"as_xtensor: cannot convert {x!r:.60} to an xtensor")
+        return xtensor_constant(arr, name=name, dims=dims)
     t = as_tensor_variable(x)
     if dims is None:
         if t.type.ndim != 0:
@@ -275,7 +280,7 @@ def _xtensor_to_tensor(x: XTensorVariable, name: str | None, ndim: int | None,
 def _vectorize_xtensor_from_tensor(op: XTensorFromTensor, node: Apply, *inputs: Any) -> Any:
     raise NotImplementedError(
         "cannot infer the new dimension labels. "
-        "Use pytensor.xtensor.vectorization.vectorize_graph instead."
+        "Use opgraph.xtensor.vectorization.vectorize_graph instead."
     )
 
 

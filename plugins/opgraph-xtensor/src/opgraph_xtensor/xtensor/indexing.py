@@ -21,6 +21,7 @@ import opgraph.tensor as pt
 from opgraph.graph.basic import Variable
 from opgraph.tensor.variable import TensorVariable, as_tensor_variable
 from opgraph_xtensor.xtensor.basic import XOp, as_xtensor, expand_to, xtensor_from_tensor
+from opgraph_xtensor.xtensor.shape import expand_dims
 from opgraph_xtensor.xtensor.type import XTensorVariable, dims_of
 
 __all__ = ["Index", "IndexUpdate", "diff", "head", "index", "isel", "tail", "thin"]
@@ -134,6 +135,8 @@ def _layout(xdims: Sequence[str], spec: Sequence[Any], arrays: Sequence[Any]
 def _check_array_sizes(arrays: Sequence[Any]) -> None:
     sizes: dict[str, int] = {}
     for a in arrays:
+        if a.type.dtype == "bool":
+            continue  # its length is the number of True entries
         for d, s in zip(a.type.dims, a.type.shape):
             if s is None:
                 continue
@@ -220,6 +223,21 @@ class IndexUpdate(_IndexBase):
 
     def output_dims(self, inputs: Sequence[Variable]) -> list[tuple[str, ...]]:
         return [inputs[0].type.dims]
+
+    def batch_apply(self, node: Any, inputs: Sequence[Variable]) -> list[Variable]:
+        """Batch dims of the value or the indexers that ``x`` lacks are added to ``x`` first,
+        so each batch entry updates its own copy."""
+        x, *rest = inputs
+        old = {d for i in node.inputs if isinstance(i, XTensorVariable) for d in i.type.dims}
+        sizes = {}
+        for i in rest:
+            if isinstance(i, XTensorVariable):
+                for d in i.type.dims:
+                    if d not in old and d not in x.type.dims and d not in sizes:
+                        sizes[d] = i.sizes[d]
+        if sizes:
+            x = expand_dims(x, sizes)
+        return super().batch_apply(node, [x, *rest])
 
     def lower(self, inputs: Sequence[Variable], tins: Sequence[Variable]) -> list[Variable]:
         n = self._n_arrays()

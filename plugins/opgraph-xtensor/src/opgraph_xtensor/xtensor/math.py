@@ -20,7 +20,6 @@ import opgraph.scalar as ps
 import opgraph.tensor.math as ptm
 from opgraph.graph.basic import Variable
 from opgraph.scalar import ScalarOp
-from opgraph.tensor.einsum import einsum
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.ufuncs import cast
 from opgraph_xtensor.xtensor.basic import (
@@ -178,7 +177,7 @@ def logsumexp(x: Any, dim: Any = None) -> XTensorVariable:
 
 
 class XDot(XOp):
-    """Sum of products over ``dims`` (xarray's ``dot``), as one einsum."""
+    """Sum of products over ``dims`` (xarray's ``dot``), lowered to one batched matmul."""
 
     __props__ = ("dims",)
 
@@ -190,11 +189,48 @@ class XDot(XOp):
         return [tuple(d for d in allx if d not in self.dims)]
 
     def lower(self, inputs: Sequence[Variable], tins: Sequence[Variable]) -> list[Variable]:
-        allx = union_dims(*(i.type.dims for i in inputs))
-        letters = dict(zip(allx, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-        subs = ",".join("".join(letters[d] for d in i.type.dims) for i in inputs)
-        out = "".join(letters[d] for d in self.output_dims(inputs)[0])
-        return [einsum(f"{subs}->{out}", *tins)]
+        (x, y), (tx, ty) = inputs, tins
+        xd, yd = list(x.type.dims), list(y.type.dims)
+        # dims summed that only one operand has: a plain sum first
+        for dims, t, other in ((xd, "x", yd), (yd, "y", xd)):
+            own = [d for d in dims if d in self.dims and d not in other]
+            if own:
+                axes = tuple(dims.index(d) for d in own)
+                if t == "x":
+                    tx = ptm.sum(tx, axis=axes)
+                else:
+                    ty = ptm.sum(ty, axis=axes)
+                for d in own:
+                    dims.remove(d)
+        contracted = [d for d in xd if d in self.dims]
+        batch = [d for d in xd if d in yd and d not in self.dims]
+        xonly = [d for d in xd if d not in yd]
+        yonly = [d for d in yd if d not in xd]
+        tx = tx.dimshuffle([xd.index(d) for d in (*batch, *xonly, *contracted)])
+        ty = ty.dimshuffle([yd.index(d) for d in (*batch, *contracted, *yonly)])
+        nb = len(batch)
+        bshape = [tx.shape[k] for k in range(nb)]
+        xo = [tx.shape[nb + k] for k in range(len(xonly))]
+        yo = [ty.shape[nb + len(contracted) + k] for k in range(len(yonly))]
+        c_x = [tx.shape[nb + len(xonly) + k] for k in range(len(contracted))]
+        c_y = [ty.shape[nb + k] for k in range(len(contracted))]
+        mx = tx.reshape((*bshape, _prod(xo), _prod(c_x)), ndim=nb + 2) if (
+            len(xonly) != 1 or len(contracted) != 1) else tx
+        my = ty.reshape((*[ty.shape[k] for k in range(nb)], _prod(c_y), _prod(yo)),
+                        ndim=nb + 2) if (len(yonly) != 1 or len(contracted) != 1) else ty
+        out = ptm.matmul(mx, my)
+        if len(xonly) != 1 or len(yonly) != 1:
+            out = out.reshape((*bshape, *xo, *yo), ndim=nb + len(xonly) + len(yonly))
+        have = (*batch, *xonly, *yonly)
+        [want] = self.output_dims(inputs)
+        return [out.dimshuffle([have.index(d) for d in want]) if have != want else out]
+
+
+def _prod(sizes: Sequence[Any]) -> Any:
+    out: Any = 1
+    for s in sizes:
+        out = out * s
+    return out
 
 
 def dot(x: Any, y: Any, dim: Any = None) -> XTensorVariable:

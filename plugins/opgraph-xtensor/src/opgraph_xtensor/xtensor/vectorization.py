@@ -267,8 +267,7 @@ def _apply(v: Variable, ins: Sequence[Variable], batch: Sequence[str]) -> Variab
                     and getattr(a.type, "ndim", 0) != getattr(b.type, "ndim", 0)):
                 raise NotImplementedError(f"Vectorization of {op} with batched tensor inputs "
                                           "not implemented")
-        new_node = op.rebatch(node, ins).make_node(*ins)
-        return new_node.outputs[node.outputs.index(v)]
+        return op.batch_apply(node, ins)[node.outputs.index(v)]
     return _apply_tensor(v, ins, batch)
 
 

@@ -52,7 +52,7 @@ def shared_rng(value: np.random.Generator | None = None, name: str | None = None
     if value is None:
         value, borrow = np.random.default_rng(seed), True
     if not isinstance(value, np.random.Generator):
-        raise TypeError(f"Expected numpy.random.Generator, got {type(value).__name__}")
+        raise TypeError(f"Expected numpy.random.Generator, got {value.__class__.__name__}")
     if not borrow:
         value = copy.deepcopy(value)
     return XRandomGeneratorSharedVariable(xrandom_generator_type, value, False, None, name=name)
@@ -128,7 +128,7 @@ def _make(name: str, op: RandomVariable) -> Any:
              rng: Any = None, **kwargs: Any) -> XTensorVariable:
         the_op = op
         if kwargs:
-            the_op = op.clone(**kwargs) if hasattr(op, "clone") else type(op)(**kwargs)
+            the_op = op.clone(**kwargs) if hasattr(op, "clone") else op.__class__(**kwargs)
         return _draw(name, the_op, params, core_dims, extra_dims, rng)
 
     dist.__name__ = dist.__qualname__ = name
@@ -142,7 +142,7 @@ def multivariate_normal(mean: Any, cov: Any, *, core_dims: Sequence[str],
     """Multivariate normal draws; ``core_dims`` names the (rows, cols) of ``cov``."""
     op = ptrb.multivariate_normal
     if method is not None:
-        op = type(op)(method=method)
+        op = op.__class__(method=method)
     return _draw("multivariate_normal", op, (mean, cov), _mvn_core(core_dims), extra_dims, rng)
 
 
