@@ -57,6 +57,11 @@ def _copy(self: XTensorVariable, name: str | None = None) -> Any:
     return out
 
 
+def _reshape(self: XTensorVariable, *args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError("xtensors have no reshape: use stack/unstack (named dims), or "
+                              "x.values.reshape(...) for the tensor")
+
+
 def _broadcast_like(self: XTensorVariable, other: Any, exclude: Any = None) -> Any:
     return shape.broadcast(other, self, exclude=exclude)[1]
 
@@ -94,6 +99,7 @@ METHODS: dict[str, Any] = {
     "T": property(lambda self: shape.transpose(self)),
     "rename": _rename,
     "copy": _copy,
+    "reshape": _reshape,
     "stack": shape.stack,
     "unstack": shape.unstack,
     "expand_dims": shape.expand_dims,
