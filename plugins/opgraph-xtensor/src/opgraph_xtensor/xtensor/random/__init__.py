@@ -7,13 +7,11 @@ multivariate distributions name their core dims with ``core_dims=``.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 
 import opgraph.tensor.random.basic as ptrb
 from opgraph.tensor.random.op import RandomVariable
@@ -24,39 +22,11 @@ from opgraph_xtensor.xtensor.random.type import (
     xrandom_generator_type,
     xrng_to_rng,
 )
-from opgraph_xtensor.xtensor.random.variable import (
-    XRNG_METHODS,
-    XRandomGeneratorSharedVariable,
-    XRandomGeneratorVariable,
-)
+from opgraph_xtensor.xtensor.random.variable import XRNG_METHODS, rng, shared_rng
 from opgraph_xtensor.xtensor.type import XTensorVariable
 from opgraph_xtensor.xtensor.vectorization import XRV
 
-__all__ = ["rng", "shared_rng"]
-
-_UNSET = object()
-
-
-def rng(name: str | None = None) -> XRandomGeneratorVariable:
-    """A symbolic generator input that draws xtensors."""
-    return xrandom_generator_type(name)
-
-
-def shared_rng(value: np.random.Generator | None = None, name: str | None = None,
-               seed: Any = _UNSET, borrow: bool = False) -> XRandomGeneratorSharedVariable:
-    """A shared generator from a Generator ``value`` or a ``seed`` (exactly one)."""
-    if value is None and seed is _UNSET:
-        raise ValueError("Must set one of value or seed")
-    if value is not None and seed is not _UNSET:
-        raise ValueError("Cannot specify both value and seed")
-    if value is None:
-        value, borrow = np.random.default_rng(seed), True
-    if not isinstance(value, np.random.Generator):
-        raise TypeError(f"Expected numpy.random.Generator, got {value.__class__.__name__}")
-    if not borrow:
-        value = copy.deepcopy(value)
-    return XRandomGeneratorSharedVariable(xrandom_generator_type, value, False, None, name=name)
-
+__all__ = ["as_xrv", "rng", "shared_rng"]
 
 def _letters(sig: str) -> tuple[list[list[str]], list[str]]:
     left, right = sig.split("->")
@@ -123,6 +93,42 @@ def _mvn_core(core_dims: Any) -> Any:
     return core
 
 
+def as_xrv(core_op: RandomVariable, core_inps_dims_map: Sequence[Sequence[int]] | None = None,
+           core_out_dims_map: Sequence[int] | None = None, name: str | None = None) -> Any:
+    """A constructor ``(*params, core_dims=, extra_dims=, rng=) -> (next_rng, draw)`` for any
+    RandomVariable; the maps say which of ``core_dims`` (by position) each parameter and the
+    draw have (default: from the Op's signature, names in order of first appearance)."""
+    name = name or getattr(core_op, "name", None) or core_op.__class__.__name__
+
+    def core(core_dims: Any) -> Any:
+        if core_inps_dims_map is None and core_out_dims_map is None:
+            return core_dims
+        given = () if core_dims is None else ((core_dims,) if isinstance(core_dims, str)
+                                              else tuple(core_dims))
+        ins_map = core_inps_dims_map or ()
+        out_map = core_out_dims_map or ()
+
+        def build(params: Sequence[XTensorVariable]) -> Any:
+            n = 1 + max((*(k for m in ins_map for k in m), *out_map), default=-1)
+            if len(given) != n:
+                raise ValueError(f"{name} needs {n} core_dims, but got {len(given)}")
+            pcore = tuple(tuple(given[k] for k in m) for m in ins_map)
+            pcore += ((),) * (len(params) - len(pcore))
+            _check_params(params, pcore, given)
+            return pcore, tuple(given[k] for k in out_map)
+        return build
+
+    def xrv_constructor(*params: Any, core_dims: Any = None,
+                        extra_dims: Mapping[str, Any] | None = None, rng: Any = None,
+                        **kwargs: Any) -> tuple[Any, XTensorVariable]:
+        op = core_op.__class__(**kwargs) if kwargs else core_op
+        draw = _draw(name, op, params, core(core_dims), extra_dims, rng)
+        return draw.owner.outputs[0], draw
+
+    xrv_constructor.__name__ = xrv_constructor.__qualname__ = name
+    return xrv_constructor
+
+
 def _make(name: str, op: RandomVariable) -> Any:
     def dist(*params: Any, core_dims: Any = None, extra_dims: Mapping[str, Any] | None = None,
              rng: Any = None, **kwargs: Any) -> XTensorVariable:
@@ -165,4 +171,4 @@ for _name in _RVS:
     XRNG_METHODS[_name] = _method(_name)
 
 __all__ += sorted(_RVS)
-__all__ += ["XRandomGeneratorType", "rng_to_xrng", "xrng_to_rng"]
+__all__ += ["XRandomGeneratorType", "rng_to_xrng", "xrandom_generator_type", "xrng_to_rng"]

@@ -6,33 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from opgraph.graph.basic import Apply, Variable
-from opgraph.tensor.random.type import AbstractRandomGeneratorType, random_generator_type
+from opgraph.tensor.random.type import random_generator_type
 from opgraph_xtensor.xtensor.basic import XTypeCastOp
-from opgraph_xtensor.xtensor.random.variable import XRandomGeneratorVariable
+from opgraph_xtensor.xtensor.random.variable import (
+    XRandomGeneratorType,
+    XRandomGeneratorVariable,
+    xrandom_generator_type,
+)
 
-__all__ = ["XRandomGeneratorType", "rng_to_xrng", "xrandom_generator_type", "xrng_to_rng"]
-
-
-@attrs.frozen(repr=False)
-class XRandomGeneratorType(AbstractRandomGeneratorType):
-    """``numpy.random.Generator`` values whose variables draw xtensors (``rng.normal``)."""
-
-    variable_type = XRandomGeneratorVariable
-
-    def make_variable(self, name: str | None = None) -> Variable:
-        return XRandomGeneratorVariable(self, None, None, name)
-
-    def __str__(self) -> str:
-        return "XRandomGeneratorType"
-
-    def __repr__(self) -> str:
-        return "XRandomGeneratorType"
-
-
-xrandom_generator_type = XRandomGeneratorType()
+__all__ = ["XRandomGeneratorType", "XRandomGeneratorVariable", "rng_to_xrng",
+           "xrandom_generator_type", "xrng_to_rng"]
 
 
 class _RngCast(XTypeCastOp):
