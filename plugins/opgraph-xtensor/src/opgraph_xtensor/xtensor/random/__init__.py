@@ -12,7 +12,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
 import opgraph.tensor.random.basic as ptrb
 from opgraph.tensor.random.op import RandomVariable
 from opgraph_xtensor.xtensor.basic import as_xtensor
