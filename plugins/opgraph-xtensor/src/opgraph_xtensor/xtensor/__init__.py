@@ -9,7 +9,8 @@ differentiates.  xarray is needed only to compare results in tests.
 from __future__ import annotations
 
 import opgraph_xtensor.xtensor.grad_arithmetic
-import opgraph_xtensor.xtensor.methods  # noqa: F401  (XTensorVariable's methods)
+import opgraph_xtensor.xtensor.methods
+import opgraph_xtensor.xtensor.symbolic  # noqa: F401  (as_symbolic of DataArrays)
 from opgraph_xtensor.xtensor import linalg, math, random, signal
 from opgraph_xtensor.xtensor.basic import as_xtensor, rename
 from opgraph_xtensor.xtensor.math import dot

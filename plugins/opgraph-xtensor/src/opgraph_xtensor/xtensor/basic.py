@@ -297,6 +297,7 @@ def _vectorize_tensor_from_xtensor(op: TensorFromXTensor, node: Apply, x: Any) -
 
 
 XFUNCS.register(as_xtensor=as_xtensor, tensor_from_xtensor=tensor_from_xtensor,
+                specify_shape=specify_shape,
                 xtensor_from_tensor=xtensor_from_tensor, specify_xshape=specify_xshape,
                 rename=rename)
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 import opgraph_xtensor.xtensor.math as xm
 from opgraph_xtensor.xtensor import indexing, reduction, shape
-from opgraph_xtensor.xtensor.basic import rename
+from opgraph_xtensor.xtensor.basic import rename, union_dims
 from opgraph_xtensor.xtensor.type import XTensorVariable
 
 __all__ = ["METHODS"]
@@ -55,6 +57,13 @@ def _copy(self: XTensorVariable, name: str | None = None) -> Any:
     out = xm.identity(self)
     out.name = name
     return out
+
+
+def _where(self: XTensorVariable, cond: Any, other: Any = np.nan) -> Any:
+    """xarray's ``DataArray.where``: the result's dims start with this array's."""
+    out = xm.where(cond, self, other)
+    order = union_dims(self.type.dims, *(getattr(v, "dims", ()) for v in (cond, other)))
+    return shape.transpose(out, *order) if out.type.dims != order else out
 
 
 def _reshape(self: XTensorVariable, *args: Any, **kwargs: Any) -> Any:
@@ -107,7 +116,7 @@ METHODS: dict[str, Any] = {
     "broadcast_like": _broadcast_like,
     "dot": _dot,
     "astype": xm.astype,
-    "where": xm.where,
+    "where": _where,
     "round": _round,
     "clip": _clip,
     "var": reduction.var,

@@ -141,23 +141,18 @@ class XTensorType(Type):
     def filter_variable(self, other: Any, allow_convert: bool = True) -> Variable:
         """``other`` as a variable of this Type: transposed, shape-specified, or a constant."""
         if not isinstance(other, Variable):
-            try:
-                other = XFUNCS.as_xtensor(other, dims=self.dims)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"{self}.filter_variable: cannot convert {other!r:.60}: {exc}") \
-                    from None
-            if other.type.dtype != self.dtype:
-                if np.can_cast(other.type.dtype, self.dtype, casting="safe"):
-                    other = XFUNCS.as_xtensor(other.data.astype(self.dtype), dims=self.dims)
-                else:
-                    raise TypeError(f"{self}.filter_variable: cannot downcast a constant of "
-                                    f"dtype {other.type.dtype} to {self.dtype}")
+            other = self._constant(other)
         vtype = other.type
         if isinstance(vtype, TensorType):
             if vtype.ndim != self.ndim or vtype.dtype != self.dtype:
                 raise TypeError(f"{self}.filter_variable: cannot convert {other} of type {vtype}")
-            other = XFUNCS.as_xtensor(other, dims=self.dims)
-            vtype = other.type
+            for d, s, o in zip(self.dims, self.shape, vtype.shape):
+                if s is not None and o is not None and s != o:
+                    raise TypeError(f"{self}.filter_variable: dim {d!r} has length {o} in "
+                                    f"{other}, expected {s}")
+            if not all(s is None or s == o for s, o in zip(self.shape, vtype.shape)):
+                other = XFUNCS.specify_shape(other, self.shape)
+            return XFUNCS.as_xtensor(other, dims=self.dims)
         if not isinstance(vtype, XTensorType):
             raise TypeError(f"{self}.filter_variable: expected an xtensor, got {other} of {vtype}")
         if vtype.dtype != self.dtype or set(vtype.dims) != set(self.dims) \
@@ -174,6 +169,24 @@ class XTensorType(Type):
         if self.is_super(vtype):
             return other
         return XFUNCS.specify_xshape(other, self.shape)
+
+    def _constant(self, value: Any) -> Variable:
+        """A constant of this Type from a value: arrays may upcast safely, Python values
+        (numbers, nested lists) take this dtype."""
+        try:
+            if is_dataarray(value):
+                value = value.transpose(*self.dims).values
+            if isinstance(value, np.ndarray | np.generic):
+                if not np.can_cast(value.dtype, self.dtype, casting="safe"):
+                    raise TypeError(f"cannot downcast an array of dtype {value.dtype} to "
+                                    f"{self.dtype}")
+                arr = value.astype(self.dtype)
+            else:
+                arr = np.asarray(value, dtype=self.dtype)
+            return XFUNCS.as_xtensor(arr, dims=self.dims)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{self}.filter_variable: cannot convert {value!r:.60}: {exc}") \
+                from None
 
     def make_variable(self, name: str | None = None) -> XTensorVariable:
         return XTensorVariable(self, None, None, name)
