@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - an older core: nothing to register wit
 __all__ = ["DataArrayLike"]
 
 
-class DataArrayLike(abc.ABC):
+class DataArrayLike(abc.ABC):  # noqa: B024  (an ABC only for its subclass hook)
     """Any class shaped like ``xarray.DataArray`` (``dims``, ``values``, ``coords``)."""
 
     @classmethod
