@@ -10,10 +10,12 @@ xr = pytest.importorskip("xarray")
 from opgraph.xtensor import as_xtensor, concat, xtensor  # noqa: E402
 from opgraph.xtensor.basic import XOp  # noqa: E402
 from opgraph.xtensor.math import exp  # noqa: E402
-from opgraph.xtensor.random import normal  # noqa: E402
+from opgraph.xtensor.random import as_xrv, normal  # noqa: E402
 from opgraph.xtensor.shape import broadcast, stack, unstack  # noqa: E402
+from opgraph.xtensor.vectorization import vectorize_graph  # noqa: E402
 
 import opgraph  # noqa: E402
+import opgraph.tensor.random.basic as ptrb  # noqa: E402
 from opgraph import function, grad  # noqa: E402
 from opgraph.compile.mode import Mode  # noqa: E402
 from opgraph.graph.rewriting.utils import rewrite_graph  # noqa: E402
@@ -150,3 +152,39 @@ def test_shared_dataarray_and_dot():
     np.testing.assert_allclose(res, np.arange(6.0).reshape(2, 3) @ [1.0, 2.0, 3.0])
     a.set_value(xr.DataArray(np.ones((3, 2)), dims=("j", "i")))
     np.testing.assert_allclose(a.get_value(), np.ones((2, 3)))
+
+
+def test_vectorize_graph_adds_named_batch_dims():
+    x = xtensor("x", dims=("a", "b"), shape=(2, 3))
+    out = x.sum("b") * 2
+    xb = xtensor("xb", dims=("a", "batch", "b"), shape=(2, 4, 3))
+    [vec] = vectorize_graph([out], {x: xb})
+    assert vec.type.dims == ("batch", "a")
+    xv = xr.DataArray(RNG.normal(size=(2, 4, 3)), dims=xb.type.dims)
+    xr.testing.assert_allclose(run([xb], vec, [xv]), (xv.sum("b") * 2).transpose("batch", "a"))
+    t = opgraph.tensor.vector("t", shape=(3,))
+    tx = as_xtensor(t, dims=("b",)) + x
+    tb = opgraph.tensor.matrix("tb", shape=(5, 3))
+    [vec_t] = vectorize_graph([tx], {t: tb}, new_tensor_dims=["n"])
+    assert vec_t.type.dims == ("n", "b", "a")
+    tv, xv2 = RNG.normal(size=(5, 3)), RNG.normal(size=(2, 3))
+    res = function([tb, x], vec_t)(tv, xv2)
+    expected = (xr.DataArray(tv, dims=("n", "b")) + xr.DataArray(xv2, dims=("a", "b")))
+    np.testing.assert_allclose(res, expected.transpose(*vec_t.type.dims).values)
+
+
+def test_as_xrv_returns_next_rng_and_draw():
+    alpha = as_xtensor(np.array([[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]]), dims=("g", "k"))
+    rng = opgraph.shared(np.random.default_rng(11))
+    next_rng, draw = as_xrv(ptrb.dirichlet)(alpha, core_dims=("k",), rng=rng)
+    assert draw.type.dims == ("g", "k")
+    res = function([], draw)()
+    np.testing.assert_allclose(res.sum(-1), 1.0)
+    expected = np.random.default_rng(11).dirichlet([1.0, 2.0, 3.0], size=None)
+    np.testing.assert_allclose(res[0], expected)
+
+
+def test_where_method_follows_xarray():
+    a = xtensor("a", dims=("a", "b"), shape=(2, 3))
+    av = xr.DataArray(np.arange(6.0).reshape(2, 3), dims=("a", "b"))
+    close(run([a], a.isel(a=0).where(a > 1, -1), [av]), av.isel(a=0).where(av > 1, -1))

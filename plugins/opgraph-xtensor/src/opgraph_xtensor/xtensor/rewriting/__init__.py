@@ -10,14 +10,6 @@ views that every backend runs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from opgraph_xtensor.xtensor.rewriting.basic import LOWERING_REWRITES, lower_xtensor_rewriter
 
-__all__ = ["LOWERING_REWRITES", "lower_xtensor_rewriter", "register_rewrites"]
-
-
-def register_rewrites(db: Any) -> None:
-    """Add ``lower_xtensor`` to the rewrite database ``db``."""
-    db.register("lower_xtensor", lower_xtensor_rewriter(), "fast_run", "fast_compile",
-                "minimum_compile", position=0.1)
+__all__ = ["LOWERING_REWRITES", "lower_xtensor_rewriter"]
