@@ -49,7 +49,7 @@ def test_alignment_by_name_matches_xarray():
     close(run([x, y], out, [xv, yv]), np.exp(xv * 2 + yv).sum("year"))
 
 
-@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DASK",
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "DASK", "C",
                                   Mode(linker="py", optimizer="minimum_compile")])
 def test_lowered_graph_runs_in_every_mode(mode):
     x = xtensor("x", dims=("a", "b"), shape=(2, 3))
