@@ -177,7 +177,8 @@ def test_vectorize_graph_adds_named_batch_dims():
 def test_as_xrv_returns_next_rng_and_draw():
     alpha = as_xtensor(np.array([[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]]), dims=("g", "k"))
     rng = opgraph.shared(np.random.default_rng(11))
-    next_rng, draw = as_xrv(ptrb.dirichlet)(alpha, core_dims=("k",), rng=rng)
+    next_rng, draw = as_xrv(ptrb.dirichlet)(alpha, core_dims=("k",), rng=rng,
+                                            return_next_rng=True)
     assert draw.type.dims == ("g", "k") and next_rng is draw.owner.outputs[0]
     res = function([], draw)()
     np.testing.assert_allclose(res.sum(-1), 1.0)

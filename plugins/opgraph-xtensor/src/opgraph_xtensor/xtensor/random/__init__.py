@@ -94,7 +94,8 @@ def _mvn_core(core_dims: Any) -> Any:
 
 def as_xrv(core_op: RandomVariable, core_inps_dims_map: Sequence[Sequence[int]] | None = None,
            core_out_dims_map: Sequence[int] | None = None, name: str | None = None) -> Any:
-    """A constructor ``(*params, core_dims=, extra_dims=, rng=) -> (next_rng, draw)`` for any
+    """A constructor ``(*params, core_dims=, extra_dims=, rng=) -> draw`` (with
+    ``return_next_rng=True``: ``(next_rng, draw)``) for any
     RandomVariable; the maps say which of ``core_dims`` (by position) each parameter and the
     draw have (default: from the Op's signature, names in order of first appearance)."""
     name = name or getattr(core_op, "name", None) or core_op.__class__.__name__
@@ -119,10 +120,10 @@ def as_xrv(core_op: RandomVariable, core_inps_dims_map: Sequence[Sequence[int]] 
 
     def xrv_constructor(*params: Any, core_dims: Any = None,
                         extra_dims: Mapping[str, Any] | None = None, rng: Any = None,
-                        **kwargs: Any) -> tuple[Any, XTensorVariable]:
+                        return_next_rng: bool = False, **kwargs: Any) -> Any:
         op = core_op.__class__(**kwargs) if kwargs else core_op
         draw = _draw(name, op, params, core(core_dims), extra_dims, rng)
-        return draw.owner.outputs[0], draw
+        return (draw.owner.outputs[0], draw) if return_next_rng else draw
 
     xrv_constructor.__name__ = xrv_constructor.__qualname__ = name
     return xrv_constructor
@@ -130,11 +131,12 @@ def as_xrv(core_op: RandomVariable, core_inps_dims_map: Sequence[Sequence[int]] 
 
 def _make(name: str, op: RandomVariable) -> Any:
     def dist(*params: Any, core_dims: Any = None, extra_dims: Mapping[str, Any] | None = None,
-             rng: Any = None, **kwargs: Any) -> XTensorVariable:
+             rng: Any = None, return_next_rng: bool = False, **kwargs: Any) -> Any:
         the_op = op
         if kwargs:
             the_op = op.clone(**kwargs) if hasattr(op, "clone") else op.__class__(**kwargs)
-        return _draw(name, the_op, params, core_dims, extra_dims, rng)
+        draw = _draw(name, the_op, params, core_dims, extra_dims, rng)
+        return (draw.owner.outputs[0], draw) if return_next_rng else draw
 
     dist.__name__ = dist.__qualname__ = name
     dist.__doc__ = f"``{name}`` draws over named dims (parameters broadcast by name)."
@@ -143,12 +145,13 @@ def _make(name: str, op: RandomVariable) -> Any:
 
 def multivariate_normal(mean: Any, cov: Any, *, core_dims: Sequence[str],
                         extra_dims: Mapping[str, Any] | None = None, rng: Any = None,
-                        method: str | None = None) -> XTensorVariable:
+                        method: str | None = None, return_next_rng: bool = False) -> Any:
     """Multivariate normal draws; ``core_dims`` names the (rows, cols) of ``cov``."""
     op = ptrb.multivariate_normal
     if method is not None:
         op = op.__class__(method=method)
-    return _draw("multivariate_normal", op, (mean, cov), _mvn_core(core_dims), extra_dims, rng)
+    draw = _draw("multivariate_normal", op, (mean, cov), _mvn_core(core_dims), extra_dims, rng)
+    return (draw.owner.outputs[0], draw) if return_next_rng else draw
 
 
 _RVS = {("gamma" if n == "_gamma" else n): o for n, o in inspect.getmembers(ptrb)
