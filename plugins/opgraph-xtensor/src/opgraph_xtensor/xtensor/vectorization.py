@@ -113,6 +113,23 @@ class XRV(XOp):
     def _params(self, inputs: Sequence[Variable]) -> Sequence[Variable]:
         return inputs[1 + len(self.extra_dims):]
 
+    def rng_param(self, node: Any) -> Variable:
+        """The generator input (RandomVariable's accessor names)."""
+        return node.inputs[0]
+
+    def extra_dim_lengths(self, node: Any) -> Sequence[Variable]:
+        """The lengths of ``extra_dims``."""
+        return node.inputs[1:1 + len(self.extra_dims)]
+
+    def dist_params(self, node: Any) -> Sequence[Variable]:
+        """The distribution's parameters (what printers and logp functions read)."""
+        return self._params(node.inputs)
+
+    @property
+    def _print_name(self) -> Any:
+        """The core RandomVariable's print name (PyMC sets one on its distributions)."""
+        return getattr(self.core_op, "_print_name", None)
+
     def output_dims(self, inputs: Sequence[Variable]) -> list[tuple[str, ...] | None]:
         batch = _batch_dims(self._params(inputs), self.core_dims[0])
         return [None, (*self.extra_dims, *batch, *self.core_dims[1])]
