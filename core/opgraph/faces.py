@@ -40,6 +40,7 @@ FACES: dict[str, str] = {
     "opgraph.tensor.slinalg": "opgraph-linalg",
     "opgraph.tensor.nlinalg": "opgraph-linalg",
     "opgraph.sparse": "opgraph-sparse",
+    "opgraph.xtensor": "opgraph-xtensor",
 }
 """Module paths served by a plugin, and the distribution that serves each."""
 

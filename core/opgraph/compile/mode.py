@@ -326,7 +326,8 @@ def reset_caches() -> None:
 OPT_NONE = RewriteQuery()
 """No rewrites."""
 OPT_MERGE = RewriteQuery(include=("merge",))
-OPT_MINIMUM = OPT_MERGE
+OPT_MINIMUM = RewriteQuery(include=("merge", "minimum_compile"))
+"""minimum_compile: the merges plus what every graph needs to run (xtensor lowering)."""
 OPT_FAST_RUN = RewriteQuery(include=("fast_run",))
 """The rewrite query of FAST_RUN: every rewrite tagged ``fast_run``."""
 OPT_FAST_RUN_STABLE = OPT_FAST_RUN.requiring("stable")
