@@ -24,10 +24,10 @@ import scipy.linalg
 from scipy.linalg import blas, lapack
 
 import opgraph.tensor as pt
+from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.gradient import Lop, pushforward
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
-from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph_linalg._util import as_matrix, float_dtype, triangle, triangle_grad
 from opgraph_linalg.solvers import SolveTriangular
