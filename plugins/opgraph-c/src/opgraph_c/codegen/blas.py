@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 import numpy
 
-from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.basic import AllocEmpty
 from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
