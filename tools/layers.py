@@ -370,6 +370,20 @@ def is_core(target: str) -> bool:
 # ---------------------------------------------------------------- counts
 
 
+def _entry_point_import(module: str, target: str) -> bool:
+    """A plugin's entry-point module (``<package>.plugin``) importing its own package.
+
+    The one kind of hidden import allowed in plugins: opgraph loads every entry
+    point when it first runs a hook, so ``plugin.py`` stays cheap and imports the
+    package's code inside the hook that needs it (docs/architecture.md).
+    """
+    package, _, rest = module.partition(".")
+    return (
+        package.startswith(CORE + "_") and rest == "plugin"
+        and (target == package or target.startswith(package + "."))
+    )
+
+
 def hidden_imports(info: ModuleInfo, documented: bool = False) -> list[Import]:
     """Imports of the project's own modules that are not at module top.
 
@@ -385,6 +399,8 @@ def hidden_imports(info: ModuleInfo, documented: bool = False) -> list[Import]:
 
 
 def _documented(module: str, target: str) -> bool:
+    if _entry_point_import(module, target):
+        return True
     return any(
         module == mod and (target == prefix or target.startswith(prefix + "."))
         for mod, prefix in DOCUMENTED_IMPORTS
