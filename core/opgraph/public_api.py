@@ -50,6 +50,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     # gradients, linking, compiling
     "opgraph.autodiff.undefined",
     "opgraph.link.basic",
+    "opgraph.link.c.template",
     "opgraph.compile.database",
     "opgraph.compile.function",
     "opgraph.compile.io",

@@ -39,7 +39,6 @@ from opgraph.graph.basic import Constant
 from opgraph.tensor.blas import Gemv
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
-from opgraph_c.codegen import registry
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
@@ -114,7 +113,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     k = ctx.node_index
     codes = []
     for j, inner in enumerate(order):
-        code, _ = registry.c_for_node(inner, k, ctx)
+        code, _ = ctx.emit_inner(inner, k)
         if code is None:
             return None
         # the emitters name helpers after the node index: keep the inner ones apart
