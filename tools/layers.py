@@ -926,11 +926,11 @@ def print_package_report(root: Path = ROOT) -> None:
     rows = package_report(root)
     keys = list(rows[0][1])
     width = max(len(label) for label, _ in rows) + 2
-    print("per package" + " " * (width - 11) + " | ".join(f"{i + 1:>2}" for i in range(len(keys))))
+    print(f"{'per package':{width}}" + "".join(f"{i + 1:>5}" for i in range(len(keys))))
     for label, row in rows:
-        print(f"{label:{width}}" + " | ".join(f"{row[k]:>2}" for k in keys))
+        print(f"{label:{width}}" + "".join(f"{row[k]:>5}" for k in keys))
     totals = {k: sum(r[k] for _, r in rows) for k in keys}
-    print(f"{'total':{width}}" + " | ".join(f"{totals[k]:>2}" for k in keys))
+    print(f"{'total':{width}}" + "".join(f"{totals[k]:>5}" for k in keys))
     for i, k in enumerate(keys):
         print(f"  {i + 1:>2} {k}")
 
