@@ -134,6 +134,13 @@ def test_class_name_dispatch_fails(layers, tmp_path):
     assert any("class-name string" in p for p in _problems(layers, root))
 
 
+def test_class_name_compared_with_a_table_of_names_fails(layers, tmp_path):
+    text = ('_NAMES = frozenset({"Subtensor", "Alloc"})\n\n\n'
+            "def f(op):\n    return type(op).__name__ not in _NAMES\n")
+    root = _fake_core(tmp_path, {"core/opgraph/tensor/basic.py": text})
+    assert any("basic.py:5: dispatch on a class-name string" in p for p in _problems(layers, root))
+
+
 def test_module_getattr_fails_unless_recorded(layers, tmp_path):
     text = "def __getattr__(name):\n    raise AttributeError(name)\n"
     root = _fake_core(tmp_path, {"core/opgraph/tensor/shape.py": text})

@@ -218,6 +218,13 @@ def _is_str_literal(node: ast.expr) -> bool:
     return False
 
 
+def _is_name_table(node: ast.expr) -> bool:
+    """A collection of string literals, bare or through ``frozenset(...)``/``set(...)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        return node.func.id in {"frozenset", "set", "tuple"} and _is_str_literal(node.args[0])
+    return isinstance(node, ast.Tuple | ast.List | ast.Set) and _is_str_literal(node)
+
+
 class _Collector(ast.NodeVisitor):
     def __init__(self, info: ModuleInfo, is_package: bool) -> None:
         self.info = info
@@ -226,6 +233,7 @@ class _Collector(ast.NodeVisitor):
         self.seen_def = False  # a def/class at module level came before
         self.kind_stack: list[str] = []
         self.class_depth = 0
+        self.name_tables: set[str] = set()  # module-level names bound to string collections
 
     def _kind(self) -> str:
         if self.depth:
@@ -294,6 +302,9 @@ class _Collector(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self.depth == 0 and not self.class_depth and _is_name_table(node.value):
+            # ``_NAMES = frozenset({"Subtensor", ...})``: compared with a class name later
+            self.name_tables.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if self.depth == 0 and not self.class_depth:
             names = {
                 n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
@@ -328,7 +339,11 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Compare(self, node: ast.Compare) -> None:
         operands = [node.left, *node.comparators]
-        if any(_is_name_attr(o) for o in operands) and any(_is_str_literal(o) for o in operands):
+        names = any(
+            _is_str_literal(o) or (isinstance(o, ast.Name) and o.id in self.name_tables)
+            for o in operands
+        )
+        if any(_is_name_attr(o) for o in operands) and names:
             self.info.name_dispatch.append(node.lineno)
         self.generic_visit(node)
 

@@ -16,9 +16,12 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import is_output_client
 from opgraph.scalar.structural import Cast, second
 from opgraph.scalar.type import ScalarType
+from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
+from opgraph.tensor.creation import Alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.exceptions import NotScalarConstantError
+from opgraph.tensor.shape import Reshape, SpecifyShape
 from opgraph.tensor.type import TensorType
 
 __all__ = [
@@ -85,7 +88,7 @@ def elemwise_of(var: Variable, *scalar_classes: type) -> Apply | None:
 
 #: Ops that only move or broadcast a value: a constant seen through them is still constant.
 _PASSTHROUGH = frozenset(
-    {"DimShuffle", "Alloc", "SpecifyShape", "Reshape", "TensorFromScalar", "ScalarFromTensor"}
+    {DimShuffle, Alloc, SpecifyShape, Reshape, TensorFromScalar, ScalarFromTensor}
 )
 
 
@@ -100,7 +103,7 @@ def const_value(var: Variable) -> Any:
             return None
         return flat[0]
     owner = var.owner
-    if owner is None or type(owner.op).__name__ not in _PASSTHROUGH:
+    if owner is None or type(owner.op) not in _PASSTHROUGH:
         return None
     try:
         return get_underlying_scalar_constant_value(var, elemwise=False)
