@@ -188,17 +188,23 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff over the whole repository, the layer contract (tools/layers.py), then the
+    """ruff over the whole repository, the layer contract (tools/layers.py), mypy, then the
     documentation checks (tools/check_docs.py: package table, mode/linker names, options).
 
-    The contract (docs/architecture.md, "Layers"): upward imports between core
-    layers, ``opgraph_*`` imports from the core, hidden imports beyond the
-    recorded debt, class-name dispatch, another plugin's internal modules, and
-    modules over 800 lines.  It reads the sources only, so nothing is installed.
+    The contract (docs/architecture.md, "Layers" and "The public API"), in every
+    package: upward imports between core layers, ``opgraph_*`` imports from the
+    core, hidden imports beyond the recorded debt, import cycles, class-name
+    dispatch, plugins importing private or non-public core names or another
+    plugin's internals, modules over 800 lines, functions over 120 lines beyond
+    the recorded debt, C in Python strings.  It reads the sources only.  mypy
+    checks the typed seam listed in pyproject.toml ``[tool.mypy]`` (the plugin
+    machinery and the graph contracts), with the core's dependencies installed
+    for their types.
     """
-    session.install("ruff")
+    session.install("ruff", "mypy", "attrs>=23.1", "pluggy>=1.3", "numpy>=1.26")
     session.run("ruff", "check", ".", *session.posargs)
     session.run("python", "tools/layers.py", "check")
+    session.run("mypy")
     session.run("python", "tools/check_docs.py")
 
 

@@ -36,6 +36,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from layers_metrics import (  # the sibling file, found through sys.path
+    MAX_C_STRING_LINES,
+    MAX_FUNCTION_LINES,
+    SOFT_FUNCTION_LINES,
+    SOFT_MODULE_LINES,
+    CString,
+    FunctionSize,
+    c_strings,
+    function_sizes,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 CORE = "opgraph"
 
@@ -43,7 +55,8 @@ CORE = "opgraph"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # faces.py is an import finder: it imports nothing of the project at module top.
     ("base", ("opgraph.config", "opgraph.configparser", "opgraph.configdefaults",
-              "opgraph.utils", "opgraph.npy_2_compat", "opgraph.faces", "opgraph._version")),
+              "opgraph.utils", "opgraph.npy_2_compat", "opgraph.faces", "opgraph._version",
+              "opgraph.public_api")),
     ("graph", ("opgraph.graph",)),
     ("link, plugins", ("opgraph.link", "opgraph.plugins")),
     ("autodiff", ("opgraph.autodiff", "opgraph.gradient")),
@@ -152,6 +165,8 @@ class ModuleInfo:
     dynamic_imports: list[int] = field(default_factory=list)
     lazy_targets: list[str] = field(default_factory=list)  # module strings in a ``_LAZY`` table
     name_dispatch: list[int] = field(default_factory=list)
+    functions: list[FunctionSize] = field(default_factory=list)
+    c_strings: list[CString] = field(default_factory=list)
 
 
 def module_name(path: Path, src_root: Path) -> str:
@@ -203,6 +218,13 @@ def _is_str_literal(node: ast.expr) -> bool:
     return False
 
 
+def _is_name_table(node: ast.expr) -> bool:
+    """A collection of string literals, bare or through ``frozenset(...)``/``set(...)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+        return node.func.id in {"frozenset", "set", "tuple"} and _is_str_literal(node.args[0])
+    return isinstance(node, ast.Tuple | ast.List | ast.Set) and _is_str_literal(node)
+
+
 class _Collector(ast.NodeVisitor):
     def __init__(self, info: ModuleInfo, is_package: bool) -> None:
         self.info = info
@@ -211,6 +233,7 @@ class _Collector(ast.NodeVisitor):
         self.seen_def = False  # a def/class at module level came before
         self.kind_stack: list[str] = []
         self.class_depth = 0
+        self.name_tables: set[str] = set()  # module-level names bound to string collections
 
     def _kind(self) -> str:
         if self.depth:
@@ -279,6 +302,9 @@ class _Collector(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self.depth == 0 and not self.class_depth and _is_name_table(node.value):
+            # ``_NAMES = frozenset({"Subtensor", ...})``: compared with a class name later
+            self.name_tables.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if self.depth == 0 and not self.class_depth:
             names = {
                 n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
@@ -313,7 +339,11 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Compare(self, node: ast.Compare) -> None:
         operands = [node.left, *node.comparators]
-        if any(_is_name_attr(o) for o in operands) and any(_is_str_literal(o) for o in operands):
+        names = any(
+            _is_str_literal(o) or (isinstance(o, ast.Name) and o.id in self.name_tables)
+            for o in operands
+        )
+        if any(_is_name_attr(o) for o in operands) and names:
             self.info.name_dispatch.append(node.lineno)
         self.generic_visit(node)
 
@@ -325,7 +355,10 @@ def scan_tree(src_root: Path, package: str) -> dict[str, ModuleInfo]:
         text = path.read_text(encoding="utf-8")
         name = module_name(path, src_root)
         info = ModuleInfo(name, path, text.count("\n") + (not text.endswith("\n")))
-        _Collector(info, path.name == "__init__.py").visit(ast.parse(text, str(path)))
+        tree = ast.parse(text, str(path))
+        _Collector(info, path.name == "__init__.py").visit(tree)
+        info.functions = function_sizes(tree)
+        info.c_strings = c_strings(tree)
         modules[name] = info
     return modules
 
@@ -340,10 +373,30 @@ def target_module(target: str, modules: dict[str, ModuleInfo]) -> str | None:
 
 
 def is_own(target: str) -> bool:
+    """A module of the project: the core (``opgraph``) or a plugin (``opgraph_*``)."""
+    top = target.split(".")[0]
+    return top == CORE or top.startswith(CORE + "_")
+
+
+def is_core(target: str) -> bool:
     return target == CORE or target.startswith(CORE + ".")
 
 
 # ---------------------------------------------------------------- counts
+
+
+def _entry_point_import(module: str, target: str) -> bool:
+    """A plugin's entry-point module (``<package>.plugin``) importing its own package.
+
+    The one kind of hidden import allowed in plugins: opgraph loads every entry
+    point when it first runs a hook, so ``plugin.py`` stays cheap and imports the
+    package's code inside the hook that needs it (docs/architecture.md).
+    """
+    package, _, rest = module.partition(".")
+    return (
+        package.startswith(CORE + "_") and rest == "plugin"
+        and (target == package or target.startswith(package + "."))
+    )
 
 
 def hidden_imports(info: ModuleInfo, documented: bool = False) -> list[Import]:
@@ -361,6 +414,8 @@ def hidden_imports(info: ModuleInfo, documented: bool = False) -> list[Import]:
 
 
 def _documented(module: str, target: str) -> bool:
+    if _entry_point_import(module, target):
+        return True
     return any(
         module == mod and (target == prefix or target.startswith(prefix + "."))
         for mod, prefix in DOCUMENTED_IMPORTS
@@ -650,6 +705,251 @@ def check_packages(root: Path = ROOT) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------- every package
+
+PUBLIC_API_FILE = Path("core") / "opgraph" / "public_api.py"
+FUNCTIONS_DEBT_FILE = ROOT / "tools" / "functions_debt.txt"
+
+
+@dataclass
+class Package:
+    """One distribution of the tree: the core, a plugin or a contrib package."""
+
+    label: str  # "core", "opgraph-c", "contrib/opgraph-special" ...
+    directory: Path
+    import_name: str
+    modules: dict[str, ModuleInfo]
+
+    @property
+    def is_core(self) -> bool:
+        return self.import_name == CORE
+
+
+def all_packages(root: Path = ROOT) -> list[Package]:
+    """The core, then every plugin and contrib package (directories with a pyproject.toml)."""
+    out = [Package("core", root / "core", CORE, scan_tree(root / "core", CORE))]
+    for parent in ("plugins", "contrib"):
+        for toml in sorted((root / parent).glob("*/pyproject.toml")):
+            for init in sorted((toml.parent / "src").glob("*/__init__.py")):
+                label = toml.parent.name if parent == "plugins" else f"contrib/{toml.parent.name}"
+                name = init.parent.name
+                out.append(Package(label, toml.parent, name, scan_tree(toml.parent / "src", name)))
+    return out
+
+
+def public_modules(root: Path = ROOT) -> frozenset[str]:
+    """``PUBLIC_MODULES`` of ``core/opgraph/public_api.py``, read without importing it."""
+    path = root / PUBLIC_API_FILE
+    if not path.is_file():
+        return frozenset()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign)
+            else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "PUBLIC_MODULES" for t in targets):
+            return frozenset(ast.literal_eval(node.value))  # type: ignore[arg-type]
+    raise ValueError(f"{path}: no PUBLIC_MODULES tuple")
+
+
+def _private(target: str) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in target.split("."))
+
+
+def core_imports(
+    info: ModuleInfo, core: dict[str, ModuleInfo], public: frozenset[str]
+) -> tuple[list[Import], list[Import]]:
+    """A plugin module's imports of private core names, and of non-public core modules."""
+    private, internal = [], []
+    for imp in info.imports:
+        if not is_core(imp.target):
+            continue
+        module = target_module(imp.target, core)
+        if _private(imp.target):
+            private.append(imp)
+        elif module is not None and module not in public:
+            internal.append(imp)
+    return private, internal
+
+
+def read_functions_debt(path: Path = FUNCTIONS_DEBT_FILE) -> dict[str, int]:
+    """``module:qualname lines`` per line: the functions over the hard cap, as recorded."""
+    debt: dict[str, int] = {}
+    if path.is_file():
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                key, count = line.split()
+                debt[key] = int(count)
+    return debt
+
+
+def _where(info: ModuleInfo, line: int, root: Path) -> str:
+    path = info.path.relative_to(root) if info.path.is_relative_to(root) else info.path
+    return f"{path}:{line}"
+
+
+def check_sizes(
+    modules: dict[str, ModuleInfo], fdebt: dict[str, int], root: Path = ROOT
+) -> list[str]:
+    """Functions over the hard cap (beyond the recorded debt) and C held in long strings."""
+    problems = []
+    seen = set()
+    for name, info in sorted(modules.items()):
+        for fn in info.functions:
+            key = f"{name}:{fn.qualname}"
+            seen.add(key)
+            allowed = fdebt.get(key)
+            if allowed is not None and fn.lines <= MAX_FUNCTION_LINES:
+                problems.append(
+                    f"{_where(info, fn.line, root)}: {fn.qualname} is {fn.lines} lines now, "
+                    f"under the cap: remove its line from tools/functions_debt.txt"
+                )
+            elif fn.lines > (allowed or MAX_FUNCTION_LINES):
+                limit = f"its recorded {allowed}" if allowed else f"the cap of {MAX_FUNCTION_LINES}"
+                problems.append(
+                    f"{_where(info, fn.line, root)}: function {fn.qualname} is {fn.lines} "
+                    f"lines, over {limit}: split it"
+                )
+        for cstr in info.c_strings:
+            if cstr.lines >= MAX_C_STRING_LINES:
+                problems.append(
+                    f"{_where(info, cstr.line, root)}: {cstr.lines} lines of C in a Python "
+                    "string: move fixed C to a .c/.h package data file "
+                    "(opgraph.link.c.template.c_source)"
+                )
+    module_names = set(modules)
+    for key in sorted(fdebt):
+        if key not in seen and key.split(":")[0] in module_names:
+            problems.append(f"tools/functions_debt.txt: {key} no longer exists: remove its line")
+    return problems
+
+
+def size_warnings(modules: dict[str, ModuleInfo], root: Path = ROOT) -> list[str]:
+    """Modules and functions over the soft limits (printed by ``check``, not failures)."""
+    out = []
+    for _, info in sorted(modules.items()):
+        if info.lines > SOFT_MODULE_LINES:
+            out.append(f"{_where(info, 1, root)}: {info.lines} lines (aim < {SOFT_MODULE_LINES})")
+        out += [
+            f"{_where(info, fn.line, root)}: {fn.qualname} is {fn.lines} lines "
+            f"(aim < {SOFT_FUNCTION_LINES})"
+            for fn in info.functions if fn.lines > SOFT_FUNCTION_LINES
+        ]
+    return out
+
+
+def check_plugin(
+    package: Package, core: dict[str, ModuleInfo], public: frozenset[str],
+    debt: dict[str, int], root: Path = ROOT,
+) -> list[str]:
+    """The core's rules applied to a plugin or contrib package, plus the public API rule."""
+    problems: list[str] = []
+    for name, info in sorted(package.modules.items()):
+        private, internal = core_imports(info, core, public)
+        problems += [
+            f"{_where(info, i.line, root)}: {name} imports {i.target}, a private core name: "
+            "use (or add) a public name in a module of opgraph.public_api.PUBLIC_MODULES"
+            for i in private
+        ]
+        problems += [
+            f"{_where(info, i.line, root)}: {name} imports {i.target}; "
+            f"{target_module(i.target, core)} is not a public core module "
+            "(opgraph.public_api.PUBLIC_MODULES)"
+            for i in internal
+        ]
+        hidden = hidden_imports(info)
+        allowed = debt.get(name, 0)
+        if len(hidden) != allowed:
+            lines = ", ".join(str(i.line) for i in hidden)
+            problems.append(
+                f"{_where(info, hidden[0].line if hidden else 1, root)}: {name} has "
+                f"{len(hidden)} hidden imports of opgraph modules (lines {lines or '-'}), "
+                f"{allowed} recorded in tools/layers_debt.txt: "
+                + ("import at module top" if len(hidden) > allowed else "lower the count there")
+            )
+        problems += [
+            f"{_where(info, line, root)}: dispatch on a class-name string; "
+            "use isinstance or a table"
+            for line in info.name_dispatch
+        ]
+        if info.lines > MAX_LINES:
+            problems.append(
+                f"{_where(info, 1, root)}: {info.lines} lines, over the cap of {MAX_LINES}"
+            )
+    for comp in cycles(import_graph(package.modules)):
+        problems.append(f"{package.label}: import cycle at module top: {' <-> '.join(comp)}")
+    return problems
+
+
+def check_all(root: Path = ROOT) -> list[str]:
+    """Every problem of every package (what ``layers.py check`` prints)."""
+    packages = all_packages(root)
+    core = packages[0].modules
+    public = public_modules(root)
+    debt = read_debt(root / "tools" / "layers_debt.txt")
+    fdebt = read_functions_debt(root / "tools" / "functions_debt.txt")
+    problems = check_core(core, debt, root)
+    for package in packages:
+        if not package.is_core:
+            problems += check_plugin(package, core, public, debt, root)
+        problems += check_sizes(package.modules, fdebt, root)
+    problems += check_packages(root)
+    return list(dict.fromkeys(problems))
+
+
+def package_report(root: Path = ROOT) -> list[tuple[str, dict[str, int]]]:
+    """Per package: the counts the issue-32 contract is measured by."""
+    packages = all_packages(root)
+    core = packages[0].modules
+    public = public_modules(root)
+    rows = []
+    for package in packages:
+        mods = package.modules.values()
+        private = internal = 0
+        internal_modules: set[str] = set()
+        if not package.is_core:
+            for info in mods:
+                p, i = core_imports(info, core, public)
+                private += len(p)
+                internal += len(i)
+                internal_modules |= {target_module(x.target, core) or x.target for x in i}
+        hidden = [h for info in mods for h in hidden_imports(info, documented=True)]
+        rows.append((package.label, {
+            "modules": len(package.modules),
+            "function-level imports": sum(1 for h in hidden if h.kind == "function"),
+            "other hidden imports": sum(1 for h in hidden if h.kind != "function"),
+            "private core names imported": private,
+            "non-public core modules imported": len(internal_modules),
+            "cycles (SCCs at module top)": len(cycles(import_graph(package.modules))),
+            "class-name dispatch": sum(len(i.name_dispatch) for i in mods),
+            f"modules > {SOFT_MODULE_LINES} lines": sum(
+                1 for i in mods if i.lines > SOFT_MODULE_LINES
+            ),
+            f"functions > {SOFT_FUNCTION_LINES} lines": sum(
+                1 for i in mods for f in i.functions if f.lines > SOFT_FUNCTION_LINES
+            ),
+            f"functions > {MAX_FUNCTION_LINES} lines": sum(
+                1 for i in mods for f in i.functions if f.lines > MAX_FUNCTION_LINES
+            ),
+            "lines of C in Python strings": sum(c.lines for i in mods for c in i.c_strings),
+        }))
+    return rows
+
+
+def print_package_report(root: Path = ROOT) -> None:
+    rows = package_report(root)
+    keys = list(rows[0][1])
+    width = max(len(label) for label, _ in rows) + 2
+    print(f"{'per package':{width}}" + "".join(f"{i + 1:>5}" for i in range(len(keys))))
+    for label, row in rows:
+        print(f"{label:{width}}" + "".join(f"{row[k]:>5}" for k in keys))
+    totals = {k: sum(r[k] for _, r in rows) for k in keys}
+    print(f"{'total':{width}}" + "".join(f"{totals[k]:>5}" for k in keys))
+    for i, k in enumerate(keys):
+        print(f"  {i + 1:>2} {k}")
+
+
 def core_modules(root: Path = ROOT) -> dict[str, ModuleInfo]:
     return scan_tree(root / "core", CORE)
 
@@ -660,8 +960,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     modules = core_modules()
     if args.command == "report":
+        print("core")
         for key, value in report(modules).items():
-            print(f"{key:45} {value}")
+            print(f"  {key:45} {value}")
+        print_package_report()
         return 0
     if args.command == "cycles":
         for comp in cycles(import_graph(modules, with_functions=True)):
@@ -681,7 +983,9 @@ def main(argv: Iterable[str] | None = None) -> int:
             if info.getattr_hook and name not in DOCUMENTED_GETATTR:
                 print(f"{name} __getattr__")
         return 0
-    problems = list(dict.fromkeys(check_core(modules, read_debt()) + check_packages()))
+    for warning in [w for p in all_packages() for w in size_warnings(p.modules)]:
+        print(f"warning: {warning}", file=sys.stderr)
+    problems = check_all()
     for problem in problems:
         print(problem)
     print(f"{len(problems)} layer-contract problem(s)", file=sys.stderr)

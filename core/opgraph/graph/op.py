@@ -340,7 +340,7 @@ class EqualByValueKey:
             return True
         if type(self) is not type(other):
             return False
-        return self._value_key() == other._value_key()  # type: ignore[attr-defined]
+        return self._value_key() == other._value_key()
 
     def __hash__(self) -> int:
         return hash((type(self), self._value_key()))

@@ -124,7 +124,7 @@ class Type:
         ``type(self)(*args, **kwargs)`` (PyTensor's default).
         """
         if attrs.has(type(self)) and not args:
-            return attrs.evolve(self, **kwargs)
+            return attrs.evolve(self, **kwargs)  # type: ignore[misc]  # attrs.has checked it
         if args or kwargs:
             return type(self)(*args, **kwargs)
         return self

@@ -6,7 +6,8 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from opgraph.config import config
 
@@ -33,6 +34,10 @@ class TestValueError(Exception):
 
 class Scratchpad:
     """Free-form attribute holder used as ``Variable.tag`` and ``Apply.tag``."""
+
+    if TYPE_CHECKING:  # any attribute may be set and read (for the type checker only)
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def clear(self) -> None:
         self.__dict__.clear()
@@ -114,7 +119,7 @@ def creation_frames(limit: int, max_depth: int = 16) -> list[tuple[str, int, str
     frames: they inherit the trace of the variable they replace.
     """
     roots = library_roots()
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     kept: list[tuple[str, int, str, None]] = []
     depth = 0
     while frame is not None and len(kept) < limit:

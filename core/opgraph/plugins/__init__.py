@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from opgraph.faces import MissingPluginName
 from opgraph.graph.utils import lazy_exports
 from opgraph.plugins.hookspecs import (
     ENTRY_POINT_GROUP,
@@ -48,7 +49,14 @@ if TYPE_CHECKING:
         rewrite_database_record,
         use_plugin_manager,
     )
-    from opgraph.plugins.phases import Phase, PhaseCycleError, PhaseError
+    from opgraph.plugins.phases import (
+        STANDARD_PHASES,
+        Phase,
+        PhaseCycleError,
+        PhaseError,
+        order_phases,
+        phase_for_position,
+    )
     from opgraph.plugins.protocols import CompileModeProtocol, RewriteDatabaseProtocol
     from opgraph.plugins.records import (
         CExpr,
@@ -95,7 +103,11 @@ _LAZY = {
         ),
         "opgraph.plugins.manager",
     ),
-    **dict.fromkeys(("Phase", "PhaseCycleError", "PhaseError"), "opgraph.plugins.phases"),
+    **dict.fromkeys(
+        ("STANDARD_PHASES", "Phase", "PhaseCycleError", "PhaseError", "order_phases",
+         "phase_for_position"),
+        "opgraph.plugins.phases",
+    ),
     **dict.fromkeys(("CompileModeProtocol", "RewriteDatabaseProtocol"),
                     "opgraph.plugins.protocols"),
     **dict.fromkeys(
@@ -119,11 +131,13 @@ __all__ = [
     "HOOK_NAMES",
     "KNOWN_PROVIDERS",
     "PROJECT_NAME",
+    "STANDARD_PHASES",
     "CExpr",
     "CommandRecord",
     "CompileModeProtocol",
     "HookFailure",
     "LinkerRecord",
+    "MissingPluginName",
     "ModeRecord",
     "OpImpl",
     "OpgraphPluginManager",
@@ -154,6 +168,8 @@ __all__ = [
     "load_target",
     "make_plugin_manager",
     "mode_records",
+    "order_phases",
+    "phase_for_position",
     "plugin_registry",
     "plugin_report",
     "provider_hint",

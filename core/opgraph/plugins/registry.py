@@ -86,6 +86,7 @@ class PluginRegistry:
         out: dict[str, Any],
     ) -> None:
         claims: dict[str, list[tuple[str, Any]]] = {}
+        plugin: str | None  # None: a conflict settled by dropping every claim
         for plugin, result in iter_hook_results(pm, hookname, {}):
             for rec in _as_records(pm, plugin, hookname, result, record_type):
                 keys = rec.keys() if isinstance(rec, PublicModule) else (rec.name,)

@@ -27,6 +27,7 @@ from opgraph.tensor.blas_batched import (
     BatchedDot,
     _batched_dot,
     batched_dot,
+    batched_dot_op,
     batched_tensordot,
 )
 from opgraph.tensor.math import maximum
@@ -44,8 +45,10 @@ __all__ = [
     "_dot22",
     "_dot22scalar",
     "batched_dot",
+    "batched_dot_op",
     "batched_tensordot",
     "dot22",
+    "dot22scalar",
     "gemm",
     "gemm_inplace",
     "gemm_no_inplace",
@@ -328,7 +331,9 @@ class Ger(Op):
 
 
 _dot22 = dot22 = Dot22()
-_dot22scalar = Dot22Scalar()
+dot22scalar = _dot22scalar = Dot22Scalar()
+# ``_dot22``, ``_dot22scalar``, ``_batched_dot``: PyTensor's private names, kept as aliases;
+# plugins use the public ``dot22``, ``dot22scalar``, ``batched_dot_op``.
 gemv_no_inplace = gemv = Gemv(inplace=False)
 gemv_inplace = Gemv(inplace=True)
 gemm_no_inplace = gemm = Gemm(inplace=False)

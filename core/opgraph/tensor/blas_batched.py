@@ -27,7 +27,13 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.ufuncs import cast
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["BatchedDot", "_batched_dot", "batched_dot", "batched_tensordot"]
+__all__ = [
+    "BatchedDot",
+    "_batched_dot",
+    "batched_dot",
+    "batched_dot_op",
+    "batched_tensordot",
+]
 
 
 def _common_dim(a: int | None, b: int | None, what: str, x: Variable, y: Variable) -> int | None:
@@ -99,7 +105,8 @@ class BatchedDot(Op):
         return [terms[0] if len(terms) == 1 else terms[0] + terms[1]]
 
 
-_batched_dot = BatchedDot()
+batched_dot_op = _batched_dot = BatchedDot()
+"""The BatchedDot op instance (``_batched_dot``: PyTensor's private name, kept as an alias)."""
 
 
 def batched_dot(a: Any, b: Any) -> Variable:

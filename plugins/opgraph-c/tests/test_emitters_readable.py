@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from opgraph_c.codegen import more_ops, runtime_c, scalar_table, shape_ops
 from opgraph_c.codegen.nodec import EmitContext
+from opgraph_c.codegen.registry import c_for_node
 from opgraph_c.codegen.scan_c import emit_scan
 
 import opgraph
@@ -71,7 +72,7 @@ def test_generated_c_is_indented_by_its_braces(index):
 
 def test_scan_loop_c_is_indented_by_its_braces():
     node = _scan_node()
-    ctx = EmitContext(openmp=False)
+    ctx = EmitContext(openmp=False, emit_node=c_for_node)
     ctx.node_index = 0
     _check_indented(node, emit_scan(node, ctx))
 

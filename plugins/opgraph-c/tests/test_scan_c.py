@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from opgraph_c.codegen.nodec import EmitContext
+from opgraph_c.codegen.registry import c_for_node
 from opgraph_c.codegen.scan_c import emit_scan
 
 import opgraph
@@ -31,7 +32,7 @@ def c_scans(fn):
     out = []
     for k, node in enumerate(fn.maker.fgraph.toposort()):
         if isinstance(node.op, Scan):
-            ctx = EmitContext(openmp=False)
+            ctx = EmitContext(openmp=False, emit_node=c_for_node)
             ctx.node_index = k
             out.append(emit_scan(node, ctx) is not None)
     return out

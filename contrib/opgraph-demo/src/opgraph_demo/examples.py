@@ -16,8 +16,7 @@ import numpy as np
 import opgraph
 import opgraph.tensor as pt
 from opgraph.gradient import grad
-from opgraph.plugins.manager import plugin_report
-from opgraph.plugins.records import load_target
+from opgraph.plugins import load_target, plugin_report
 
 __all__ = ["FEATURES", "Example", "Skip", "build_examples", "plugin_states", "why_missing"]
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from opgraph.compile.function import function
 from opgraph.compile.mode import BUILTIN_MODES, get_mode
-from opgraph.plugins.manager import mode_records
+from opgraph.plugins import mode_records
 from opgraph_demo.examples import Example, Skip
 
 __all__ = ["Cell", "ModeRun", "cold_compile_times", "compare", "run_mode", "usable_modes"]

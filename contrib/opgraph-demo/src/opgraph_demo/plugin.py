@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from opgraph.plugins import hookimpl
-from opgraph.plugins.records import CommandRecord
+from opgraph.plugins import CommandRecord, hookimpl
 
 
 @hookimpl

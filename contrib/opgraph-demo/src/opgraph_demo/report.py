@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from opgraph.compile.function import function
-from opgraph.plugins.manager import plugin_report
+from opgraph.plugins import plugin_report
 from opgraph.printing import dprint
 from opgraph_demo.examples import Example, Skip
 from opgraph_demo.measure import ModeRun, first_line

@@ -14,7 +14,7 @@ import SciPy; their scalar ops are in :mod:`opgraph_special.scalar`.
 
 from __future__ import annotations
 
-from typing import Any
+from opgraph.graph.utils import lazy_exports
 
 __version__ = "0.1.0"
 # The public functions: the one list of their names (.tensor and .scalar export it too).
@@ -52,13 +52,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from opgraph_special import tensor
+_LAZY = dict.fromkeys(__all__, "opgraph_special.tensor")
 
-        return getattr(tensor, name)
-    raise AttributeError(f"module 'opgraph_special' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -16,6 +16,7 @@ from typing import Any
 
 from opgraph.plugins import CExpr
 from opgraph_special import scalar as s
+from opgraph_special.c_support import support_for
 
 __all__ = ["C_TEMPLATES", "HELPERS", "PERFORM_ONLY", "c_impl_for"]
 
@@ -61,7 +62,6 @@ def c_impl_for(op: Any) -> Any:
     if helper is None:
         return None
     name, compute = helper
-    from opgraph_special.c_support import support_for
 
     args = ", ".join(f"(double)({{{i}}})" for i in range(op.nin))
     return CExpr(float=f"({{T}})ogsp_{name}({args})", compute=compute,

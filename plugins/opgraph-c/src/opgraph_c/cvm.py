@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
+from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
 from opgraph.link.basic import (
     Linker,
@@ -41,8 +42,6 @@ class CVMLinker(Linker):
                  **options: Any) -> None:
         super().__init__(allow_gc=allow_gc, openmp=openmp, **options)
         if openmp is None:
-            from opgraph.config import config
-
             openmp = config.openmp
         self.openmp = bool(openmp)
 

@@ -8,8 +8,7 @@ otherwise (with one warning naming the reason and the compiler log).
 
 from __future__ import annotations
 
-from opgraph.plugins import hookimpl
-from opgraph.plugins.records import CommandRecord, LinkerRecord, ModeRecord, PublicModule
+from opgraph.plugins import CommandRecord, LinkerRecord, ModeRecord, PublicModule, hookimpl
 
 
 @hookimpl

@@ -14,8 +14,7 @@ import numpy as np
 
 from opgraph.graph.basic import Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell
-from opgraph.plugins.records import load_target
-from opgraph.plugins.registry import linker_records
+from opgraph.plugins import linker_records, load_target
 from opgraph_c.cvm import CVMLinker
 from opgraph_c.linker import CLinker
 

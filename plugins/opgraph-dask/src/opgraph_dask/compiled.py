@@ -19,7 +19,7 @@ import numpy as np
 
 from opgraph.compile.function import function
 from opgraph.graph.basic import Variable
-from opgraph.plugins.registry import linker_records
+from opgraph.plugins import linker_records
 
 __all__ = ["compiled", "fast_mode"]
 

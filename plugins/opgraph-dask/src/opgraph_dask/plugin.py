@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from opgraph.plugins import hookimpl
-from opgraph.plugins.records import LinkerRecord, ModeRecord
+from opgraph.plugins import LinkerRecord, ModeRecord, hookimpl
 
 
 @hookimpl

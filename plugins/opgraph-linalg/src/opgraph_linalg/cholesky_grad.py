@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.gradient import Lop, pushforward
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
-from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, float_dtype, triangle, triangle_grad

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
 from opgraph.tensor.blockwise import Blockwise
-from opgraph.tensor.elemwise import _is_disconnected
 from opgraph.tensor.type import TensorType
 from opgraph.utils import lazy_scipy_module
 from opgraph_linalg._util import as_matrix, check_square_static, float_dtype, matrix_transpose

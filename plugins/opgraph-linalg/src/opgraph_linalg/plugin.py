@@ -11,8 +11,7 @@ import importlib
 import sys
 from typing import Any
 
-from opgraph.plugins import PublicModule, hookimpl
-from opgraph.plugins.records import OpImpl
+from opgraph.plugins import OpImpl, PublicModule, hookimpl
 
 _REWRITES = "opgraph_linalg.rewrites"
 _C_IMPL = "opgraph_linalg.c_impl"

@@ -7,18 +7,15 @@ use, so loading the plugin's entry point stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from opgraph.graph.utils import lazy_exports
 
 if TYPE_CHECKING:
     from opgraph_ofg.op import OpFromGraph
 
 __all__ = ["OpFromGraph"]
 
+_LAZY = {"OpFromGraph": "opgraph_ofg.op"}
 
-def __getattr__(name: str) -> Any:
-    if name == "OpFromGraph":
-        from opgraph_ofg.op import OpFromGraph
-
-        globals()[name] = OpFromGraph
-        return OpFromGraph
-    raise AttributeError(f"module 'opgraph_ofg' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -14,9 +14,12 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import opgraph.tensor as pt
 from opgraph.autodiff.undefined import is_disconnected, is_null
+from opgraph.compile.function import function
+from opgraph.compile.io import In
 from opgraph.compile.sharedvalue import SharedVariable
-from opgraph.gradient import register_batching_rule
+from opgraph.gradient import NullTypeGradError, Rop, grad, register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
@@ -29,6 +32,7 @@ from opgraph_ofg.inner import (
     connection_pattern_of,
 )
 from opgraph_ofg.overrides import DEFAULT, Marker, Overrides, normalize_overrides
+from opgraph_ofg.shapes import infer_inner_shapes
 
 __all__ = ["OpFromGraph"]
 
@@ -130,9 +134,9 @@ class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
         self._pullback_given, self._pushforward_given = pull, push
         explicit = self.inner_inputs_[: self.n_explicit_inputs]
         self._pullback_spec: Overrides = normalize_overrides(
-            pull, "pullback", who, explicit, self.inner_outputs_)
+            pull, "pullback", who, explicit, self.inner_outputs_, ofg_type=OpFromGraph)
         self._pushforward_spec: Overrides = normalize_overrides(
-            push, "pushforward", who, explicit, self.inner_outputs_)
+            push, "pushforward", who, explicit, self.inner_outputs_, ofg_type=OpFromGraph)
 
         self._given_pattern = connection_pattern is not None
         self._pattern = self._check_pattern(who, connection_pattern)
@@ -345,9 +349,6 @@ class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
             cell[0] = value
 
     def _make_function(self) -> Any:
-        from opgraph.compile.function import function
-        from opgraph.compile.io import In
-
         destroyed = {i for ins in self.destroy_map.values() for i in ins}
         ins = [In(v, mutable=k in destroyed) for k, v in enumerate(self.inner_inputs_)]
         kw = dict(self.kwargs)
@@ -369,7 +370,6 @@ class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
         """Output shapes from the inner graph's shape inference, in terms of the node inputs."""
-        from opgraph_ofg.shapes import infer_inner_shapes
 
         return infer_inner_shapes(self, node, input_shapes)
 
@@ -512,8 +512,6 @@ def _compiled_function(op: OpFromGraph) -> Any:
 def _concrete(value: Variable, like: Variable) -> Variable:
     """``value``, or zeros shaped like ``like`` when it is a disconnected marker."""
     if value is None or is_disconnected(value):
-        import opgraph.tensor as pt
-
         return pt.zeros_like(like)
     return value
 
@@ -521,7 +519,6 @@ def _concrete(value: Variable, like: Variable) -> Variable:
 def _default_pullback(ins: list[Variable], outs: list[Variable], grads: list[Variable]
                       ) -> list[Any]:
     """Gradients of ``ins`` from the inner graph seeded with ``grads`` on ``outs``."""
-    from opgraph.gradient import grad
 
     known: dict[Variable, Variable] = {}
     for o, g in zip(outs, grads):
@@ -563,7 +560,6 @@ def _add_gradients(parts: list[list[Any]]) -> list[Any]:
 def _default_pushforward(ins: list[Variable], outs: list[Variable], evals: list[Variable]
                          ) -> list[Any]:
     """Tangents of ``outs`` from the inner graph for tangents ``evals`` of ``ins``."""
-    from opgraph.gradient import NullTypeGradError, Rop
 
     def one(fs: list[Variable]) -> list[Any]:
         ts = Rop(fs, ins, evals, disconnected_outputs="ignore", return_disconnected="none")

@@ -19,6 +19,7 @@ import attrs
 
 from opgraph.graph.basic import Variable
 from opgraph.graph.null_type import DisconnectedType, NullType
+from opgraph.tensor.variable import as_tensor_variable
 from opgraph_ofg.inner import GraphKey
 
 __all__ = ["DEFAULT", "Marker", "Overrides", "normalize_overrides"]
@@ -155,18 +156,15 @@ def _adapt_callable(fn: Callable[..., Any], who: str) -> Callable[..., Any]:
     return fn
 
 
-def _is_ofg(value: Any) -> bool:
-    from opgraph_ofg.op import OpFromGraph
-
-    return isinstance(value, OpFromGraph)
-
-
 def normalize_overrides(value: Any, direction: str, who: str, in_vars: Sequence[Variable],
-                        out_vars: Sequence[Variable]) -> Overrides:
+                        out_vars: Sequence[Variable], *, ofg_type: type | tuple[type, ...] = (),
+                        ) -> Overrides:
     """Check ``value`` and freeze it, calling each callable once on dummy variables.
 
     ``direction`` is "pullback" (one item per input) or "pushforward" (one per
-    output); ``in_vars``/``out_vars`` give the types of the dummies.
+    output); ``in_vars``/``out_vars`` give the types of the dummies.  ``ofg_type``
+    is the OpFromGraph class (given by op.py, which imports this module: an
+    override of that type is used as a graph, not called).
     """
     n_items = len(in_vars) if direction == "pullback" else len(out_vars)
     item_word = "input" if direction == "pullback" else "output"
@@ -179,7 +177,8 @@ def normalize_overrides(value: Any, direction: str, who: str, in_vars: Sequence[
                 f"{who}: the {direction} override list must have one entry per {item_word} "
                 f"({n_items}); got {len(value)}"
             )
-        items = [_entry(v, direction, f"{who}: {direction}[{k}]", dummies, single=True)
+        items = [_entry(v, direction, f"{who}: {direction}[{k}]", dummies, single=True,
+                        ofg_type=ofg_type)
                  for k, v in enumerate(value)]
         return Overrides(direction, n_items, None, items)
     marker = Marker.of(value)
@@ -187,7 +186,7 @@ def normalize_overrides(value: Any, direction: str, who: str, in_vars: Sequence[
         items = [Entry(_Kind.MARKER, marker, marker) for _ in range(n_items)]
         return Overrides(direction, n_items, None, items)
     whole = _entry(value, direction, f"{who}: {direction}", dummies, single=False,
-                   n_items=n_items)
+                   n_items=n_items, ofg_type=ofg_type)
     return Overrides(direction, n_items, whole, None)
 
 
@@ -200,7 +199,7 @@ def _dummies(direction: str, in_vars: Sequence[Variable],
 
 
 def _entry(value: Any, direction: str, who: str, dummies: tuple[list, list, list],
-           single: bool, n_items: int = 1) -> Entry:
+           single: bool, n_items: int = 1, ofg_type: type | tuple[type, ...] = ()) -> Entry:
     if _is_default(value):
         return Entry(_Kind.DEFAULT, None, DEFAULT)
     marker = Marker.of(value)
@@ -209,7 +208,7 @@ def _entry(value: Any, direction: str, who: str, dummies: tuple[list, list, list
             raise TypeError(f"{who}: internal error, marker given as a whole override")
         return Entry(_Kind.MARKER, marker, marker)
     ins, outs, third = dummies
-    if _is_ofg(value):
+    if isinstance(value, ofg_type):
         _ofg_convention(value, direction, len(ins), len(outs), who)
         want = 1 if single else n_items
         if len(value.inner_outputs) != want:
@@ -255,8 +254,6 @@ def _as_result(value: Any, who: str) -> Any:
     if isinstance(value, Variable):
         return value
     try:
-        from opgraph.tensor.variable import as_tensor_variable
-
         return as_tensor_variable(value)
     except Exception as exc:
         raise TypeError(f"{who} returned {type(value).__name__} {value!r:.60}; expected a "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from opgraph.graph.basic import Apply, Variable, clone_replace, io_toposort
+from opgraph.tensor.shape import shape_i
 
 if TYPE_CHECKING:
     from opgraph_ofg.op import OpFromGraph
@@ -27,8 +28,6 @@ def _ndim(var: Variable) -> int | None:
 
 
 def _read_shape(var: Variable) -> tuple[Any, ...]:
-    from opgraph.tensor.shape import shape_i
-
     return tuple(shape_i(var, i) for i in range(_ndim(var) or 0))
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.assumptions import AssumptionFeature, SpecifyAssumptions
-from opgraph.assumptions.core import BUILTIN_KEYS, FactState
+from opgraph.assumptions import BUILTIN_KEYS, AssumptionFeature, FactState, SpecifyAssumptions
 from opgraph.graph.rewriting.basic import GraphRewriter
 
 __all__ = ["DrainSpecifyAssumptions", "drain_specify_assumptions"]

@@ -27,15 +27,12 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import EquilibriumGraphRewriter, in2out
 from opgraph.graph.utils import InconsistencyError
 from opgraph.scalar.type import upcast
-from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.basic import AllocEmpty
 from opgraph.tensor.blas import (
     Dot22,
     Gemm,
     Gemv,
     Ger,
-    _batched_dot,
-    _dot22,
-    _dot22scalar,
     gemm_inplace,
     gemm_no_inplace,
     gemv_inplace,
@@ -43,6 +40,9 @@ from opgraph.tensor.blas import (
     ger,
     ger_destructive,
 )
+from opgraph.tensor.blas import batched_dot_op as _batched_dot
+from opgraph.tensor.blas import dot22 as _dot22
+from opgraph.tensor.blas import dot22scalar as _dot22scalar
 from opgraph.tensor.blas_c import CGemv, CGer
 from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
 from opgraph.tensor.contractions import prod_of

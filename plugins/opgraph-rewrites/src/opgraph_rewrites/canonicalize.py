@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+import opgraph.scalar as ps
 from opgraph.config import config
 from opgraph.gradient import GradientIdentity
 from opgraph.graph.basic import Apply, Variable
@@ -30,6 +31,7 @@ from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
 from opgraph.scalar.arith import Pow
 from opgraph.scalar.composite import Composite
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_rewrites.useless import useless_shape_rewriters
 from opgraph_rewrites.utils import (
     _cast,
@@ -57,8 +59,6 @@ def chunked_node_count(n_terms: int) -> int:
 
 
 def _ps() -> Any:
-    import opgraph.scalar as ps
-
     return ps
 
 
@@ -273,8 +273,6 @@ def _cancel(pos: list[Variable], neg: list[Variable]) -> int:
 
 
 def _dimshuffle_cls() -> type:
-    from opgraph.tensor.elemwise import DimShuffle
-
     return DimShuffle
 
 
@@ -309,7 +307,6 @@ def local_dimshuffle_dimshuffle() -> NodeRewriter:
 
 def local_useless_cast() -> NodeRewriter:
     ps = _ps()
-    from opgraph.tensor.elemwise import Elemwise
 
     @node_rewriter([Elemwise], name="local_useless_elemwise")
     def rewrite(fgraph: Any, node: Apply) -> Any:

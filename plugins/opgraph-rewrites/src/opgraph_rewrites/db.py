@@ -40,7 +40,7 @@ from opgraph.graph.rewriting.basic import (
 )
 from opgraph.graph.rewriting.walking import EquilibriumGraphRewriter, WalkingGraphRewriter
 from opgraph.graph.utils import type_name
-from opgraph.plugins.phases import Phase, PhaseError, order_phases, phase_for_position
+from opgraph.plugins import Phase, PhaseError, order_phases, phase_for_position
 
 __all__ = [
     "DuplicateRewriteError",

@@ -23,6 +23,9 @@ from typing import Any
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, is_output_client, node_rewriter
+from opgraph.scalar.structural import Second, second
+from opgraph.tensor.creation import Alloc
+from opgraph.tensor.elemwise import Elemwise
 from opgraph_rewrites.shape_feature import ShapeFeature
 from opgraph_rewrites.utils import ew, keep_type
 
@@ -31,14 +34,11 @@ __all__ = ["covers_shape", "fill_rewriters"]
 
 def _second() -> Any:
     """The Second scalar op class (imported late: the scalar library loads after plugins)."""
-    from opgraph.scalar.structural import Second
 
     return Second
 
 
 def _fill_op() -> Any:
-    from opgraph.scalar.structural import second
-
     return ew(second)
 
 
@@ -79,8 +79,6 @@ def covers_shape(value: Variable, out: Variable) -> bool:
 
 
 def local_fill_sink() -> NodeRewriter:
-    from opgraph.tensor.elemwise import Elemwise
-
     @node_rewriter([Elemwise], name="local_fill_sink")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """f(second(x, y), z) -> second(x, f(y, z)): the fill moves to the output."""
@@ -148,7 +146,6 @@ def local_fill_to_alloc() -> NodeRewriter:
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """second(x, y) -> alloc(y, *shape) when x's value is read by nothing else:
         the shape comes from the ShapeFeature, so x itself need not be computed."""
-        from opgraph.tensor.creation import Alloc
 
         x, y = node.inputs
         out = node.outputs[0]

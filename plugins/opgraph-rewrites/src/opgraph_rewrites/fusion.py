@@ -26,6 +26,9 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, is_output_client
 from opgraph.graph.utils import InconsistencyError
+from opgraph.scalar.composite import Composite
+from opgraph.scalar.type import ScalarType
+from opgraph.tensor.elemwise import Elemwise
 from opgraph_rewrites.utils import keep_type
 
 __all__ = ["MAX_INPUTS", "FusionOptimizer"]
@@ -34,8 +37,6 @@ MAX_INPUTS = 32
 
 
 def _fusible(node: Any) -> bool:
-    from opgraph.tensor.elemwise import Elemwise
-
     if isinstance(node, str) or node is None or not isinstance(node.op, Elemwise):
         return False
     op = node.op
@@ -123,10 +124,6 @@ class FusionOptimizer(GraphRewriter):
         return cluster
 
     def _replace(self, fgraph: Any, root: Apply, cluster: list[Apply]) -> bool:
-        from opgraph.scalar.composite import Composite
-        from opgraph.scalar.type import ScalarType
-        from opgraph.tensor.elemwise import Elemwise
-
         members = set(cluster)
         order = [n for n in io_toposort_nodes(cluster, members)]
         smap: dict[Variable, Variable] = {}

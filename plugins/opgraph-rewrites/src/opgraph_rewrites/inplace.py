@@ -25,6 +25,7 @@ from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.destroyhandler import ensure_destroy_handler
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, is_output_client
 from opgraph.graph.utils import InconsistencyError
+from opgraph.tensor.elemwise import Elemwise
 
 __all__ = ["InplaceElemwiseOptimizer"]
 
@@ -52,16 +53,12 @@ class InplaceElemwiseOptimizer(GraphRewriter):
     # -- helpers --------------------------------------------------------------------
     @staticmethod
     def _candidates(fgraph: Any) -> list[Apply]:
-        from opgraph.tensor.elemwise import Elemwise
-
         return [n for n in io_toposort(fgraph.inputs, fgraph.outputs)
                 if isinstance(n.op, Elemwise) and not n.op.inplace_pattern
                 and len(n.outputs) == 1]
 
     @staticmethod
     def _inplace_node(node: Apply, i: int) -> Apply | None:
-        from opgraph.tensor.elemwise import Elemwise
-
         try:
             return Elemwise(node.op.scalar_op, {0: i}).make_node(*node.inputs)
         except (TypeError, ValueError):

@@ -36,7 +36,7 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.join import Join
 from opgraph.tensor.math import add, mul, switch, true_div
 from opgraph.tensor.products import Dot, dot
-from opgraph.tensor.reduction import CAReduce, Sum
+from opgraph.tensor.reduction import CAReduce, Prod, Sum
 from opgraph.tensor.shape import Shape, Shape_i, static_int
 from opgraph.tensor.subtensor import Subtensor
 from opgraph.tensor.variable import constant
@@ -117,7 +117,7 @@ local_sum_prod_of_mul_or_div = local_sum_of_mul()
 
 def _exact_reduction(op: CAReduce, n_terms: int | None = None) -> bool:
     """Regrouping this reduction's terms keeps the result bit for bit."""
-    if not isinstance(op, Sum) and type(op).__name__ not in ("Prod",):
+    if not isinstance(op, Sum | Prod):
         return True  # max, min, all, any: order-free
     if config.fast_math:
         return True

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from opgraph.plugins import PublicModule, RewriteDatabaseRecord, hookimpl
-from opgraph.plugins.protocols import RewriteDatabaseProtocol
+from opgraph.plugins import PublicModule, RewriteDatabaseProtocol, RewriteDatabaseRecord, hookimpl
 
 
 @hookimpl

@@ -31,9 +31,10 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from opgraph.config import config
 from opgraph.graph.rewriting.basic import GraphRewriter
 from opgraph.graph.rewriting.merge import MergeOptimizer
-from opgraph.plugins.phases import STANDARD_PHASES
+from opgraph.plugins import STANDARD_PHASES, call_hook_safely, get_plugin_manager
 from opgraph_rewrites.db import (
     DuplicateRewriteError,
     EquilibriumDB,
@@ -85,8 +86,6 @@ def build_database(pm: Any = None) -> SequenceDB:
     Raises :class:`DuplicateRewriteError` (after every plugin has registered)
     when names repeat, and PhaseError/PhaseCycleError when phases cannot be ordered.
     """
-    from opgraph.plugins.manager import call_hook_safely, get_plugin_manager
-
     pm = get_plugin_manager() if pm is None else pm
     db = standard_skeleton()
     with collecting_duplicates() as duplicates:
@@ -102,8 +101,6 @@ def build_database(pm: Any = None) -> SequenceDB:
 
 def get_database(pm: Any = None) -> SequenceDB:
     """The database of plugin manager ``pm`` (default: the global one), built once."""
-    from opgraph.plugins.manager import get_plugin_manager
-
     pm = get_plugin_manager() if pm is None else pm
     with _LOCK:
         db = _DATABASES.get(pm)
@@ -124,8 +121,6 @@ def reset_database(pm: Any = None) -> None:
 
 def _config_tags() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     try:
-        from opgraph.config import config
-
         return (tuple(config.optimizer_including), tuple(config.optimizer_excluding),
                 tuple(config.optimizer_requiring))
     except Exception:

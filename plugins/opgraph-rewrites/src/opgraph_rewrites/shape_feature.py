@@ -16,13 +16,14 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.features import AlreadyThere, Feature
 from opgraph.graph.rewriting.basic import GraphRewriter, NodeRewriter, node_rewriter
+from opgraph.tensor.shape import Shape, Shape_i, make_vector
+from opgraph.tensor.variable import constant
+from opgraph_rewrites.utils import _cast, keep_type
 
 __all__ = ["ShapeFeature", "ShapeOptimizer", "shape_rewriters"]
 
 
 def _const_int(value: int) -> Variable:
-    from opgraph.tensor.variable import constant
-
     return constant(np.int64(value))
 
 
@@ -70,8 +71,6 @@ class ShapeFeature(Feature):
         return ShapeFeature()
 
     def _default(self, v: Variable) -> tuple[Variable, ...]:
-        from opgraph.tensor.shape import Shape_i
-
         return tuple(
             _const_int(s) if s is not None else Shape_i(i)(v)
             for i, s in enumerate(v.type.shape)
@@ -167,8 +166,6 @@ def _depends_on(dim: Variable, var: Variable) -> bool:
 
 
 def local_shape_to_shape_i() -> NodeRewriter:
-    from opgraph.tensor.shape import Shape, Shape_i, make_vector
-
     def add_feature(fgraph: Any) -> None:
         if getattr(fgraph, "shape_feature", None) is None:
             fgraph.attach_feature(ShapeFeature())
@@ -194,8 +191,6 @@ def local_shape_to_shape_i() -> NodeRewriter:
             if new is None:
                 return False
         if new.type != node.outputs[0].type:
-            from opgraph_rewrites.utils import keep_type
-
             new = keep_type(node.outputs[0], new)
         return [new] if new is not None else False
 
@@ -203,8 +198,6 @@ def local_shape_to_shape_i() -> NodeRewriter:
 
 
 def _cast64(d: Variable) -> Variable:
-    from opgraph_rewrites.utils import _cast
-
     return _cast(d, "int64")
 
 

@@ -20,9 +20,13 @@ from typing import Any
 
 import numpy as np
 
+import opgraph.scalar as ps
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.products import Dot
+from opgraph.tensor.reduction import Sum
 from opgraph_rewrites.utils import (
     const_value,
     ew,
@@ -36,8 +40,6 @@ __all__ = ["POW_TABLE", "specialize_rewriters"]
 
 
 def _pow_table() -> dict[float, Callable[[Variable], Variable]]:
-    import opgraph.scalar as ps
-
     E = ew
     return {
         0.0: lambda x: tensor_constant(1, x.type.dtype, 0),  # x**0 = 1
@@ -56,8 +58,6 @@ POW_TABLE: dict[float, Callable[[Variable], Variable]] = {}
 
 
 def local_pow_specialize() -> NodeRewriter:
-    import opgraph.scalar as ps
-
     POW_TABLE.update(_pow_table())
 
     @node_rewriter([ew(ps.pow)], name="local_pow_specialize")
@@ -91,7 +91,6 @@ def _is_float(var: Variable) -> bool:
 
 def _drop_axes(var: Variable, axes: tuple[int, ...]) -> Variable:
     """``var`` without its ``axes`` (all of static length 1)."""
-    from opgraph.tensor.elemwise import DimShuffle
 
     if not axes:
         return var
@@ -108,7 +107,6 @@ def _split_factors(fgraph: Any, var: Variable, axes: tuple[int, ...]) -> tuple |
     """``var = (-1)**neg * prod(inner) / prod(inner_den) * prod(outer) / prod(outer_den)``
     where the outer factors are constant along ``axes``; None when ``var`` is no
     single-use product."""
-    import opgraph.scalar as ps
 
     node = var.owner
     sop = scalar_op_of(node)
@@ -134,8 +132,6 @@ def _may_move(outer: list[Variable], outer_den: list[Variable]) -> bool:
 
 
 def _product(factors: list[Variable]) -> Variable | None:
-    import opgraph.scalar as ps
-
     if not factors:
         return None
     return factors[0] if len(factors) == 1 else ew(ps.mul)(*factors)
@@ -143,7 +139,6 @@ def _product(factors: list[Variable]) -> Variable | None:
 
 def _apply_outer(core: Variable, outer: list[Variable], outer_den: list[Variable],
                  negate: bool) -> Variable:
-    import opgraph.scalar as ps
 
     top = _product([core, *outer])
     bottom = _product(outer_den)
@@ -152,8 +147,6 @@ def _apply_outer(core: Variable, outer: list[Variable], outer_den: list[Variable
 
 
 def local_sum_of_mul() -> NodeRewriter:
-    from opgraph.tensor.reduction import Sum
-
     @node_rewriter([Sum], name="local_sum_of_mul")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """sum(x * c, axes) = sum(x, axes) * c, sum(x / c) = sum(x) / c, sum(-x) = -sum(x)
@@ -180,8 +173,6 @@ def local_sum_of_mul() -> NodeRewriter:
 
 
 def local_dot_scalar_factor() -> NodeRewriter:
-    from opgraph.tensor.products import Dot
-
     @node_rewriter([Dot], name="local_dot_scalar_factor")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """dot(c * x, y) = c * dot(x, y), dot(x / c, y) = dot(x, y) / c, dot(-x, y) =

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.graph.rewriting.basic import NodeRewriter
+import opgraph.scalar as ps
+from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.pattern import PatternNodeRewriter
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.reduction import Max, Sum
+from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph_rewrites.stable_products import (
     ExpSigmoidProduct,
     local_distribute_stable_product,
     local_x_minus_x_sigmoid,
 )
-from opgraph_rewrites.utils import const_value, ew, keep_type, tensor_constant
+from opgraph_rewrites.utils import const_value, elemwise_of, ew, keep_type, tensor_constant
 
 __all__ = ["stabilize_rewriters"]
 
 
 def _rules() -> list[tuple[str, Any, Any]]:
-    import opgraph.scalar as ps
-
     E = ew
     return [
         # log(1 + x) = log1p(x), exact near 0
@@ -73,13 +75,6 @@ def _rules() -> list[tuple[str, Any, Any]]:
 
 
 def _log_softmax_rewriter() -> NodeRewriter | None:
-    try:
-        import opgraph.scalar as ps
-        from opgraph.tensor.special import LogSoftmax, Softmax
-    except ImportError:
-        return None
-    from opgraph.graph.rewriting.basic import node_rewriter
-
     @node_rewriter([ew(ps.log)], name="log_softmax")
     def log_softmax(fgraph: Any, node: Any) -> Any:
         """log(softmax(x, axis)) = log_softmax(x, axis), no log(0) on underflow."""
@@ -96,7 +91,6 @@ def _log_softmax_rewriter() -> NodeRewriter | None:
 
 def _through_dimshuffles(var: Any) -> tuple[Any, list[Any]]:
     """``var`` with its DimShuffles peeled off, and those DimShuffle ops (outermost first)."""
-    from opgraph.tensor.elemwise import DimShuffle
 
     ops = []
     while var.owner is not None and isinstance(var.owner.op, DimShuffle):
@@ -107,9 +101,6 @@ def _through_dimshuffles(var: Any) -> tuple[Any, list[Any]]:
 
 def _is_max_shifted(arg: Any) -> bool:
     """``arg`` is ``a - f(max(a))``: already the stable form (stops the rewrite repeating)."""
-    import opgraph.scalar as ps
-    from opgraph.tensor.reduction import Max
-    from opgraph_rewrites.utils import elemwise_of
 
     sub = elemwise_of(arg, ps.Sub)
     if sub is None:
@@ -130,12 +121,6 @@ def _is_max_shifted(arg: Any) -> bool:
 
 
 def _logsumexp_rewriter() -> NodeRewriter:
-    import opgraph.scalar as ps
-    from opgraph.graph.rewriting.basic import node_rewriter
-    from opgraph.tensor.elemwise import DimShuffle
-    from opgraph.tensor.reduction import Max, Sum
-    from opgraph_rewrites.utils import elemwise_of
-
     @node_rewriter([ew(ps.log)], name="local_logsumexp")
     def logsumexp(fgraph: Any, node: Any) -> Any:
         """log(sum(exp(x), axes)) = m + log(sum(exp(x - m), axes)), m = max(x, axes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.graph.rewriting.merge import MergeOptimizer
 from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
@@ -37,8 +38,6 @@ __all__ = ["register_standard_rewrites"]
 
 
 def register_standard_rewrites(db: Any) -> None:
-    from opgraph.graph.rewriting.merge import MergeOptimizer
-
     canon, stab, spec = db["canonicalize"], db["stabilize"], db["specialize"]
     canon.register("constant_folding", constant_folding, "fast_run", "fast_compile",
                    "constant_folding")

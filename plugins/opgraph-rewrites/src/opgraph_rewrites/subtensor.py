@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor.basic as tensor_basic
-from opgraph.faces import MissingPluginName
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.plugins import MissingPluginName
 from opgraph.scalar.arith import Add
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.blockwise import Blockwise

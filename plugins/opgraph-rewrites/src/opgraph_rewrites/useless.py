@@ -12,17 +12,25 @@ from typing import Any
 
 import numpy as np
 
+import opgraph.scalar as ps
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
+from opgraph.scalar.structural import Cast
+from opgraph.scalar.type import ScalarType
+from opgraph.tensor.creation import Alloc
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.reduction import Sum
+from opgraph.tensor.reduction import sum as tsum
+from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, static_int
+from opgraph.tensor.subtensor import Subtensor
+from opgraph.tensor.variable import constant
 from opgraph_rewrites.utils import ew, keep_type, tensor_constant
 
 __all__ = ["useless_shape_rewriters"]
 
 
 def _static(var: Variable) -> int | None:
-    from opgraph.tensor.shape import static_int
-
     try:
         return static_int(var)
     except Exception:
@@ -33,7 +41,6 @@ def _dim_key(d: Variable) -> tuple | None:
     """A key equal for entries computing the same dimension: a static value,
     ``("shape", i, x)`` for ``Shape_i(i)(x)`` and ``shape(x)[i]``, else the
     producing op and its input identities (what merge would unify)."""
-    from opgraph.tensor.shape import Shape, Shape_i
 
     value = _static(d)
     if value is not None:
@@ -43,7 +50,7 @@ def _dim_key(d: Variable) -> tuple | None:
         return ("var", id(d))
     if isinstance(node.op, Shape_i):
         return ("shape", node.op.i, id(node.inputs[0]))
-    if type(node.op).__name__ == "Subtensor" and len(node.inputs) == 2:
+    if isinstance(node.op, Subtensor) and len(node.inputs) == 2:
         src = node.inputs[0].owner
         i = _static(node.inputs[1])
         if src is not None and isinstance(src.op, Shape) and i is not None:
@@ -73,11 +80,8 @@ def is_dim_of(fgraph: Any, entry: Variable, x: Variable, i: int) -> bool:
 
 def _entries(vec: Variable) -> list[Variable] | None:
     """The entries of a shape vector as scalar variables, when visible."""
-    from opgraph.tensor.shape import MakeVector
 
     if isinstance(vec, Constant):
-        from opgraph.tensor.variable import constant
-
         return [constant(np.int64(v)) for v in np.asarray(vec.data).ravel()]
     node = vec.owner
     if node is not None and isinstance(node.op, MakeVector):
@@ -87,15 +91,12 @@ def _entries(vec: Variable) -> list[Variable] | None:
 
 def _shape_of(vec: Variable) -> Variable | None:
     """``x`` when ``vec`` is ``shape(x)``."""
-    from opgraph.tensor.shape import Shape
 
     node = vec.owner
     return node.inputs[0] if node is not None and isinstance(node.op, Shape) else None
 
 
 def local_useless_reshape() -> NodeRewriter:
-    from opgraph.tensor.shape import Reshape
-
     @node_rewriter([Reshape], name="local_useless_reshape")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """reshape(x, shape(x)) = x; reshape(x, s) = x when every entry of s is x's
@@ -118,8 +119,6 @@ def local_useless_reshape() -> NodeRewriter:
 
 
 def local_reshape_reshape() -> NodeRewriter:
-    from opgraph.tensor.shape import Reshape
-
     @node_rewriter([Reshape], name="local_reshape_reshape")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """reshape(reshape(x, s1), s2) = reshape(x, s2): a reshape only reads the data order."""
@@ -134,8 +133,6 @@ def local_reshape_reshape() -> NodeRewriter:
 
 
 def local_useless_alloc() -> NodeRewriter:
-    from opgraph.tensor.creation import Alloc
-
     @node_rewriter([Alloc], name="local_useless_alloc")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """alloc(v, *shape(v)) = v: the value already has the requested shape."""
@@ -152,10 +149,6 @@ def local_useless_alloc() -> NodeRewriter:
 
 
 def local_sum_of_alloc() -> NodeRewriter:
-    import opgraph.scalar as ps
-    from opgraph.tensor.creation import Alloc
-    from opgraph.tensor.reduction import Sum
-
     @node_rewriter([Sum], name="local_sum_of_alloc")
     def rewrite(fgraph: Any, node: Apply) -> Any:
         """sum(alloc(v, *s), axes) = alloc(sum(v, real axes) * prod(s[a] for broadcast a),
@@ -185,12 +178,8 @@ def local_sum_of_alloc() -> NodeRewriter:
             return False
         value = v if v.type.dtype == dtype else ew(_cast_op(dtype))(v)
         if summed:
-            from opgraph.tensor.reduction import sum as tsum
-
             value = tsum(value, axis=summed, keepdims=True, dtype=dtype)
         if dropped or summed:
-            from opgraph.tensor.elemwise import DimShuffle
-
             gone = set(dropped) | set(summed)
             order = tuple(d for d in range(k) if d not in gone)
             value = DimShuffle(input_ndim=k, new_order=order)(value)
@@ -220,9 +209,6 @@ def _count_is_exact(counted: list[Variable], dtype: str) -> bool:
 
 
 def _cast_op(dtype: str) -> Any:
-    from opgraph.scalar.structural import Cast
-    from opgraph.scalar.type import ScalarType
-
     return Cast(ScalarType(dtype))
 
 

@@ -14,6 +14,15 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import is_output_client
+from opgraph.scalar.structural import Cast, second
+from opgraph.scalar.type import ScalarType
+from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
+from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
+from opgraph.tensor.creation import Alloc
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.exceptions import NotScalarConstantError
+from opgraph.tensor.shape import Reshape, SpecifyShape
+from opgraph.tensor.type import TensorType
 
 __all__ = [
     "const_value",
@@ -29,8 +38,6 @@ __all__ = [
 
 @cache
 def _elemwise_cls() -> type:
-    from opgraph.tensor.elemwise import Elemwise
-
     return Elemwise
 
 
@@ -81,7 +88,7 @@ def elemwise_of(var: Variable, *scalar_classes: type) -> Apply | None:
 
 #: Ops that only move or broadcast a value: a constant seen through them is still constant.
 _PASSTHROUGH = frozenset(
-    {"DimShuffle", "Alloc", "SpecifyShape", "Reshape", "TensorFromScalar", "ScalarFromTensor"}
+    {DimShuffle, Alloc, SpecifyShape, Reshape, TensorFromScalar, ScalarFromTensor}
 )
 
 
@@ -96,12 +103,7 @@ def const_value(var: Variable) -> Any:
             return None
         return flat[0]
     owner = var.owner
-    if owner is None or type(owner.op).__name__ not in _PASSTHROUGH:
-        return None
-    try:
-        from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
-        from opgraph.tensor.exceptions import NotScalarConstantError
-    except ImportError:
+    if owner is None or type(owner.op) not in _PASSTHROUGH:
         return None
     try:
         return get_underlying_scalar_constant_value(var, elemwise=False)
@@ -113,7 +115,6 @@ def const_value(var: Variable) -> Any:
 
 def tensor_constant(value: Any, dtype: str, ndim: int = 0) -> Constant:
     """A constant of ``dtype`` with ``ndim`` broadcastable dimensions."""
-    from opgraph.tensor.type import TensorType
 
     data = np.asarray(value, dtype=dtype).reshape((1,) * ndim)
     return TensorType(dtype, (1,) * ndim).make_constant(data)
@@ -126,9 +127,6 @@ def single_client(fgraph: Any, var: Variable) -> bool:
 
 
 def _cast(var: Variable, dtype: str) -> Variable:
-    from opgraph.scalar.structural import Cast
-    from opgraph.scalar.type import ScalarType
-
     return ew(Cast(ScalarType(dtype)))(var)
 
 
@@ -139,9 +137,6 @@ def keep_type(old: Variable, new: Variable, refs: Any = ()) -> Variable | None:
     inputs of the node being replaced); they broadcast ``new`` when it has
     length-1 dimensions ``old`` does not.
     """
-    from opgraph.scalar.structural import second
-    from opgraph.tensor.elemwise import DimShuffle
-    from opgraph.tensor.type import TensorType
 
     ot, nt = old.type, new.type
     if ot == nt:

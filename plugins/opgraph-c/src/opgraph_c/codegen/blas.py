@@ -33,7 +33,8 @@ from typing import Any
 import attrs
 import numpy
 
-from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.link.c.template import c_source
+from opgraph.tensor.basic import AllocEmpty
 from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
@@ -114,28 +115,11 @@ def _float_blas(node: Any) -> tuple[BlasInfo, str] | None:
     return info, dt
 
 
-_FALLBACK = """\
-/* No BLAS: NumPy's product (a scalar for two vectors: made an array). */
-PyObject *r0 = PyArray_MatrixProduct2((PyObject *)i0, (PyObject *)i1, NULL);
-if (!r0) goto fail;
-PyObject *r = PyArray_FROM_O(r0);
-Py_DECREF(r0);
-if (!r) goto fail;
-if (PyArray_TYPE((PyArrayObject *)r) != OUT_TYPENUM) {
-    PyObject *c = PyArray_Cast((PyArrayObject *)r, OUT_TYPENUM);
-    Py_DECREF(r);
-    if (!c) goto fail;
-    r = c;
-}
-Py_XDECREF(o0);
-o0 = (PyArrayObject *)r;
-"""
-
-
 def _fallback(dt: str) -> NodeC:
     w = CWriter()
     with w.block():
-        w.code(_FALLBACK.replace("OUT_TYPENUM", typenum(dt)))
+        # no BLAS: NumPy's product (runtime/blas_fallback.c)
+        w.code(c_source(__package__, "runtime/blas_fallback.c", OUT_TYPENUM=typenum(dt)))
     return NodeC(w.text())
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.graph.basic import Constant, io_toposort
+from opgraph.scalar.composite import Composite
 from opgraph_c.codegen.ctypes_ import c_type, supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
@@ -34,7 +35,6 @@ def scalar_body(
     A Composite is unrolled over its inner graph; its constants become
     parameters read once before the loop.
     """
-    from opgraph.scalar.composite import Composite
 
     if isinstance(scalar_op, Composite):
         return _composite_body(scalar_op, in_names, in_dtypes, ctx, prefix)

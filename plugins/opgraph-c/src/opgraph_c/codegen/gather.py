@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.link.c.template import c_source
 from opgraph_c.codegen.ctypes_ import c_type, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC
@@ -26,63 +27,18 @@ __all__ = [
 _FLOATS = ("float32", "float64")
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
 
-INDEX_ERROR_SUPPORT = r"""
-static int og_index_error(npy_intp raw, npy_intp n) {
-    PyErr_Format(PyExc_IndexError, "index %ld is out of bounds for axis 0 with size %ld",
-                 (long)raw, (long)n);
-    return -1;
-}
-"""
+INDEX_ERROR_SUPPORT = c_source(__package__, "runtime/index_error.h")
+"""``og_index_error``: the IndexError of an index out of bounds."""
 
-ALIGNED_SUPPORT = r"""
-/* a (new reference) when its elements can be read as C values, else an aligned copy. */
-static PyArrayObject *og_aligned(PyArrayObject *a) {
-    if (PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) { Py_INCREF(a); return a; }
-    return (PyArrayObject *)PyArray_NewCopy(a, NPY_CORDER);
-}
-"""
+ALIGNED_SUPPORT = c_source(__package__, "runtime/aligned.h")
+"""``og_aligned``: an array whose elements can be read as C values (a copy when needed)."""
 
 
 def _loops(T: str, IT: str, dt: str, it: str) -> str:
     """og_gather_<dt>_<it>(out, x, idx) and og_scatter_<dt>_<it>(b, y, idx, set):
-    0, or -1 with IndexError set."""
-    return rf"""
-static int og_gather_{dt}_{it}(PyArrayObject *out, PyArrayObject *x, PyArrayObject *idx) {{
-    const npy_intp m = PyArray_DIMS(idx)[0], n = PyArray_DIMS(x)[0];
-    const npy_intp sx = PyArray_STRIDES(x)[0], si = PyArray_STRIDES(idx)[0];
-    const char *bx = PyArray_BYTES(x), *bi = PyArray_BYTES(idx);
-    {T} *q = ({T} *)PyArray_DATA(out);
-    for (npy_intp k = 0; k < m; k++) {{
-        npy_intp j = (npy_intp)*(const {IT} *)(bi + k * si);
-        if (j < 0) j += n;
-        if (j < 0 || j >= n) return og_index_error((npy_intp)*(const {IT} *)(bi + k * si), n);
-        q[k] = *(const {T} *)(bx + j * sx);
-    }}
-    return 0;
-}}
-static int og_scatter_{dt}_{it}(PyArrayObject *b, PyArrayObject *y, PyArrayObject *idx,
-                                int set) {{
-    const npy_intp m = PyArray_DIMS(idx)[0], n = PyArray_DIMS(b)[0];
-    const npy_intp ny = PyArray_NDIM(y) ? PyArray_DIMS(y)[0] : 1;
-    if (ny != m && ny != 1) {{
-        PyErr_Format(PyExc_ValueError, "cannot broadcast %ld values onto %ld indexed entries",
-                     (long)ny, (long)m);
-        return -1;
-    }}
-    const npy_intp sb = PyArray_STRIDES(b)[0], si = PyArray_STRIDES(idx)[0];
-    const npy_intp sy = ny == 1 ? 0 : PyArray_STRIDES(y)[0];
-    char *bb = PyArray_BYTES(b);
-    const char *by = PyArray_BYTES(y), *bi = PyArray_BYTES(idx);
-    for (npy_intp k = 0; k < m; k++) {{
-        npy_intp j = (npy_intp)*(const {IT} *)(bi + k * si);
-        if (j < 0) j += n;
-        if (j < 0 || j >= n) return og_index_error((npy_intp)*(const {IT} *)(bi + k * si), n);
-        if (set) *({T} *)(bb + j * sb) = *(const {T} *)(by + k * sy);
-        else *({T} *)(bb + j * sb) += *(const {T} *)(by + k * sy);
-    }}
-    return 0;
-}}
-"""
+    0, or -1 with IndexError set (``runtime/gather_loops.h``)."""
+    return c_source(__package__, "runtime/gather_loops.h",
+                    CTYPE=T, INDEX_CTYPE=IT, DTYPE=dt, INDEX_DTYPE=it)
 
 
 def _vector_case(node: Any, x: Any, idx: Any) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from opgraph.graph.basic import Constant, Variable
+from opgraph.tensor.type import TensorType
 from opgraph_c.cache import MODNAME_PLACEHOLDER
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
@@ -68,8 +69,6 @@ class ModuleSource:
 
 
 def _is_tensor(var: Variable) -> bool:
-    from opgraph.tensor.type import TensorType
-
     return isinstance(var.type, TensorType) and supported(var.type.dtype)
 
 

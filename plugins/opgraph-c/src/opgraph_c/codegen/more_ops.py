@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.link.c.template import c_source
 from opgraph.tensor.creation import ARange, Eye
 from opgraph.tensor.indexing import INT, SliceLength
 from opgraph.tensor.join import Join
@@ -260,52 +261,7 @@ def _inc_view_support(dtype: str, ctype: str, tnum: str) -> str:
     without making the view an array object.  Returns 0, writing nothing, whenever
     NumPy's path must decide (another dtype, unaligned or swapped data, y overlapping
     base, shapes that do not broadcast: NumPy raises its own error there)."""
-    return rf"""
-static int og_incview_{dtype}(PyArrayObject *base, char *data, int nd,
-                              const npy_intp *vdims, const npy_intp *vstrides,
-                              PyArrayObject *y, int set) {{
-    const int ynd = PyArray_NDIM(y);
-    if (!PyArray_Check((PyObject *)y) || PyArray_TYPE(y) != {tnum} ||
-        PyArray_TYPE(base) != {tnum} || ynd > nd || nd > 16) return 0;
-    if (!PyArray_ISALIGNED(y) || !PyArray_ISNOTSWAPPED(y) || !PyArray_ISALIGNED(base) ||
-        !PyArray_ISWRITEABLE(base) || og_overlaps(base, y)) return 0;
-    npy_intp dims[16], vs[16], ys[16], idx[16], n = 1;
-    for (int d = 0; d < nd; d++) {{
-        dims[d] = vdims[d]; vs[d] = vstrides[d];
-        ys[d] = 0; idx[d] = 0; n *= dims[d];
-    }}
-    for (int d = 0; d < ynd; d++) {{
-        const int vd = d + nd - ynd;
-        const npy_intp m = PyArray_DIMS(y)[d];
-        if (m == dims[vd]) ys[vd] = PyArray_STRIDES(y)[d];
-        else if (m != 1) return 0;
-    }}
-    if (n == 0) return 1;
-    char *pv = data;
-    const char *py = PyArray_BYTES(y);
-    if (nd == 0) {{
-        if (set) *({ctype} *)pv = *(const {ctype} *)py;
-        else *({ctype} *)pv += *(const {ctype} *)py;
-        return 1;
-    }}
-    const npy_intp inner = dims[nd - 1], vsi = vs[nd - 1], ysi = ys[nd - 1];
-    for (;;) {{
-        char *a = pv;
-        const char *b = py;
-        if (set) for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
-            *({ctype} *)a = *(const {ctype} *)b;
-        else for (npy_intp k = 0; k < inner; k++, a += vsi, b += ysi)
-            *({ctype} *)a += *(const {ctype} *)b;
-        int d = nd - 2;
-        for (; d >= 0; d--) {{
-            pv += vs[d]; py += ys[d];
-            if (++idx[d] < dims[d]) break;
-            pv -= vs[d] * dims[d]; py -= ys[d] * dims[d]; idx[d] = 0;
-        }}
-        if (d < 0) return 1;
-    }}
-}}
-"""
+    return c_source(__package__, "runtime/inc_view.h", DTYPE=dtype, CTYPE=ctype, TYPENUM=tnum)
 
 
 def emit_arange(node: Any, ctx: EmitContext) -> NodeC | None:

@@ -12,6 +12,7 @@ and runs ``sub["fail"]``.  This is the calling convention of PyTensor's
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -40,14 +41,30 @@ class EmitContext:
 
     ``param`` turns a constant value into a read from the module's parameter
     buffer, so graphs that differ only in constant values share one module.
+    ``emit_node`` (``registry.c_for_node``, which sets it on first use) gives the
+    C of a node inside another node's body (a Scan loop): an emitter reaches it
+    through :meth:`emit_inner`, not by importing the registry that imports it.
     """
 
-    def __init__(self, openmp: bool, parallel_min: int = 100_000) -> None:
+    def __init__(
+        self, openmp: bool, parallel_min: int = 100_000,
+        emit_node: Callable[[Any, int, EmitContext], tuple[NodeC | None, str]] | None = None,
+    ) -> None:
         self.openmp = openmp
         self.parallel_min = parallel_min
+        self.emit_node = emit_node
         self._params = bytearray()
         self.node_index = 0
         self.required: dict[str, dict[str, None]] = {}
+
+    def emit_inner(self, node: Any, k: int) -> tuple[NodeC | None, str]:
+        """The C of ``node`` (a node of an inner graph) and its origin, as ``emit_node`` gives."""
+        if self.emit_node is None:
+            raise ValueError(
+                "EmitContext.emit_node is not set: build the context with "
+                "emit_node=opgraph_c.codegen.registry.c_for_node (or emit through c_for_node)"
+            )
+        return self.emit_node(node, k, self)
 
     def require(self, extra: Any) -> None:
         """Note support code/headers/libraries (attributes of ``extra``) a node needs."""

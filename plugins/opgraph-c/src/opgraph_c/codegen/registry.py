@@ -15,8 +15,12 @@ from typing import Any
 
 from opgraph.plugins import find_op_impl
 from opgraph.scan.op import Scan
-from opgraph_c.codegen import scan_c
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.reduction import CAReduce
+from opgraph_c.codegen import blas, more_ops, scan_c, shape_ops
+from opgraph_c.codegen.elemwise import emit_elemwise
 from opgraph_c.codegen.nodec import EmitContext, NodeC
+from opgraph_c.codegen.reduce import emit_careduce
 
 __all__ = ["EMITTERS", "c_for_node", "cop_version"]
 
@@ -24,28 +28,14 @@ Emitter = Callable[[Any, EmitContext], NodeC | None]
 
 
 def _builtin_table() -> dict[type, Emitter]:
-    from opgraph.tensor.elemwise import DimShuffle, Elemwise
-    from opgraph_c.codegen import shape_ops
-    from opgraph_c.codegen.elemwise import emit_elemwise
-    from opgraph_c.codegen.reduce import emit_careduce
-
     table: dict[type, Emitter] = {
         Elemwise: emit_elemwise,
         DimShuffle: shape_ops.emit_dimshuffle,
     }
     table.update(shape_ops.table())
     table[Scan] = scan_c.emit_scan
-    from opgraph_c.codegen import more_ops
-
     table.update(more_ops.table())
-    try:
-        from opgraph.tensor.reduction import CAReduce
-
-        table[CAReduce] = emit_careduce
-    except ImportError:  # pragma: no cover - tensor library without reductions
-        pass
-    from opgraph_c.codegen import blas
-
+    table[CAReduce] = emit_careduce
     table.update(blas.table())
     return table
 
@@ -107,7 +97,14 @@ def cop_version(provider: Any) -> tuple:
 
 
 def c_for_node(node: Any, k: int, ctx: EmitContext) -> tuple[NodeC | None, str]:
-    """The C of ``node`` and where it came from ("op", "hook", "builtin", or "python")."""
+    """The C of ``node`` and where it came from ("op", "hook", "builtin", or "python").
+
+    It is also the context's inner-node emitter (``ctx.emit_node``), which the
+    Scan emitter calls for the nodes of its loop body: so scan_c need not import
+    this module, which imports it.
+    """
+    if ctx.emit_node is None:
+        ctx.emit_node = c_for_node
     op = node.op
     if callable(getattr(op, "c_code", None)):
         try:

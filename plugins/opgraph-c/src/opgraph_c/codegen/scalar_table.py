@@ -17,8 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from opgraph.plugins import find_op_impl
-from opgraph.plugins.records import CExpr  # the core record (PyTensor-free: see records.py)
+from opgraph.plugins import (
+    CExpr,  # the core record (PyTensor-free: see records.py)
+    find_op_impl,
+)
 from opgraph.scalar import arith, logic, math, structural
 from opgraph.scalar.type import get_scalar_type
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported

@@ -33,13 +33,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import attrs
 import numpy as np
 
 from opgraph.graph.basic import Constant
 from opgraph.tensor.blas import Gemv
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.type import TensorType
-from opgraph_c.codegen import registry
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
@@ -90,8 +90,30 @@ def _constant_c(w: CWriter, var: Constant, slot: str, ctx: EmitContext, fail: st
                f"memcpy(PyArray_DATA((PyArrayObject *){slot}), &{first}, {data.nbytes});")
 
 
-def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
-    """The C of a Scan node, or None when its loop stays in Python (see module doc)."""
+@attrs.frozen
+class _Plan:
+    """What the writers of one Scan node's C share: its body, slots and buffer rows."""
+
+    node: Any
+    k: int  # the node's index (names its helpers)
+    order: list  # the body's nodes, in order
+    f_in: list
+    f_out: list
+    slot: dict  # body variable -> index in ``sv``
+    consts: list  # the body's constants (made once before the loop)
+    tiny: dict  # body node index -> the operand scaled when subnormal
+    ks: list  # rows before the first step, per state
+    rows: list  # C expression: rows of each state buffer
+    keep: tuple  # keep_last per state (0: every row)
+    fail: str = "goto og_scan_fail;"
+
+    @property
+    def info(self) -> Any:
+        return self.node.op.info
+
+
+def _body(node: Any) -> tuple[list, list, list] | None:
+    """(nodes, inputs, outputs) of the compiled body, or None when the loop has no C."""
     op = node.op
     info = op.info
     if info.n_mit_mot or info.n_shared_outs:
@@ -111,10 +133,14 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         return None
     if any(type(n.op) is type(op) for n in order):
         return None  # a nested loop keeps its Python loop (its helpers would share names)
-    k = ctx.node_index
+    return order, f_in, f_out
+
+
+def _inner_codes(order: list, k: int, ctx: EmitContext) -> list[NodeC] | None:
+    """The C of each body node (through the context's emitter), helpers renamed apart."""
     codes = []
     for j, inner in enumerate(order):
-        code, _ = registry.c_for_node(inner, k, ctx)
+        code, _ = ctx.emit_inner(inner, k)
         if code is None:
             return None
         # the emitters name helpers after the node index: keep the inner ones apart
@@ -122,7 +148,11 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
         codes.append(NodeC(rename.sub(f"og_kern_{k}s{j}", code.body),
                            tuple(rename.sub(f"og_kern_{k}s{j}", s) for s in code.support),
                            code.headers, code.libraries, code.lib_dirs, code.compile_args))
-    # slots of the body's variables: inputs, constants, node outputs
+    return codes
+
+
+def _plan(node: Any, k: int, order: list, f_in: list, f_out: list) -> _Plan | None:
+    """Slots of the body's variables (inputs, constants, node outputs) and buffer rows."""
     slot: dict[Any, int] = {v: i for i, v in enumerate(f_in)}
     consts = []
     for inner in order:
@@ -134,37 +164,75 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                 consts.append(v)
         for v in inner.outputs:
             slot[v] = len(slot)
-    nv = len(slot)
-    funcs = [node_function(f"og_scan_{k}_n{j}", inner, code)
-             for j, (inner, code) in enumerate(zip(order, codes))]
-
-    n_seqs, n_st, n_nit, n_ns = info.n_seqs, info.n_states, info.n_nit_sot, info.n_non_seqs
-    taps = info.state_taps
-    ks = [-min(t) for t in taps]
+    op = node.op
+    n_st = op.info.n_states
+    ks = [-min(t) for t in op.info.state_taps]
     keep = op.keep_last or (0,) * n_st
     # rows of each state buffer: all (k + n), or a ring of the last ones (keep_last)
     rows = [f"({ks[m]} + n)" if not keep[m] else
             f"(({ks[m]} + n) < {max(keep[m], ks[m] + 1)} ? ({ks[m]} + n) : "
             f"{max(keep[m], ks[m] + 1)})" for m in range(n_st)]
-    sl = op.outer_slices()
-    seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
     tiny = {j: i for j, inner in enumerate(order)
             if (i := _tiny_operand(inner)) is not None}
-    fail = "goto og_scan_fail;"
+    return _Plan(node, k, order, f_in, f_out, slot, consts, tiny, ks, rows, keep)
+
+
+def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
+    """The C of a Scan node, or None when its loop stays in Python (see module doc)."""
+    body = _body(node)
+    if body is None:
+        return None
+    order, f_in, f_out = body
+    k = ctx.node_index
+    codes = _inner_codes(order, k, ctx)
+    if codes is None:
+        return None
+    plan = _plan(node, k, order, f_in, f_out)
+    if plan is None:
+        return None
+    funcs = [node_function(f"og_scan_{k}_n{j}", inner, code)
+             for j, (inner, code) in enumerate(zip(order, codes))]
     w = CWriter()
-    w.line(f"PyObject *tz[{max(len(tiny), 1)}] = {{0}};  /* scratch of the scaled vectors */")
-    w.line(f"PyObject *sv[{nv}] = {{0}};", "npy_intp n = 0;", f"if (og_scan_steps(i0, &n)) {fail}",
+    _write_setup(w, plan, ctx)
+    _write_loop(w, plan)
+    _write_finish(w, plan)
+    support = [SCAN_SUPPORT]
+    if plan.info.n_non_seqs:  # the huge-page buffers of og_scan_pin, kept between calls
+        support.append("".join(f"static og_pin_slot og_scan_{k}_pin{q};\n"
+                               for q in range(plan.info.n_non_seqs)))
+    for code in codes:
+        support.extend(code.support)
+    support.extend(funcs)
+    return NodeC(
+        body=w.text(),
+        support=tuple(dict.fromkeys(support)),
+        headers=tuple(dict.fromkeys(h for c in codes for h in c.headers)),
+        libraries=tuple(dict.fromkeys(x for c in codes for x in c.libraries)),
+        lib_dirs=tuple(dict.fromkeys(x for c in codes for x in c.lib_dirs)),
+        compile_args=tuple(dict.fromkeys(x for c in codes for x in c.compile_args)),
+    )
+
+
+def _write_setup(w: CWriter, p: _Plan, ctx: EmitContext) -> None:
+    """Step count, sequence checks, constants, pinned non-sequences, state buffers."""
+    info, fail, slot, ks = p.info, p.fail, p.slot, p.ks
+    sl = p.node.op.outer_slices()
+    seq0, st0, ns0 = sl["seqs"].start, sl["states"].start, sl["non_seqs"].start
+    n_st, n_ns = info.n_states, info.n_non_seqs
+    w.line(f"PyObject *tz[{max(len(p.tiny), 1)}] = {{0}};  /* scratch of the scaled vectors */")
+    w.line(f"PyObject *sv[{len(slot)}] = {{0}};", "npy_intp n = 0;",
+           f"if (og_scan_steps(i0, &n)) {fail}",
            "npy_intp done = n;  /* steps run: fewer when a while loop stops */",
            "(void)done;")
-    for s in range(n_seqs):
+    for s in range(info.n_seqs):
         with w.block(f"if (PyArray_NDIM(i{seq0 + s}) < 1 || PyArray_DIMS(i{seq0 + s})[0] < n)"):
             w.line(f"PyErr_Format(PyExc_ValueError, \"Scan: sequence {s} has fewer than "
                    f"n_steps=%zd entries\", n);", fail)
-    for c in consts:
+    for c in p.consts:
         _constant_c(w, c, f"sv[{slot[c]}]", ctx, fail)
     for q in range(n_ns):  # a large matrix is read from a huge-page copy (og_scan_pin)
-        inner = f_in[len(f_in) - n_ns + q]
-        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n, &og_scan_{k}_pin{q});",
+        inner = p.f_in[len(p.f_in) - n_ns + q]
+        w.line(f"sv[{slot[inner]}] = og_scan_pin(i{ns0 + q}, n, &og_scan_{p.k}_pin{q});",
                f"if (!sv[{slot[inner]}]) {fail}")
     # state buffers: the initial rows, then one row per step
     for m in range(n_st):
@@ -173,46 +241,38 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
             with w.block(f"if (PyArray_NDIM({x}) < 1 || PyArray_DIMS({x})[0] < {ks[m]})"):
                 w.line(f"PyErr_SetString(PyExc_ValueError, \"Scan: initial state {m} needs "
                        f"{ks[m]} rows\");", fail)
-            w.line("npy_intp d[NPY_MAXDIMS];", f"d[0] = {rows[m]};",
+            w.line("npy_intp d[NPY_MAXDIMS];", f"d[0] = {p.rows[m]};",
                    f"for (int a = 1; a < PyArray_NDIM({x}); a++) d[a] = PyArray_DIMS({x})[a];",
                    f"Py_XDECREF(o{m});",
                    f"o{m} = (PyArrayObject *)og_empty(PyArray_NDIM({x}), d, "
-                   f"{typenum(node.outputs[m].type.dtype)});",
+                   f"{typenum(p.node.outputs[m].type.dtype)});",
                    f"if (!o{m}) {fail}")
             with w.block(f"for (npy_intp r = 0; r < {ks[m]}; r++)"):
                 w.line(f"PyObject *row = og_scan_row({x}, r);", f"if (!row) {fail}",
                        f"int rc = og_scan_store(o{m}, r, row, {m});", "Py_DECREF(row);",
                        f"if (rc) {fail}")
-    for q in range(n_nit):
+    for q in range(info.n_nit_sot):
         w.line(f"Py_XDECREF(o{n_st + q});", f"o{n_st + q} = NULL;")
-    # the loop
+
+
+def _write_loop(w: CWriter, p: _Plan) -> None:
+    """The loop: views of the rows a step reads, the body's functions, the stores."""
+    info, fail, slot, ks, rows, f_in, f_out = (p.info, p.fail, p.slot, p.ks, p.rows,
+                                                p.f_in, p.f_out)
+    seq0 = p.node.op.outer_slices()["seqs"].start
+    n_st, n_nit = info.n_states, info.n_nit_sot
     with w.block("for (npy_intp t = 0; t < n; t++)"):
         pos = 0
-        for s in range(n_seqs):
+        for s in range(info.n_seqs):
             w.line(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], i{seq0 + s}, t)) {fail}")
             pos += 1
         for m in range(n_st):
-            for tap in taps[m]:
+            for tap in info.state_taps[m]:
                 w.line(f"if (og_scan_at(&sv[{slot[f_in[pos]]}], o{m}, "
                        f"({ks[m]} + t + ({tap})) % {rows[m]})) {fail}")
                 pos += 1
-        for j, inner in enumerate(order):
-            ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
-            with w.block():
-                w.line(f"PyObject *a[{max(len(inner.inputs), 1)}] = {{{ins}}};",
-                       f"PyObject *r[{len(inner.outputs)}];")
-                for jj, v in enumerate(inner.outputs):
-                    w.line(f"r[{jj}] = sv[{slot[v]}];")
-                if j in tiny:
-                    z = list(tiny).index(j)
-                    w.line("int shift;",
-                           f"if (og_scan_tiny_in(&a[{tiny[j]}], &tz[{z}], &shift)) {fail}")
-                w.line(f"int rc = og_scan_{k}_n{j}(og_st, a, r);")
-                for jj, v in enumerate(inner.outputs):
-                    w.line(f"sv[{slot[v]}] = r[{jj}];")
-                w.line(f"if (rc) {fail}")
-                if j in tiny:
-                    w.line("if (shift) og_scan_tiny_out(r[0], shift);")
+        for j, inner in enumerate(p.order):
+            _write_body_call(w, p, j, inner)
         for m in range(n_st):
             w.line(f"if (og_scan_store(o{m}, ({ks[m]} + t) % {rows[m]}, "
                    f"sv[{slot[f_out[m]]}], {m})) {fail}")
@@ -225,7 +285,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                        "for (int a = 0; a < PyArray_NDIM(v0); a++) d[a + 1] = "
                        "PyArray_DIMS(v0)[a];",
                        f"{o} = (PyArrayObject *)og_empty(PyArray_NDIM(v0) + 1, d, "
-                       f"{typenum(node.outputs[n_st + q].type.dtype)});",
+                       f"{typenum(p.node.outputs[n_st + q].type.dtype)});",
                        f"if (!{o}) {fail}")
             w.line(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
         if info.as_while:  # the condition is the body's output after the per-step ones
@@ -234,6 +294,33 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                 w.line(f"int c = og_scan_cond({cond});", f"if (c < 0) {fail}")
                 with w.block("if (c)"):
                     w.line("done = t + 1;", "break;")
+
+
+def _write_body_call(w: CWriter, p: _Plan, j: int, inner: Any) -> None:
+    """One body node's call in the loop, its results kept in their slots."""
+    slot, fail = p.slot, p.fail
+    ins = ", ".join(f"sv[{slot[v]}]" for v in inner.inputs) or "NULL"
+    with w.block():
+        w.line(f"PyObject *a[{max(len(inner.inputs), 1)}] = {{{ins}}};",
+               f"PyObject *r[{len(inner.outputs)}];")
+        for jj, v in enumerate(inner.outputs):
+            w.line(f"r[{jj}] = sv[{slot[v]}];")
+        if j in p.tiny:
+            z = list(p.tiny).index(j)
+            w.line("int shift;",
+                   f"if (og_scan_tiny_in(&a[{p.tiny[j]}], &tz[{z}], &shift)) {fail}")
+        w.line(f"int rc = og_scan_{p.k}_n{j}(og_st, a, r);")
+        for jj, v in enumerate(inner.outputs):
+            w.line(f"sv[{slot[v]}] = r[{jj}];")
+        w.line(f"if (rc) {fail}")
+        if j in p.tiny:
+            w.line("if (shift) og_scan_tiny_out(r[0], shift);")
+
+
+def _write_finish(w: CWriter, p: _Plan) -> None:
+    """After the loop: trim a stopped while loop, unroll rings, empty outputs, cleanup."""
+    info, fail, ks, rows = p.info, p.fail, p.ks, p.rows
+    n_st, n_nit = info.n_states, info.n_nit_sot
     if info.as_while:  # stopped early: the rows written (a ring keeps its last rows)
         for m in range(n_st):
             with w.block(f"if ({rows[m]} > {ks[m]} + done)"):
@@ -244,7 +331,7 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
                 w.line(f"if (og_scan_trim(&{o}, done)) {fail}")
     # a ring holds the last rows out of order: put them oldest first
     for m in range(n_st):
-        if not keep[m]:
+        if not p.keep[m]:
             continue
         with w.block(f"if ({rows[m]} < {ks[m]} + done)"):
             w.line(f"npy_intp r = {rows[m]}, total = {ks[m]} + done;",
@@ -263,30 +350,15 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     # no step: empty per-step outputs (unknown row lengths are 0)
     for q in range(n_nit):
         o = f"o{n_st + q}"
-        t = node.outputs[n_st + q].type
+        t = p.node.outputs[n_st + q].type
         dims = ", ".join(["0", *[str(0 if s is None else s) for s in t.shape[1:]]])
         with w.block(f"if (!{o})"):
             w.line(f"npy_intp d[] = {{{dims}}};",
                    f"{o} = (PyArrayObject *)PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0);",
                    f"if (!{o}) {fail}")
-    clear = (f"for (int s = 0; s < {nv}; s++) Py_CLEAR(sv[s]);",
-             f"for (int s = 0; s < {max(len(tiny), 1)}; s++) Py_CLEAR(tz[s]);")
+    clear = (f"for (int s = 0; s < {len(p.slot)}; s++) Py_CLEAR(sv[s]);",
+             f"for (int s = 0; s < {max(len(p.tiny), 1)}; s++) Py_CLEAR(tz[s]);")
     w.line(*clear, "goto og_scan_done;")
     w.line("og_scan_fail:")
     w.line(*clear, "goto fail;")
     w.line("og_scan_done:;")
-    support = [SCAN_SUPPORT]
-    if n_ns:  # the huge-page buffers of og_scan_pin, kept between calls
-        support.append("".join(f"static og_pin_slot og_scan_{k}_pin{q};\n"
-                               for q in range(n_ns)))
-    for code in codes:
-        support.extend(code.support)
-    support.extend(funcs)
-    return NodeC(
-        body=w.text(),
-        support=tuple(dict.fromkeys(support)),
-        headers=tuple(dict.fromkeys(h for c in codes for h in c.headers)),
-        libraries=tuple(dict.fromkeys(x for c in codes for x in c.libraries)),
-        lib_dirs=tuple(dict.fromkeys(x for c in codes for x in c.lib_dirs)),
-        compile_args=tuple(dict.fromkeys(x for c in codes for x in c.compile_args)),
-    )
