@@ -28,6 +28,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.gradient",
     "opgraph.printing",
     "opgraph.raise_op",
+    "opgraph.utils",
     # the plugin seam: hook markers, records, the manager's functions, phases
     "opgraph.plugins",
     # graphs, ops, types and rewriting
@@ -35,6 +36,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.graph.destroyhandler",
     "opgraph.graph.features",
     "opgraph.graph.fg",
+    "opgraph.graph.function_table",
     "opgraph.graph.null_type",
     "opgraph.graph.op",
     "opgraph.graph.replace",
@@ -48,6 +50,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.graph.rewriting.pattern",
     "opgraph.graph.rewriting.walking",
     # gradients, linking, compiling
+    "opgraph.autodiff.arith",
     "opgraph.autodiff.undefined",
     "opgraph.link.basic",
     "opgraph.link.c.template",
@@ -89,10 +92,13 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.tensor.math",
     "opgraph.tensor.math_docs",
     "opgraph.tensor.products",
+    "opgraph.tensor.random.basic",
     "opgraph.tensor.random.op",
+    "opgraph.tensor.random.type",
     "opgraph.tensor.reduction",
     "opgraph.tensor.reshape",
     "opgraph.tensor.shape",
+    "opgraph.tensor.signal",
     "opgraph.tensor.special",
     "opgraph.tensor.subtensor",
     "opgraph.tensor.type",

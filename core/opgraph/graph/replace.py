@@ -29,6 +29,7 @@ __all__ = [
     "register_batching_rules",
     "vectorize_graph",
     "vectorize_node",
+    "vectorize_node_dispatch",
 ]
 
 
@@ -227,6 +228,10 @@ def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
         raise
     outs, _ = rule(node, list(batched_inputs), flags)
     return list(outs)
+
+
+# The public name plugins register batching rules with (PyTensor spells it privately).
+vectorize_node_dispatch = _vectorize_node
 
 
 def vectorize_node(node: Any, *batched_inputs: Any) -> Any:

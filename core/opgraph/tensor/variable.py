@@ -35,6 +35,7 @@ __all__ = [
     "TensorVariable",
     "as_tensor",
     "as_tensor_variable",
+    "as_tensor_variable_dispatch",
     "constant",
     "python_number_dtype",
     "register_tensor_functions",
@@ -489,6 +490,10 @@ def _as_tensor_variable(x: Any, name: str | None, ndim: int | None, **kwargs: An
             "(expected a number, a list of numbers, an ndarray or a Variable)"
         )
     return constant(x, name=name, ndim=ndim, **kwargs)
+
+
+# The public name plugins register their own types with (PyTensor spells it privately).
+as_tensor_variable_dispatch = _as_tensor_variable
 
 
 @_as_tensor_variable.register(Apply)

@@ -24,7 +24,7 @@ import numpy as np
 
 from opgraph import __version__
 from opgraph.config import config
-from opgraph.plugins.manager import plugin_report
+from opgraph.plugins import plugin_report
 from opgraph_demo.measure import ModeRun
 
 __all__ = ["Recorded", "apply_recorded", "load_cold_times", "record_path", "save_cold_times",

@@ -20,10 +20,11 @@ import numpy as np
 from opgraph.gradient import DisconnectedType, grad
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
-from opgraph.graph.replace import _vectorize_node
+from opgraph.graph.replace import vectorize_node_dispatch as _vectorize_node
 from opgraph.tensor.shape import specify_shape
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import TensorVariable, _as_tensor_variable, as_tensor_variable
+from opgraph.tensor.variable import TensorVariable, as_tensor_variable
+from opgraph.tensor.variable import as_tensor_variable_dispatch as _as_tensor_variable
 from opgraph_xtensor.xtensor.type import (
     XFUNCS,
     XTensorType,

@@ -15,10 +15,10 @@ from typing import Any
 import attrs
 import numpy as np
 
+from opgraph.compile.sharedvalue import SharedVariable, shared_constructor
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.function_table import FunctionTable
 from opgraph.graph.type import Type
-from opgraph.link.sharedvalue import SharedVariable, shared_constructor
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import TensorVariable
 

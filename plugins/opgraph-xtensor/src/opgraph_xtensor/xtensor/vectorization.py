@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.compile.sharedvalue import shared
 from opgraph.graph.basic import Variable
-from opgraph.link.sharedvalue import shared
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.variable import as_tensor_variable
 from opgraph_xtensor.xtensor.basic import (

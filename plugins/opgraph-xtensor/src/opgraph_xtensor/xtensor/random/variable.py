@@ -8,8 +8,8 @@ from typing import Any
 import attrs
 import numpy as np
 
+from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Variable
-from opgraph.link.sharedvalue import SharedVariable
 from opgraph.tensor.random.type import AbstractRandomGeneratorType
 
 __all__ = ["XRNG_METHODS", "XRandomGeneratorSharedVariable", "XRandomGeneratorType",
