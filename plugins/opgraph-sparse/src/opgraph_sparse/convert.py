@@ -215,7 +215,7 @@ class CSM(Op):
     def make_node(self, data: Any, indices: Any, indptr: Any, shape: Any) -> Apply:
         data = as_tensor_variable(data)
         if data.type.ndim != 1:
-            raise TypeError(f"CSM: data must be a vector, got {data.type}")
+            raise TypeError(f"CSM: data argument must be a vector, got {data.type}")
         indices = _int_input(indices, "indices")
         indptr = _int_input(indptr, "indptr")
         shape = _int_input(shape, "shape")
@@ -349,8 +349,7 @@ class DenseFromSparse(Op):
         return Apply(self, [x], [x.type.dense_type()()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
-        x = inputs[0]
-        out[0][0] = x if isinstance(x, np.ndarray) else np.asarray(x.toarray())
+        out[0][0] = np.asarray(inputs[0].toarray())
 
     def pullback(self, inputs: Sequence, outputs: Sequence, gout: Sequence) -> list:
         (x,) = inputs

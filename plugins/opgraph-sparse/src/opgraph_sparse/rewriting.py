@@ -240,7 +240,7 @@ sampling_dot_csr = SamplingDotCSR()
 def local_csm_properties_csm(fgraph: Any, node: Apply) -> Any:
     """``csm_properties(CSM(data, indices, indptr, shape))`` is those four inputs."""
     x = node.inputs[0]
-    if x.owner is not None and isinstance(x.owner.op, CSM):
+    if x.owner is not None and x not in fgraph.inputs and isinstance(x.owner.op, CSM):
         return list(x.owner.inputs)
     return None
 
@@ -249,8 +249,13 @@ def local_csm_properties_csm(fgraph: Any, node: Apply) -> Any:
 def local_inplace_remove0(fgraph: Any, node: Apply) -> Any:
     """``Remove0`` that may overwrite its input (an intermediate nothing else reads)."""
     x = node.inputs[0]
-    if x.owner is None or len(fgraph.clients.get(x, ())) != 1 or x in fgraph.outputs:
+    dh = getattr(fgraph, "destroy_handler", None)
+    if dh is None or len(fgraph.clients.get(x, ())) != 1 or x in fgraph.outputs:
         return None
+    for root in dh.get_roots(x):
+        if dh.is_protected(root) or root in fgraph.outputs or (
+                root is not x and len(fgraph.clients.get(root, ())) != 1):
+            return None
     if not node.op.inplace:
         return [Remove0(inplace=True)(node.inputs[0])]
     return None
@@ -260,7 +265,8 @@ def local_inplace_remove0(fgraph: Any, node: Apply) -> Any:
 def local_dense_from_sparse_sparse_from_dense(fgraph: Any, node: Apply) -> Any:
     """``dense_from_sparse(csr_from_dense(x))`` is ``x``."""
     x = node.inputs[0]
-    if x.owner is not None and isinstance(x.owner.op, SparseFromDense):
+    if (x.owner is not None and x not in fgraph.inputs
+            and isinstance(x.owner.op, SparseFromDense)):
         return [x.owner.inputs[0]]
     return None
 

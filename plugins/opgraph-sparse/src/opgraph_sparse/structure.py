@@ -350,12 +350,17 @@ class Stack(Op):
         if not blocks:
             raise ValueError(f"{type(self).__name__}: nothing to stack")
         mats = [as_sparse_variable(b) for b in blocks]
-        for m in mats:
-            if m.type.dtype != self.dtype and np.result_type(m.type.dtype, self.dtype).name != (
-                    self.dtype):
-                raise TypeError(f"{type(self).__name__}: block {m} of dtype {m.type.dtype} "
-                                f"does not fit the output dtype {self.dtype}")
-        return Apply(self, mats, [SparseTensorType(self.format, self.dtype)()])
+        axis = self.axis
+        other = {m.type.shape[1 - axis] for m in mats} - {None}
+        if len(other) > 1:
+            what = "rows" if axis == 1 else "columns"
+            raise ValueError(f"{type(self).__name__}: All matrices must have the same number "
+                             f"of {what} (got {sorted(other)})")
+        lengths = [m.type.shape[axis] for m in mats]
+        total = None if None in lengths else sum(lengths)
+        keep = next(iter(other)) if other else None
+        shape = (keep, total) if axis == 1 else (total, keep)
+        return Apply(self, mats, [SparseTensorType(self.format, self.dtype, shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
         join = sp.hstack if self.axis == 1 else sp.vstack

@@ -42,6 +42,8 @@ class SparseTensorType(Type):
         ("float32", "float64", "uint8", "int8", "uint16", "int16", "uint32", "int32",
          "uint64", "int64", "complex128", "complex64"))
     ndim = 2
+    #: values are scipy matrices: a function input given an ndarray must be filtered
+    ndarray_values = False
 
     def __init__(
         self, format: str, dtype: Any, shape: Any = None, name: str | None = None,

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import opgraph.tensor as pt
+from opgraph.autodiff.arith import GradientArithmetic, register_gradient_arithmetic
 from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.shape import shape as _shape
 from opgraph.tensor.variable import TensorVariable
@@ -254,3 +255,33 @@ class SparseConstant(_sparse_py_operators, Constant):
 
 SparseTensorType.variable_type = SparseVariable
 SparseTensorType.constant_type = SparseConstant
+
+
+def _zeros(var: Variable, dtype: str) -> Variable:
+    zeros = sp_zeros_like(var)
+    return zeros if var.type.dtype == dtype else cast(zeros, dtype)
+
+
+def _one(var: Variable, dtype: str) -> Variable:
+    raise TypeError(f"{var} is a sparse matrix: the cost of grad() must be a scalar")
+
+
+def _filled(var: Variable, value: Any, dtype: str) -> Variable:
+    if not isinstance(value, Variable) and np.all(np.asarray(value) == 0):
+        return _zeros(var, dtype)
+    return multiply(cast(sp_ones_like(var), dtype), value)
+
+
+def _cast(term: Variable, dtype: str) -> Variable:
+    if isinstance(term.type, SparseTensorType):
+        return cast(term, dtype)
+    return pt.cast(term, dtype)
+
+
+def _add(*terms: Variable) -> Variable:
+    return functools.reduce(add, terms)
+
+
+register_gradient_arithmetic(
+    SparseTensorType,
+    GradientArithmetic(zeros=_zeros, one=_one, filled=_filled, cast=_cast, add=_add))
