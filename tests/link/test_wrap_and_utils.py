@@ -129,7 +129,8 @@ def test_fgraph_to_python_source_and_names() -> None:
         return {"Exp": np.exp, "Add": np.add}[type(op.scalar_op).__name__]
 
     fn = fgraph_to_python(fg, convert)
-    np.testing.assert_allclose(fn(np.array([0.0, 1.0]))[0], np.exp([0.0, 1.0]) + np.array([1.0, 2.0]))
+    want = np.exp([0.0, 1.0]) + np.array([1.0, 2.0])
+    np.testing.assert_allclose(fn(np.array([0.0, 1.0]))[0], want)
     src = inspect.getsource(fn)
     assert src.startswith("def fgraph_to_python(x):") and "# " in src
     smap = {c: [np.array([10.0, 10.0])]}
