@@ -11,6 +11,7 @@ import pytest
 import opgraph.tensor as pt
 from opgraph.graph.basic import Variable
 from opgraph.graph.fg import FunctionGraph
+from opgraph.ifelse import ifelse
 from opgraph.link.basic import Linker, LinkerResult, WrapLinker, WrapLinkerMany
 from opgraph.link.utils import (
     add_clear_storage,
@@ -23,6 +24,7 @@ from opgraph.link.utils import (
     streamline,
     unique_name_generator,
 )
+from opgraph.link.vm import VM, Loop, Stack
 from opgraph.tensor.elemwise import Elemwise
 
 
@@ -145,3 +147,47 @@ def test_unique_names() -> None:
     assert names(c) == "tensor_variable"
     assert names(c, force_unique=True) == "tensor_variable_1" == names(c)
     assert get_name_for_object(object()) == "object"
+
+
+def _prepared(fg: FunctionGraph) -> tuple:
+    nodes = fg.toposort()
+    ins, outs, smap = map_storage(fg, nodes)
+    compute = {v: [v.owner is None] for v in smap}
+    thunks = [n.op.make_thunk(n, smap, compute, []) for n in nodes]
+    return nodes, thunks, ins, outs, smap, compute
+
+
+@pytest.mark.parametrize("kind", ["loop", "stack"])
+def test_loop_and_stack_run_thunks_and_apply_updates(kind: str) -> None:
+    a = pt.dscalar("a")
+    fg = FunctionGraph([a], [a, pt.exp(a) + 1], clone=False)
+    nodes, thunks, ins, outs, smap, compute = _prepared(fg)
+    upd = {a: fg.outputs[1]}
+    if kind == "loop":
+        vm = Loop(fg, nodes, thunks, [], smap, ins, outs, upd)
+    else:
+        vm = Stack(fg, nodes, thunks, [], smap, ins, outs, upd, compute, False)
+    smap[a][0] = np.array(0.0)
+    assert [float(v) for v in vm()] == [0.0, 2.0]
+    assert float(smap[a][0]) == 2.0
+    with pytest.raises(ValueError, match="same length"):
+        Loop(fg, nodes, thunks, [], smap, ins, outs, {}, [])
+    with pytest.raises(ValueError, match="`nodes` and `thunks`"):
+        VM(fg, nodes, [], [])
+
+
+def test_stack_skips_the_untaken_ifelse_branch() -> None:
+    c, x = pt.bscalar("c"), pt.dscalar("x")
+    ran: list[str] = []
+    fg = FunctionGraph([c, x], [ifelse(c, pt.exp(x), pt.log(x))], clone=False)
+    nodes, thunks, ins, outs, smap, compute = _prepared(fg)
+
+    def cb(node: Any, **kwargs: Any) -> None:
+        ran.append(type(getattr(node.op, "scalar_op", node.op)).__name__)
+
+    vm = Stack(fg, nodes, thunks, [], smap, ins, outs, {}, compute, False, callback=cb)
+    smap[c][0], smap[x][0] = np.array(1, dtype="int8"), np.array(2.0)
+    assert float(vm()[0]) == pytest.approx(np.exp(2.0))
+    assert "Exp" in ran and "Log" not in ran
+    with pytest.raises(IndexError):
+        vm(output_subset=[3])

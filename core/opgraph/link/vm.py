@@ -15,9 +15,10 @@ from typing import Any
 
 from opgraph.graph.basic import Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell
+from opgraph.link.vms import VM, Loop, Stack, UpdatingVM, calculate_reallocate_info
 from opgraph.plugins.manager import linker_records
 
-__all__ = ["VMLinker"]
+__all__ = ["VM", "Loop", "Stack", "UpdatingVM", "VMLinker", "calculate_reallocate_info"]
 
 
 class VMLinker(Linker):
