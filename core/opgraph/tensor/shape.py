@@ -210,11 +210,13 @@ _shape = Shape()
 
 
 def _is_shaped(x: Any) -> bool:
-    """A Variable of a TensorType, or of another array Type with a fixed ``ndim``
-    (a plugin's sparse matrices): its values have ``.shape``."""
+    """A Variable of a TensorType, or of another array Type with a fixed ``ndim`` >= 1
+    (a plugin's sparse matrices): its values have ``.shape``.  Scalars (ndim 0) are
+    converted to tensors as before."""
     if not isinstance(x, Variable):
         return False
-    return isinstance(x.type, TensorType) or isinstance(getattr(x.type, "ndim", None), int)
+    ndim = getattr(x.type, "ndim", None)
+    return isinstance(x.type, TensorType) or (isinstance(ndim, int) and ndim >= 1)
 
 
 def shape(x: Any) -> Variable:
