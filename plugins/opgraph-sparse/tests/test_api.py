@@ -17,6 +17,7 @@ from opgraph.sparse.utils import hash_from_sparse
 import opgraph
 import opgraph.tensor as pt
 from opgraph.gradient import grad, verify_grad
+from opgraph.graph.replace import vectorize_graph
 from opgraph.tensor.type import DenseTensorType
 
 RNG = np.random.default_rng(7)
@@ -174,3 +175,13 @@ def test_bad_input_names_what_was_expected() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert S.SparseTensorType("csr", "float64").clone(format="csc").format == "csc"
+
+
+def test_vectorize_batches_the_dense_operand_only() -> None:
+    a = S.as_sparse_variable(_mat("csr", (3, 3)))
+    x, xb = pt.dmatrix("x"), pt.dtensor3("xb")
+    yb = vectorize_graph(sm.structured_dot(a, x), {x: xb})
+    v = RNG.random((2, 3, 4))
+    np.testing.assert_allclose(opgraph.function([xb], yb)(v), a.data.toarray() @ v)
+    with pytest.raises(NotImplementedError, match="no batched-sparse"):
+        vectorize_graph(sm.add(a, x), {x: xb})

@@ -23,7 +23,7 @@ from opgraph_sparse.convert import (
 from opgraph_sparse.type import SparseTensorType
 
 
-class _ComparisonSS(Op):
+class ComparisonSS(Op):
     """Base of the sparse-sparse comparisons (``comparison`` names the operator)."""
 
     __props__ = ()
@@ -49,7 +49,7 @@ class _ComparisonSS(Op):
         return [shapes[0]]
 
 
-class _ComparisonSD(Op):
+class ComparisonSD(Op):
     """Base of the sparse-dense comparisons."""
 
     __props__ = ()
@@ -72,10 +72,10 @@ class _ComparisonSD(Op):
 
 
 def _pair(name: str, op: Callable, doc: str) -> tuple[type, type]:
-    ss = type(f"{name}SS", (_ComparisonSS,),
+    ss = type(f"{name}SS", (ComparisonSS,),
               {"comparison": staticmethod(op), "__doc__": f"Sparse {doc} sparse.",
                "__module__": __name__})
-    sd = type(f"{name}SD", (_ComparisonSD,),
+    sd = type(f"{name}SD", (ComparisonSD,),
               {"comparison": staticmethod(op), "__doc__": f"Sparse {doc} dense.",
                "__module__": __name__})
     return ss, sd

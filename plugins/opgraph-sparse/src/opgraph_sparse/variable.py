@@ -20,6 +20,7 @@ from opgraph.autodiff.arith import GradientArithmetic, register_gradient_arithme
 from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.shape import shape as _shape
 from opgraph.tensor.variable import TensorVariable
+from opgraph_sparse import batching  # noqa: F401 (registers the batching rules)
 from opgraph_sparse.arith import add as _add
 from opgraph_sparse.arith import multiply, neg, sp_sum, structured_conjugate, subtract
 from opgraph_sparse.compare import ge, gt, le, lt
