@@ -59,8 +59,6 @@ def constant(x: Any, name: str | None = None) -> SparseConstant:
 def override_dense(method: Callable) -> Callable:
     """The TensorVariable method of the same name, applied to the dense matrix (warns)."""
     name = method.__name__
-    # TensorVariable spells a few of these as functions only (``ceil``, ``cos``, ...).
-    dense_method = getattr(TensorVariable, name, None) or getattr(pt, name)
 
     @functools.wraps(method)
     def to_dense(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -69,6 +67,9 @@ def override_dense(method: Callable) -> Callable:
             "will be converted to dense.", UserWarning, stacklevel=2)
         args = tuple(a.toarray() if isinstance(getattr(a, "type", None), SparseTensorType)
                      else a for a in args)
+        # TensorVariable spells a few of these as functions only (``ceil``, ``trace``...),
+        # some served by plugins: looked up when called.
+        dense_method = getattr(TensorVariable, name, None) or getattr(pt, name)
         return dense_method(self.toarray(), *args, **kwargs)
 
     to_dense._is_dense_override = True  # type: ignore[attr-defined]
