@@ -25,6 +25,7 @@ from opgraph.link.utils import (
     unique_name_generator,
 )
 from opgraph.link.vm import VM, Loop, Stack
+from opgraph.link.vms import make_stack_result
 from opgraph.tensor.elemwise import Elemwise
 
 
@@ -191,3 +192,15 @@ def test_stack_skips_the_untaken_ifelse_branch() -> None:
     assert "Exp" in ran and "Log" not in ran
     with pytest.raises(IndexError):
         vm(output_subset=[3])
+
+
+def test_make_stack_result_calls_the_callback_per_thunk_run() -> None:
+    c, x = pt.bscalar("c"), pt.dscalar("x")
+    fg = FunctionGraph([c, x], [ifelse(c, pt.exp(x), pt.log(x)) + 1], clone=False)
+    seen: list[str] = []
+    res = make_stack_result(fg, [], None, None, None, True,
+                            callback=lambda node, **kw: seen.append(type(node.op).__name__))
+    res.input_storage[0][0], res.input_storage[1][0] = np.array(0, dtype="int8"), 2.0
+    res.fn()
+    assert float(res.output_storage[0][0]) == pytest.approx(np.log(2.0) + 1)
+    assert seen.count("IfElse") == 2 and len(res.order) == len(res.thunks)

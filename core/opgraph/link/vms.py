@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgraph.graph.basic import Apply, Variable
-from opgraph.link.basic import raise_with_op
+from opgraph.link.basic import LinkerResult, map_storage, raise_with_op
 
-__all__ = ["VM", "Loop", "Stack", "UpdatingVM", "calculate_reallocate_info"]
+__all__ = ["VM", "Loop", "Stack", "UpdatingVM", "calculate_reallocate_info",
+           "make_stack_result"]
 
 
 class VM:
@@ -165,15 +166,19 @@ class Stack(UpdatingVM):
             except Exception as exc:
                 raise raise_with_op(exc, node, self.storage_map) from None
             if lazy and need:
+                self._notify(node, thunk)
                 stack.extend(node.inputs[k].owner for k in need)
                 continue
             for o in node.outputs:
                 self.compute_map[o][0] = True
             self.node_executed_order.append(node)
-            if self.callback is not None:
-                self.callback(node=node, thunk=thunk, storage_map=self.storage_map,
-                              compute_map=self.compute_map)
+            self._notify(node, thunk)
             stack.pop()
+
+    def _notify(self, node: Apply, thunk: Any) -> None:
+        if self.callback is not None:
+            self.callback(node=node, thunk=thunk, storage_map=self.storage_map,
+                          compute_map=self.compute_map)
 
     def __call__(self, output_subset: Sequence[int] | None = None) -> list[Any]:
         for cell in self.pre_call_clear:
@@ -181,6 +186,9 @@ class Stack(UpdatingVM):
         for var, cell in self.compute_map.items():
             cell[0] = var.owner is None
         self.node_executed_order = []
+        if self.callback_input is not None:
+            for var in self.fgraph.inputs:
+                self.callback_input(var, self.storage_map[var][0])
         wanted = range(len(self.outputs)) if output_subset is None else output_subset
         outs = [self.outputs[k] for k in wanted]  # IndexError for an index out of range
         for out in outs:
@@ -197,3 +205,24 @@ def calculate_reallocate_info(order: Sequence[Apply], fgraph: Any, storage_map: 
                               compute_map_re: dict, dependencies: dict) -> dict:
     """PyTensor's storage-reuse plan; opgraph's VMs free by last use instead: no reuse."""
     return {}
+
+
+def make_stack_result(fgraph: Any, no_recycling: Sequence[Variable],
+                      input_storage: Sequence[list] | None,
+                      output_storage: Sequence[list] | None, storage_map: dict | None,
+                      allow_gc: bool, callback: Any = None,
+                      callback_input: Any = None) -> LinkerResult:
+    """The graph run by a :class:`Stack` over each node's own thunk.
+
+    What ``VMLinker(callback=...)`` runs: ``callback(node=, thunk=, storage_map=,
+    compute_map=)`` is called after each thunk (a lazy node also when it asks
+    for more inputs), ``callback_input(var, value)`` for each input per call.
+    """
+    order = list(fgraph.toposort())
+    ins, outs, smap = map_storage(fgraph, order, input_storage, output_storage, storage_map)
+    compute = {v: [v.owner is None] for v in smap}
+    thunks = [n.op.make_thunk(n, smap, compute, list(no_recycling)) for n in order]
+    clear = [smap[v] for v in no_recycling if v in smap and v.owner is not None]
+    vm = Stack(fgraph, order, thunks, clear, smap, ins, outs, {}, compute, allow_gc,
+               callback=callback, callback_input=callback_input)
+    return LinkerResult(vm, ins, outs, thunks, order)
