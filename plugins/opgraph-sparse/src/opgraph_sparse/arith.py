@@ -222,6 +222,7 @@ class AddSS(Op):
 
 
 add_s_s = AddSS()
+"""``add_s_s``: Sparse + sparse: sparse."""
 
 
 class AddSSData(Op):
@@ -256,6 +257,7 @@ class AddSSData(Op):
 
 
 add_s_s_data = AddSSData()
+"""``add_s_s_data``: Add the stored values of two sparse matrices of the same pattern."""
 
 
 class AddSD(Op):
@@ -284,6 +286,7 @@ class AddSD(Op):
 
 
 add_s_d = AddSD()
+"""``add_s_d``: Sparse + dense matrix: dense."""
 
 
 class StructuredAddSV(Op):
@@ -317,6 +320,8 @@ class StructuredAddSV(Op):
 
 
 structured_add_s_v = StructuredAddSV()
+"""``structured_add_s_v``: Add vector ``y[j]`` to the stored entries of column ``j`` of sparse
+``x``."""
 
 
 def _operands(x: Any, y: Any) -> tuple[Variable, Variable]:
@@ -375,6 +380,7 @@ class SparseSparseMultiply(Op):
 
 
 mul_s_s = SparseSparseMultiply()
+"""``mul_s_s``: Elementwise sparse * sparse: sparse."""
 
 
 class SparseDenseVectorMultiply(Op):
@@ -419,6 +425,7 @@ class SparseDenseVectorMultiply(Op):
 
 
 mul_s_v = SparseDenseVectorMultiply()
+"""``mul_s_v``: Sparse matrix times a dense vector broadcast along the rows: sparse."""
 
 
 def _cast_sparse(x: Variable, dtype: str) -> Variable:

@@ -87,12 +87,30 @@ LessThanSS, LessThanSD = _pair("LessThan", operator.lt, "<")
 GreaterThanSS, GreaterThanSD = _pair("GreaterThan", operator.gt, ">")
 LessEqualSS, LessEqualSD = _pair("LessEqual", operator.le, "<=")
 GreaterEqualSS, GreaterEqualSD = _pair("GreaterEqual", operator.ge, ">=")
-equal_s_s, equal_s_d = EqualSS(), EqualSD()
-not_equal_s_s, not_equal_s_d = NotEqualSS(), NotEqualSD()
-less_than_s_s, less_than_s_d = LessThanSS(), LessThanSD()
-greater_than_s_s, greater_than_s_d = GreaterThanSS(), GreaterThanSD()
-less_equal_s_s, less_equal_s_d = LessEqualSS(), LessEqualSD()
-greater_equal_s_s, greater_equal_s_d = GreaterEqualSS(), GreaterEqualSD()
+equal_s_s = EqualSS()
+"""``equal_s_s(x, y)``: sparse ``x`` == sparse ``y`` (uint8)."""
+equal_s_d = EqualSD()
+"""``equal_s_d(x, y)``: sparse ``x`` == dense ``y`` (uint8)."""
+not_equal_s_s = NotEqualSS()
+"""``not_equal_s_s(x, y)``: sparse ``x`` != sparse ``y`` (uint8)."""
+not_equal_s_d = NotEqualSD()
+"""``not_equal_s_d(x, y)``: sparse ``x`` != dense ``y`` (uint8)."""
+less_than_s_s = LessThanSS()
+"""``less_than_s_s(x, y)``: sparse ``x`` < sparse ``y`` (uint8)."""
+less_than_s_d = LessThanSD()
+"""``less_than_s_d(x, y)``: sparse ``x`` < dense ``y`` (uint8)."""
+greater_than_s_s = GreaterThanSS()
+"""``greater_than_s_s(x, y)``: sparse ``x`` > sparse ``y`` (uint8)."""
+greater_than_s_d = GreaterThanSD()
+"""``greater_than_s_d(x, y)``: sparse ``x`` > dense ``y`` (uint8)."""
+less_equal_s_s = LessEqualSS()
+"""``less_equal_s_s(x, y)``: sparse ``x`` <= sparse ``y`` (uint8)."""
+less_equal_s_d = LessEqualSD()
+"""``less_equal_s_d(x, y)``: sparse ``x`` <= dense ``y`` (uint8)."""
+greater_equal_s_s = GreaterEqualSS()
+"""``greater_equal_s_s(x, y)``: sparse ``x`` >= sparse ``y`` (uint8)."""
+greater_equal_s_d = GreaterEqualSD()
+"""``greater_equal_s_d(x, y)``: sparse ``x`` >= dense ``y`` (uint8)."""
 
 
 def _switch(ss: Op, sd: Op, ds: Op, name: str) -> Callable:

@@ -21,16 +21,27 @@ from opgraph.tensor.type import TensorType, get_floatX, ivector
 from opgraph_sparse.type import SparseTensorType
 
 sparse_formats = ["csc", "csr"]
+"""The formats most sparse Ops accept."""
 _mtypes = [sp.csc_matrix, sp.csr_matrix]
+"""The scipy matrix classes sparse variables hold (CSC, CSR)."""
 _mtype_to_str = {sp.csc_matrix: "csc", sp.csr_matrix: "csr"}
+"""scipy matrix class -> format name."""
 all_dtypes = list(SparseTensorType.dtype_specs_map)
+"""The dtypes a sparse matrix may have."""
 complex_dtypes = [t for t in all_dtypes if t.startswith("complex")]
+"""The complex sparse dtypes."""
 float_dtypes = [t for t in all_dtypes if t.startswith("float")]
+"""The floating-point sparse dtypes."""
 int_dtypes = [t for t in all_dtypes if t.startswith("int")]
+"""The signed integer sparse dtypes."""
 uint_dtypes = [t for t in all_dtypes if t.startswith("uint")]
+"""The unsigned integer sparse dtypes."""
 integer_dtypes = int_dtypes + uint_dtypes
+"""The integer sparse dtypes (signed and unsigned)."""
 continuous_dtypes = complex_dtypes + float_dtypes
+"""The complex and floating-point sparse dtypes."""
 discrete_dtypes = int_dtypes + uint_dtypes
+"""The integer sparse dtypes."""
 
 
 def _name(var: Any) -> str:
@@ -177,6 +188,7 @@ class CSMProperties(Op):
 
 
 csm_properties = CSMProperties()
+"""``csm_properties``: ``(data, indices, indptr, shape)`` of a CSR or CSC matrix."""
 
 
 def csm_data(csm: Any) -> Variable:
@@ -252,7 +264,9 @@ class CSM(Op):
 
 
 CSC = CSM("csc")
+"""``CSC(data, indices, indptr, shape)``: a CSC matrix from its parts."""
 CSR = CSM("csr")
+"""``CSR(data, indices, indptr, shape)``: a CSR matrix from its parts."""
 
 
 class CSMGrad(Op):
@@ -322,13 +336,21 @@ class Cast(Op):
 
 
 bcast = Cast("int8")
+"""``bcast(x)``: sparse ``x`` cast to int8."""
 wcast = Cast("int16")
+"""``wcast(x)``: sparse ``x`` cast to int16."""
 icast = Cast("int32")
+"""``icast(x)``: sparse ``x`` cast to int32."""
 lcast = Cast("int64")
+"""``lcast(x)``: sparse ``x`` cast to int64."""
 fcast = Cast("float32")
+"""``fcast(x)``: sparse ``x`` cast to float32."""
 dcast = Cast("float64")
+"""``dcast(x)``: sparse ``x`` cast to float64."""
 ccast = Cast("complex64")
+"""``ccast(x)``: sparse ``x`` cast to complex64."""
 zcast = Cast("complex128")
+"""``zcast(x)``: sparse ``x`` cast to complex128."""
 
 
 def cast(variable: Any, dtype: Any) -> Variable:
@@ -366,6 +388,7 @@ class DenseFromSparse(Op):
 
 
 dense_from_sparse = DenseFromSparse()
+"""``dense_from_sparse(x)``: the dense tensor of sparse ``x``."""
 
 
 class SparseFromDense(Op):
@@ -404,7 +427,9 @@ class SparseFromDense(Op):
 
 CSMFromDense = SparseFromDense
 csr_from_dense = SparseFromDense("csr")
+"""``csr_from_dense(x)``: the CSR matrix of dense matrix ``x``."""
 csc_from_dense = SparseFromDense("csc")
+"""``csc_from_dense(x)``: the CSC matrix of dense matrix ``x``."""
 SparseTensorType.format_from_dense = lambda self, var: SparseFromDense(self.format)(var)
 
 
@@ -461,3 +486,4 @@ class SparseDenseMultiply(Op):
 
 
 mul_s_d = SparseDenseMultiply()
+"""``mul_s_d``: ``x * y`` at the stored entries of sparse ``x`` (dense ``y`` broadcasts): sparse."""

@@ -82,6 +82,8 @@ class StructuredDot(Op):
 
 
 _structured_dot = StructuredDot()
+"""``_structured_dot``: ``a @ b`` for sparse ``a``; its gradient w.r.t. ``a`` lives on ``a``'s
+pattern."""
 
 
 def structured_dot(x: Any, y: Any) -> Variable:
@@ -137,7 +139,9 @@ class StructuredDotGradCSR(_StructuredDotGrad):
 
 
 sdg_csc = StructuredDotGradCSC()
+"""``sdg_csc``: Structured-dot gradient for a CSC ``a``."""
 sdg_csr = StructuredDotGradCSR()
+"""``sdg_csr``: Structured-dot gradient for a CSR ``a``."""
 
 
 def structured_dot_grad(sparse_A: Any, dense_B: Any, ga: Any) -> Variable:
@@ -221,6 +225,7 @@ class SamplingDot(Op):
 
 
 sampling_dot = SamplingDot()
+"""``sampling_dot``: ``(x @ y.T)`` sampled where sparse ``p`` stores entries, times ``p``."""
 
 
 class Dot(Op):
@@ -293,6 +298,7 @@ def _match(var: Variable, g: Variable) -> Variable:
 
 
 _dot = Dot()
+"""``_dot``: ``x @ y`` with at least one sparse operand: a dense result."""
 
 
 def dot(x: Any, y: Any) -> Variable:
@@ -329,3 +335,4 @@ class Usmm(Op):
 
 
 usmm = Usmm()
+"""``usmm``: ``alpha * (x @ y) + z`` with sparse ``x`` or ``y`` and dense ``z``."""

@@ -59,6 +59,7 @@ class Transpose(Op):
 
 
 transpose = Transpose()
+"""``transpose``: The transpose; CSR becomes CSC and back, sharing the buffers."""
 
 
 def _index_vector(ind: Any, who: str) -> Variable:
@@ -92,6 +93,7 @@ class GetItemList(Op):
 
 
 get_item_list = GetItemList()
+"""``get_item_list``: The rows of a sparse matrix selected by an integer vector."""
 
 
 class GetItemListGrad(Op):
@@ -117,6 +119,8 @@ class GetItemListGrad(Op):
 
 
 get_item_list_grad = GetItemListGrad()
+"""``get_item_list_grad``: The gradient of ``GetItemList``: ``gz``'s rows added into a zero matrix
+like ``x``."""
 
 
 class GetItem2Lists(Op):
@@ -142,6 +146,8 @@ class GetItem2Lists(Op):
 
 
 get_item_2lists = GetItem2Lists()
+"""``get_item_2lists``: The entries ``x[ind1[k], ind2[k]]`` of a sparse matrix, as a dense
+vector."""
 
 
 class GetItem2ListsGrad(Op):
@@ -166,6 +172,8 @@ class GetItem2ListsGrad(Op):
 
 
 get_item_2lists_grad = GetItem2ListsGrad()
+"""``get_item_2lists_grad``: The gradient of ``GetItem2Lists``: ``gz`` scattered (summed) into a
+matrix like ``x``."""
 
 
 def _slice_part(value: Any, what: str) -> Variable:
@@ -213,6 +221,7 @@ class GetItem2d(Op):
 
 
 get_item_2d = GetItem2d()
+"""``get_item_2d``: A sub-matrix ``x[a:b:c, d:e:f]`` of a sparse matrix (slices only)."""
 
 
 class GetItemScalar(Op):
@@ -243,6 +252,7 @@ class GetItemScalar(Op):
 
 
 get_item_scalar = GetItemScalar()
+"""``get_item_scalar``: The entry ``x[i, j]`` of a sparse matrix, as a 0-d tensor."""
 
 
 class _ScaleCSC(Op):
@@ -324,6 +334,7 @@ class Diag(Op):
 
 
 diag = Diag()
+"""``diag``: The diagonal of a square sparse matrix, as a dense vector."""
 
 
 def square_diagonal(diag: Any) -> Variable:
@@ -441,6 +452,7 @@ class EnsureSortedIndices(Op):
 
 
 ensure_sorted_indices = EnsureSortedIndices(inplace=False)
+"""``ensure_sorted_indices``: A copy of ``x`` (or ``x`` itself, ``inplace``) with sorted indices."""
 
 
 class Remove0(Op):
@@ -473,6 +485,7 @@ class Remove0(Op):
 
 
 remove0 = Remove0()
+"""``remove0``: ``x`` without its explicitly stored zeros."""
 
 
 def clean(x: Any) -> Variable:
@@ -522,3 +535,5 @@ class ConstructSparseFromList(Op):
 
 
 construct_sparse_from_list = ConstructSparseFromList()
+"""``construct_sparse_from_list``: A CSC matrix shaped like dense ``x`` whose rows ``ilist`` hold
+``values``' rows."""
