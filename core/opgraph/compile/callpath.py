@@ -181,7 +181,13 @@ class CallPlan:
 
 
 def _fast_check(type_: Any) -> tuple[Any, int] | None:
-    """(dtype, ndim) when values of ``type_`` can be accepted by an inline exact check."""
+    """(dtype, ndim) when values of ``type_`` can be accepted by an inline exact check.
+
+    A Type whose values are not ndarrays (sparse matrices) sets
+    ``ndarray_values = False``: an ndarray must go through its ``filter``.
+    """
+    if getattr(type_, "ndarray_values", True) is False:
+        return None
     dtype = getattr(type_, "numpy_dtype", None)
     shape = getattr(type_, "shape", None)
     if dtype is None:

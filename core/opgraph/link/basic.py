@@ -38,6 +38,8 @@ __all__ = [
     "Linker",
     "LinkerResult",
     "StorageCell",
+    "WrapLinker",
+    "WrapLinkerMany",
     "alias_ancestors",
     "compute_free_lists",
     "map_storage",
@@ -416,6 +418,96 @@ def raise_with_op(
         except Exception:  # a broken repr must not hide the real error
             exc.add_note(f"Apply node that caused the error: {type(node.op).__name__}")
     return exc
+
+
+class WrapLinker(Linker):
+    """Runs one graph through several linkers in lockstep, calling ``wrapper`` per node.
+
+    ``wrapper(fgraph, i, node, *thunks)`` receives the node's thunk from each
+    linker (in the order of ``linkers``) and decides whether and how to run
+    them: comparing backends node by node, tracing, profiling.  The first
+    linker's input cells are the inputs; their values are copied to the others
+    before each run.
+    """
+
+    def __init__(self, linkers: Sequence[Linker], wrapper: Callable[..., Any]) -> None:
+        super().__init__()
+        if not linkers:
+            raise ValueError("WrapLinker: give at least one linker")
+        self.linkers = list(linkers)
+        self.wrapper = wrapper
+
+    def clone(self, **overrides: Any) -> WrapLinker:
+        return type(self)([lk.clone() for lk in self.linkers], self.wrapper)
+
+    def accept(self, fgraph: FunctionGraph, no_recycling: Iterable[Variable] | None = None,
+               profile: Any = None) -> WrapLinker:
+        new = type(self)([lk.accept(fgraph, no_recycling, profile) for lk in self.linkers],
+                         self.wrapper)
+        new.fgraph = fgraph
+        new.no_recycling = list(no_recycling or ())
+        new.profile = profile
+        return new
+
+    def pre(self, linker: WrapLinker, inputs: list, order: list, thunk_groups: list) -> None:
+        """Called before each run with the input values (override to inspect them)."""
+
+    def make_thunk(
+        self,
+        input_storage: Sequence[StorageCell] | None = None,
+        output_storage: Sequence[StorageCell] | None = None,
+        storage_map: dict[Variable, StorageCell] | None = None,
+    ) -> LinkerResult:
+        fgraph = self._require_fgraph()
+        results = [self.linkers[0].make_thunk(input_storage, output_storage, storage_map)]
+        results += [lk.make_thunk() for lk in self.linkers[1:]]
+        order = results[0].order
+        for res in results[1:]:
+            if list(res.order) != list(order):
+                raise ValueError("WrapLinker: all linkers must run the nodes in the same order")
+        for lk, res in zip(self.linkers, results):
+            if len(res.thunks) != len(order):
+                raise ValueError(f"WrapLinker: {type(lk).__name__} gives no per-node thunks")
+        thunk_groups = list(zip(*(res.thunks for res in results)))
+        first_inputs = results[0].input_storage
+        others = [res.input_storage for res in results[1:]]
+        recycled = set(self.no_recycling)
+        reset = [res_map[v] for res in results for res_map in [_storage_of(res, fgraph)]
+                 for node in order for v in node.outputs if v in recycled and v in res_map]
+        wrapper = self.wrapper
+
+        def run() -> None:
+            for cells in others:
+                for src, dst in zip(first_inputs, cells):
+                    dst[0] = copy.copy(src[0])
+            for cell in reset:
+                cell[0] = None
+            self.pre(self, [c[0] for c in first_inputs], order, thunk_groups)
+            for i, (thunks, node) in enumerate(zip(thunk_groups, order)):
+                try:
+                    wrapper(fgraph, i, node, *thunks)
+                except Exception as exc:
+                    raise raise_with_op(exc, node) from None
+
+        run.thunk_groups = thunk_groups  # type: ignore[attr-defined]
+        return LinkerResult(run, list(first_inputs), list(results[0].output_storage), [],
+                            list(order))
+
+
+def _storage_of(result: LinkerResult, fgraph: FunctionGraph) -> dict[Variable, StorageCell]:
+    """The output cells of ``result`` by variable (what a WrapLinker resets)."""
+    return dict(zip(fgraph.outputs, result.output_storage))
+
+
+def WrapLinkerMany(linkers: Sequence[Linker], wrappers: Sequence[Callable[..., Any]]) -> WrapLinker:
+    """A WrapLinker whose wrapper calls each of ``wrappers`` in turn."""
+    wrappers = list(wrappers)
+
+    def wrapper(*args: Any) -> None:
+        for f in wrappers:
+            f(*args)
+
+    return WrapLinker(linkers, wrapper)
 
 
 def __getattr__(name: str) -> Any:

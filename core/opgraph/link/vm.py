@@ -15,9 +15,17 @@ from typing import Any
 
 from opgraph.graph.basic import Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell
+from opgraph.link.vms import (
+    VM,
+    Loop,
+    Stack,
+    UpdatingVM,
+    calculate_reallocate_info,
+    make_stack_result,
+)
 from opgraph.plugins.manager import linker_records
 
-__all__ = ["VMLinker"]
+__all__ = ["VM", "Loop", "Stack", "UpdatingVM", "VMLinker", "calculate_reallocate_info"]
 
 
 class VMLinker(Linker):
@@ -36,11 +44,14 @@ class VMLinker(Linker):
         c_thunks: bool | None = None,
         allow_partial_eval: bool | None = None,
     ) -> None:
-        if callback is not None or callback_input is not None or schedule is not None:
+        if schedule is not None:
             raise NotImplementedError(
-                "VMLinker(callback=..., callback_input=..., schedule=...) is not supported: "
-                "use MonitorMode(pre_func=..., post_func=...) to watch each node"
+                "VMLinker(schedule=...) is not supported: the node order is the graph's "
+                "toposort (with the DestroyHandler's orderings)"
             )
+        # With a callback the graph runs on opgraph.link.vms.Stack (see make_thunk).
+        self.callback = callback
+        self.callback_input = callback_input
         super().__init__(allow_gc=True if allow_gc is None else bool(allow_gc),
                          use_cloop=bool(use_cloop), lazy=lazy, c_thunks=c_thunks,
                          allow_partial_eval=allow_partial_eval)
@@ -48,7 +59,8 @@ class VMLinker(Linker):
         self.lazy = lazy
 
     def clone(self, **overrides: Any) -> VMLinker:
-        kwargs = {"allow_gc": self.allow_gc, "use_cloop": self.use_cloop, "lazy": self.lazy}
+        kwargs = {"allow_gc": self.allow_gc, "use_cloop": self.use_cloop, "lazy": self.lazy,
+                  "callback": self.callback, "callback_input": self.callback_input}
         kwargs.update({k: v for k, v in overrides.items() if k in kwargs})
         return VMLinker(**kwargs)
 
@@ -78,5 +90,9 @@ class VMLinker(Linker):
         output_storage: Sequence[StorageCell] | None = None,
         storage_map: dict[Variable, StorageCell] | None = None,
     ) -> LinkerResult:
+        if self.callback is not None or self.callback_input is not None:
+            return make_stack_result(self._require_fgraph(), self.no_recycling, input_storage,
+                                     output_storage, storage_map, self.allow_gc,
+                                     self.callback, self.callback_input)
         inner = self._target().accept(self._require_fgraph(), self.no_recycling, self.profile)
         return inner.make_thunk(input_storage, output_storage, storage_map)

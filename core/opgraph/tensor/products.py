@@ -282,7 +282,14 @@ def matmul(x1: Any, x2: Any, dtype: Any = None) -> Variable:
 
 def dot(l: Any, r: Any) -> Variable:
     """``np.dot`` semantics: scalars multiply, 1-D/2-D use Dot, N-d·(1-D|2-D) contracts
-    the last axis of ``l``, and an N-d ``r`` is contracted over its second-to-last axis."""
+    the last axis of ``l``, and an N-d ``r`` is contracted over its second-to-last axis.
+
+    An operand of another array Type (a plugin's sparse matrix) that defines
+    ``__dot__``/``__rdot__`` computes the product itself."""
+    if _foreign(l) and hasattr(l, "__dot__"):
+        return l.__dot__(r)
+    if _foreign(r) and hasattr(r, "__rdot__"):
+        return r.__rdot__(l)
     l = as_tensor_variable(l)
     r = as_tensor_variable(r)
     if l.type.ndim == 0 or r.type.ndim == 0:
@@ -299,6 +306,10 @@ def dot(l: Any, r: Any) -> Variable:
                                                                                  -1))
     out = _dot(l.reshape((-1, l.shape[-1])) if l.type.ndim != 1 else l, right)
     return out.reshape((*lead, *rest))
+
+
+def _foreign(x: Any) -> bool:
+    return isinstance(x, Variable) and not isinstance(x.type, TensorType)
 
 
 def outer(x: Any, y: Any) -> Variable:

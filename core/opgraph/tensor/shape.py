@@ -186,7 +186,8 @@ class Shape(Op):
     __props__ = ()
 
     def make_node(self, x: Any) -> Apply:
-        x = as_tensor_variable(x)
+        if not _is_shaped(x):
+            x = as_tensor_variable(x)
         return Apply(self, [x], [TensorType("int64", (x.type.ndim,))()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
@@ -208,6 +209,16 @@ class Shape(Op):
 _shape = Shape()
 
 
+def _is_shaped(x: Any) -> bool:
+    """A Variable of a TensorType, or of another array Type with a fixed ``ndim`` >= 1
+    (a plugin's sparse matrices): its values have ``.shape``.  Scalars (ndim 0) are
+    converted to tensors as before."""
+    if not isinstance(x, Variable):
+        return False
+    ndim = getattr(x.type, "ndim", None)
+    return isinstance(x.type, TensorType) or (isinstance(ndim, int) and ndim >= 1)
+
+
 def shape(x: Any) -> Variable:
     """The symbolic shape of ``x`` (an int64 vector)."""
     return _shape(x)
@@ -220,7 +231,7 @@ class Shape_i(Op):
     i: int
 
     def make_node(self, x: Any) -> Apply:
-        if not isinstance(x, Variable) or not isinstance(x.type, TensorType):
+        if not _is_shaped(x):
             raise TypeError(
                 f"Shape_i({self.i}): expected a tensor variable, got {x!r} of type "
                 f"{type(x).__name__}"

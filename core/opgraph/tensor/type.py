@@ -35,6 +35,7 @@ from opgraph.scalar.type import (
 from opgraph.tensor.function_table import TENSOR_FUNCTIONS as _tensor_functions
 
 __all__ = [
+    "DenseTensorType",
     "TensorType",
     "all_dtypes",
     "col",
@@ -481,6 +482,11 @@ class TensorType(Type):
 
     def __repr__(self) -> str:
         return f"TensorType({self.dtype}, shape={_format_shape(self.shape, 'None')})"
+
+
+DenseTensorType = TensorType
+"""PyTensor's name for the Type of dense arrays (sparse matrices have their own Type,
+``opgraph.sparse.SparseTensorType``, which is not a TensorType here)."""
 
 
 def _short(data: Any) -> str:

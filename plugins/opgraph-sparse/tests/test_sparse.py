@@ -34,6 +34,9 @@ def test_type_filters_and_refuses(fmt: str) -> None:
     assert t.filter(m.asformat(other)).format == fmt
     with pytest.raises(TypeError, match="allow_downcast"):
         S.SparseTensorType(fmt, "int32").filter(m)
+    assert S.SparseTensorType(fmt, "float32").filter(m, allow_downcast=True).dtype == "float32"
+    with pytest.raises(TypeError, match="Expected an array-like"):
+        t.filter(pt.dmatrix("d"))
     with pytest.raises(ValueError, match="format"):
         S.SparseTensorType("coo", "float64")
     same = S.SparseTensorType(fmt, "float64")

@@ -62,6 +62,8 @@ def emit_dimshuffle(node: Any, ctx: EmitContext) -> NodeC | None:
 
 
 def emit_shape(node: Any, ctx: EmitContext) -> NodeC | None:
+    if not isinstance(node.inputs[0].type, TensorType):  # e.g. a sparse matrix: Python
+        return None
     nd = node.inputs[0].type.ndim
     w = CWriter()
     w.line(f"npy_intp n = {nd};",
@@ -72,6 +74,8 @@ def emit_shape(node: Any, ctx: EmitContext) -> NodeC | None:
 
 
 def emit_shape_i(node: Any, ctx: EmitContext) -> NodeC | None:
+    if not isinstance(node.inputs[0].type, TensorType):
+        return None
     w = CWriter()
     w.line("OG_SET_OUT(o0, (PyArrayObject *)og_new_array(0, NULL, NPY_INT64, o0, NULL, 0));",
            f"*(npy_int64 *)PyArray_DATA(o0) = PyArray_DIMS(i0)[{node.op.i}];")
