@@ -52,6 +52,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     # gradients, linking, compiling
     "opgraph.autodiff.arith",
     "opgraph.autodiff.undefined",
+    "opgraph.autodiff.vectorize",
     "opgraph.link.basic",
     "opgraph.link.c.template",
     "opgraph.compile.database",

@@ -8,7 +8,7 @@ from typing import Any
 
 import scipy.sparse as sp
 
-from opgraph.link.sharedvalue import SharedVariable
+from opgraph.compile.sharedvalue import SharedVariable
 from opgraph_sparse.type import SparseTensorType
 from opgraph_sparse.variable import SparseVariable, _sparse_py_operators
 
