@@ -40,6 +40,7 @@ FACES: dict[str, str] = {
     "opgraph.tensor.slinalg": "opgraph-linalg",
     "opgraph.tensor.nlinalg": "opgraph-linalg",
     "opgraph.sparse": "opgraph-sparse",
+    "opgraph.link.jax": "opgraph-jax",
 }
 """Module paths served by a plugin, and the distribution that serves each."""
 

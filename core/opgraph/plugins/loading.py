@@ -56,6 +56,7 @@ FIRST_PARTY_PLUGINS: dict[str, str] = {
     "opgraph-special": "opgraph-special",
     "opgraph-sparse": "opgraph-sparse",
     "opgraph-dask": "opgraph-dask",
+    "opgraph-jax": "opgraph-jax",
     "opgraph-demo": "opgraph-demo",
 }
 """Entry point names reserved for opgraph's own distributions (name -> distribution)."""

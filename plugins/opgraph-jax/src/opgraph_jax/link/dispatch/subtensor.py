@@ -1,0 +1,115 @@
+"""Basic and advanced indexing, reads and writes (``x.at[idx].set / .add``).
+
+Index values known while tracing (constants, shape arithmetic) become Python
+ints and slices; a traced integer index is kept (JAX indexes dynamically);
+a traced slice bound is rejected with a clear error (JAX needs static
+slice sizes).  Boolean masks need concrete values too, except in the
+``sum`` / ``set`` forms the JAX rewrites turn into ``where``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.indexing import INT, SliceSpec, split_inputs
+from opgraph.tensor.subtensor import (
+    AdvancedIncSubtensor1,
+    AdvancedSubtensor1,
+    IncSubtensor,
+    Subtensor,
+)
+from opgraph.tensor.type_other import MakeSlice
+from opgraph_jax.link.dispatch.basic import JAXUnsupportedOpError, is_concrete, jax_funcify
+
+__all__ = ["jax_index"]
+
+
+def _bound(value: Any, op: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return None
+    if not is_concrete(value):
+        raise JAXUnsupportedOpError(
+            f"{op}: JAX needs slice bounds known when it compiles; this one depends on an "
+            "input's value (use dynamic_slice-friendly integer indices or another mode)"
+        )
+    return int(np.asarray(value))
+
+
+def _as_index(value: Any, op: Any) -> Any:
+    if isinstance(value, slice):
+        return slice(_bound(value.start, op), _bound(value.stop, op), _bound(value.step, op))
+    if value is None or (isinstance(value, np.ndarray) and value.dtype == object):
+        return None
+    if is_concrete(value):
+        arr = np.asarray(value)
+        if arr.dtype == bool:
+            return arr
+        return int(arr) if arr.ndim == 0 else arr
+    if value.dtype == bool:
+        raise JAXUnsupportedOpError(
+            f"{op}: JAX cannot index with a boolean mask computed from inputs (the result's "
+            "shape would depend on values); use pt.where / switch instead"
+        )
+    return value
+
+
+def jax_index(idx_list: Sequence[Any], values: Sequence[Any], op: Any) -> tuple:
+    """The index tuple for ``x[...]`` / ``x.at[...]`` from an Op's idx_list and values."""
+    out: list[Any] = []
+    for entry, part in zip(idx_list, split_inputs(idx_list, values)):
+        if isinstance(entry, SliceSpec):
+            out.append(slice(*(_bound(p, op) for p in part)))
+        elif entry == INT:
+            out.append(_as_index(part, op))
+        else:
+            out.append(_as_index(part, op))
+    return tuple(out)
+
+
+@jax_funcify.register(Subtensor)
+@jax_funcify.register(AdvancedSubtensor)
+def _funcify_subtensor(op: Any, **kwargs: Any) -> Callable:
+    def subtensor(x: Any, *values: Any) -> Any:
+        return jnp.asarray(x)[jax_index(op.idx_list, values, op)]
+
+    return subtensor
+
+
+@jax_funcify.register(AdvancedSubtensor1)
+def _funcify_advanced_subtensor1(op: AdvancedSubtensor1, **kwargs: Any) -> Callable:
+    return lambda x, ilist: jnp.asarray(x)[_as_index(ilist, op)]
+
+
+def _writer(op: Any) -> Callable[[Any, tuple, Any], Any]:
+    if op.set_instead_of_inc:
+        return lambda x, index, y: x.at[index].set(y)
+    return lambda x, index, y: x.at[index].add(y)
+
+
+@jax_funcify.register(IncSubtensor)
+@jax_funcify.register(AdvancedIncSubtensor)
+def _funcify_inc_subtensor(op: Any, **kwargs: Any) -> Callable:
+    write = _writer(op)
+
+    def inc_subtensor(x: Any, y: Any, *values: Any) -> Any:
+        return write(jnp.asarray(x), jax_index(op.idx_list, values, op), y)
+
+    return inc_subtensor
+
+
+@jax_funcify.register(AdvancedIncSubtensor1)
+def _funcify_advanced_inc_subtensor1(op: AdvancedIncSubtensor1, **kwargs: Any) -> Callable:
+    write = _writer(op)
+    return lambda x, y, ilist: write(jnp.asarray(x), (_as_index(ilist, op),), y)
+
+
+@jax_funcify.register(MakeSlice)
+def _funcify_make_slice(op: MakeSlice, **kwargs: Any) -> Callable:
+    return lambda *parts: slice(*parts)
