@@ -13,6 +13,7 @@ NumPy ``Generator`` values of random inputs become JAX PRNG keys at the call
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,11 +23,13 @@ import numpy as np
 
 from opgraph.graph.basic import Variable
 from opgraph.link.basic import JITLinker, LinkerResult, StorageCell
+from opgraph.link.sharedvalue import SharedVariable
 from opgraph.scalar.type import ScalarType
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.type import TensorType
 from opgraph_jax.link.dispatch import jax_funcify
 from opgraph_jax.link.dispatch.random import generator_to_key
+from opgraph_jax.link.static import static_input_positions
 
 __all__ = ["JAXLinker", "jitted_function"]
 
@@ -43,7 +46,7 @@ class JAXLinker(JITLinker):
             if not isinstance(value, bool):
                 raise TypeError(f"JAXLinker: {key} must be a bool, got {type(value).__name__}")
         super().__init__(allow_gc=allow_gc, jit=jit, numpy_outputs=numpy_outputs, **options)
-        self.jitted: Callable[..., Any] | None = None
+        self.jit_fn: Callable[..., Any] | None = None  # PyTensor's fn.vm.jit_fn
         self.graph_function: Callable[..., Any] | None = None
 
     def make_thunk(
@@ -55,23 +58,47 @@ class JAXLinker(JITLinker):
         fgraph, order, input_storage, output_storage, storage_map = self.schedule(
             input_storage, output_storage, storage_map
         )
-        graph_fn = jax_funcify(fgraph, storage_map=storage_map)
-        jitted = jax.jit(graph_fn) if self.options["jit"] else graph_fn
-        self.graph_function, self.jitted = graph_fn, jitted
-        converters = [_input_converter(var) for var in fgraph.inputs]
-        _warn_shared_rngs(fgraph, input_storage)
+        rngs = _shared_rng_updates(fgraph, input_storage)  # warns before any translation
+        graph_fn = _with_static_arrays(jax_funcify(fgraph, storage_map=storage_map))
+        static = static_input_positions(fgraph)
+        jitted = jax.jit(graph_fn, static_argnums=static) if self.options["jit"] else graph_fn
+        self.graph_function, self.jit_fn = graph_fn, jitted
+        converters = [_static_int if k in static else _input_converter(var)
+                      for k, var in enumerate(fgraph.inputs)]
         to_numpy = self.options["numpy_outputs"]
 
         def run() -> None:
             args = [conv(cell[0]) for conv, cell in zip(converters, input_storage)]
+            for k, (_, state) in rngs.items():
+                if state.get("seen") is input_storage[k][0]:
+                    args[k] = state["key"]  # this function's own stream continues
             outs = jitted(*args)
             for cell, value in zip(output_storage, outs):
                 # outside jit (jax.disable_jit) a value may still be NumPy or a Python scalar
                 cell[0] = np.asarray(value) if to_numpy else value if isinstance(
                     value, jax.Array) else _as_jax(value)
+            for k, (out_index, state) in rngs.items():
+                # the shared generator keeps its value; the next key stays with this function
+                state["key"], state["seen"] = outs[out_index], input_storage[k][0]
+                output_storage[out_index][0] = input_storage[k][0]
 
-        run.jitted = jitted  # type: ignore[attr-defined]
         return LinkerResult(run, input_storage, output_storage, [], order)
+
+
+def _static_int(value: Any) -> Any:
+    """A static (shape-setting) input as the hashable value jax.jit keys on (int, tuple)."""
+    arr = np.asarray(value)
+    return int(arr) if arr.ndim == 0 else tuple(int(v) for v in arr)
+
+
+def _with_static_arrays(graph_fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Static vector inputs arrive as tuples (hashable): the graph sees them as arrays again."""
+
+    @functools.wraps(graph_fn)
+    def entry(*args: Any) -> Any:
+        return graph_fn(*[np.asarray(a) if isinstance(a, tuple) else a for a in args])
+
+    return entry
 
 
 def _as_jax(value: Any) -> Any:
@@ -99,17 +126,31 @@ def _input_converter(var: Variable) -> Callable[[Any], Any]:
     return lambda value: value
 
 
-def _warn_shared_rngs(fgraph: Any, input_storage: Sequence[StorageCell]) -> None:
-    """Shared NumPy generators are replaced by JAX keys in their containers at the first call."""
-    for var, cell in zip(fgraph.inputs, input_storage):
-        if isinstance(var.type, RandomType) and isinstance(cell[0], np.random.Generator) \
-                and getattr(var, "get_value", None) is not None:
-            warnings.warn(
-                f"The RandomType SharedVariable {var} holds a NumPy Generator: the JAX "
-                "function draws from a JAX PRNG key seeded from it, and its updates are "
-                "JAX keys",
-                UserWarning, stacklevel=4,
-            )
+def _shared_rng_updates(fgraph: Any, input_storage: Sequence[StorageCell]
+                        ) -> dict[int, tuple[int, dict[str, Any]]]:
+    """Shared NumPy generators the function updates: ``{input: (update output, state)}``.
+
+    As in PyTensor, the shared variable keeps its NumPy Generator: the function
+    draws from a JAX key seeded from it and keeps the next key itself (reseeding
+    when the shared variable is given a new generator).
+    """
+    found: dict[int, tuple[int, dict[str, Any]]] = {}
+    updates = {i: o for o, i in (fgraph.update_mapping or {}).items()}
+    names = []
+    for k, (var, cell) in enumerate(zip(fgraph.inputs, input_storage)):
+        if isinstance(var.type, RandomType) and isinstance(var, SharedVariable) \
+                and isinstance(cell[0], np.random.Generator):
+            names.append(str(var))
+            if k in updates:
+                found[k] = (updates[k], {})
+    if names:
+        warnings.warn(
+            f"The RandomType SharedVariables [{', '.join(names)}] will not be used in the "
+            "compiled JAX graph. Instead a copy is used: JAX draws from a PRNG key seeded "
+            "from each generator, and the generator itself is left unchanged",
+            UserWarning, stacklevel=4,
+        )
+    return found
 
 
 def jitted_function(fn: Any) -> Callable[..., Any]:
@@ -117,11 +158,12 @@ def jitted_function(fn: Any) -> Callable[..., Any]:
 
     It takes every input of ``fn.maker.fgraph`` positionally (shared variables
     included, in graph order) and returns a tuple of all outputs (update values last).
+    The same object is ``fn.vm.jit_fn``, as in PyTensor.
     """
     linker = getattr(getattr(fn, "maker", None), "linker", None)
     vm = getattr(fn, "vm", None)
     for candidate in (getattr(vm, "linker", None), linker):
-        jitted = getattr(candidate, "jitted", None)
+        jitted = getattr(candidate, "jit_fn", None)
         if jitted is not None:
             return jitted
     raise TypeError(f"jitted_function: {fn!r} was not compiled with the JAX linker "

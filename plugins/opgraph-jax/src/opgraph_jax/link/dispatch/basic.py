@@ -115,7 +115,7 @@ def node_function(node: Apply, **kwargs: Any) -> Callable[[Sequence[Any]], list[
     try:
         fn = jax_funcify(node.op, node=node, **kwargs)
     except Exception as exc:
-        raise raise_with_op(exc, node)
+        raise raise_with_op(exc, node) from None
     n_out = len(node.outputs)
     fixes_dtype = all(hasattr(v.type, "dtype") for v in node.outputs)
 
@@ -165,11 +165,11 @@ def funcify_graph(fgraph: FunctionGraph, **kwargs: Any) -> Callable[..., tuple[A
             try:
                 results = run([env[v] for v in node.inputs])
             except Exception as exc:
-                raise raise_with_op(exc, node)
+                raise raise_with_op(exc, node) from None
             env.update(zip(node.outputs, results))
         return tuple(env[v] for v in outputs)
 
-    graph_function.__name__ = f"jax_funcified_{fgraph.name or 'fgraph'}"
+    graph_function.__name__ = f"jax_funcified_{getattr(fgraph, 'name', None) or 'fgraph'}"
     return graph_function
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from opgraph.compile.builders import OpFromGraph
+
 from opgraph.graph.basic import Apply
 from opgraph.ifelse import IfElse
 from opgraph.tensor.blockwise import Blockwise

@@ -9,8 +9,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import jax.scipy.linalg as jsl
-
-from opgraph.graph.basic import Apply
 from opgraph.tensor.linalg import (
     LU,
     QR,
@@ -37,6 +35,8 @@ from opgraph.tensor.linalg import (
     SolveTriangular,
     TensorInv,
 )
+
+from opgraph.graph.basic import Apply
 from opgraph_jax.link.dispatch.basic import JAXUnsupportedOpError, jax_funcify
 
 __all__ = ["LINALG_TABLE"]
@@ -83,7 +83,7 @@ def _lu(op: LU) -> Callable:
         if op.permute_l:
             return [p @ low, up]
         if op.p_indices:
-            return [jnp.argmax(p, axis=0), low, up]
+            return [jnp.argmax(p, axis=-1), low, up]
         return [p, low, up]
 
     return lu

@@ -119,7 +119,7 @@ def _funcify_matmul(op: MatMul, **kwargs: Any) -> Callable:
 def _funcify_batched_dot(op: BatchedDot, **kwargs: Any) -> Callable:
     def batched_dot(x: Any, y: Any) -> Any:
         if jnp.shape(x)[0] != jnp.shape(y)[0]:
-            raise ValueError(f"BatchedDot: batch sizes differ: {jnp.shape(x)} and {jnp.shape(y)}")
+            raise TypeError(f"BatchedDot: batch sizes differ: {jnp.shape(x)} and {jnp.shape(y)}")
         return jnp.matmul(x, y)
 
     return batched_dot

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 from collections.abc import Callable
+from functools import singledispatch
 from typing import Any
 
 import jax
@@ -31,7 +32,7 @@ from opgraph_jax.link.dispatch.basic import (
     static_ints,
 )
 
-__all__ = ["SAMPLERS", "generator_to_key", "numpyro_available"]
+__all__ = ["SAMPLERS", "generator_to_key", "jax_sample_fn", "numpyro_available"]
 
 numpyro_available = importlib.util.find_spec("numpyro") is not None
 
@@ -86,6 +87,16 @@ def _integers(key: Any, shape: tuple, dtype: Any, low: Any, high: Any) -> Any:
     return jax.random.randint(key, shape, low, high, dtype)
 
 
+def _negative_binomial(key: Any, shape: tuple, dtype: Any, n: Any, p: Any) -> Any:
+    k1, k2 = jax.random.split(key)
+    rate = jax.random.gamma(k1, jnp.broadcast_to(n, shape), shape) * (1 - p) / p
+    return jax.random.poisson(k2, rate, shape)
+
+
+def _multinomial(key: Any, shape: tuple, dtype: Any, n: Any, p: Any) -> Any:
+    return jax.random.multinomial(key, n, p, shape=shape)
+
+
 def _permutation(key: Any, shape: tuple, dtype: Any, x: Any) -> Any:
     if jnp.ndim(x) == 0:
         return jax.random.permutation(key, int(x))
@@ -119,6 +130,8 @@ SAMPLERS: dict[type, Callable[..., Any]] = {
     rb.DirichletRV: _dirichlet,
     rb.CategoricalRV: _categorical,
     rb.PermutationRV: _permutation,
+    rb.NegBinomialRV: _negative_binomial,
+    rb.MultinomialRV: _multinomial,
     rb.TriangularRV: lambda k, s, d, lo, mode, hi: jax.random.triangular(k, lo, mode, hi, s, d),
 }
 """RandomVariable class -> ``f(key, shape, dtype, *params)`` (extend it for new RVs)."""
@@ -156,14 +169,42 @@ def _is_none(value: Any) -> bool:
 def _core_shape(op: RandomVariable, params: list[Any]) -> tuple:
     if isinstance(op, rb.MvNormalRV):
         return (jnp.shape(params[0])[-1],)
-    if isinstance(op, rb.DirichletRV):
-        return (jnp.shape(params[0])[-1],)
+    if isinstance(op, rb.DirichletRV | rb.MultinomialRV):
+        return (jnp.shape(params[-1])[-1],)
     return ()
+
+
+@singledispatch
+def jax_sample_fn(op: Any, node: Apply | None = None) -> Callable[..., Any]:
+    """``sample_fn(key, shape, dtype, *params) -> draw`` for a RandomVariable (register yours)."""
+    sample = _sampler(op)
+
+    def sample_fn(key: Any, shape: tuple, dtype: Any, *params: Any) -> Any:
+        return sample(key, shape, dtype, *params)
+
+    return sample_fn
+
+
+@jax_sample_fn.register(rb.PermutationRV)
+def _sample_permutation(op: Any, node: Apply | None = None) -> Callable[..., Any]:
+    """Each batch entry permuted independently (its own key)."""
+
+    def sample_fn(key: Any, shape: tuple, dtype: Any, x: Any) -> Any:
+        core = 0 if node is None else op.ndims_params[0]
+        batch = jnp.shape(x)[: jnp.ndim(x) - core] if core else ()
+        if jnp.ndim(x) <= core or not batch:
+            return _permutation(key, shape, dtype, x)
+        flat = jnp.reshape(x, (-1, *jnp.shape(x)[len(batch):]))
+        keys = jax.random.split(key, flat.shape[0])
+        out = jax.vmap(lambda k, v: jax.random.permutation(k, v))(keys, flat)
+        return jnp.reshape(out, jnp.shape(x))
+
+    return sample_fn
 
 
 @jax_funcify.register(RandomVariable)
 def _funcify_rv(op: RandomVariable, node: Apply | None = None, **kwargs: Any) -> Callable:
-    sample = _sampler(op)
+    sample = jax_sample_fn(op, node)
     dtype = node.outputs[1].type.dtype if node is not None else None
 
     def random_variable(rng: Any, size: Any, *params: Any) -> tuple[Any, Any]:

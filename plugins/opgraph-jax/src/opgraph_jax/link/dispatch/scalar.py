@@ -10,6 +10,7 @@ broadcasts), so each scalar Op is translated once for both.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 
+import opgraph.scalar
 from opgraph.graph.basic import Apply
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.complex import Angle, Complex, ComplexFromPolar, Conj, Imag, Real
@@ -64,7 +66,33 @@ SCALAR_TABLE: dict[type, Callable[..., Any]] = {
 }
 """Scalar Ops whose JAX function is not ``jnp.<nfunc name>`` (extend it for new Ops)."""
 
-_SPECIAL_ALIASES = {"psi": "digamma", "gammaln": "gammaln", "log_ndtr": "log_ndtr"}
+_SPECIAL_ALIASES = {"psi": "digamma"}
+_SPECIAL_EXTRA: dict[str, Callable[..., Any]] = {
+    "erfcinv": lambda x: jsp.erfinv(1 - x),
+    "erfcx": lambda x: jnp.exp(x * x) * jsp.erfc(x),
+}
+
+
+def _register_special_faces() -> None:
+    """opgraph-special's TriGamma / Polygamma (its scipy_name is only their dtype rule)."""
+    table = {"TriGamma": lambda x: jsp.polygamma(1, x),
+             "PolyGamma": lambda n, x: jsp.polygamma(jnp.asarray(n).astype(int), x)}
+    for name, fn in table.items():
+        cls = getattr(opgraph.scalar, name, None)
+        if isinstance(cls, type):
+            SCALAR_TABLE[cls] = fn
+
+
+_register_special_faces()
+
+
+def _folded(binary: Callable[..., Any]) -> Callable[..., Any]:
+    """A binary function applied left to right over any number of inputs (add, mul...)."""
+
+    def folded(*xs: Any) -> Any:
+        return functools.reduce(binary, xs[1:], xs[0]) if len(xs) != 2 else binary(*xs)
+
+    return folded
 
 
 def scalar_function(op: ScalarOp, node: Apply | None = None) -> Callable[..., Any]:
@@ -86,14 +114,15 @@ def scalar_function(op: ScalarOp, node: Apply | None = None) -> Callable[..., An
         return composite
     scipy_name = getattr(op, "scipy_name", "")
     if scipy_name:
-        fn = getattr(jsp, _SPECIAL_ALIASES.get(scipy_name, scipy_name), None)
+        fn = _SPECIAL_EXTRA.get(scipy_name) or getattr(
+            jsp, _SPECIAL_ALIASES.get(scipy_name, scipy_name), None)
         if fn is not None:
             return fn
     spec = getattr(op, "nfunc_spec", None)
     if spec is not None:
         fn = getattr(jnp, spec[0], None)
         if fn is not None:
-            return fn
+            return _folded(fn) if spec[1] == 2 else fn
     raise JAXUnsupportedOpError(
         f"No JAX conversion for the scalar Op {op} ({type(op).__name__}): add it to "
         "opgraph.link.jax.dispatch.scalar.SCALAR_TABLE or register it with jax_funcify"
@@ -115,7 +144,7 @@ def _funcify_scalar_loop(op: ScalarLoop, node: Apply | None = None, **kwargs: An
         state, consts = list(values[:n_state]), list(values[n_state:])
 
         def cond(carry: Any) -> Any:
-            i, st, done = carry
+            i, _, done = carry
             return (i < n_steps) & ~done
 
         def body(carry: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from opgraph.graph.basic import Apply
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.indexing import INT, SliceSpec, split_inputs
 from opgraph.tensor.subtensor import (
@@ -52,12 +53,7 @@ def _as_index(value: Any, op: Any) -> Any:
         if arr.dtype == bool:
             return arr
         return int(arr) if arr.ndim == 0 else arr
-    if value.dtype == bool:
-        raise JAXUnsupportedOpError(
-            f"{op}: JAX cannot index with a boolean mask computed from inputs (the result's "
-            "shape would depend on values); use pt.where / switch instead"
-        )
-    return value
+    return value  # a traced boolean mask: JAX raises NonConcreteBooleanIndexError
 
 
 def jax_index(idx_list: Sequence[Any], values: Sequence[Any], op: Any) -> tuple:
@@ -105,9 +101,22 @@ def _funcify_inc_subtensor(op: Any, **kwargs: Any) -> Callable:
 
 
 @jax_funcify.register(AdvancedIncSubtensor1)
-def _funcify_advanced_inc_subtensor1(op: AdvancedIncSubtensor1, **kwargs: Any) -> Callable:
+def _funcify_advanced_inc_subtensor1(op: AdvancedIncSubtensor1, node: Apply | None = None,
+                                     **kwargs: Any) -> Callable:
     write = _writer(op)
-    return lambda x, y, ilist: write(jnp.asarray(x), (_as_index(ilist, op),), y)
+    static = node.inputs[1].type.shape if node is not None else ()
+
+    def advanced_inc_subtensor1(x: Any, y: Any, ilist: Any) -> Any:
+        region = (jnp.shape(ilist)[0], *jnp.shape(x)[1:])[len(jnp.shape(x)) - jnp.ndim(y):]
+        for d, (ys, rs) in enumerate(zip(jnp.shape(y), region)):
+            if ys == 1 and rs != 1 and static[d] != 1:
+                raise ValueError(
+                    f"Runtime broadcasting not allowed. {op}: the value has length 1 in "
+                    f"dimension {d} at runtime, its type does not declare it broadcastable"
+                )
+        return write(jnp.asarray(x), (_as_index(ilist, op),), y)
+
+    return advanced_inc_subtensor1
 
 
 @jax_funcify.register(MakeSlice)

@@ -16,15 +16,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from opgraph.assumptions.specify import SpecifyAssumptions
-from opgraph.graph.basic import Apply
+from opgraph.graph.basic import Apply, Constant
 from opgraph.raise_op import CheckAndRaise
 from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.creation import Alloc, ARange, Eye
+from opgraph.tensor.indexing import SliceLength, split_inputs
 from opgraph.tensor.join import Join, Split
+from opgraph.tensor.pad import Pad
 from opgraph.tensor.reshape import JoinDims, SplitDims
 from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, SpecifyShape
+from opgraph.tensor.signal.conv import Convolve1d
 from opgraph_jax.link.dispatch.basic import (
+    JAXUnsupportedOpError,
     is_concrete,
     jax_funcify,
     static_int,
@@ -125,9 +129,21 @@ def _funcify_scalar_tensor(op: Any, node: Apply | None = None, **kwargs: Any) ->
 
 
 @jax_funcify.register(Alloc)
-def _funcify_alloc(op: Alloc, **kwargs: Any) -> Callable:
+def _funcify_alloc(op: Alloc, node: Apply | None = None, **kwargs: Any) -> Callable:
+    static = node.inputs[0].type.shape if node is not None else None
+
     def alloc(value: Any, *shape: Any) -> Any:
         dims = tuple(static_int(s, "shape", op) for s in shape)
+        if static is not None:
+            vshape = jnp.shape(value)
+            for k, (vs, st) in enumerate(zip(vshape, static)):
+                target = dims[len(dims) - len(vshape) + k]
+                if vs == 1 and target != 1 and st != 1:
+                    raise ValueError(
+                        f"Runtime broadcasting not allowed. Alloc: dimension {k} of the value "
+                        f"has length 1 at runtime but its type {node.inputs[0].type} does not "
+                        "declare it broadcastable"
+                    )
         return jnp.broadcast_to(value, dims)
 
     return alloc
@@ -148,10 +164,12 @@ def _funcify_arange(op: ARange, **kwargs: Any) -> Callable:
     dtype = op.dtype
 
     def arange(start: Any, stop: Any, step: Any) -> Any:
-        bounds = [np.asarray(v).item() if is_concrete(v) else None for v in (start, stop, step)]
-        if any(b is None for b in bounds):
-            static_ints(start if bounds[0] is None else stop if bounds[1] is None else step,
-                        "start, stop and step", op)
+        if not all(is_concrete(v) for v in (start, stop, step)):
+            raise JAXUnsupportedOpError(
+                f"{op}: JAX requires the arguments of `jax.numpy.arange` to be constants "
+                "when it compiles; they depend on an input's value here"
+            )
+        bounds = [np.asarray(v).item() for v in (start, stop, step)]
         return jnp.arange(*bounds, dtype=dtype)
 
     return arange
@@ -177,13 +195,24 @@ def _funcify_join(op: Join, **kwargs: Any) -> Callable:
 
 
 @jax_funcify.register(Split)
-def _funcify_split(op: Split, **kwargs: Any) -> Callable:
+def _funcify_split(op: Split, node: Apply | None = None, **kwargs: Any) -> Callable:
+    if node is not None:
+        for var, what in ((node.inputs[1], "axis"), (node.inputs[2], "split positions")):
+            if not isinstance(var, Constant):
+                warnings.warn(f"Split node does not have constant {what}. JAX can compile it "
+                              "only when they are known from shapes", UserWarning, stacklevel=2)
+
     def split(x: Any, axis: Any, splits: Any) -> Any:
-        ax = static_int(axis, "axis", op)
-        sizes = static_ints(splits, "split sizes", op)
+        if not (is_concrete(axis) and is_concrete(splits)):
+            return jnp.split(x, jnp.cumsum(splits)[:-1], axis=axis)  # JAX says why it cannot
+        ax = int(np.asarray(axis))
+        sizes = [int(s) for s in np.asarray(splits).reshape(-1)]
+        if len(sizes) != op.len_splits:
+            raise ValueError(f"Length of splits is not equal to n_splits: {len(sizes)} sizes "
+                             f"for n_splits={op.len_splits}")
         if sum(sizes) != jnp.shape(x)[ax] or any(s < 0 for s in sizes):
-            raise ValueError(f"Split: sizes {sizes} do not add up to the length "
-                             f"{jnp.shape(x)[ax]} of axis {ax}")
+            raise ValueError(f"Split sizes do not sum up to input length along axis: "
+                             f"{jnp.shape(x)[ax]} (sizes {sizes})")
         cuts = np.cumsum(sizes)[:-1].tolist()
         return jnp.split(x, cuts, axis=ax)
 
@@ -214,3 +243,45 @@ def _funcify_assumptions(op: SpecifyAssumptions, **kwargs: Any) -> Callable:
         return x
 
     return specify_assumptions
+
+
+@jax_funcify.register(Pad)
+def _funcify_pad(op: Pad, **kwargs: Any) -> Callable:
+    mode = op.pad_mode
+
+    def pad(x: Any, pad_width: Any, values: Any) -> Any:
+        widths = np.broadcast_to(np.asarray(static_ints(pad_width, "pad widths", op)).reshape(
+            np.shape(pad_width)), (jnp.ndim(x), 2))
+        extra: dict[str, Any] = {}
+        if mode == "constant":
+            extra["constant_values"] = values
+        elif mode == "linear_ramp":
+            extra["end_values"] = values
+        elif mode in ("maximum", "minimum", "mean", "median"):
+            extra["stat_length"] = op.stat_length
+        elif mode in ("reflect", "symmetric"):
+            extra["reflect_type"] = op.reflect_type
+        return jnp.pad(x, [tuple(int(v) for v in w) for w in widths], mode=mode, **extra)
+
+    return pad
+
+
+@jax_funcify.register(SliceLength)
+def _funcify_slice_length(op: SliceLength, **kwargs: Any) -> Callable:
+    def slice_length(n: Any, *rest: Any) -> Any:
+        (bounds,) = split_inputs((op.spec,), rest)
+        parts = [None if b is None else static_int(b, "slice bounds", op) for b in bounds]
+        length = len(range(*slice(*parts).indices(static_int(n, "length", op))))
+        return np.asarray(length, dtype="int64")
+
+    return slice_length
+
+
+@jax_funcify.register(Convolve1d)
+def _funcify_convolve1d(op: Convolve1d, **kwargs: Any) -> Callable:
+    def convolve1d(a: Any, b: Any) -> Any:
+        if jnp.shape(a)[0] == 0 or jnp.shape(b)[0] == 0:
+            return jnp.zeros((0,), dtype=jnp.result_type(a, b))
+        return jnp.convolve(a, b, mode="full")
+
+    return convolve1d
