@@ -97,3 +97,13 @@ def test_eight_schools_logp_and_gradient() -> None:
             - (0.5 * ((y - theta) / sigma) ** 2).sum())
     _all_modes([mu, log_tau, theta], [logp, *opgraph.grad(logp, [mu, log_tau, theta])],
                [np.array(4.0), np.array(1.2), np.linspace(-2, 10, 8)])
+
+
+def test_special_functions_of_opgraph_special() -> None:
+    x = pt.vector("x")
+    names = ["erf", "erfc", "erfcx", "erfinv", "erfcinv", "gammaln", "psi",
+             "i0", "i1", "log_ndtr"]
+    two = pt.constant(2, dtype="int64")
+    outs = [getattr(pt, n)(x) for n in names] + [
+        pt.polygamma(two, x + 1), pt.xlogy(x, x + 1), pt.gammainc(x + 1, x), pt.betaln(x, x + 1)]
+    _all_modes([x], outs, [np.linspace(0.05, 0.95, 7)], rtol=1e-7, atol=1e-10)

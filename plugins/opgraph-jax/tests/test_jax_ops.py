@@ -13,8 +13,11 @@ import opgraph.tensor as pt
 from opgraph import function
 from opgraph.compile.mode import Mode, get_mode
 from opgraph.ifelse import ifelse
+from opgraph.scalar import basic as ps
+from opgraph.scalar.loop import ScalarLoop
 from opgraph.tensor import linalg
 from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.special import log_softmax, softmax
 
 RNG = np.random.default_rng(42)
@@ -181,3 +184,12 @@ def test_boolean_mask_read_without_sum_names_jax_limit() -> None:
     f = function([x], x[x > 0], mode="JAX")
     with pytest.raises(Exception, match="boolean indices must be concrete"):
         f(np.ones(3))
+
+
+def test_scalar_loop_with_until_inside_elemwise() -> None:
+    x0, c = ps.float64("x0"), ps.float64("c")
+    step = x0 * c + 1
+    loop = ScalarLoop(init=[x0], update=[step], constant=[c], until=step > 10)
+    n, xv, cv = pt.lscalar("n"), pt.vector("xv"), pt.vector("cv")
+    outs = Elemwise(loop)(n, xv, cv)
+    compare_with_py([n, xv, cv], outs, [5, np.array([0.0, 1.0]), np.array([0.5, 2.0])])

@@ -158,7 +158,13 @@ def _funcify_scalar_loop(op: ScalarLoop, node: Apply | None = None, **kwargs: An
             cond, body, (jnp.asarray(0, dtype=jnp.int64), state, jnp.asarray(False)))
         return (*final, done) if has_until else tuple(final)
 
-    return loop
+    vectorized = jnp.vectorize(loop)  # over arrays (inside Elemwise) element by element
+
+    def scalar_loop(*args: Any) -> Any:
+        out = vectorized(*args)
+        return list(out) if len(out) > 1 else out[0]
+
+    return scalar_loop
 
 
 def _check_runtime_broadcast(node: Apply, values: tuple) -> None:
