@@ -193,3 +193,21 @@ def test_scalar_loop_with_until_inside_elemwise() -> None:
     n, xv, cv = pt.lscalar("n"), pt.vector("xv"), pt.vector("cv")
     outs = Elemwise(loop)(n, xv, cv)
     compare_with_py([n, xv, cv], outs, [5, np.array([0.0, 1.0]), np.array([0.5, 2.0])])
+
+
+def test_blockwise_refuses_runtime_broadcasting_of_batch_axes() -> None:
+    a, b = pt.tensor3("a"), pt.tensor3("b")
+    f = function([a, b], linalg.solve(a, b), mode="JAX")
+    np.testing.assert_allclose(np.asarray(f(np.stack([2 * np.eye(3)] * 2), np.ones((2, 3, 2)))),
+                               0.5)
+    with pytest.raises(ValueError, match="Runtime broadcasting not allowed"):
+        f(np.eye(3)[None], np.ones((2, 3, 2)))
+
+
+def test_pad_modes() -> None:
+    x = pt.matrix("x")
+    outs = [pt.pad(x, ((1, 2), (0, 1)), mode="constant", constant_values=3.0),
+            pt.pad(x, 2, mode="reflect"), pt.pad(x, 1, mode="edge"),
+            pt.pad(x, 1, mode="linear_ramp", end_values=((1.0, 2.0), (3.0, 4.0))),
+            pt.pad(x, 2, mode="mean", stat_length=2), pt.pad(x, 2, mode="wrap")]
+    compare_with_py([x], outs, [A])

@@ -66,6 +66,18 @@ def _core_node(op: Blockwise, node: Apply) -> Apply:
     return op.core_op.make_node(*core_in)
 
 
+def _check_batch_broadcast(op: Blockwise, static: list, args: tuple, sigs: list) -> None:
+    """Batch axes broadcast only where the type says length 1 (as the other linkers)."""
+    batch = [jnp.shape(a)[: jnp.ndim(a) - len(sig)] for a, sig in zip(args, sigs)]
+    ndim = max((len(b) for b in batch), default=0)
+    for d in range(ndim):
+        sizes = [(b[d - ndim + len(b)], s[d - ndim + len(s)]) for b, s in zip(batch, static)
+                 if d - ndim + len(b) >= 0]
+        if any(n != 1 for n, _ in sizes) and any(n == 1 and st != 1 for n, st in sizes):
+            raise ValueError(f"Runtime broadcasting not allowed. {op}: a batch axis has "
+                             "length 1 at runtime but its type does not declare it")
+
+
 @jax_funcify.register(Blockwise)
 def _funcify_blockwise(op: Blockwise, node: Apply | None = None, **kwargs: Any) -> Callable:
     if node is None:
@@ -78,8 +90,11 @@ def _funcify_blockwise(op: Blockwise, node: Apply | None = None, **kwargs: Any) 
         return out[0] if n_out == 1 else tuple(out)
 
     vectorized = jnp.vectorize(core_fn, signature=op.signature)
+    batch_static = [var.type.shape[: var.type.ndim - len(sig)]
+                    for var, sig in zip(node.inputs, op.inputs_sig)]
 
     def blockwise(*args: Any) -> Any:
+        _check_batch_broadcast(op, batch_static, args, op.inputs_sig)
         out = vectorized(*args)
         return out if n_out == 1 else list(out)
 

@@ -253,6 +253,8 @@ def _funcify_pad(op: Pad, **kwargs: Any) -> Callable:
         widths = np.broadcast_to(np.asarray(static_ints(pad_width, "pad widths", op)).reshape(
             np.shape(pad_width)), (jnp.ndim(x), 2))
         extra: dict[str, Any] = {}
+        if mode in ("constant", "linear_ramp") and is_concrete(values):
+            values = _hashable(np.asarray(values).tolist())  # jnp.pad hashes what it is given
         if mode == "constant":
             extra["constant_values"] = values
         elif mode == "linear_ramp":
@@ -285,3 +287,7 @@ def _funcify_convolve1d(op: Convolve1d, **kwargs: Any) -> Callable:
         return jnp.convolve(a, b, mode="full")
 
     return convolve1d
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
