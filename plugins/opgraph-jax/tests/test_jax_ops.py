@@ -7,6 +7,7 @@ import pytest
 from jax_helpers import compare_with_py
 from opgraph.compile.builders import OpFromGraph
 from opgraph.link.jax.dispatch import JAXUnsupportedOpError
+from opgraph.tensor.optimize import minimize, root, root_scalar
 
 import opgraph
 import opgraph.tensor as pt
@@ -211,3 +212,14 @@ def test_pad_modes() -> None:
             pt.pad(x, 1, mode="linear_ramp", end_values=((1.0, 2.0), (3.0, 4.0))),
             pt.pad(x, 2, mode="mean", stat_length=2), pt.pad(x, 2, mode="wrap")]
     compare_with_py([x], outs, [A])
+
+
+def test_optimize_ops_with_jax_solvers() -> None:
+    x, a = pt.vector("x"), pt.vector("a")
+    s, c = pt.dscalar("s"), pt.dscalar("c")
+    x_min, ok_min = minimize(((x - a) ** 2).sum() + (x ** 4).sum(), x)
+    x_root, ok_root = root(x ** 3 - a, x)
+    s_root, ok_scalar = root_scalar(s ** 2 - c, s)
+    outs = [x_min, x_root, s_root, ok_min, ok_root, ok_scalar]
+    compare_with_py([x, a, s, c], outs, [np.ones(3), np.array([1.0, 2.0, 3.0]), 1.0, 4.0],
+                    rtol=1e-5, atol=1e-6)

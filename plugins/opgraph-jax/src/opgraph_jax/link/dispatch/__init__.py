@@ -14,6 +14,7 @@ from opgraph_jax.link.dispatch import (  # noqa: F401  (imported to register tra
     control,
     linalg,
     math,
+    optimize,
     random,
     scalar,
     scan,
