@@ -69,8 +69,22 @@ SCALAR_TABLE: dict[type, Callable[..., Any]] = {
 _SPECIAL_ALIASES = {"psi": "digamma"}
 _SPECIAL_EXTRA: dict[str, Callable[..., Any]] = {
     "erfcinv": lambda x: jsp.erfinv(1 - x),
-    "erfcx": lambda x: jnp.exp(x * x) * jsp.erfc(x),
+    "erfcx": lambda x: _erfcx(x),
 }
+
+
+def _erfcx(x: Any) -> Any:
+    """exp(x**2) erfc(x) without overflow: the asymptotic series (terms to x**-12) from 25."""
+    large = x >= 25.0
+    small_x = jnp.where(large, 0.0, x)
+    big_x = jnp.where(large, x, 25.0)
+    inv = 1.0 / (2.0 * big_x * big_x)
+    series, term = 1.0, 1.0
+    for k in range(1, 7):
+        term = term * -(2 * k - 1) * inv
+        series = series + term
+    asymptotic = series / (big_x * 1.7724538509055159)
+    return jnp.where(large, asymptotic, jnp.exp(small_x * small_x) * jsp.erfc(small_x))
 
 
 def _register_special_faces() -> None:
