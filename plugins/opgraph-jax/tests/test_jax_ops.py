@@ -166,10 +166,11 @@ def test_random_means_of_other_distributions() -> None:
     size = (20000,)
     outs = [pt.random.gamma(2.0, 1.5, size=size, rng=rng),  # (shape, rate): mean 4/3
             pt.random.poisson(4.0, size=size, rng=rng),
-            pt.random.categorical(np.array([0.2, 0.3, 0.5]), size=size, rng=rng)]
+            pt.random.categorical(np.array([0.2, 0.3, 0.5]), size=size, rng=rng),
+            pt.random.wald(2.0, 3.0, size=size, rng=rng)]
     with pytest.warns(UserWarning):
         f = function([], outs, mode="JAX")
-    for got, mean in zip(f(), [2.0 / 1.5, 4.0, 1.3], strict=True):
+    for got, mean in zip(f(), [2.0 / 1.5, 4.0, 1.3, 2.0], strict=True):
         assert abs(np.asarray(got).mean() - mean) < 0.05 * mean
 
 
@@ -223,3 +224,13 @@ def test_optimize_ops_with_jax_solvers() -> None:
     outs = [x_min, x_root, s_root, ok_min, ok_root, ok_scalar]
     compare_with_py([x, a, s, c], outs, [np.ones(3), np.array([1.0, 2.0, 3.0]), 1.0, 4.0],
                     rtol=1e-5, atol=1e-6)
+
+
+def test_batched_permutations_are_independent_permutations() -> None:
+    rng = opgraph.shared(np.random.default_rng(7))
+    with pytest.warns(UserWarning):
+        f = function([], pt.random.permutation(np.arange(6), size=(4,), rng=rng), mode="JAX")
+    draws = np.asarray(f())
+    assert draws.shape == (4, 6)
+    assert all(sorted(row) == list(range(6)) for row in draws)
+    assert len({tuple(row) for row in draws}) > 1

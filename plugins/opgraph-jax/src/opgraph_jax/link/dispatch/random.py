@@ -131,6 +131,10 @@ SAMPLERS: dict[type, Callable[..., Any]] = {
     rb.CategoricalRV: _categorical,
     rb.PermutationRV: _permutation,
     rb.NegBinomialRV: _negative_binomial,
+    rb.GenGammaRV: lambda k, s, d, alpha, p, lambd: lambd * jax.random.gamma(
+        k, jnp.broadcast_to(alpha / p, s), s, d) ** (1.0 / p),
+    rb.WaldRV: lambda k, s, d, mean, scale: scale * jax.random.wald(
+        k, jnp.broadcast_to(mean / scale, s), s, d),
     rb.MultinomialRV: _multinomial,
     rb.TriangularRV: lambda k, s, d, lo, mode, hi: jax.random.triangular(k, lo, mode, hi, s, d),
 }
@@ -190,9 +194,12 @@ def _sample_permutation(op: Any, node: Apply | None = None) -> Callable[..., Any
     """Each batch entry permuted independently (its own key)."""
 
     def sample_fn(key: Any, shape: tuple, dtype: Any, x: Any) -> Any:
-        core = 0 if node is None else op.ndims_params[0]
+        core = op.ndims_params[0]
+        if jnp.ndim(x) == 0:
+            return _permutation(key, shape, dtype, x)
+        x = jnp.broadcast_to(x, shape)  # the batch of ``size`` as well as x's own
         batch = jnp.shape(x)[: jnp.ndim(x) - core] if core else ()
-        if jnp.ndim(x) <= core or not batch:
+        if not batch:
             return _permutation(key, shape, dtype, x)
         flat = jnp.reshape(x, (-1, *jnp.shape(x)[len(batch):]))
         keys = jax.random.split(key, flat.shape[0])

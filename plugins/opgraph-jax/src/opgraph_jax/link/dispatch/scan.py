@@ -41,7 +41,7 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
     taps = info.state_taps
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     keep = op.keep_last or (0,) * n_st
-    dtypes = [v.type.dtype for v in node.outputs] if node is not None else None
+    dtypes = [getattr(v.type, "dtype", None) for v in node.outputs]  # RNG states: None
 
     def scan(*inputs: Any) -> list[Any]:
         n = static_int(inputs[0], "number of steps", op)
@@ -60,7 +60,7 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
                 args += [win[k + tap] for tap in t]
             args += list(sh) + non_seqs
             res = inner(*args)
-            new_states = [jnp.asarray(r, dtype=w.dtype) for r, w in zip(res[:n_st], wins)]
+            new_states = [jnp.asarray(r).astype(w.dtype) for r, w in zip(res[:n_st], wins)]
             nits = list(res[n_st:n_st + n_nit])
             new_sh = [jnp.asarray(v) for v in res[n_st + n_nit:n_st + n_nit + n_sh]]
             if info.as_while:
