@@ -234,3 +234,11 @@ def test_batched_permutations_are_independent_permutations() -> None:
     assert draws.shape == (4, 6)
     assert all(sorted(row) == list(range(6)) for row in draws)
     assert len({tuple(row) for row in draws}) > 1
+
+
+def test_scan_higher_order_gradients() -> None:
+    # the gradient graphs write whole small blocks (inc_subtensor): no scatter for those
+    x = pt.dscalar("x")
+    xs = opgraph.scan(lambda prev: prev ** 2, outputs_info=[x], n_steps=4, return_updates=False)
+    g = opgraph.grad(xs[-1], x)
+    compare_with_py([x], [xs[-1], g, opgraph.grad(g, x)], [0.95], rtol=1e-10)

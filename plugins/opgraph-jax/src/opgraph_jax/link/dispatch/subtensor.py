@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -89,13 +90,54 @@ def _writer(op: Any) -> Callable[[Any, tuple, Any], Any]:
     return lambda x, index, y: x.at[index].add(y)
 
 
+def _box(index: tuple, shape: tuple) -> tuple[list[int], list[int], list[int]] | None:
+    """(starts, sizes, integer axes) when ``index`` is a static contiguous block, else None."""
+    starts, sizes, int_axes = [], [], []
+    for axis, item in enumerate(index):
+        n = shape[axis]
+        if isinstance(item, slice):
+            start, stop, step = item.indices(n)
+            if step != 1:
+                return None
+            starts.append(start)
+            sizes.append(max(stop - start, 0))
+        elif isinstance(item, int) and -n <= item < n:
+            starts.append(item % n)
+            sizes.append(1)
+            int_axes.append(axis)
+        else:
+            return None
+    rest = shape[len(index):]
+    return starts + [0] * len(rest), sizes + list(rest), int_axes
+
+
+def _write_block(op: Any, x: Any, index: tuple, y: Any) -> Any | None:
+    """A write to a static block with ``lax.dynamic_update_slice`` (no scatter: XLA's CPU
+    compiler aborts on some scatters that cover a whole array), or None."""
+    box = _box(index, jnp.shape(x))
+    if box is None:
+        return None
+    starts, sizes, int_axes = box
+    if 0 in sizes:
+        return x
+    region = x[index]
+    new = y if op.set_instead_of_inc else region + y
+    new = jnp.broadcast_to(jnp.asarray(new).astype(x.dtype), jnp.shape(region))
+    if int_axes:
+        new = jnp.expand_dims(new, int_axes)
+    return jax.lax.dynamic_update_slice(x, new, starts)
+
+
 @jax_funcify.register(IncSubtensor)
 @jax_funcify.register(AdvancedIncSubtensor)
 def _funcify_inc_subtensor(op: Any, **kwargs: Any) -> Callable:
     write = _writer(op)
 
     def inc_subtensor(x: Any, y: Any, *values: Any) -> Any:
-        return write(jnp.asarray(x), jax_index(op.idx_list, values, op), y)
+        x = jnp.asarray(x)
+        index = jax_index(op.idx_list, values, op)
+        block = _write_block(op, x, index, y) if isinstance(op, IncSubtensor) else None
+        return write(x, index, y) if block is None else block
 
     return inc_subtensor
 
