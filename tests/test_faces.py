@@ -61,6 +61,16 @@ def test_missing_face_names_the_distribution(private_manager) -> None:
     assert info.value.name == "opgraph.tensor.linalg"
 
 
+def test_jax_link_path_names_opgraph_jax_when_missing(private_manager, monkeypatch) -> None:
+    # opgraph.link.jax is served by the opgraph-jax backend plugin (there is no core stub)
+    for key in [k for k in sys.modules if k.startswith("opgraph.link.jax")]:
+        monkeypatch.delitem(sys.modules, key)
+    private_manager()
+    with pytest.raises(ModuleNotFoundError, match=r"opgraph-jax.*not installed") as info:
+        import opgraph.link.jax  # noqa: F401
+    assert info.value.name == "opgraph.link.jax"
+
+
 def test_plugin_may_serve_a_path_the_core_does_not_list(private_manager) -> None:
     private_manager(("fake", _serving_plugin("opgraph.tensor.extra_face_demo", "colorsys")))
 

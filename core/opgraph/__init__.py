@@ -38,6 +38,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "pprint": ("opgraph.printing", "pprint"),
     "tensor": ("opgraph.tensor", None),
     "scan": ("opgraph.scan", None),
+    "wrap_jax": ("opgraph.link.jax.ops", "wrap_jax"),  # served by opgraph-jax
 }
 
 __all__ = [

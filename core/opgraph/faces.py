@@ -41,6 +41,7 @@ FACES: dict[str, str] = {
     "opgraph.tensor.nlinalg": "opgraph-linalg",
     "opgraph.sparse": "opgraph-sparse",
     "opgraph.xtensor": "opgraph-xtensor",
+    "opgraph.link.jax": "opgraph-jax",
 }
 """Module paths served by a plugin, and the distribution that serves each."""
 

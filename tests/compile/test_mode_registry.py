@@ -12,6 +12,7 @@ from compile_toys import TinyLinker, plus
 from opgraph.compile import mode as M
 from opgraph.compile.function import function
 from opgraph.graph.features import Feature
+from opgraph.plugins import make_plugin_manager
 from opgraph.tensor.type import TensorType
 
 dvec = TensorType("float64", (None,))
@@ -58,15 +59,23 @@ def test_register_mode_makes_the_name_usable() -> None:
         del M.predefined_modes[name]
 
 
+# a manager with no plugin: the backend plugins may be installed where these tests run
+NO_PLUGINS = make_plugin_manager(plugins=[], disabled=(), strict=False)
+
+
 @pytest.mark.parametrize("name", ["JAX", "NUMBA", "PYTORCH", "numba"])
 def test_backend_modes_name_the_missing_plugin(name) -> None:
     with pytest.raises(M.BackendNotInstalledError, match=r"opgraph-\w+ backend plugin"):
-        M.get_mode(name)
+        M.get_mode(name, pm=NO_PLUGINS)
 
 
 def test_backend_linker_names_the_missing_plugin() -> None:
     with pytest.raises(M.BackendNotInstalledError, match="opgraph-jax"):
-        M.Mode(linker="jax").linker  # noqa: B018 - resolving is the point
+        M.Mode(linker="jax", plugin_manager=NO_PLUGINS).linker  # noqa: B018 - resolving is the point
+    jax_mode = M.JAX._copy()  # PyTensor's compile.mode.JAX, resolved on first use
+    jax_mode.plugin_manager, jax_mode._linker = NO_PLUGINS, None
+    with pytest.raises(M.BackendNotInstalledError, match="opgraph-jax"):
+        jax_mode.linker  # noqa: B018
 
 
 def test_unknown_mode_lists_the_debug_modes() -> None:

@@ -7,7 +7,6 @@ import pytest
 import opgraph.link
 from opgraph.link.backends import BackendUnavailableError, UnavailableBackendLinker
 from opgraph.link.basic import Linker
-from opgraph.link.jax import JAXLinker
 from opgraph.link.mlx import MLXLinker
 from opgraph.link.numba import NumbaLinker
 from opgraph.link.pytorch import PytorchLinker
@@ -17,7 +16,6 @@ from opgraph.link.vm import VMLinker
 @pytest.mark.parametrize(
     ("cls", "backend", "plugin"),
     [
-        (JAXLinker, "JAX", "opgraph-jax"),
         (NumbaLinker, "Numba", "opgraph-numba"),
         (PytorchLinker, "PyTorch", "opgraph-pytorch"),
         (MLXLinker, "MLX", "opgraph-mlx"),
@@ -32,7 +30,7 @@ def test_constructing_a_backend_linker_names_the_plugin(cls, backend, plugin) ->
 
 
 def test_isinstance_checks_against_a_backend_linker_are_false_for_ours() -> None:
-    assert not isinstance(VMLinker(), JAXLinker)
+    assert not isinstance(VMLinker(), NumbaLinker)
 
 
 def test_vm_module_is_reachable_as_an_attribute_of_opgraph_link() -> None:

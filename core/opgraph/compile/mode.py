@@ -35,6 +35,8 @@ __all__ = [
     "BUILTIN_MODES",
     "FAST_COMPILE",
     "FAST_RUN",
+    "JAX",
+    "JAX_EXCLUDE",
     "LINKER_ALIASES",
     "OPT_FAST_COMPILE",
     "OPT_FAST_RUN",
@@ -708,3 +710,15 @@ def get_rewriter(mode: Mode) -> Any:
         require=tuple(getattr(opt, "require", ())),
         pm=pm,
     )
+
+
+# -- PyTensor's backend mode objects --------------------------------------------------------
+
+JAX_EXCLUDE: tuple[str, ...] = ("cxx_only", "BlasOpt", "blas", "fusion", "inplace",
+                                "scan_save_mem_prealloc")
+"""Rewrite tags the JAX mode leaves out (XLA fuses and updates buffers itself)."""
+
+JAX = Mode(linker="jax", optimizer=RewriteQuery(include=("fast_run", "jax"), exclude=JAX_EXCLUDE),
+           name="JAX")
+"""PyTensor's ``compile.mode.JAX``: linker ``"jax"`` from the opgraph-jax plugin, resolved
+on first use (without the plugin, using it raises :class:`BackendNotInstalledError`)."""

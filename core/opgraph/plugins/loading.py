@@ -57,6 +57,7 @@ FIRST_PARTY_PLUGINS: dict[str, str] = {
     "opgraph-sparse": "opgraph-sparse",
     "opgraph-dask": "opgraph-dask",
     "opgraph-xtensor": "opgraph-xtensor",
+    "opgraph-jax": "opgraph-jax",
     "opgraph-demo": "opgraph-demo",
 }
 """Entry point names reserved for opgraph's own distributions (name -> distribution)."""

@@ -26,6 +26,7 @@ FEATURES: dict[str, str] = {
     "opgraph-ofg": "OpFromGraph (the three documented examples)",
     "opgraph-c": "the C linkers (modes C, CVM; FAST_RUN prefers C)",
     "opgraph-special": "special functions (the log(erfc(x)) stabilisation example)",
+    "opgraph-jax": "the JAX backend (mode JAX: one jax.jit function, on any device JAX sees)",
 }
 """Distribution -> what the demo uses it for."""
 

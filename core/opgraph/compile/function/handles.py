@@ -37,6 +37,14 @@ class VMHandle:
             raise AttributeError("this function cannot be relinked")
         self._relink(allow_gc=bool(value))
 
+    @property
+    def jit_fn(self) -> Any:
+        """The raw compiled callable of a JIT linker (PyTensor's ``fn.vm.jit_fn``)."""
+        fn = getattr(self.linker, "jit_fn", None)
+        if fn is None:
+            raise AttributeError(f"{type(self.linker).__name__} compiles no JIT function")
+        return fn
+
     def __call__(self) -> Any:
         return self._run()
 
