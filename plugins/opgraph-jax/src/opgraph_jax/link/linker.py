@@ -21,9 +21,9 @@ from typing import Any
 import jax
 import numpy as np
 
+from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Variable
 from opgraph.link.basic import JITLinker, LinkerResult, StorageCell
-from opgraph.link.sharedvalue import SharedVariable
 from opgraph.scalar.type import ScalarType
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.type import TensorType

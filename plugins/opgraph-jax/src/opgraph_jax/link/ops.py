@@ -26,7 +26,7 @@ from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.traversal import graph_inputs
-from opgraph.tensor.basic_more import infer_static_shape
+from opgraph.tensor.basic import infer_static_shape
 from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.traversal import ancestors
-from opgraph.link.sharedvalue import SharedVariable
 from opgraph.scalar.type import ScalarType
 from opgraph.scan.op import Scan
-from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.basic import AllocEmpty
 from opgraph.tensor.creation import Alloc, ARange, Eye
 from opgraph.tensor.extra_ops import Bartlett, FillDiagonalOffset, Repeat
 from opgraph.tensor.join import Join, Split

@@ -9,7 +9,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from opgraph.compile.builders import OpFromGraph
+from opgraph_ofg import OpFromGraph
 
 from opgraph.graph.basic import Apply
 from opgraph.ifelse import IfElse

@@ -12,8 +12,8 @@ import numpy as np
 from opgraph.graph.basic import Apply
 from opgraph.scalar.arith import Add, Maximum, Minimum, Mul
 from opgraph.scalar.logic import AND, OR, XOR
-from opgraph.tensor.blas import Dot22, Dot22Scalar, Gemm, Gemv, Ger
-from opgraph.tensor.blas_batched import BatchedDot
+from opgraph.tensor import AddAlongAxis, TakeAlongAxis
+from opgraph.tensor.blas import BatchedDot, Dot22, Dot22Scalar, Gemm, Gemv, Ger
 from opgraph.tensor.einsum import Einsum
 from opgraph.tensor.extra_ops import (
     Bartlett,
@@ -27,7 +27,6 @@ from opgraph.tensor.extra_ops import (
     Unique,
     UnravelIndex,
 )
-from opgraph.tensor.indexing_along import AddAlongAxis, TakeAlongAxis
 from opgraph.tensor.products import Dot, MatMul
 from opgraph.tensor.reduction import Argmax, Argmin, CAReduce, ProdWithoutZeros
 from opgraph.tensor.sort import ArgSortOp, SortOp

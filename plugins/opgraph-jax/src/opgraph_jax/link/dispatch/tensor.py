@@ -15,11 +15,10 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from opgraph.assumptions.specify import SpecifyAssumptions
+from opgraph.assumptions import SpecifyAssumptions
 from opgraph.graph.basic import Apply, Constant
 from opgraph.raise_op import CheckAndRaise
-from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
-from opgraph.tensor.basic_more import AllocEmpty
+from opgraph.tensor.basic import AllocEmpty, ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, ARange, Eye
 from opgraph.tensor.indexing import SliceLength, split_inputs
 from opgraph.tensor.join import Join, Split
