@@ -31,6 +31,7 @@ import traceback
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 import opgraph
 import opgraph.scalar as ps
@@ -39,7 +40,7 @@ from opgraph.compile.io import In, Out
 from opgraph.compile.mode import Mode
 from opgraph.tensor.elemwise import Elemwise
 
-from .generate import Draw
+from .generate import Draw, HypothesisDraw, RandomDraw
 
 #: every mode the rule binds: the C linker alone, FAST_RUN (C), the per-node C VM,
 #: the Python VM with and without rewrites, dask, and DebugMode
@@ -61,6 +62,15 @@ def make_mode(name: str) -> Any:
 
 
 # -- drawing ---------------------------------------------------------------------------------
+def function_specs(modes: tuple[str, ...] = MODES) -> Any:
+    """A hypothesis strategy of function specs checked in every mode of ``modes``."""
+    @st.composite
+    def strategy(draw: Any) -> dict:
+        return draw_function(HypothesisDraw(draw), modes)
+
+    return strategy()
+
+
 def draw_function(d: Draw, modes: tuple[str, ...] = MODES, n_modes: int = 0) -> dict:
     """One function spec; ``n_modes`` > 0 checks that many modes drawn from ``modes``."""
     n = d.integer(2, 3)
@@ -71,6 +81,7 @@ def draw_function(d: Draw, modes: tuple[str, ...] = MODES, n_modes: int = 0) -> 
     kinds += ["m"] * len(shared)
     inplace = bool(d.integer(0, 3) == 0)
     steps: list[list] = []
+    n_roots = len(kinds)
     for _ in range(d.integer(0, 4)):
         k = d.integer(0, len(kinds) - 1)
         what = d.integer(0, 9)
@@ -89,8 +100,8 @@ def draw_function(d: Draw, modes: tuple[str, ...] = MODES, n_modes: int = 0) -> 
             if kinds[j] == "m":
                 steps.append(["dot", k, j])
                 kinds.append("m")
-        elif inplace and k >= len(inputs) + len(shared) and steps[k - len(inputs) - len(shared)][0] \
-                in ("unary", "binary") and kinds[k] == "m":
+        elif inplace and k >= n_roots and steps[k - n_roots][0] in ("unary", "binary") \
+                and kinds[k] == "m":
             steps.append(["iadd", k, d.integer(0, len(kinds) - 1)])
             kinds.append("m")
     first_step = len(inputs) + len(shared)
@@ -202,8 +213,8 @@ def _check_memory(spec: dict, where: str, outs: list, args: list, shared: list) 
     for j, r in enumerate(outs):
         if specs_out[j]["borrow"]:
             continue
-        for s, st in enumerate(states):
-            if np.shares_memory(r, st):
+        for s, state in enumerate(states):
+            if np.shares_memory(r, state):
                 raise Finding(f"{where}: output {j} shares memory with shared variable s{s}")
         for k, a in enumerate(args):
             if np.shares_memory(r, a) and not spec["inputs"][k]["borrow"]:
@@ -211,12 +222,12 @@ def _check_memory(spec: dict, where: str, outs: list, args: list, shared: list) 
         for i in range(j):
             if np.shares_memory(r, outs[i]):
                 raise Finding(f"{where}: outputs {i} and {j} share memory")
-    for s, st in enumerate(states):
+    for s, state in enumerate(states):
         for t in range(s):
-            if np.shares_memory(st, states[t]):
+            if np.shares_memory(state, states[t]):
                 raise Finding(f"{where}: shared variables s{t} and s{s} share memory")
         for k, a in enumerate(args):
-            if np.shares_memory(st, a):
+            if np.shares_memory(state, a):
                 raise Finding(f"{where}: shared variable s{s} shares memory with input x{k}")
 
 
@@ -257,6 +268,24 @@ def _run_calls(spec: dict, mode: str) -> None:
                 raise Finding(f"{where}: {label} changed after it was returned")
         held += [(f"output {j} of call {c}", o, np.array(o, copy=True))
                  for j, o in enumerate(outs) if not spec["outputs"][j]["borrow"]]
+
+
+def random_function(seed: int, structures: int = 0) -> dict:
+    """The long profile's spec ``seed``: with ``structures`` > 0 its graph is one of that
+    many (so compiled C modules are reused from the cache) and the memory layout of its
+    arguments, borrow flags, calls, copies, ``trust_input`` and two modes are its own."""
+    spec = draw_function(RandomDraw(seed), n_modes=2)
+    if structures <= 0:
+        return spec
+    base = draw_function(RandomDraw(10**9 + seed % structures))
+    for key in ("n", "steps", "outputs", "updates", "givens", "inplace"):
+        spec[key] = base[key]
+    spec["shared"] = base["shared"]
+    d = RandomDraw(seed)
+    spec["inputs"] = [{**i, "view": d.choice(INPUT_VIEWS), "borrow": d.integer(0, 1)}
+                      for i in base["inputs"]]
+    spec["outputs"] = [{**o, "borrow": d.integer(0, 3) == 0} for o in base["outputs"]]
+    return spec
 
 
 def run_function(spec: dict) -> dict | None:
