@@ -472,6 +472,7 @@ class Function:
             self.profile,
             maker.copy_outputs[n_user:],
             (lambda args: unalias(args, pairs)) if pairs else None,
+            frozenset(getattr(linker, "alignment_checked_inputs", ())),
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)

@@ -28,9 +28,10 @@ static const char *og_dtype_name(int typenum) {
 }
 
 /* Check one value against (dtype, ndim, static shape); an unaligned array is
-   replaced by an aligned copy.  Returns -1 with a Python exception set. */
+   refused (a graph input: the caller's argument) or replaced by an aligned copy
+   (a value a Python thunk made).  Returns -1 with a Python exception set. */
 static int og_check(PyObject **slot, int typenum, int nd, const npy_intp *shape,
-                    PyObject *label) {
+                    PyObject *label, int refuse_unaligned) {
     PyObject *o = *slot;
     if (!PyArray_Check(o)) {
         PyErr_Format(PyExc_TypeError,
@@ -56,6 +57,14 @@ static int og_check(PyObject **slot, int typenum, int nd, const npy_intp *shape,
                          label, d, (long)shape[d], (long)PyArray_DIMS(a)[d]);
             return -1;
         }
+    }
+    if (!PyArray_ISALIGNED(a) && refuse_unaligned) {
+        /* a function's argument: one rule for every type and mode (docs/modes.md) */
+        PyErr_Format(PyExc_TypeError,
+                     "%U: the array is not aligned (its data does not start at a multiple "
+                     "of its item size); pass numpy.ascontiguousarray(value) or a copy",
+                     label);
+        return -1;
     }
     if (!PyArray_ISALIGNED(a)) {
         PyObject *copy = PyArray_NewCopy(a, NPY_KEEPORDER);
