@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--grad", type=int, default=500, help="gradient graphs (verify_grad)")
     p.add_argument("--functions", type=int, default=20000,
                    help="function specs (memory rule, updates, borrow, copies: functions.py)")
-    p.add_argument("--structures", type=int, default=300,
+    p.add_argument("--structures", type=int, default=200,
                    help="distinct graphs the function specs draw from (0: every one new)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--batch", type=int, default=64, help="graphs compiled together")

@@ -236,9 +236,9 @@ def _close(got: Any, want: Any) -> bool:
     return got.shape == want.shape and bool(np.allclose(got, want, rtol=1e-9, atol=1e-12))
 
 
-def _run_calls(spec: dict, mode: str) -> None:
+def _run_calls(spec: dict, mode: str, oracle: tuple[Any, list]) -> None:
     fn, shared = build_function(spec, mode)
-    ref, ref_shared = build_function(spec, "oracle")
+    ref, ref_shared = oracle
     copies = {"f": fn, "r": ref}
     held: list[tuple[str, np.ndarray, np.ndarray]] = []  # (label, returned, its value)
     for c, which in enumerate(spec["calls"]):
@@ -290,13 +290,14 @@ def random_function(seed: int, structures: int = 0) -> dict:
 
 def run_function(spec: dict) -> dict | None:
     """The first finding for ``spec`` over its modes, or None (JSON-able)."""
-    try:
-        build_function(spec, "oracle")
-    except Exception:  # a graph the oracle refuses (e.g. an unsafe in-place add): not ours
-        return None
     for mode in spec["modes"]:
         try:
-            _run_calls(spec, mode)
+            # the oracle afresh for each mode: its own shared state from the first value
+            oracle = build_function(spec, "oracle")
+        except Exception:  # a graph the oracle refuses (e.g. an unsafe in-place add): not ours
+            return None
+        try:
+            _run_calls(spec, mode, oracle)
         except Finding as exc:
             return {"kind": "semantics", "detail": str(exc)[-4000:]}
         except Exception:
