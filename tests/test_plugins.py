@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from opgraph.config import change_flags
+from opgraph.configdefaults import build_config
 from opgraph.graph.features import Feature
 from opgraph.plugins import (
     KNOWN_PROVIDERS,
@@ -201,8 +202,18 @@ def test_plugin_raising_in_firstresult_hook_falls_through() -> None:
 
 def test_strict_mode_raises_on_hook_error() -> None:
     pm = make_plugin_manager(plugins=[_plugin("bad", opgraph_linkers=_boom)], strict=True)
-    with pytest.raises(PluginHookError, match="kaboom"):
+    with pytest.raises(PluginHookError, match="kaboom") as info:
         linker_records(pm)
+    assert "is ignored" not in str(info.value) and "fatal" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "strict"])
+def test_a_bad_strict_plugins_value_names_the_environment_variable(value: str) -> None:
+    with pytest.raises(ValueError, match=rf"OPGRAPH_STRICT_PLUGINS={value!r}.*not a boolean"):
+        build_config({"OPGRAPH_STRICT_PLUGINS": value}, read_rc=False)
+    for text, want in [("1", True), ("yes", True), ("off", False), ("0", False)]:
+        cfg = build_config({"OPGRAPH_STRICT_PLUGINS": text}, read_rc=False)
+        assert cfg.strict_plugins is want
 
 
 def test_wrong_record_type_is_reported_and_skipped() -> None:
@@ -358,8 +369,12 @@ def test_strict_mode_makes_load_failure_fatal(
     with pytest.raises(PluginLoadError, match="opgraph-broken"):
         make_plugin_manager(autoload=True, group=GROUP, strict=True)
     monkeypatch.setenv("OPGRAPH_STRICT_PLUGINS", "1")
-    with pytest.raises(PluginLoadError):
+    with pytest.raises(PluginLoadError) as info:
         make_plugin_manager(autoload=True, group=GROUP)
+    # the message says it is fatal, not skipped, and does not advise setting what is set
+    text = str(info.value)
+    assert "is skipped" not in text and "OPGRAPH_STRICT_PLUGINS=1" not in text, text
+    assert "fatal" in text and "OPGRAPH_DISABLE_PLUGINS=broken" in text, text
     monkeypatch.delenv("OPGRAPH_STRICT_PLUGINS")
     with change_flags(strict_plugins=True), pytest.raises(PluginLoadError):
         make_plugin_manager(autoload=True, group=GROUP)

@@ -524,8 +524,23 @@ def _flags_from_env(env: Mapping[str, str]) -> dict[str, str]:
         )
     strict = env.get(STRICT_PLUGINS_ENV, "").strip()
     if strict:
-        flags["strict_plugins"] = strict
+        flags["strict_plugins"] = _env_bool(STRICT_PLUGINS_ENV, strict)
     return flags
+
+
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f"}
+
+
+def _env_bool(name: str, text: str) -> str:
+    """``"True"``/``"False"`` for a boolean environment variable, or a ValueError naming it."""
+    low = text.lower()
+    if low in _TRUE:
+        return "True"
+    if low in _FALSE:
+        return "False"
+    raise ValueError(f"environment variable {name}={text!r} is not a boolean: set it to 1 "
+                     "(or true/yes/on) or 0 (or false/no/off), or unset it")
 
 
 def build_config(environ: Mapping[str, str] | None = None, *, read_rc: bool = True

@@ -161,6 +161,7 @@ class CallPlan:
         profile: Any = None,
         copy_updates: list[bool] | None = None,
         unalias: Callable[[tuple], tuple] | None = None,
+        linker_checks_alignment: frozenset[int] = frozenset(),
     ) -> None:
         self.fname = fname
         self.slots = slots
@@ -174,6 +175,9 @@ class CallPlan:
         self.copy_updates = copy_updates  # copy an update value that aliases other state
         # copies an argument that shares memory with another it may be overwritten by
         self.unalias = unalias
+        # an unaligned argument is refused for every type (TensorType.filter's rule); the
+        # inline check leaves it to the linker for the input positions it refuses it itself
+        self.linker_checks_alignment = linker_checks_alignment
         # one call at a time: the cells, intermediate buffers and updates are per function,
         # so concurrent calls from several threads are serialised (re-entrant: a callback
         # in the same thread that calls the function again does not deadlock)
@@ -283,9 +287,11 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[..., Any]:
                 if fast == (np.dtype("float64"), 0)
                 else f"f{k}(a)"
             )
+            aligned = ("" if slot.position in plan.linker_checks_alignment
+                       else " and a.flags.aligned")
             lines.append(
                 f"c{k}[0] = a if (type(a) is ndarray and a.dtype is d{k} and "
-                f"a.ndim == {fast[1]}) else {fallback}"
+                f"a.ndim == {fast[1]}{aligned}) else {fallback}"
             )
     lines.append("vm()")
     results = []

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.graph.basic import Variable
+from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.utils import type_name
 from opgraph.link.sharedvalue import SharedVariable
-from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["In", "Out", "SymbolicInput", "SymbolicOutput", "wrap_in", "wrap_out"]
 
@@ -147,6 +146,12 @@ def wrap_in(item: Any, position: int) -> In:
                 f"(input {position}): shared variables are implicit inputs, leave them out "
                 "of the inputs list (or use givens= to substitute one)"
             )
+        if isinstance(item, Constant):
+            raise TypeError(
+                f"function(): input {position} is a constant ({item}); constants are not "
+                "allowed in the inputs list (as in PyTensor): an input is a value the caller "
+                "passes, so use a variable (e.g. pt.dvector()) or leave the constant out"
+            )
         return In(item)
     raise TypeError(
         f"function(): input {position} must be a symbolic Variable or In(...), "
@@ -155,15 +160,13 @@ def wrap_in(item: Any, position: int) -> In:
 
 
 def wrap_out(item: Any, position: int) -> Out:
-    """``item`` as an :class:`Out`; values become constants through the tensor library."""
+    """``item`` as an :class:`Out`: a Variable or an Out, as PyTensor requires (a plain
+    value such as a NumPy array is refused: wrap it with ``pt.constant`` to return it)."""
     if isinstance(item, SymbolicOutput):
         return item if isinstance(item, Out) else Out(item.variable, item.borrow)
     if isinstance(item, Variable):
         return Out(item)
-    try:
-        return Out(as_tensor_variable(item))
-    except Exception:
-        raise TypeError(
-            f"function(): output {position} must be a symbolic Variable or Out(...), "
-            f"got {type_name(item)} {item!r:.60}"
-        ) from None
+    raise TypeError(
+        f"function(): output {position} must be a symbolic Variable or Out(...), got "
+        f"{type_name(item)} {item!r:.60}; to return a fixed value, pass pt.constant(value)"
+    )

@@ -20,6 +20,7 @@ What a backend must honour (tested in the plugins' suites):
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -395,13 +396,55 @@ def node_description(node: Apply, storage_map: dict[Variable, StorageCell] | Non
             values.append(text if len(text) <= 60 else text[:57] + "...")
         lines.append("Inputs shapes: [" + ", ".join(shapes) + "]")
         lines.append("Inputs values: [" + ", ".join(values) + "]")
+    where = _built_at(node)
+    if where:
+        filename, lineno, func, line = where
+        lines.append(f"Created at {filename}:{lineno} in {func}: {line}")
+    return "\n".join(lines)
+
+
+def _built_at(node: Apply) -> tuple | None:
+    """(file, line, function, source) of the user's line that built ``node``, if recorded."""
     trace = getattr(getattr(node.outputs[0], "_tag", None), "trace", None) if node.outputs else None
     if trace:
         frames = trace[-1] if isinstance(trace[0], list) else trace
         if frames:
-            filename, lineno, func, line = frames[-1]
-            lines.append(f"Created at {filename}:{lineno} in {func}: {line}")
-    return "\n".join(lines)
+            return tuple(frames[-1])
+    return None
+
+
+def _expression(var: Variable, depth: int) -> str:
+    """A short label of ``var`` in the user's terms: its name, or the Op applied to them."""
+    if var.name:
+        return var.name
+    if isinstance(var, Constant):
+        text = str(getattr(var, "data", var))
+        return text if len(text) <= 20 else str(var)
+    if var.owner is None or depth <= 0:
+        return str(var)
+    args = ", ".join(_expression(v, depth - 1) for v in var.owner.inputs)
+    return f"{var.owner.op}({args})"
+
+
+_INPUT_REF = re.compile(r"\binput\[(\d+)\]")
+
+
+def _name_user_variables(exc: BaseException, node: Apply) -> None:
+    """Say in the message itself which of the user's variables the node read, and where it
+    was built: a fused ``Composite`` or ``Gemv`` node's ``input[0]`` means nothing to them."""
+    if type(exc).__str__ is not BaseException.__str__ or len(exc.args) != 1 or not isinstance(
+            exc.args[0], str) or "(the node reads " in exc.args[0]:
+        return
+    labels = [_expression(v, 3) for v in node.inputs]
+
+    def name(m: re.Match) -> str:
+        k = int(m.group(1))
+        return labels[k] if k < len(labels) else m.group(0)
+
+    message = _INPUT_REF.sub(name, exc.args[0])
+    where = _built_at(node)
+    at = f", built at {where[0]}:{where[1]}" if where else ""
+    exc.args = (f"{message} (the node reads {', '.join(labels)}{at})",)
 
 
 def raise_with_op(
@@ -413,6 +456,10 @@ def raise_with_op(
     """
     notes = getattr(exc, "__notes__", ())
     if not any(n.startswith("Apply node that caused the error") for n in notes):
+        try:
+            _name_user_variables(exc, node)
+        except Exception:  # never hide the real error
+            pass
         try:
             exc.add_note(node_description(node, storage_map))
         except Exception:  # a broken repr must not hide the real error

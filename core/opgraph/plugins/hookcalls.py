@@ -39,9 +39,13 @@ def record_hook_failure(
 ) -> None:
     failures = getattr(pm, "hook_failures", None)
     label = pm.describe(plugin) if isinstance(pm, OpgraphPluginManager) else repr(plugin)
-    message = f"opgraph plugin {label} raised in {hook}; its result is ignored: {short_error(exc)}"
     if getattr(pm, "strict", False):
-        raise PluginHookError(message) from exc
+        raise PluginHookError(
+            f"opgraph plugin {label} raised in {hook}: {short_error(exc)}. This is fatal "
+            "because strict plugin loading is on (OPGRAPH_STRICT_PLUGINS or "
+            "config.strict_plugins)"
+        ) from exc
+    message = f"opgraph plugin {label} raised in {hook}; its result is ignored: {short_error(exc)}"
     if failures is not None:
         key = (plugin, hook)
         old = failures.get(key)

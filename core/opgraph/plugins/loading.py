@@ -234,13 +234,19 @@ class OpgraphPluginManager(pluggy.PluginManager):
     def _fail(self, status: PluginStatus, exc: BaseException, key: str | None = None) -> None:
         if key is not None:
             self.plugin_status[key] = status
+        if self.strict:
+            raise PluginLoadError(
+                f"opgraph plugin {status.label()} failed to load: {status.error}. This is "
+                f"fatal because strict plugin loading is on ({STRICT_PLUGINS_ENV} or "
+                f"config.strict_plugins); fix or uninstall the plugin, set "
+                f"{DISABLE_PLUGINS_ENV}={status.name} to leave it out, or turn strict "
+                "loading off to load the others with a warning."
+            ) from exc
         message = (
             f"opgraph plugin {status.label()} failed to load and is skipped: {status.error}. "
-            f"See `opgraph plugins`; OPGRAPH_DISABLE_PLUGINS={status.name} silences this, "
-            "OPGRAPH_STRICT_PLUGINS=1 makes it fatal."
+            f"See `opgraph plugins`; {DISABLE_PLUGINS_ENV}={status.name} silences this, "
+            f"{STRICT_PLUGINS_ENV}=1 makes it fatal."
         )
-        if self.strict:
-            raise PluginLoadError(message) from exc
         warnings.warn(message, OpgraphPluginWarning, stacklevel=4)
 
     def describe(self, name: str) -> str:

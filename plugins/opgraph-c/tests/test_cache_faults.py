@@ -258,3 +258,48 @@ def test_processes_compile_while_the_cache_is_cleared(tmp_path, n_procs):
     # what is left is consistent: every complete entry loads
     assert _warnings(_run(tmp_path, 1.0)) == []
     assert not list((tmp_path / "c").glob(".tmp-*"))
+
+
+# a warm cache this process cannot write (simulated: root writes through permission bits)
+_READ_ONLY_WARM = textwrap.dedent("""
+    import sys, warnings, numpy as np
+    import opgraph.tensor as pt
+    from opgraph_c import cache as cache_mod
+    from opgraph.compile.function import function
+    shared_dir = sys.argv[1]
+    real = cache_mod.unusable_reason
+    cache_mod.unusable_reason = lambda root: (
+        "PermissionError: read-only file system" if root.startswith(shared_dir) else real(root))
+    x = pt.dvector("x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for mode in ("FAST_RUN", "C"):
+            f = function([x], pt.exp(x) * 2.0 + 1, mode=mode)  # in the warm cache
+            assert np.allclose(f(np.ones(3)), np.e * 2 + 1)
+        g = function([x], pt.tanh(x) * 3.0, mode="C")  # not in it
+        assert np.allclose(g(np.ones(3)), np.tanh(1.0) * 3)
+    for w in caught:
+        print("WARN", w.category.__name__, w.message)
+    cache = cache_mod.default_cache()
+    print("ROOT", cache.root)
+    print("STATS", cache.stats["disk_hits"], cache.stats["builds"])
+""")
+
+
+def test_a_read_only_warm_cache_is_loaded_from_and_only_missing_modules_are_built(tmp_path):
+    compiledir = tmp_path / "shared"
+    _run(compiledir, k=2.0)  # warm it
+    before = {p.name: p.stat().st_mtime_ns for p in (compiledir / "c").iterdir()}
+    env = dict(os.environ, OPGRAPH_FLAGS=f"compiledir={compiledir}")
+    out = subprocess.run([sys.executable, "-c", _READ_ONLY_WARM, str(compiledir)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    warns = _warnings(lines)
+    assert len(warns) == 1 and "still loaded from it" in warns[0], lines
+    hits, builds = map(int, next(x for x in lines if x.startswith("STATS")).split()[1:])
+    assert hits >= 1, lines  # the warm modules were loaded, not rebuilt
+    assert builds == 1, lines  # only the graph it did not hold
+    assert _fallback_root(lines) != str(compiledir / "c")
+    # nothing written, moved or touched in the shared cache
+    assert {p.name: p.stat().st_mtime_ns for p in (compiledir / "c").iterdir()} == before

@@ -87,13 +87,19 @@ def test_strides_negative_stepped_transposed_broadcast_and_empty():
             np.testing.assert_allclose(g, w, rtol=1e-12)
 
 
-def test_misaligned_input():
+def test_misaligned_input_is_refused_naming_it():
+    """One rule for every type and mode (docs/modes.md): an unaligned argument is refused."""
     x = pt.dvector("x")
     buf = np.zeros(8 * 10 + 1, dtype=np.uint8)
     a = buf[1:].view(np.float64)
     a[:] = np.arange(10.0)
     assert not a.flags.aligned
-    check([x], [x * 2 + 1, x.sum()], a)
+    f = function([x], [x * 2 + 1, x.sum()], mode=Mode(linker="c"))
+    for trust in (False, True):  # the compiled module checks it even under trust_input
+        f.trust_input = trust
+        with pytest.raises(TypeError, match=r"input 0 \('x'\).*not aligned"):
+            f(a)
+    np.testing.assert_allclose(f(a.copy())[0], np.arange(10.0) * 2 + 1)
 
 
 def test_reductions_any_axes():

@@ -5,6 +5,9 @@ The long profile is this module's command line (``nox -s fuzz`` runs it)::
 
     PYTHONPATH=tests python -m integration.fuzz.driver --graphs 20000 --grad 500 --jobs 2
 
+plus 20,000 function specs (``--functions``, :mod:`.functions`); ``--graphs 0 --grad 0``
+runs only those.
+
 or ``nox -s fuzz -- --graphs 20000``.
 
 It prints a summary and writes every finding, with its spec, to ``--out`` (and, as they
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from opgraph_c.childproc import ChildProcess, Crash
 
+from .functions import random_function
 from .generate import random_spec
 
 TESTS_DIR = Path(__file__).resolve().parents[2]
@@ -35,8 +39,9 @@ DEFAULT_CFLAGS = "-O0"
 #: Findings that fail a run: every kind.  ``rewrite`` (a rewrite assuming finite values,
 #: e.g. x / x -> 1 where x is 0, or dropping a node that raises) fails too: rewrites keep
 #: NumPy's IEEE results unless ``config.fast_math`` is set, which the fuzzer never sets.
-FAILING = ("crash", "mismatch", "disagree", "unusable", "build", "compile", "grad", "rewrite")
-KINDS = ("crash", "mismatch", "disagree", "unusable", "build", "compile", "grad", "rewrite")
+FAILING = ("crash", "mismatch", "disagree", "unusable", "build", "compile", "grad", "rewrite",
+           "semantics", "function")
+KINDS = FAILING
 
 
 class Fuzzer:
@@ -63,8 +68,10 @@ class Fuzzer:
             raise RuntimeError(f"the fuzz worker failed:\n{answer['error']}")
         return answer["results"]
 
-    def run(self, specs: list[dict], grad: bool = False) -> list[tuple[dict, dict]]:
-        results = self._ask("grad" if grad else "specs", specs)
+    def run(self, specs: list[dict], grad: bool = False,
+            key: str | None = None) -> list[tuple[dict, dict]]:
+        """Findings of ``specs``: value graphs, ``grad`` graphs or ``key="functions"``."""
+        results = self._ask(key or ("grad" if grad else "specs"), specs)
         return [(s, r) for s, r in zip(specs, results) if r is not None]
 
     def close(self) -> None:
@@ -76,8 +83,10 @@ def _chunks(seq: list, n: int) -> list[list]:
 
 
 def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
-             cflags: str = DEFAULT_CFLAGS, stream: str | None = None) -> dict:
-    """Run ``graphs`` value graphs and ``grad`` gradient graphs; counts and findings.
+             cflags: str = DEFAULT_CFLAGS, stream: str | None = None,
+             functions: int = 0, structures: int = 0) -> dict:
+    """Run ``graphs`` value graphs, ``grad`` gradient graphs and ``functions`` function
+    specs (over ``structures`` graphs, 0: each its own); counts and findings.
 
     Each finding is also appended to the file ``stream`` (JSON lines) as it comes.
     """
@@ -92,6 +101,8 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
         if k % every == every - 1 and grads:
             work.append(grads.pop())
     work += grads
+    work += [("functions", c) for c in _chunks(
+        [random_function(seed + k, structures) for k in range(functions)], max(1, batch // 4))]
     findings: list[tuple[dict, dict]] = []
     done = Counter()
     lock = threading.Lock()
@@ -105,7 +116,7 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
                 with lock:
                     fuzzers.append(local.fuzzer)
             key, specs = item
-            found = local.fuzzer.run(specs, grad=key == "grad")
+            found = local.fuzzer.run(specs, key=key)
             with lock:
                 findings.extend(found)
                 if stream and found:
@@ -113,11 +124,11 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
                         for spec, f in found:
                             fh.write(json.dumps({"spec": spec, **f}) + "\n")
                 done[key] += len(specs)
-                total = done["specs"] + done["grad"]
+                total = done["specs"] + done["grad"] + done["functions"]
                 if total % (batch * 10) < len(specs):
                     print(f"[{time.time() - start:7.0f}s] {done['specs']} graphs, "
-                          f"{done['grad']} gradient graphs, {len(findings)} findings",
-                          flush=True)
+                          f"{done['grad']} gradient graphs, {done['functions']} functions, "
+                          f"{len(findings)} findings", flush=True)
 
         try:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -126,7 +137,8 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
             for f in fuzzers:
                 f.close()
     counts = Counter(f["kind"] for _, f in findings)
-    return {"graphs": done["specs"], "grad_graphs": done["grad"], "seconds": time.time() - start,
+    return {"graphs": done["specs"], "grad_graphs": done["grad"],
+            "functions": done["functions"], "seconds": time.time() - start,
             "counts": {k: counts.get(k, 0) for k in KINDS},
             "findings": [{"spec": s, **f} for s, f in findings]}
 
@@ -135,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--graphs", type=int, default=20000)
     p.add_argument("--grad", type=int, default=500, help="gradient graphs (verify_grad)")
+    p.add_argument("--functions", type=int, default=20000,
+                   help="function specs (memory rule, updates, borrow, copies: functions.py)")
+    p.add_argument("--structures", type=int, default=200,
+                   help="distinct graphs the function specs draw from (0: every one new)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--batch", type=int, default=64, help="graphs compiled together")
     p.add_argument("--seed", type=int, default=0)
@@ -142,9 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="fuzz-report.json")
     args = p.parse_args(argv)
     report = long_run(args.graphs, args.grad, args.jobs, args.batch, args.seed, args.cflags,
-                      stream=args.out + "l")
+                      stream=args.out + "l", functions=args.functions,
+                      structures=args.structures)
     Path(args.out).write_text(json.dumps(report, indent=1))
-    print(f"{report['graphs']} graphs and {report['grad_graphs']} gradient graphs in "
+    print(f"{report['graphs']} graphs, {report['grad_graphs']} gradient graphs and "
+          f"{report['functions']} functions in "
           f"{report['seconds']:.0f}s (seed {args.seed})")
     for kind, n in report["counts"].items():
         print(f"  {kind:9s} {n}")

@@ -2,7 +2,9 @@
 
 ``python -m integration.fuzz.worker`` (with ``tests/`` on the path) reads one
 request per line, ``{"specs": [...]}`` or ``{"grad": [...]}``, and answers
-``{"results": [finding-or-null, ...]}``.  A finding is
+``{"results": [finding-or-null, ...]}``; ``{"functions": [...]}`` runs function specs
+(:mod:`.functions`), whose findings are ``semantics`` (the memory rule or a value
+broken) or ``function`` (a mode raises where the oracle computes).  A finding is
 ``{"kind": ..., "detail": ...}`` with kind one of ``build`` (make_node refused
 a graph NumPy computes), ``compile``, ``mismatch`` (values, dtypes or shapes
 differ from NumPy or between modes), ``disagree`` (modes differ on whether a
@@ -30,6 +32,7 @@ from opgraph.compile.function import function
 from opgraph.compile.mode import Mode, get_mode
 
 from .build import bad_values, build, has_nonfinite, numpy_outputs, values
+from .functions import run_function
 
 faulthandler.enable()
 
@@ -277,6 +280,8 @@ def main() -> None:
         try:
             if "grad" in request:
                 results = [run_grad(s) for s in request["grad"]]
+            elif "functions" in request:
+                results = [run_function(s) for s in request["functions"]]
             else:
                 results = run_batch(request["specs"])
             answer = {"results": results}

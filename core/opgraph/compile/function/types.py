@@ -267,51 +267,51 @@ class FunctionMaker:
     def _outputs_needing_copy(self) -> list[bool]:
         """Which outputs must be copied so the caller never shares memory it should not.
 
-        An output is copied when it may alias a graph input (unless both the
-        In and the Out allow borrowing, or the input is a shared variable
-        being updated), a constant, or a later output.
+        The rule of docs/modes.md: a returned value is copied when it may alias
+        a constant, a shared variable (unless its Out says ``borrow=True``),
+        another input (unless both its In and Out allow borrowing) or a later
+        output (unless both are borrowed).  An update value is copied when it
+        may alias a constant or an input whose storage lives on after the call
+        (any input but its own target or another updated shared variable), or
+        storage an earlier update already took: each array becomes the state
+        of at most one shared variable.
         """
         fgraph = self.fgraph
+        shared_in = {fgraph.inputs[k] for k, item in enumerate(self.inputs)
+                     if isinstance(item.variable, SharedVariable)}
         updated = {fgraph.inputs[k] for k in self.spec.update_targets
                    if isinstance(self.inputs[k].variable, SharedVariable)}
         in_index = {v: k for k, v in enumerate(fgraph.inputs)}
         n_user = self.spec.n_user_outputs
         update_target = {n_user + j: k for j, k in enumerate(self.spec.update_targets)}
         roots = [alias_ancestors([o]) for o in fgraph.outputs]
-        flags = []
-        for i in range(len(fgraph.outputs)):
-            spec_out = self.outputs[i]
-            needs = False
-            target = update_target.get(i)
+        flags = [False] * len(fgraph.outputs)
+        claimed: set[Variable] = set()
+        for i, k_target in update_target.items():
+            target = fgraph.inputs[k_target]
             for var in roots[i]:
-                if isinstance(var, Constant):  # constants' data is read-only: always copy
-                    needs = True
+                if isinstance(var, Constant) or var in claimed or (
+                        var in in_index and var is not target and var not in updated):
+                    flags[i] = True
                     break
+            if not flags[i]:
+                claimed |= roots[i]
+        for i in range(n_user):
+            borrow = self.outputs[i].borrow
+            for var in roots[i]:
                 k = in_index.get(var)
-                if target is not None:
-                    # An update value must not alias another input's value, unless that
-                    # input is a shared variable updated too (a swap: its old array is
-                    # released, values are read before any is written).
-                    if k is not None and k != target and var not in updated:
-                        needs = True
-                        break
-                    continue
-                if k is None or var in updated:
-                    continue
-                if not (self.inputs[k].borrow and spec_out.borrow):
-                    needs = True
+                if isinstance(var, Constant) or (
+                        k is not None and not borrow
+                        and (var in shared_in or not self.inputs[k].borrow)):
+                    flags[i] = True
                     break
-            if not needs:
-                for j in range(i + 1, len(fgraph.outputs)):
-                    common = roots[i] & roots[j]
-                    both_updates = target is not None and j in update_target
-                    if both_updates:  # two shared variables must never share memory
-                        common = {v for v in common if v not in updated}
-                    if common and (both_updates
-                                   or not (spec_out.borrow and self.outputs[j].borrow)):
-                        needs = True
-                        break
-            flags.append(needs)
+            if flags[i]:
+                continue
+            for j in range(i + 1, len(fgraph.outputs)):
+                if roots[i] & roots[j] and (j in update_target or not borrow
+                                            or not self.outputs[j].borrow):
+                    flags[i] = True
+                    break
         return flags
 
     # -- linking --------------------------------------------------------------------------
@@ -472,6 +472,7 @@ class Function:
             self.profile,
             maker.copy_outputs[n_user:],
             (lambda args: unalias(args, pairs)) if pairs else None,
+            frozenset(getattr(linker, "alignment_checked_inputs", ())),
         )
         self._trust_input = bool(trust_input)
         self._call = build_call(self._plan, self._trust_input)

@@ -87,8 +87,11 @@ class CacheEntry:
 class ModuleCache:
     """Compiled modules under ``root`` (normally ``<compiledir>/c``)."""
 
-    def __init__(self, root: str, max_mb: int = 1024) -> None:
+    def __init__(self, root: str, max_mb: int = 1024, read_roots: tuple[str, ...] = ()) -> None:
         self.root = root
+        #: caches only read from (a shared, pre-built cache this process cannot write):
+        #: a module found there is loaded as it is; a missing one is built into ``root``
+        self.read_roots = tuple(read_roots)
         self.max_bytes = max_mb * 1024 * 1024
         self._loaded: dict[str, ModuleType] = {}
         self._store_warned = False
@@ -109,8 +112,8 @@ class ModuleCache:
     def module_name(key: str) -> str:
         return f"opgraph_c_{key[:24]}"
 
-    def paths(self, key: str) -> tuple[str, str, str]:
-        base = os.path.join(self.root, key)
+    def paths(self, key: str, root: str | None = None) -> tuple[str, str, str]:
+        base = os.path.join(self.root if root is None else root, key)
         return base + ".so", base + ".json", base + ".c"
 
     # -- lookup / build -----------------------------------------------------------------
@@ -134,6 +137,10 @@ class ModuleCache:
             return mod
         name = self.module_name(key)
         mod, found_bad = self._load_checked(key, name)
+        for root in self.read_roots:
+            if mod is not None:
+                break
+            mod = self._load_read_only(key, name, root)
         if mod is not None:
             self.stats["disk_hits"] += 1
         else:
@@ -175,6 +182,28 @@ class ModuleCache:
         except OSError:
             pass
         return mod, False
+
+    def _load_read_only(self, key: str, name: str, root: str) -> ModuleType | None:
+        """The module for ``key`` from a read-only cache, or None (missing or bad there:
+        nothing is moved or touched, the module is built into this cache instead)."""
+        so_path, meta_path, _ = self.paths(key, root)
+        if not is_regular_file(meta_path) or not is_regular_file(so_path):
+            return None
+        try:
+            with open(meta_path, encoding="utf-8") as fh:
+                meta = json.load(fh)
+            with open(so_path, "rb") as fh:
+                data = fh.read()
+        except (OSError, ValueError):
+            return None
+        if not isinstance(meta, dict) or len(data) != meta.get("size") or (
+            hashlib.sha256(data).hexdigest() != meta.get("sha256")
+        ):
+            return None
+        try:
+            return load_module_bytes(name, data, so_path)
+        except ImportError:
+            return None
 
     def _quarantine(self, key: str, reason: str) -> None:
         folder = quarantine(self.root, list(self.paths(key)), reason)
@@ -358,8 +387,15 @@ def default_cache() -> ModuleCache:
     cache = _DEFAULT.get(key)
     if cache is None:
         usable_root = _usable_root(root)
-        cache = _DEFAULT[key] = ModuleCache(usable_root, config.compile_cache_max_mb)
+        # a read-only but readable cache (shared, pre-built) is still read from
+        read_roots = (root,) if usable_root != root and _readable_dir(root) else ()
+        cache = _DEFAULT[key] = ModuleCache(usable_root, config.compile_cache_max_mb,
+                                            read_roots)
     return cache
+
+
+def _readable_dir(path: str) -> bool:
+    return os.path.isdir(path) and os.access(path, os.R_OK | os.X_OK)
 
 
 def _usable_root(root: str) -> str:
@@ -371,10 +407,12 @@ def _usable_root(root: str) -> str:
     fallback = tempfile.mkdtemp(prefix="opgraph-c-cache-")
     atexit.register(rmtree_quiet, fallback)
     _FALLBACK[root] = fallback
+    readable = (" Modules already in it are still loaded from it; only missing ones are "
+                "built." if _readable_dir(root) else "")
     warnings.warn(
-        f"opgraph C cache: the cache directory {root} cannot be used ({reason}); compiled "
-        f"modules go to a temporary cache for this process ({fallback}), removed at exit. "
-        f"Set OPGRAPH_FLAGS=compiledir=... to a writable directory to keep them.",
+        f"opgraph C cache: the cache directory {root} cannot be written ({reason}); compiled "
+        f"modules go to a temporary cache for this process ({fallback}), removed at exit."
+        f"{readable} Set OPGRAPH_FLAGS=compiledir=... to a writable directory to keep them.",
         CacheWarning, stacklevel=3,
     )
     return fallback

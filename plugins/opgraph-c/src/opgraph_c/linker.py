@@ -23,7 +23,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.link.basic import Linker, LinkerResult, StorageCell, raise_with_op
 from opgraph_c import compiler, progress
 from opgraph_c.cache import ModuleCache, default_cache
-from opgraph_c.codegen.module import build_module_source, constant_values
+from opgraph_c.codegen.module import build_module_source, constant_values, is_checked_tensor
 from opgraph_c.codegen.nodec import EmitContext
 from opgraph_c.codegen.registry import c_for_node
 from opgraph_c.codegen.runtime_c import PRELUDE
@@ -140,6 +140,10 @@ class CLinker(Linker):
     """
 
     name = "c"
+    #: after make_thunk: positions of the graph inputs whose unaligned values the
+    #: compiled module refuses itself (og_check), so the function's call path need not
+    #: test ``flags.aligned`` on every call
+    alignment_checked_inputs: frozenset[int] = frozenset()
 
     def __init__(self, *, allow_gc: bool = True, openmp: bool | None = None,
                  **options: Any) -> None:
@@ -171,6 +175,8 @@ class CLinker(Linker):
                 fgraph, order, openmp=self.openmp, keep_live=keep_live, profile=profiled
             )
         self.module, self.module_source = module, msrc.source
+        self.alignment_checked_inputs = frozenset(
+            k for k, var in enumerate(fgraph.inputs) if is_checked_tensor(var))
         layout = msrc.layout
         compute_map = {v: [True] for v in storage_map}
         no_recycling = [v for v in self.no_recycling if v in storage_map]

@@ -72,13 +72,18 @@ def _is_tensor(var: Variable) -> bool:
     return isinstance(var.type, TensorType) and supported(var.type.dtype)
 
 
+def is_checked_tensor(var: Variable) -> bool:
+    """Whether a graph input's value is checked (dtype, rank, alignment) by the module."""
+    return _is_tensor(var)
+
+
 def _check_call(var: Variable, slot: str, label: str) -> str | None:
     if not _is_tensor(var):
         return None
     shape = ", ".join(str(-1 if s is None else s) for s in var.type.shape) or "0"
     return (
         f"{{ static const npy_intp shp[] = {{{shape}}}; "
-        f"if (og_check(&{slot}, {typenum(var.type.dtype)}, {var.type.ndim}, shp, {label})) "
+        f"if (og_check(&{slot}, {typenum(var.type.dtype)}, {var.type.ndim}, shp, {label}, 1)) "
         "goto fail; }"
     )
 

@@ -19,7 +19,7 @@ static int og_run_py(OGState *st, PyObject **v, const int *prog, int n, int *nod
             if (chk >= 0) {
                 const int *ck = og_py_chk + 4 * chk;
                 if (og_check(&v[slot], ck[0], ck[1], og_py_shp + ck[3],
-                             PyTuple_GET_ITEM(st->labels, ck[2]))) return -1;
+                             PyTuple_GET_ITEM(st->labels, ck[2]), 0)) return -1;
             }
         }
 #ifdef OG_PROFILE

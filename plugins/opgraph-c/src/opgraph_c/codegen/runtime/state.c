@@ -9,6 +9,11 @@ typedef struct {
                                    3 keep the buffer when small (OG_KEEP_SMALL_BYTES) */
     PyObject **keep;            /* per variable: buffer kept from the previous call */
     Py_ssize_t nvars;
+    /* the output cells a kept buffer may sit in only until this call replaces it: each
+       cell once, and none that is also an input cell (a shared variable's state, an input
+       returned as an output): a value there outlives the call, so it counts as a holder */
+    PyObject **own_out;         /* borrowed from out_cells */
+    Py_ssize_t n_own_out;
 #ifdef OG_PROFILE
     PyObject *prof_obj;         /* float64 array (2, nodes): seconds, calls */
     double *prof;
@@ -23,9 +28,10 @@ static const char *og_dtype_name(int typenum) {
 }
 
 /* Check one value against (dtype, ndim, static shape); an unaligned array is
-   replaced by an aligned copy.  Returns -1 with a Python exception set. */
+   refused (a graph input: the caller's argument) or replaced by an aligned copy
+   (a value a Python thunk made).  Returns -1 with a Python exception set. */
 static int og_check(PyObject **slot, int typenum, int nd, const npy_intp *shape,
-                    PyObject *label) {
+                    PyObject *label, int refuse_unaligned) {
     PyObject *o = *slot;
     if (!PyArray_Check(o)) {
         PyErr_Format(PyExc_TypeError,
@@ -51,6 +57,14 @@ static int og_check(PyObject **slot, int typenum, int nd, const npy_intp *shape,
                          label, d, (long)shape[d], (long)PyArray_DIMS(a)[d]);
             return -1;
         }
+    }
+    if (!PyArray_ISALIGNED(a) && refuse_unaligned) {
+        /* a function's argument: one rule for every type and mode (docs/modes.md) */
+        PyErr_Format(PyExc_TypeError,
+                     "%U: the array is not aligned (its data does not start at a multiple "
+                     "of its item size); pass numpy.ascontiguousarray(value) or a copy",
+                     label);
+        return -1;
     }
     if (!PyArray_ISALIGNED(a)) {
         PyObject *copy = PyArray_NewCopy(a, NPY_KEEPORDER);
@@ -175,8 +189,8 @@ static PyObject *og_take_prev(OGState *st, Py_ssize_t k, Py_ssize_t out_pos) {
         /* nobody else holds it (no live views): only this slot, and the output cells
            the previous call's result stays in until this call replaces it */
         Py_ssize_t held = 1;
-        for (Py_ssize_t j = 0; j < OG_NOUT; j++)
-            held += PyList_GET_ITEM(PyTuple_GET_ITEM(st->out_cells, j), 0) == o;
+        for (Py_ssize_t j = 0; j < st->n_own_out; j++)
+            held += PyList_GET_ITEM(st->own_out[j], 0) == o;
         if (Py_REFCNT(o) == held) return o;
         Py_XDECREF(o);
         return NULL;
@@ -229,7 +243,7 @@ static void og_state_free(PyObject *cap) {
     Py_XDECREF(st->prof_obj);
 #endif
     if (st->keep) for (Py_ssize_t k = 0; k < st->nvars; k++) Py_XDECREF(st->keep[k]);
-    PyMem_Free(st->keep); PyMem_Free(st->keep_mode); PyMem_Free(st);
+    PyMem_Free(st->keep); PyMem_Free(st->keep_mode); PyMem_Free(st->own_out); PyMem_Free(st);
 }
 
 static PyObject *og_run(PyObject *cap, PyObject *unused);
@@ -295,6 +309,16 @@ static PyObject *og_bind(PyObject *self, PyObject *args) {
     if (!st->keep || !st->keep_mode) { PyMem_Free(st->keep); PyMem_Free(st->keep_mode);
                                        PyMem_Free(st); return PyErr_NoMemory(); }
     memcpy(st->keep_mode, PyBytes_AS_STRING(modes), OG_NVARS);
+    st->own_out = (PyObject **)PyMem_Calloc(OG_NOUT + 1, sizeof(PyObject *));
+    if (!st->own_out) { PyMem_Free(st->keep); PyMem_Free(st->keep_mode); PyMem_Free(st);
+                        return PyErr_NoMemory(); }
+    for (Py_ssize_t j = 0; j < OG_NOUT; j++) {
+        PyObject *cell = PyTuple_GET_ITEM(out_cells, j);
+        int seen = 0;
+        for (Py_ssize_t i = 0; i < OG_NIN && !seen; i++) seen = PyTuple_GET_ITEM(in_cells, i) == cell;
+        for (Py_ssize_t i = 0; i < st->n_own_out && !seen; i++) seen = st->own_out[i] == cell;
+        if (!seen) st->own_out[st->n_own_out++] = cell;
+    }
     Py_INCREF(in_cells); st->in_cells = in_cells;
     Py_INCREF(out_cells); st->out_cells = out_cells;
     Py_INCREF(consts); st->consts = consts;
