@@ -38,6 +38,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "pprint": ("opgraph.printing", "pprint"),
     "tensor": ("opgraph.tensor", None),
     "scan": ("opgraph.scan", None),
+    "basic": ("opgraph.basic", None),
 }
 
 __all__ = [

@@ -7,6 +7,7 @@ compiler helpers of PyTensor belong to the C plugin in opgraph.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import struct
 from collections.abc import Callable, Iterable
@@ -22,6 +23,7 @@ __all__ = [
     "from_return_values",
     "get_unbound_function",
     "hash_from_code",
+    "lazy_scipy_module",
     "maybe_add_to_os_environ_pathlist",
     "to_return_values",
     "uniq",
@@ -86,3 +88,34 @@ def to_return_values(values: list[Any]) -> Any:
 def from_return_values(values: Any) -> list[Any]:
     """The inverse of :func:`to_return_values`: always a list."""
     return list(values) if isinstance(values, list | tuple) else [values]
+
+
+class LazyModule:
+    """A module imported on first attribute access (``scipy.stats`` costs ~0.3 s to import).
+
+    Code that needs a heavy module only at run time (an Op's ``perform``)
+    binds the proxy at import time and pays for the import when first used.
+    """
+
+    __slots__ = ("_module", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._module: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        module = self._module
+        if module is None:
+            module = self._module = importlib.import_module(self._name)
+        return getattr(module, attr)
+
+    def __repr__(self) -> str:
+        state = "loaded" if self._module is not None else "not loaded yet"
+        return f"<lazy module {self._name!r} ({state})>"
+
+
+def lazy_scipy_module(submodule: str) -> LazyModule:
+    """``scipy.<submodule>`` as a :class:`LazyModule` (PyTensor's ``pytensor.utils`` helper)."""
+    if not isinstance(submodule, str) or not submodule:
+        raise TypeError(f"lazy_scipy_module expects a scipy submodule name, got {submodule!r}")
+    return LazyModule(f"scipy.{submodule}")

@@ -7,7 +7,10 @@ variables, elementwise math, reductions, dot, shape and indexing ops.
 from __future__ import annotations
 
 import sys as _sys
+from collections.abc import Sequence as _Sequence
 from typing import Any as _Any
+
+from numpy.typing import ArrayLike as _ArrayLike
 
 from opgraph import faces as _faces
 from opgraph.autodiff import arith as _autodiff_arith
@@ -15,7 +18,7 @@ from opgraph.autodiff import arith as _autodiff_arith
 # PyTensor also exposes the differentiation entry points on the tensor namespace.
 from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
 from opgraph.autodiff.reverse import grad  # noqa: F401
-from opgraph.graph.basic import Variable  # noqa: F401 - PyTensor exposes it here too
+from opgraph.graph.basic import Variable
 from opgraph.graph.op import Op  # noqa: F401 - PyTensor exposes it here too
 
 # Modules whose ``__all__`` this namespace re-exports, in order (a later one wins a name).
@@ -84,6 +87,9 @@ del _module, _name
 from opgraph.tensor import random  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+
+TensorLike = Variable | _Sequence[Variable] | _ArrayLike
+"""What ``as_tensor_variable`` accepts: a Variable, a sequence of them, or array-like data."""
 
 _autodiff_arith.register_gradient_arithmetic(TensorType, _TENSOR_ARITHMETIC, default=True)
 _autodiff_arith.register_tensor_library(_sys.modules[__name__])

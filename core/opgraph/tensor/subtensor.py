@@ -39,6 +39,7 @@ from opgraph.tensor.indexing import (
     numpy_index,
     slice_length,
     split_inputs,
+    unflatten_index_variables,
 )
 from opgraph.tensor.shape import (
     MakeVector,
@@ -68,6 +69,7 @@ __all__ = [
     "get_item",
     "inc_subtensor",
     "set_subtensor",
+    "unflatten_index_variables",
 ]
 
 
