@@ -171,6 +171,9 @@ class AdvancedSubtensor1(ReadOp):
     """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``, repeats allowed)."""
 
     __props__ = ()
+    # One array index on the first axis, in the idx_list encoding of the other indexing
+    # Ops, so code reading ``op.idx_list`` of any of them works (as in PyTensor 3).
+    idx_list = (ARRAY,)
 
     def make_node(self, x: Any, ilist: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -208,6 +211,7 @@ class AdvancedIncSubtensor1(UpdateOp):
     """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at,
     unless ``ignore_duplicates``: then ``x[ilist] += y``)."""
 
+    idx_list = (ARRAY,)  # as AdvancedSubtensor1's
     inplace: bool = False
     set_instead_of_inc: bool = False
     ignore_duplicates: bool = False
