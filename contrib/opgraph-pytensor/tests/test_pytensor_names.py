@@ -268,3 +268,47 @@ def test_dimshuffle_c_func_file_path_is_absolute() -> None:
     path = DimShuffle.get_path(Path(DimShuffle.c_func_file))
     assert path.is_absolute()
     assert DimShuffle.get_path(path) == path
+
+
+@pytest.mark.parametrize("axis", [np.array([0, 1]), range(2), (0, 1)])
+def test_reductions_take_array_and_range_axes(axis: object) -> None:
+    x = pt.dmatrix("x")
+    v = np.arange(6.0).reshape(2, 3)
+    assert pt.sum(x, axis=axis).eval({x: v}) == v.sum()
+    np.testing.assert_array_equal(pt.max(x, axis=np.array(1)).eval({x: v}), v.max(axis=1))
+    np.testing.assert_array_equal(x.mean(axis=range(1, 2)).eval({x: v}), v.mean(axis=1))
+
+
+def test_numpy_constants_in_the_tensor_namespace() -> None:
+    assert pt.inf == np.inf and np.isnan(pt.nan) and pt.pi == np.pi and pt.newaxis is None
+
+
+def test_debugprint_print_shape() -> None:
+    m = pt.matrix("m", shape=(2, 3))
+    text = pytensor.dprint(m.sum() + pt.vector("v").sum(), print_shape=True, file="str")
+    assert "m [id" in text and "shape=(2, 3)" in text and "shape=(?,)" in text
+    assert text.splitlines()[0].endswith("shape=()")
+
+
+def test_scan_taps_given_as_a_range() -> None:
+    s = pt.dvector("s")
+    out = pytensor.scan(lambda a, b: a + b, outputs_info=[{"initial": s, "taps": range(-2, 0)}],
+                        n_steps=5, return_updates=False)
+    fib = pytensor.function([s], out, mode="FAST_COMPILE")([1.0, 1.0])
+    np.testing.assert_array_equal(fib, [2.0, 3.0, 5.0, 8.0, 13.0])
+
+
+def test_update_may_have_a_more_specific_static_shape() -> None:
+    store = pytensor.shared(np.zeros(3), name="store")
+    v = pt.dvector("v", shape=(3,))
+    f = pytensor.function([v], [], updates=[(store, v * 2)], mode="FAST_COMPILE")
+    f(np.ones(3))
+    np.testing.assert_array_equal(store.get_value(), [2.0, 2.0, 2.0])
+    square = pytensor.shared(np.zeros((3, 3)), name="square")
+    with pytest.raises(TypeError, match="must have its type"):  # broadcastable: refused
+        pytensor.function([], [], updates={square: square.sum().dimshuffle("x", "x")})
+
+
+def test_random_variables_have_pytensor_print_names() -> None:
+    assert pt.random.normal(0, 1).owner.op._print_name == ("Normal", "\\operatorname{Normal}")
+    assert pt.random.invgamma(1, 1).owner.op._print_name[0] == "InverseGamma"

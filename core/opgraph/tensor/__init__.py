@@ -10,6 +10,8 @@ import sys as _sys
 from collections.abc import Sequence as _Sequence
 from typing import Any as _Any
 
+# NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
+from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: F401
 from numpy.typing import ArrayLike as _ArrayLike
 
 from opgraph import faces as _faces
