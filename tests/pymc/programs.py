@@ -155,19 +155,26 @@ def timeseries(quick: bool) -> dict[str, Any]:
 
 @program
 def custom_dist_scan(quick: bool) -> dict[str, Any]:
-    def ma_dist(theta: Any, size: Any) -> Any:
-        eps = pm.Normal.dist(0, 1, size=(10,))
+    """An AR(1) written as a CustomDist whose dist threads the generator through scan."""
+    steps = 12
 
-        def step(e: Any, prev: Any, theta: Any) -> Any:
-            return e + theta * prev
+    def ar1_dist(rho: Any, sigma: Any, size: Any) -> Any:
+        rng = pytensor.shared(np.random.default_rng())
 
-        out = pytensor.scan(step, sequences=[eps[1:]], outputs_info=[eps[0]], non_sequences=[theta],
-                   return_updates=False)
-        return out
+        def step(prev: Any, rng: Any, rho: Any, sigma: Any) -> Any:
+            next_rng, x = pm.Normal.dist(rho * prev, sigma, rng=rng, return_next_rng=True)
+            return x, next_rng
 
+        xs, _ = pytensor.scan(step, outputs_info=[pytensor.tensor.zeros(()), rng],
+                              non_sequences=[rho, sigma], n_steps=steps, strict=True,
+                              return_updates=False)
+        return xs
+
+    data = np.sin(np.linspace(0, 3, steps))
     with pm.Model() as model:
-        theta = pm.Normal("theta", 0, 0.5)
-        pm.CustomDist("ma", theta, dist=ma_dist, observed=np.linspace(-1, 1, 9))
+        rho = pm.Uniform("rho", -1, 1)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.CustomDist("ar1", rho, sigma, dist=ar1_dist, observed=data)
     out = _point_values(model, model.initial_point())
     out.update(_map(model))
     return out

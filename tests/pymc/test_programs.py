@@ -32,7 +32,18 @@ def reference() -> dict:
         return json.load(fh)
 
 
-@pytest.mark.parametrize("name", sorted(programs.PROGRAMS))
+#: Programs opgraph cannot run yet, with the reason (docs/pymc.md, "Known differences").
+KNOWN_GAPS = {
+    "custom_dist_scan": "PyMC's scan logprob pattern-matches PyTensor's Scan outer-input "
+    "layout (a SetSubtensor(AllocEmpty) buffer) and slice idx_list entries",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_GAPS[n], strict=True))
+    if n in KNOWN_GAPS else n
+    for n in sorted(programs.PROGRAMS)
+])
 def test_program(name: str, reference: dict) -> None:
     values = programs.run([name], quick=False)[name]
     assert "error" not in values, values.get("error")
