@@ -741,7 +741,7 @@ _PRINT_NAMES = {
     "betabinom": "BetaBinomial", "gengamma": "GeneralizedGamma",
     "multinomial": "Multinomial", "categorical": "Categorical", "integers": "integers",
 }
-for _op in _ALL_DISTRIBUTIONS.values():
+for _op in [v for v in globals().values() if isinstance(v, RandomVariable)]:
     _shown = _PRINT_NAMES.get(getattr(_op, "name", None))
     if _shown is not None and "_print_name" not in vars(type(_op)):
         type(_op)._print_name = (_shown, f"\\operatorname{{{_shown}}}")
