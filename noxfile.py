@@ -118,6 +118,19 @@ def _discover() -> dict[str, LocalPackage]:
 
 PACKAGES = _discover()
 
+COMPAT = "opgraph-pytensor"
+"""The distribution that makes ``import pytensor`` return opgraph (docs/pymc.md).
+
+Sessions that compare with the real PyTensor (bench, conformance) leave it out
+and also set ``OPGRAPH_AS_PYTENSOR=0``, so a reused environment cannot route
+their ``import pytensor`` to opgraph.
+"""
+REAL_PYTENSOR_ENV = {"OPGRAPH_AS_PYTENSOR": "0"}
+
+
+def _without_compat() -> list[LocalPackage]:
+    return [p for p in PACKAGES.values() if p.name != COMPAT]
+
 
 def _local_closure(pkg: LocalPackage) -> list[LocalPackage]:
     """``pkg`` and every local package it depends on, directly or not."""
@@ -142,7 +155,7 @@ def _install(session: nox.Session, packages: list[LocalPackage]) -> None:
 
 @nox.session(python=PYTHONS)
 def integration(session: nox.Session) -> None:
-    """The core with every local package installed (3.12: without the fuzz profile)."""
+    """The core with every local package installed (on 3.12 without the fuzz profile)."""
     _install(session, list(PACKAGES.values()))
     if not (ROOT / "tests" / "integration").is_dir():
         session.skip("tests/integration does not exist yet")
@@ -239,7 +252,7 @@ def bench(session: nox.Session) -> None:
     ``nox -s bench -- --quick`` shrinks every size for a smoke test; the report goes to
     bench-report/ (``-- --out DIR`` to change it).
     """
-    _install(session, list(PACKAGES.values()))
+    _install(session, _without_compat())
     requirements = ROOT / "benchmarks" / "requirements.txt"
     if requirements.is_file():
         session.install("-r", str(requirements.relative_to(ROOT)))
@@ -250,7 +263,7 @@ def bench(session: nox.Session) -> None:
     script = ROOT / "benchmarks" / "run.py"
     if not script.is_file():
         session.skip("benchmarks/run.py does not exist yet")
-    session.run("python", str(script.relative_to(ROOT)), *session.posargs)
+    session.run("python", str(script.relative_to(ROOT)), *session.posargs, env=REAL_PYTENSOR_ENV)
 
 
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
@@ -277,14 +290,15 @@ def conformance(session: nox.Session) -> None:
     script = CONFORMANCE / "run.sh"
     if not script.is_file():
         session.skip(f"{script} not found (the conformance suite lives beside the repository)")
-    _install(session, list(PACKAGES.values()))
+    _install(session, _without_compat())
     # numba only because some PyTensor test files name its warning classes in filters.
     session.install("pytest-timeout", "pytest-mock", "numba")
     out = ROOT / "conformance-report"
     python = Path(session.bin) / "python"
     session.run(
         "bash", str(script), "opgraph", str(out), *(session.posargs or CONFORMANCE_TARGETS),
-        env={"PYTHON": str(python), "COLLECT_COUNTS": str(CONFORMANCE / "counts.tsv")},
+        env={"PYTHON": str(python), "COLLECT_COUNTS": str(CONFORMANCE / "counts.tsv"),
+             **REAL_PYTENSOR_ENV},
         external=True,
     )
 
