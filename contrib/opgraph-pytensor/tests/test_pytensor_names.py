@@ -122,8 +122,7 @@ def test_type_casting_op_returns_its_input() -> None:
 
 
 def test_marker_classes_hold_for_the_same_types_as_pytensor() -> None:
-    for t in (pt.dvector.type if hasattr(pt.dvector, "type") else pt.TensorType("float64", (None,)),
-              pytensor.scalar.float64):
+    for t in (pt.TensorType("float64", (None,)), pytensor.scalar.float64):
         assert isinstance(t, HasShape) and isinstance(t, HasDataType) and isinstance(t, CType)
     assert not isinstance(pt.random.type.random_generator_type, HasShape)
 
