@@ -311,3 +311,20 @@ def test_update_may_have_a_more_specific_static_shape() -> None:
 def test_random_variables_have_pytensor_print_names() -> None:
     assert pt.random.normal(0, 1).owner.op._print_name == ("Normal", "\\operatorname{Normal}")
     assert pt.random.invgamma(1, 1).owner.op._print_name[0] == "InverseGamma"
+
+
+def test_rng_consumer_op_is_an_abc_like_pytensors() -> None:
+    import abc
+
+    class SymbolicBase(RNGConsumerOp, abc.ABC):
+        pass
+
+    class Registered(OpFromGraph):
+        def update(self, node: Apply) -> dict:
+            return {}
+
+    SymbolicBase.register(Registered)
+    rng = pytensor.shared(np.random.default_rng(0))
+    dummy = rng.type()
+    op = Registered([dummy], pt.random.normal(rng=dummy).owner.outputs)
+    assert isinstance(op, RNGConsumerOp)

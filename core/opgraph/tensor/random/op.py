@@ -9,6 +9,7 @@ linker gives the same draws for the same seed.
 from __future__ import annotations
 
 import re
+from abc import ABCMeta
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,12 +71,14 @@ def _resolve_dtype(dtype: Any) -> str | None:
     return None if dtype is None else str(np.dtype(dtype))
 
 
-class RNGConsumerOp(Op):
+class RNGConsumerOp(Op, metaclass=ABCMeta):
     """An Op that takes random generators as inputs and says how each advances.
 
     ``update(node)`` maps each generator input of ``node`` to the output
     holding its next state; compiled functions and PyMC's
-    ``collect_default_updates`` use it to write the state back.
+    ``collect_default_updates`` use it to write the state back.  An ABC, as in
+    PyTensor: a class registered with a subclass (``SymbolicRandomVariable.register``)
+    counts as one.
     """
 
     def update(self, node: Apply) -> dict[Variable, Variable]:
