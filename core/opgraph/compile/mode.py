@@ -713,6 +713,10 @@ def get_rewriter(mode: Mode) -> Any:
 # -- PyTensor's predefined Mode objects ------------------------------------------------------
 
 _PREDEFINED_OBJECTS: dict[str, Mode] = {}
+_PREDEFINED_DOCS = {
+    _FAST_RUN: "The FAST_RUN Mode: every standard rewrite, the C linker if usable.",
+    _FAST_COMPILE: "The FAST_COMPILE Mode: few rewrites and the Python VM, quick to compile.",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -727,4 +731,5 @@ def __getattr__(name: str) -> Any:
     mode = _PREDEFINED_OBJECTS.get(name)
     if mode is None:
         mode = _PREDEFINED_OBJECTS[name] = get_mode(name)
+        mode.__doc__ = _PREDEFINED_DOCS[name]
     return mode

@@ -10,8 +10,7 @@ import sys as _sys
 from collections.abc import Sequence as _Sequence
 from typing import Any as _Any
 
-# NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
-from numpy import e, euler_gamma, inf, nan, newaxis, pi  # noqa: F401
+import numpy as _np
 from numpy.typing import ArrayLike as _ArrayLike
 
 from opgraph import faces as _faces
@@ -89,6 +88,20 @@ del _module, _name
 from opgraph.tensor import random  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+
+# NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
+inf = _np.inf
+"""Positive infinity (NumPy's ``np.inf``), as PyTensor's ``pt.inf``."""
+nan = _np.nan
+"""Not a number (NumPy's ``np.nan``)."""
+pi = _np.pi
+"""The constant pi (NumPy's ``np.pi``)."""
+e = _np.e
+"""Euler's number e (NumPy's ``np.e``)."""
+euler_gamma = _np.euler_gamma
+"""The Euler-Mascheroni constant (NumPy's ``np.euler_gamma``)."""
+newaxis = _np.newaxis
+"""None: a new length-1 axis in an index (``x[:, pt.newaxis]``), as NumPy's."""
 
 TensorLike = Variable | _Sequence[Variable] | _ArrayLike
 """What ``as_tensor_variable`` accepts: a Variable, a sequence of them, or array-like data."""
