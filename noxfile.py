@@ -36,6 +36,16 @@ if hasattr(nox.options, "parallel"):  # nox >= 2026.10: run sessions side by sid
 
 ROOT = Path(__file__).resolve().parent
 PYTHON = "3.11"
+#: The interpreters ``core`` and ``integration`` run on (PyMC 6 needs 3.12; 3.13 is supported
+#: by the metadata and checked by hand: docs/testing.md).
+PYTHONS = ("3.11", "3.12")
+#: What ``integration`` leaves out on the newer interpreter, to keep CI time: the fuzz
+#: profile and the browser test exercise no version-specific code (the C linker, import
+#: machinery and typing are covered by the rest).
+INTEGRATION_SECOND_PYTHON_IGNORES = (
+    "tests/integration/fuzz",
+    "tests/integration/test_d3viz_browser.py",
+)
 TEST_DEPS = ("pytest>=8", "hypothesis>=6.90", "pytest-xdist>=3.5")
 NO_TESTS_COLLECTED = 5  # pytest's exit code when a directory holds no tests yet
 # Bytecode is written (an empty PYTHONDONTWRITEBYTECODE turns a caller's setting off): every
@@ -49,12 +59,17 @@ TEST_ENV = {"OPGRAPH_HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": ""}
 XDIST_SESSIONS = frozenset({"integration", "core", "opgraph-c"})
 
 
+def _base_name(session: nox.Session) -> str:
+    """The session's name without its interpreter (``integration-3.12`` -> ``integration``)."""
+    return re.sub(r"-\d+\.\d+$", "", session.name)
+
+
 def _worker_args(session: nox.Session) -> list[str]:
     """``-n N --dist loadfile`` for the long sessions: N from OPGRAPH_TEST_WORKERS (2)."""
     workers = os.environ.get("OPGRAPH_TEST_WORKERS", "2")
     if not workers.isdigit():
         raise ValueError(f"OPGRAPH_TEST_WORKERS must be a whole number, got {workers!r}")
-    if int(workers) < 2 or session.name not in XDIST_SESSIONS:
+    if int(workers) < 2 or _base_name(session) not in XDIST_SESSIONS:
         return []
     return ["-n", workers, "--dist", "loadfile"]
 
@@ -105,6 +120,19 @@ def _discover() -> dict[str, LocalPackage]:
 
 PACKAGES = _discover()
 
+COMPAT = "opgraph-pytensor"
+"""The distribution that makes ``import pytensor`` return opgraph (docs/pymc.md).
+
+Sessions that compare with the real PyTensor (bench, conformance) leave it out
+and also set ``OPGRAPH_AS_PYTENSOR=0``, so a reused environment cannot route
+their ``import pytensor`` to opgraph.
+"""
+REAL_PYTENSOR_ENV = {"OPGRAPH_AS_PYTENSOR": "0"}
+
+
+def _without_compat() -> list[LocalPackage]:
+    return [p for p in PACKAGES.values() if p.name != COMPAT]
+
 
 def _local_closure(pkg: LocalPackage) -> list[LocalPackage]:
     """``pkg`` and every local package it depends on, directly or not."""
@@ -127,20 +155,22 @@ def _install(session: nox.Session, packages: list[LocalPackage]) -> None:
     session.install(*args, *TEST_DEPS)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def integration(session: nox.Session) -> None:
-    """The core with every local package installed."""
+    """The core with every local package installed (on 3.12 without the fuzz profile)."""
     _install(session, list(PACKAGES.values()))
     if not (ROOT / "tests" / "integration").is_dir():
         session.skip("tests/integration does not exist yet")
-    _pytest(session, "tests/integration", success_codes=(0, NO_TESTS_COLLECTED))
+    ignores = [] if session.python == PYTHON else [
+        f"--ignore={p}" for p in INTEGRATION_SECOND_PYTHON_IGNORES]
+    _pytest(session, "tests/integration", *ignores, success_codes=(0, NO_TESTS_COLLECTED))
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def core(session: nox.Session) -> None:
-    """The core alone, no plugin installed."""
+    """The core alone, no plugin installed (tests/pymc need PyMC: sessions pymc*)."""
     _install(session, [])
-    _pytest(session, "tests", "--ignore=tests/integration")
+    _pytest(session, "tests", "--ignore=tests/integration", "--ignore=tests/pymc")
 
 
 def _make_package_session(pkg: LocalPackage) -> None:
@@ -233,7 +263,7 @@ def bench(session: nox.Session) -> None:
     ``nox -s bench -- --quick`` shrinks every size for a smoke test; the report goes to
     bench-report/ (``-- --out DIR`` to change it).
     """
-    _install(session, list(PACKAGES.values()))
+    _install(session, _without_compat())
     requirements = ROOT / "benchmarks" / "requirements.txt"
     if requirements.is_file():
         session.install("-r", str(requirements.relative_to(ROOT)))
@@ -244,7 +274,7 @@ def bench(session: nox.Session) -> None:
     script = ROOT / "benchmarks" / "run.py"
     if not script.is_file():
         session.skip("benchmarks/run.py does not exist yet")
-    session.run("python", str(script.relative_to(ROOT)), *session.posargs)
+    session.run("python", str(script.relative_to(ROOT)), *session.posargs, env=REAL_PYTENSOR_ENV)
 
 
 CONFORMANCE = ROOT.parent / "shared" / "conformance"
@@ -271,13 +301,96 @@ def conformance(session: nox.Session) -> None:
     script = CONFORMANCE / "run.sh"
     if not script.is_file():
         session.skip(f"{script} not found (the conformance suite lives beside the repository)")
-    _install(session, list(PACKAGES.values()))
+    _install(session, _without_compat())
     # numba only because some PyTensor test files name its warning classes in filters.
     session.install("pytest-timeout", "pytest-mock", "numba")
     out = ROOT / "conformance-report"
     python = Path(session.bin) / "python"
     session.run(
         "bash", str(script), "opgraph", str(out), *(session.posargs or CONFORMANCE_TARGETS),
-        env={"PYTHON": str(python), "COLLECT_COUNTS": str(CONFORMANCE / "counts.tsv")},
+        env={"PYTHON": str(python), "COLLECT_COUNTS": str(CONFORMANCE / "counts.tsv"),
+             **REAL_PYTENSOR_ENV},
         external=True,
     )
+
+
+# -- PyMC 6 on opgraph (docs/pymc.md) ---------------------------------------------------------
+
+PYMC_PYTHON = "3.12"  # PyMC 6 requires Python >= 3.12
+#: PyMC and, for the PyTensor reference, a released numba (a pre-release may not import).
+PYMC_REQUIREMENTS = ("pymc==6.0.0", "numba<0.63.0b0")
+PYMC_TEST_DEPS = ("pytest>=8", "pytest-timeout", "pytest-mock", "matplotlib", "scipy>=1.11")
+#: PyTensor names PyMC imports that other work provides (sparse: the sparse plugin; xtensor:
+#: opgraph.xtensor; link.jax: the JAX plugin).  They are reported, not failed, by the check.
+PYMC_PENDING_NAMES = ("pytensor.sparse:sign", "pytensor.sparse.math", "pytensor.xtensor",
+                      "pytensor.link.jax")
+PYMC_SDIST = ROOT.parent / "shared" / "pymc" / "run.sh"
+
+
+def _install_pymc(session: nox.Session) -> None:
+    _install(session, list(PACKAGES.values()))
+    session.install(*PYMC_REQUIREMENTS, *PYMC_TEST_DEPS)
+    session.run("python", "-c", "import opgraph, pytensor; assert pytensor is opgraph, "
+                "pytensor.__file__; print('pytensor ->', pytensor.__file__)")
+
+
+@nox.session(python=PYMC_PYTHON, name="pymc-quick")
+def pymc_quick(session: nox.Session) -> None:
+    """PyMC 6.0.0 on opgraph, quickly: import, logp/dlogp, find_MAP, short NUTS, prior draws."""
+    _install_pymc(session)
+    session.run("pytest", "tests/pymc/test_quick.py", "-p", "no:cacheprovider",
+                *session.posargs, env=TEST_ENV)
+
+
+def _reference_venv(session: nox.Session) -> Path:
+    """A second environment with PyMC 6.0.0 on PyTensor 3.0.7 itself (kept between runs)."""
+    venv = Path(session.create_tmp()) / "pytensor-venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        session.run("python", "-m", "venv", str(venv))
+    session.run(str(python), "-m", "pip", "install", "-q", *PYMC_REQUIREMENTS, *PYMC_TEST_DEPS,
+                external=True)
+    return python
+
+
+def _passed(summary: Path) -> int:
+    """N of the ``N passed, M failed`` line run.sh prints last."""
+    match = re.search(r"(\d+) passed, (\d+) failed", summary.read_text(encoding="utf-8"))
+    if match is None:
+        raise RuntimeError(f"{summary} holds no 'N passed, M failed' line")
+    return int(match.group(1))
+
+
+@nox.session(python=PYMC_PYTHON, default=False)
+def pymc(session: nox.Session) -> None:
+    """PyMC 6.0.0 on opgraph against PyMC 6.0.0 on PyTensor 3.0.7 (opt-in; tens of minutes).
+
+    1. every name PyMC imports from pytensor resolves (tools/pytensor_names.py);
+    2. tests/pymc/programs.py runs in both environments and every value is compared
+       (tests/pymc/test_programs.py with OPGRAPH_PYMC_REFERENCE);
+    3. PyMC's own sdist tests (../shared/pymc/run.sh) in both; opgraph must pass at least
+       as many.  Reports go to pymc-report/.
+    """
+    _install_pymc(session)
+    pending = [arg for p in PYMC_PENDING_NAMES for arg in ("--pending", p)]
+    session.run("python", "tools/pytensor_names.py", "pymc", *pending)
+    out = ROOT / "pymc-report"
+    out.mkdir(exist_ok=True)
+    reference = _reference_venv(session)
+    ref_json = out / "pytensor-programs.json"
+    session.run(str(reference), "tests/pymc/programs.py", "--out", str(ref_json), external=True,
+                success_codes=[0, 1])
+    session.run("pytest", "tests/pymc", "-p", "no:cacheprovider", *session.posargs,
+                env={**TEST_ENV, "OPGRAPH_PYMC_REFERENCE": str(ref_json)})
+    if not PYMC_SDIST.is_file():
+        session.warn(f"{PYMC_SDIST} not found: PyMC's sdist tests are skipped")
+        return
+    runs = {"opgraph": Path(session.bin) / "python", "pytensor": reference}
+    for name, python in runs.items():
+        with open(out / f"sdist-{name}.txt", "w", encoding="utf-8") as fh:
+            session.run("bash", str(PYMC_SDIST), str(out / f"sdist-{name}"), external=True,
+                        env={"PYTHON": str(python)}, stdout=fh)
+    mine, ref = _passed(out / "sdist-opgraph.txt"), _passed(out / "sdist-pytensor.txt")
+    session.log(f"PyMC sdist tests: opgraph {mine} passed, PyTensor 3.0.7 {ref} passed")
+    if mine < ref:
+        session.error(f"opgraph passes fewer PyMC tests than PyTensor ({mine} < {ref})")

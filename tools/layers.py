@@ -115,6 +115,9 @@ DOCUMENTED_GETATTR = {
     # opgraph``) does not import every sibling: pluggy, NumPy and the compile machinery
     # stay out of ``import opgraph.graph`` / ``opgraph.plugins``.  Within the package only.
     "opgraph.compile": "lazy package exports (import time)",
+    # PyTensor's FAST_RUN / FAST_COMPILE are Mode objects: built from the plugins' mode
+    # records on first access (building them at import would load every plugin).
+    "opgraph.compile.mode": "predefined Mode objects built on first access",
     "opgraph.graph": "lazy package exports (import time)",
     "opgraph.plugins": "lazy package exports (import time)",
     # PyTensor paths of names defined in a module built on this one (same package):

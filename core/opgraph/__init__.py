@@ -39,6 +39,20 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "tensor": ("opgraph.tensor", None),
     "scan": ("opgraph.scan", None),
     "wrap_jax": ("opgraph.link.jax.ops", "wrap_jax"),  # served by opgraph-jax
+    "basic": ("opgraph.basic", None),
+    # Further names of PyTensor's top-level namespace (``pytensor.map``, ``pytensor.ifelse``).
+    "map": ("opgraph.scan", "map"),
+    "ifelse": ("opgraph.ifelse", "ifelse"),
+    "wrap_py": ("opgraph.compile.ops", "wrap_py"),
+    "Lop": ("opgraph.gradient", "Lop"),
+    "Rop": ("opgraph.gradient", "Rop"),
+    "OpFromGraph": ("opgraph.compile.builders", "OpFromGraph"),
+    "gradient": ("opgraph.gradient", None),
+    "printing": ("opgraph.printing", None),
+    "compile": ("opgraph.compile", None),
+    "graph": ("opgraph.graph", None),
+    "scalar": ("opgraph.scalar", None),
+    "sparse": ("opgraph.sparse", None),
 }
 
 __all__ = [

@@ -164,7 +164,9 @@ NAME_FACES: dict[str, dict[str, str]] = {
         ),
         "opgraph-special",
     ),
-    "opgraph.scalar": dict.fromkeys(("PolyGamma", "Psi", "TriGamma"), "opgraph-special"),
+    "opgraph.scalar": dict.fromkeys(
+        ("Erf", "Erfc", "Erfcx", "PolyGamma", "Psi", "TriGamma"), "opgraph-special"
+    ),
 }
 """Names of core modules that a plugin provides (PyTensor's ``pt.erf``...), per module."""
 

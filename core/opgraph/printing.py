@@ -102,6 +102,7 @@ class _DebugPrinter:
     depth: int
     print_type: bool
     stop_on_name: bool
+    print_shape: bool
     print_op_info: bool
     print_destroy_map: bool
     print_view_map: bool
@@ -139,6 +140,10 @@ class _DebugPrinter:
         extra = ""
         if self.print_type:
             extra += f" <{var.type}>"
+        shape = getattr(var.type, "shape", None)
+        if self.print_shape and isinstance(shape, tuple):
+            extra += " shape=(" + ", ".join("?" if s is None else str(s) for s in shape)
+            extra += ",)" if len(shape) == 1 else ")"
         if node is None:
             shown = f"i{var.id}" if isinstance(var, NominalVariable) and var.name is None else var
             text = f"{shown}{self.id_of(var)}{extra}"
@@ -266,6 +271,7 @@ def debugprint(
     print_view_map: bool = False,
     print_fgraph_inputs: bool = False,
     print_assumptions: bool = False,
+    print_shape: bool = False,
 ) -> Any:
     """Print a graph as an indented tree; ``file="str"`` returns the text instead.
 
@@ -277,7 +283,8 @@ def debugprint(
     "Inner graphs:".  For a FunctionGraph or compiled function, each node
     line ends with its position in the topological order.
     ``print_assumptions=True`` ends each line with the facts known about the
-    variable (``a={diag, !sym}``, see ``opgraph.assumptions``).
+    variable (``a={diag, !sym}``, see ``opgraph.assumptions``);
+    ``print_shape=True`` adds each variable's static shape (``shape=(?, 3)``).
     """
     if not isinstance(depth, int) or isinstance(depth, bool):
         raise TypeError(f"debugprint: depth must be an int (-1: no limit), got {depth!r}")
@@ -287,6 +294,7 @@ def debugprint(
         depth=depth,
         print_type=print_type,
         stop_on_name=stop_on_name,
+        print_shape=print_shape,
         print_op_info=print_op_info,
         print_destroy_map=print_destroy_map,
         print_view_map=print_view_map,

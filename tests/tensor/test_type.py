@@ -52,10 +52,16 @@ def test_unsupported_dtype_rejected(bad):
         TensorType(bad, ())
 
 
-@pytest.mark.parametrize("shape", [(-1,), (1.5,), (True,)])
+@pytest.mark.parametrize("shape", [(-1,), (1.5,)])
 def test_bad_shape_entries_rejected(shape):
     with pytest.raises(TypeError, match="shape entry 0"):
         TensorType("float64", shape)
+
+
+def test_bool_shape_entries_are_broadcastable_flags():
+    # PyTensor's reading (PyMC writes TensorType(dtype, (False,))): True is length 1.
+    assert TensorType("float64", (False,)).shape == (None,)
+    assert TensorType("float64", (True, None, False)).shape == (1, None, None)
 
 
 def test_equality_and_hash_by_parameters():

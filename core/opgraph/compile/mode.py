@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from opgraph.compile.database import optdb  # noqa: F401 (PyTensor's compile.mode.optdb)
 from opgraph.compile.flags import flag
 from opgraph.config import config
 from opgraph.graph.destroyhandler import DestroyHandler
@@ -33,8 +34,8 @@ from opgraph.plugins.registry import rewrite_database_record
 __all__ = [
     "BACKEND_PLUGINS",
     "BUILTIN_MODES",
-    "FAST_COMPILE",
-    "FAST_RUN",
+    "FAST_COMPILE",  # noqa: F822 (module __getattr__)
+    "FAST_RUN",  # noqa: F822
     "JAX",
     "JAX_EXCLUDE",
     "LINKER_ALIASES",
@@ -70,14 +71,14 @@ __all__ = [
     "warn_link_fallback",
 ]
 
-FAST_RUN = "FAST_RUN"
+_FAST_RUN = "FAST_RUN"
 """The name of the mode with every standard rewrite and the fastest linker (the default)."""
-FAST_COMPILE = "FAST_COMPILE"
+_FAST_COMPILE = "FAST_COMPILE"
 """The name of the mode with few rewrites and the Python linker: quick to compile."""
 
 BUILTIN_MODES: dict[str, ModeRecord] = {
-    FAST_RUN: ModeRecord(
-        FAST_RUN,
+    _FAST_RUN: ModeRecord(
+        _FAST_RUN,
         linkers=("c", "vm", "py"),
         include=("fast_run",),
         description="All standard rewrites; the C linker if usable, else the Python VM",
@@ -473,7 +474,7 @@ class Mode:
         plugin_manager: Any = None,
     ) -> None:
         if linker is None:
-            linker = _configured_linker() or BUILTIN_MODES[FAST_RUN].linkers
+            linker = _configured_linker() or BUILTIN_MODES[_FAST_RUN].linkers
         if isinstance(linker, str) and linker in predefined_linkers:
             linker = predefined_linkers[linker]
         self.linker_spec = linker
@@ -722,3 +723,28 @@ JAX = Mode(linker="jax", optimizer=RewriteQuery(include=("fast_run", "jax"), exc
            name="JAX")
 """PyTensor's ``compile.mode.JAX``: linker ``"jax"`` from the opgraph-jax plugin, resolved
 on first use (without the plugin, using it raises :class:`BackendNotInstalledError`)."""
+
+
+# -- PyTensor's predefined Mode objects ------------------------------------------------------
+
+_PREDEFINED_OBJECTS: dict[str, Mode] = {}
+_PREDEFINED_DOCS = {
+    _FAST_RUN: "The FAST_RUN Mode: every standard rewrite, the C linker if usable.",
+    _FAST_COMPILE: "The FAST_COMPILE Mode: few rewrites and the Python VM, quick to compile.",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``FAST_RUN`` / ``FAST_COMPILE``: Mode objects, as in PyTensor (built on first access).
+
+    Code writes ``mode=compile.mode.FAST_COMPILE`` or
+    ``FAST_COMPILE.excluding("canonicalize")``; the object is
+    ``get_mode(name)`` of the plugins in use when first read, then kept.
+    """
+    if name not in (_FAST_RUN, _FAST_COMPILE):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    mode = _PREDEFINED_OBJECTS.get(name)
+    if mode is None:
+        mode = _PREDEFINED_OBJECTS[name] = get_mode(name)
+        mode.__doc__ = _PREDEFINED_DOCS[name]
+    return mode

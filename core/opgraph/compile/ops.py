@@ -24,6 +24,7 @@ from opgraph.graph.type import Type
 __all__ = [
     "DeepCopyOp",
     "FromFunctionOp",
+    "TypeCastingOp",
     "ViewOp",
     "as_op",
     "deep_copy_op",
@@ -32,7 +33,24 @@ __all__ = [
 ]
 
 
-class ViewOp(Op):
+class TypeCastingOp(Op):
+    """An Op that changes only what the graph knows about a value: it returns its input itself.
+
+    The base of :class:`ViewOp` and of ported Ops that retype a value (PyMC's
+    ``InitialPoint``); subclasses define ``make_node``.
+    """
+
+    __props__ = ()
+    view_map = {0: [0]}
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = inputs[0]
+
+    def __str__(self) -> str:
+        return type(self).__name__
+
+
+class ViewOp(TypeCastingOp):
     """Returns its input itself (``view_map = {0: [0]}``); a barrier for rewrites."""
 
     __props__ = ()

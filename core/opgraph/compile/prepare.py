@@ -61,6 +61,14 @@ def _pairs(value: Any, what: str) -> list[tuple[Any, Any]]:
     )
 
 
+def _more_specific(old: Any, new: Any) -> bool:
+    """``new`` narrows ``old`` without changing which dimensions broadcast (PyTensor's rule)."""
+    return (
+        old.is_super(new)
+        and getattr(old, "broadcastable", None) == getattr(new, "broadcastable", None)
+    )
+
+
 def _update_value(shared: Any, expr: Any) -> Variable:
     if not isinstance(shared, SharedVariable):
         raise TypeError(
@@ -75,9 +83,10 @@ def _update_value(shared: Any, expr: Any) -> Variable:
             f"function(): the update of shared variable {shared.name or shared!s} must have "
             f"its type {shared.type}, got {given} ({expr!s:.60}): {exc}"
         ) from None
-    if getattr(new, "type", None) != shared.type:
-        # As in PyTensor, a more specific static shape is refused too: the next call
-        # would feed the stored value back through the shared variable's own type.
+    if getattr(new, "type", None) != shared.type and not _more_specific(shared.type, new.type):
+        # As in PyTensor, a static shape that makes a dimension broadcastable (length 1)
+        # is refused: the next call would feed the value back through the shared
+        # variable's own type.  Other known lengths are only more specific (accepted).
         raise TypeError(
             f"function(): the update of shared variable {shared.name or shared!s} must have "
             f"its type {shared.type}, got {new.type}. If only the static shape differs "

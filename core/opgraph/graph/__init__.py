@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from opgraph.graph.null_type import DisconnectedType, NullType
     from opgraph.graph.op import HasInnerGraph, Op
     from opgraph.graph.replace import graph_replace, vectorize_graph
+    from opgraph.graph.rewriting.basic import node_rewriter
     from opgraph.graph.rewriting.utils import rewrite_graph
     from opgraph.graph.traversal import explicit_graph_inputs, toposort
     from opgraph.graph.type import Type
@@ -74,6 +75,7 @@ _LAZY: dict[str, str] = {
     "graph_replace": "opgraph.graph.replace",
     "vectorize_graph": "opgraph.graph.replace",
     "rewrite_graph": "opgraph.graph.rewriting.utils",
+    "node_rewriter": "opgraph.graph.rewriting.basic",
     "RewriteDatabaseQuery": "opgraph.graph.rewriting.db",  # served by opgraph-rewrites
     "explicit_graph_inputs": "opgraph.graph.traversal",
     "toposort": "opgraph.graph.traversal",
@@ -109,6 +111,7 @@ __all__ = [
     "graph_inputs",
     "graph_replace",
     "io_toposort",
+    "node_rewriter",
     "orphans_between",
     "rewrite_graph",
     "toposort",

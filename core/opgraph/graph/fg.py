@@ -40,8 +40,23 @@ from opgraph.graph.utils import InconsistencyError, MissingInputError, type_name
 
 __all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "Output"]
 
+class _OutputClient(str):
+    """The string ``"output"`` that also answers as PyTensor 3's output client node.
+
+    opgraph marks graph outputs in ``clients`` with ``("output", i)``; PyTensor 3
+    uses an Apply of an ``Output`` Op there, and code written for it reads
+    ``client.op`` (PyMC: ``match client.op: case Output(): ...``) or
+    ``client.outputs``.  This str compares equal to ``"output"``, so opgraph's own
+    checks (``client == "output"``, ``isinstance(client, str)``) are unchanged.
+    """
+
+    __slots__ = ()
+    op = Output(None)
+    outputs: tuple = ()
+
+
 #: The pseudo-node that stands for the graph's outputs in ``clients``.
-OUTPUT: Literal["output"] = "output"
+OUTPUT: Literal["output"] = _OutputClient("output")  # type: ignore[assignment]
 
 ClientType = tuple[Apply | Literal["output"], int]
 
@@ -459,6 +474,7 @@ class FunctionGraph(FeatureHost):
         import_missing: bool, check: bool,
     ) -> None:
         if node == OUTPUT:
+            node = OUTPUT  # the marker carrying ``.op``, whatever string the caller passed
             r = self.outputs[i]
         else:
             r = node.inputs[i]

@@ -44,9 +44,14 @@ DEBUGPRINT: list[Callable[..., Any]] = []
 
 
 class Node:
-    """Common base of Variable and Apply (PyTensor's ``Node``)."""
+    """Common base of Variable and Apply (PyTensor's ``Node``).
 
-    __slots__ = ()
+    The fields are slots (fast to build, small); the ``__dict__`` slot lets code set
+    attributes of its own on a node, as PyTensor allows (PyMC sets ``rv.str_repr``).
+    The dict is created only when such an attribute is first set.
+    """
+
+    __slots__ = ("__dict__",)
     _tag: Scratchpad | None  # a slot of each subclass
 
     @property
@@ -141,11 +146,13 @@ class Variable(Node):
 
     def __getstate__(self) -> dict[str, Any]:
         """Every field but the compiled-function cache of ``eval``."""
-        return {
+        state = {
             k: getattr(self, k)
             for k in _slot_names(type(self))
             if k != "_fn_cache" and hasattr(self, k)
         }
+        state.update(self.__dict__)  # attributes set by user code
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():

@@ -6,6 +6,8 @@ two Types with the same parameters compare and hash equal.
 
 from __future__ import annotations
 
+from abc import ABC
+from types import GenericAlias
 from typing import Any
 
 import attrs
@@ -13,7 +15,7 @@ import attrs
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.utils import type_name
 
-__all__ = ["Type"]
+__all__ = ["HasDataType", "HasShape", "Type"]
 
 
 class Type:
@@ -25,6 +27,9 @@ class Type:
     variable_type: type[Variable] = Variable
     #: Class used by ``make_constant``.
     constant_type: type[Constant] = Constant
+
+    #: ``Type[np.ndarray]`` in annotations, as PyTensor's generic Type allows.
+    __class_getitem__ = classmethod(GenericAlias)
 
     # -- values -----------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:
@@ -135,3 +140,18 @@ class Type:
 
     def get_size(self, shape_info: Any) -> int:
         raise NotImplementedError
+
+
+class HasDataType(ABC):
+    """Marks a Type whose values have a NumPy ``dtype`` attribute (tensors, scalars)."""
+
+    __slots__ = ()
+    dtype: str
+
+
+class HasShape(ABC):
+    """Marks a Type with a static ``shape`` and ``ndim`` (tensors: None for an unknown length)."""
+
+    __slots__ = ()
+    ndim: int
+    shape: tuple[int | None, ...]

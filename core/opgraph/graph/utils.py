@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from abc import ABCMeta
 from collections.abc import Callable, Mapping
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,25 @@ class MethodNotDefined(Exception):
 
 class TestValueError(Exception):
     """Kept for PyTensor compatibility: test values are not computed by opgraph."""
+
+
+class MetaType(ABCMeta):
+    """PyTensor's metaclass of Ops and Types: checks that ``__props__`` is a tuple of names.
+
+    opgraph's Op and Type derive equality and hashing from ``__props__``
+    without a metaclass; this one exists for code that annotates or builds
+    classes with it (PyMC's ``rv_type: MetaType``).
+    """
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
+        props = namespace.get("__props__")
+        if props is not None and (
+            not isinstance(props, tuple) or not all(isinstance(p, str) for p in props)
+        ):
+            raise TypeError(
+                f"{name}.__props__ must be a tuple of attribute names, got {props!r}"
+            )
+        return super().__new__(mcs, name, bases, namespace)
 
 
 class Scratchpad:

@@ -172,6 +172,8 @@ class transfer_type:
 @functools.cache
 def _resolve(ufunc_name: str, dtypes: tuple[str, ...]) -> tuple[str, ...]:
     uf = getattr(np, ufunc_name)
+    if uf.nin == 2 and len(dtypes) == 1:  # add(x) of one input: x's own type, as PyTensor
+        return _resolve(ufunc_name, (dtypes[0], dtypes[0]))
     if uf.nin == 2 and len(dtypes) > 2:  # variadic add/mul: fold left, as impl does
         acc = dtypes[0]
         for d in dtypes[1:]:
@@ -204,6 +206,8 @@ class UfuncOut:
 def _fold(ufunc: np.ufunc) -> Callable[..., Any]:
     def folded(*xs: Any) -> Any:
         acc = xs[0]
+        if len(xs) == 1:  # add(x): a new array equal to x (an output never aliases an input)
+            return np.array(acc, copy=True)
         for x in xs[1:]:
             acc = ufunc(acc, x)
         return acc

@@ -16,8 +16,9 @@ import numpy as np
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
-from opgraph.graph.type import Type
+from opgraph.graph.type import HasDataType, HasShape, Type
 from opgraph.graph.utils import type_name
+from opgraph.link.c.type import CType
 from opgraph.scalar.autocast import autocast_float
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 
@@ -471,3 +472,9 @@ ints = _variables("int64")
 complexs = _variables("complex128")
 complexs64 = _variables("complex64")
 complexs128 = _variables("complex128")
+
+
+# PyTensor's ScalarType derives from these; opgraph's registers with them.
+for _base in (HasDataType, HasShape, CType):
+    _base.register(ScalarType)
+del _base

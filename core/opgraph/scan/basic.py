@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 import opgraph.tensor as pt
 from opgraph.graph.basic import Constant, Variable, clone, clone_replace, graph_inputs
 from opgraph.graph.utils import MissingInputError
@@ -66,7 +68,9 @@ def _tensor(x: Any, what: str) -> Variable:
 
 
 def _check_taps(what: str, taps: Any, negative_only: bool) -> list[int]:
-    taps = _as_list(taps)
+    # ``taps=range(-2, 0)`` means the taps -2 and -1, as in PyTensor (and NumPy int arrays).
+    taps = list(taps) if isinstance(taps, range | np.ndarray) else _as_list(taps)
+    taps = [int(t) if isinstance(t, np.integer) else t for t in taps]
     if not taps or not all(isinstance(t, int) and not isinstance(t, bool) for t in taps):
         raise ValueError(f"scan: {what} taps must be a non-empty list of integers; got {taps!r}")
     if len(set(taps)) != len(taps):

@@ -7,7 +7,11 @@ variables, elementwise math, reductions, dot, shape and indexing ops.
 from __future__ import annotations
 
 import sys as _sys
+from collections.abc import Sequence as _Sequence
 from typing import Any as _Any
+
+import numpy as _np
+from numpy.typing import ArrayLike as _ArrayLike
 
 from opgraph import faces as _faces
 from opgraph.autodiff import arith as _autodiff_arith
@@ -15,7 +19,7 @@ from opgraph.autodiff import arith as _autodiff_arith
 # PyTensor also exposes the differentiation entry points on the tensor namespace.
 from opgraph.autodiff.derived import hessian, jacobian  # noqa: F401
 from opgraph.autodiff.reverse import grad  # noqa: F401
-from opgraph.graph.basic import Variable  # noqa: F401 - PyTensor exposes it here too
+from opgraph.graph.basic import Variable
 from opgraph.graph.op import Op  # noqa: F401 - PyTensor exposes it here too
 
 # Modules whose ``__all__`` this namespace re-exports, in order (a later one wins a name).
@@ -94,6 +98,23 @@ from opgraph.tensor import (  # noqa: E402, F401
 )
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+
+# NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
+inf = _np.inf
+"""Positive infinity (NumPy's ``np.inf``), as PyTensor's ``pt.inf``."""
+nan = _np.nan
+"""Not a number (NumPy's ``np.nan``)."""
+pi = _np.pi
+"""The constant pi (NumPy's ``np.pi``)."""
+e = _np.e
+"""Euler's number e (NumPy's ``np.e``)."""
+euler_gamma = _np.euler_gamma
+"""The Euler-Mascheroni constant (NumPy's ``np.euler_gamma``)."""
+newaxis = _np.newaxis
+"""None: a new length-1 axis in an index (``x[:, pt.newaxis]``), as NumPy's."""
+
+TensorLike = Variable | _Sequence[Variable] | _ArrayLike
+"""What ``as_tensor_variable`` accepts: a Variable, a sequence of them, or array-like data."""
 
 _autodiff_arith.register_gradient_arithmetic(TensorType, _TENSOR_ARITHMETIC, default=True)
 _autodiff_arith.register_tensor_library(_sys.modules[__name__])

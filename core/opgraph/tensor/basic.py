@@ -66,9 +66,10 @@ from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
 )
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
 from opgraph.tensor.ufuncs import tensor_copy  # noqa: F401 (PyTensor's tensor.basic name)
-from opgraph.tensor.variable import (
+from opgraph.tensor.variable import (  # noqa: F401 (_as_tensor_variable: PyTensor's dispatcher)
     TensorConstant,
-    TensorVariable,  # noqa: F401 (PyTensor's name)
+    TensorVariable,
+    _as_tensor_variable,
     as_tensor,
     as_tensor_variable,
     constant,

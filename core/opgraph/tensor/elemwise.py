@@ -10,9 +10,11 @@ time never broadcasts silently (that keeps gradients' shapes right).
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import attrs
 import numpy as np
@@ -88,6 +90,10 @@ class DimShuffle(Op):
     (b, 1, a).  The output is a view of the input.
     """
 
+    #: PyTensor's C source of this Op, relative to the class's file; opgraph generates its
+    #: C code, but subclasses of ported code read the attribute (with :meth:`get_path`).
+    c_func_file: ClassVar[str] = "c_code/dimshuffle.c"
+
     input_ndim: int = attrs.field(converter=_as_ndim)
     new_order: tuple = attrs.field(converter=tuple)
     shuffle: tuple = attrs.field(init=False, eq=False)
@@ -99,6 +105,11 @@ class DimShuffle(Op):
     _index: tuple | None = attrs.field(init=False, eq=False, repr=False)
 
     view_map = {0: [0]}
+
+    @classmethod
+    def get_path(cls, f: Path) -> Path:
+        """``f`` made absolute relative to the directory of the file defining ``cls``."""
+        return f if f.is_absolute() else Path(inspect.getfile(cls)).parent / f
 
     def __attrs_post_init__(self) -> None:
         _check_new_order(self.input_ndim, self.new_order)

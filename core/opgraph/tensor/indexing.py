@@ -24,7 +24,7 @@ from opgraph.tensor.shape import as_index_scalar, static_int
 from opgraph.tensor.type import TensorType, discrete_dtypes
 from opgraph.tensor.variable import constant
 
-__all__ = ["ARRAY", "INT", "SliceLength", "SliceSpec"]
+__all__ = ["ARRAY", "INT", "SliceLength", "SliceSpec", "unflatten_index_variables"]
 
 INT = "int"  # idx_list entry: an integer scalar input
 ARRAY = "array"  # idx_list entry (advanced ops only): an integer or boolean array input
@@ -82,6 +82,29 @@ def split_inputs(idx_list: Sequence[Any], inputs: Sequence[Any]) -> list[Any]:
         else:
             parts.append(next(it))
     return parts
+
+
+def unflatten_index_variables(flat_indices: Sequence[Any], idx_list: Sequence[Any]) -> tuple:
+    """The index tuple (slices rebuilt) from an indexing op's inputs and its ``idx_list``.
+
+    Reads both encodings: opgraph's (``"int"``/``"array"`` entries and
+    :class:`SliceSpec`, inputs consumed in order) and PyTensor 3's (an int is
+    the position of the input in ``flat_indices``; a slice holds positions or
+    None).  ``x[i, 1:j]`` built from inputs ``[i, one, j]`` gives ``(i, slice(one, j))``.
+    """
+    if all(isinstance(e, SliceSpec) or e in (INT, ARRAY) for e in idx_list):
+        parts = split_inputs(idx_list, flat_indices)
+        return tuple(slice(*p) if isinstance(e, SliceSpec) else p for e, p in zip(idx_list, parts))
+    out: list[Any] = []
+    for entry in idx_list:
+        if isinstance(entry, slice):
+            out.append(slice(*(None if p is None else flat_indices[p]
+                               for p in (entry.start, entry.stop, entry.step))))
+        elif isinstance(entry, int | np.integer) and not isinstance(entry, bool):
+            out.append(flat_indices[entry])
+        else:
+            raise ValueError(f"idx_list entries must be int or slice, got {entry!r}")
+    return tuple(out)
 
 
 def numpy_index(idx_list: Sequence[Any], values: Sequence[Any]) -> tuple:

@@ -37,6 +37,8 @@ from opgraph.tensor.math_names import (  # noqa: F401 - PyTensor's tensor.math n
     rad2deg,
     sgn,
     smallest,
+    variadic_add,
+    variadic_mul,
     vecdot,
     vecmat,
 )

@@ -19,7 +19,7 @@ from opgraph.tensor.products import dot, matmul
 from opgraph.tensor.reduction import mean
 from opgraph.tensor.reduction import sum as pt_sum
 from opgraph.tensor.shape import shape_i
-from opgraph.tensor.variable import as_tensor_variable, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
 
 __all__ = [
     "ceil_intdiv",
@@ -45,6 +45,8 @@ __all__ = [
     "rad2deg",
     "sgn",
     "smallest",
+    "variadic_add",
+    "variadic_mul",
     "vecdot",
     "vecmat",
 ]
@@ -201,3 +203,21 @@ register_tensor_methods(
         )
     },
 )
+
+
+def variadic_add(*args: Any) -> Any:
+    """The sum of any number of terms: none is the constant 0, one is that term unchanged.
+
+    ``pt.add`` builds an Elemwise node, which needs inputs; model code summing
+    a list that may be empty or hold one term (PyMC's joint logp) uses this.
+    """
+    if not args:
+        return constant(0)
+    return args[0] if len(args) == 1 else ptm.add(*args)
+
+
+def variadic_mul(*args: Any) -> Any:
+    """The product of any number of factors: none is the constant 1, one is that factor."""
+    if not args:
+        return constant(1)
+    return args[0] if len(args) == 1 else ptm.mul(*args)

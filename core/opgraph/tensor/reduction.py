@@ -56,12 +56,15 @@ __all__ = [
 
 
 def normalize_axis(axis: _Any, ndim: int, who: str = "reduction") -> tuple[int, ...]:
-    """``axis`` (None, int or sequence; negatives allowed) as sorted non-negative ints."""
+    """``axis`` (None, int, sequence, range or int array; negatives allowed) as sorted
+    non-negative ints."""
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, np.ndarray) and axis.dtype.kind in "iu":  # PyTensor takes int arrays
+        axis = axis.tolist()
     if isinstance(axis, int | np.integer):
         items = [axis]
-    elif isinstance(axis, list | tuple):
+    elif isinstance(axis, list | tuple | range):
         items = list(axis)
     else:
         raise TypeError(f"{who}: axis must be None, an int or a tuple of ints, got {axis!r}")

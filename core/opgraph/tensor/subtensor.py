@@ -39,6 +39,7 @@ from opgraph.tensor.indexing import (
     numpy_index,
     slice_length,
     split_inputs,
+    unflatten_index_variables,
 )
 from opgraph.tensor.shape import (
     MakeVector,
@@ -68,6 +69,7 @@ __all__ = [
     "get_item",
     "inc_subtensor",
     "set_subtensor",
+    "unflatten_index_variables",
 ]
 
 
@@ -169,6 +171,9 @@ class AdvancedSubtensor1(ReadOp):
     """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``, repeats allowed)."""
 
     __props__ = ()
+    # One array index on the first axis, in the idx_list encoding of the other indexing
+    # Ops, so code reading ``op.idx_list`` of any of them works (as in PyTensor 3).
+    idx_list = (ARRAY,)
 
     def make_node(self, x: Any, ilist: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -206,6 +211,7 @@ class AdvancedIncSubtensor1(UpdateOp):
     """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at,
     unless ``ignore_duplicates``: then ``x[ilist] += y``)."""
 
+    idx_list = (ARRAY,)  # as AdvancedSubtensor1's
     inplace: bool = False
     set_instead_of_inc: bool = False
     ignore_duplicates: bool = False

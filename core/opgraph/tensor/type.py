@@ -18,8 +18,9 @@ import numpy as np
 
 from opgraph.config import config
 from opgraph.graph.basic import Variable
-from opgraph.graph.type import Type
+from opgraph.graph.type import HasDataType, HasShape, Type
 from opgraph.graph.utils import type_name
+from opgraph.link.c.type import CType
 
 # The dtype families are the scalar library's: one table for both layers.
 from opgraph.scalar.type import (
@@ -126,7 +127,11 @@ def _warn_broadcastable_kwarg() -> None:
 
 
 def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, ...]:
-    """Static shape as a tuple of int|None; ``broadcastable`` True means 1."""
+    """Static shape as a tuple of int|None; ``broadcastable`` True means 1.
+
+    A bool entry of ``shape`` is a broadcastable flag, as in PyTensor
+    (``TensorType("float64", (False,))`` is a vector of unknown length).
+    """
     if shape is not None and broadcastable is not None:
         raise TypeError("TensorType: pass either shape= or broadcastable=, not both")
     if broadcastable is not None:
@@ -140,10 +145,8 @@ def normalize_shape(shape: Any, broadcastable: Any = None) -> tuple[int | None, 
         if s is None:
             out.append(None)
         elif isinstance(s, bool | np.bool_):
-            raise ShapeEntryError(
-                f"TensorType: shape entry {i} is the bool {s!r}; shape entries are int or None "
-                "(use broadcastable= for True/False flags)"
-            )
+            # PyTensor's reading of a bool entry: a broadcastable flag (True: length 1).
+            out.append(1 if s else None)
         elif isinstance(s, int | np.integer) and s >= 0:
             out.append(int(s))
         else:
@@ -720,3 +723,9 @@ for _prefix, _dtype in _PREFIXES.items():
             globals()[_prefix + _plural] = _multi(_typed(_KIND_FUNCS[_kind], _dtype))
             __all__.append(_prefix + _plural)
 del _prefix, _dtype, _kind, _shape, _plural, _fn, _doc
+
+
+# PyTensor's TensorType derives from these; opgraph's registers with them.
+for _base in (HasDataType, HasShape, CType):
+    _base.register(TensorType)
+del _base

@@ -198,9 +198,12 @@ def round(a: Any, mode: str | None = None) -> Variable:
     return op(a)
 
 
-def clip(x: Any, min: Any, max: Any) -> Variable:
-    """``x`` limited to [min, max] elementwise (np.clip)."""
-    return _clip(x, min, max)
+clip = _clip
+"""``clip(x, min, max)``: ``x`` limited to [min, max] elementwise (np.clip).
+
+The Elemwise itself, as in PyTensor, so rewriters can track it
+(``node_rewriter([clip])``).
+"""
 
 
 def cast(x: Any, dtype: Any) -> Variable:

@@ -11,10 +11,16 @@ import numpy as np
 from opgraph.autodiff.evaluate import perform_callable
 from opgraph.graph.basic import Variable
 from opgraph.tensor.blockwise import parse_gufunc_signature as _parse_gufunc_signature
+from opgraph.tensor.blockwise import safe_signature
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import constant
 
-__all__ = ["_parse_gufunc_signature", "hash_from_ndarray", "shape_of_variables"]
+__all__ = [
+    "_parse_gufunc_signature",
+    "hash_from_ndarray",
+    "safe_signature",
+    "shape_of_variables",
+]
 
 
 def hash_from_ndarray(data: Any) -> str:

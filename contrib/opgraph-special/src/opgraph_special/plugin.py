@@ -41,4 +41,4 @@ def opgraph_public_modules() -> list[PublicModule]:
     return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
                          names=(*_function_names, *_EXTRA_NAMES)),
             PublicModule("opgraph.scalar", "opgraph_special.scalar",
-                         names=("PolyGamma", "Psi", "TriGamma"))]
+                         names=("Erf", "Erfc", "Erfcx", "PolyGamma", "Psi", "TriGamma"))]

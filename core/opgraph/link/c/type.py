@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC
 from typing import Any
 
 import attrs
@@ -9,7 +10,17 @@ import attrs
 from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 
-__all__ = ["Generic", "generic"]
+__all__ = ["CType", "Generic", "generic"]
+
+
+class CType(ABC):  # noqa: B024 (a marker: the Types declare it, nothing to implement)
+    """Marks the Types whose values the C linker handles (tensors, scalars, generic objects).
+
+    In PyTensor this is the base class of every C-capable Type; opgraph's Types
+    register with it, so ``isinstance(t, CType)`` holds for the same Types.
+    """
+
+    __slots__ = ()
 
 
 @attrs.frozen
@@ -36,3 +47,6 @@ class Generic(Type):
 
 generic = Generic()
 """The one Generic instance; ``generic()`` makes a Variable of it."""
+
+
+CType.register(Generic)

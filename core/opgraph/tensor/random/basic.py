@@ -724,3 +724,25 @@ def _rng_method(dist: Any) -> Any:
 
 
 RNG_METHODS.update({name: _rng_method(d) for name, d in _ALL_DISTRIBUTIONS.items()})
+
+
+# PyTensor's display names of its distributions (``op._print_name``: plain text, LaTeX),
+# read by libraries that print models (PyMC's ``str(model)``).
+_PRINT_NAMES = {
+    "uniform": "Uniform", "triangular": "Triangular", "beta": "Beta", "normal": "Normal",
+    "halfnormal": "HalfNormal", "lognormal": "LogNormal", "gamma": "Gamma",
+    "pareto": "Pareto", "gumbel": "Gumbel", "exponential": "Exponential",
+    "weibull": "Weibull", "logistic": "Logistic", "vonmises": "VonMises",
+    "multivariate_normal": "MultivariateNormal", "dirichlet": "Dirichlet",
+    "poisson": "Poisson", "geometric": "Geometric", "hypergeometric": "HyperGeometric",
+    "cauchy": "Cauchy", "halfcauchy": "HalfCauchy", "invgamma": "InverseGamma",
+    "truncexpon": "TruncatedExponential", "t": "StudentT", "bernoulli": "Bernoulli",
+    "laplace": "Laplace", "binomial": "Binomial", "nbinom": "NegativeBinomial",
+    "betabinom": "BetaBinomial", "gengamma": "GeneralizedGamma",
+    "multinomial": "Multinomial", "categorical": "Categorical", "integers": "integers",
+}
+for _op in [v for v in globals().values() if isinstance(v, RandomVariable)]:
+    _shown = _PRINT_NAMES.get(getattr(_op, "name", None))
+    if _shown is not None and "_print_name" not in vars(type(_op)):
+        type(_op)._print_name = (_shown, f"\\operatorname{{{_shown}}}")
+del _op, _shown

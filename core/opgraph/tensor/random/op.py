@@ -9,6 +9,7 @@ linker gives the same draws for the same seed.
 from __future__ import annotations
 
 import re
+from abc import ABCMeta
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
     "DefaultGeneratorMakerOp",
+    "RNGConsumerOp",
     "RandomVariable",
     "RandomVariableWithCoreShape",
     "default_rng",
@@ -69,7 +71,23 @@ def _resolve_dtype(dtype: Any) -> str | None:
     return None if dtype is None else str(np.dtype(dtype))
 
 
-class RandomVariable(Op):
+class RNGConsumerOp(Op, metaclass=ABCMeta):
+    """An Op that takes random generators as inputs and says how each advances.
+
+    ``update(node)`` maps each generator input of ``node`` to the output
+    holding its next state; compiled functions and PyMC's
+    ``collect_default_updates`` use it to write the state back.  An ABC, as in
+    PyTensor: a class registered with a subclass (``SymbolicRandomVariable.register``)
+    counts as one.
+    """
+
+    def update(self, node: Apply) -> dict[Variable, Variable]:
+        raise NotImplementedError(
+            f"{type(self).__name__} consumes random generators but does not define update(node)"
+        )
+
+
+class RandomVariable(RNGConsumerOp):
     """Draws from ``rng_fn(rng, *dist_params, size)``; subclasses name a distribution.
 
     ``signature`` (NumPy gufunc style) gives the core dimensions of each
@@ -128,6 +146,10 @@ class RandomVariable(Op):
     # -- parameters of a node ---------------------------------------------------------
     def rng_param(self, node: Apply) -> Variable:
         return node.inputs[0]
+
+    def update(self, node: Apply) -> dict[Variable, Variable]:
+        """The generator input advances to the first output (the next generator state)."""
+        return {node.inputs[0]: node.outputs[0]}
 
     def size_param(self, node: Apply) -> Variable:
         return node.inputs[1]

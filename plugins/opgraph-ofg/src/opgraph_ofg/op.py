@@ -219,6 +219,16 @@ class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
         return self.inner_outputs_
 
     @property
+    def input_types(self) -> list[Any]:
+        """The Types of the inner inputs (PyTensor's attribute; PyMC's Ops read it)."""
+        return [v.type for v in self.inner_inputs_]
+
+    @property
+    def output_types(self) -> list[Any]:
+        """The Types of the inner outputs."""
+        return [v.type for v in self.inner_outputs_]
+
+    @property
     def fgraph(self) -> FunctionGraph:
         """The inner graph as a FunctionGraph (built on first use, on the inner variables)."""
         fg = self._fgraph

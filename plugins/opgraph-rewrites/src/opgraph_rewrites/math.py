@@ -48,6 +48,7 @@ from opgraph_rewrites.mul_tree import (
     perform_sigm_times_exp,
     simplify_mul,
 )
+from opgraph_rewrites.sigmoid_div import local_exp_over_1_plus_exp
 from opgraph_rewrites.specialize import local_sum_of_mul
 from opgraph_rewrites.utils import const_value, is_elemwise, keep_type, single_client
 
@@ -57,6 +58,7 @@ __all__ = [
     "is_1pexp",
     "local_div_switch_sink",
     "local_dot_to_mul",
+    "local_exp_over_1_plus_exp",
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
     "local_mul_canonizer",

@@ -17,6 +17,7 @@ Every rule picks the same elements in the same order, so values are exact.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -316,8 +317,11 @@ def local_add_of_sparse_write(fgraph: Any, node: Apply) -> Any:
 
 
 def _fields(op: Any) -> dict[str, Any]:
+    """The constructor arguments of an indexing Op (a class-level ``idx_list``, such as
+    AdvancedIncSubtensor1's, is not one)."""
     names = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")
-    return {k: getattr(op, k) for k in names if hasattr(op, k)}
+    accepted = inspect.signature(type(op)).parameters
+    return {k: getattr(op, k) for k in names if hasattr(op, k) and k in accepted}
 
 
 @node_rewriter([Blockwise], name="local_blockwise_inc_subtensor")

@@ -136,6 +136,8 @@ def scalar_c_expr(
         return None
     if ctx is not None and (rule.support or rule.headers or rule.libraries or rule.lib_dirs):
         ctx.require(rule)
+    if len(args) == 1 and isinstance(op, arith.Add | arith.Mul):  # add(x): x, cast
+        return args[0] if in_dtypes[0] == out_dtype else f"(({c_type(out_dtype)}){args[0]})"
     if len(args) > 2 and isinstance(op, arith.Add | arith.Mul):
         acc, acc_dtype = args[0], in_dtypes[0]
         for arg, dtype in zip(args[1:], in_dtypes[1:]):

@@ -31,6 +31,7 @@ from typing import Any
 from opgraph.graph.rewriting.walking import in2out
 from opgraph_rewrites.scan.accumulate import outer_factors, scan_push_out_outer_sum
 from opgraph_rewrites.scan.cleanup import remove_unused, scan_remove_unused
+from opgraph_rewrites.scan.databases import scan_eqopt1, scan_eqopt2
 from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
 from opgraph_rewrites.scan.merge import ScanMerge
 from opgraph_rewrites.scan.push_out import push_out_invariants, scan_push_out_non_seq
@@ -46,6 +47,8 @@ __all__ = [
     "push_out_invariants",
     "register_scan_rewrites",
     "remove_unused",
+    "scan_eqopt1",
+    "scan_eqopt2",
     "scan_push_out_non_seq",
     "scan_push_out_outer_sum",
     "scan_push_out_seq_products",

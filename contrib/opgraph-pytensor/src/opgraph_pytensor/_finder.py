@@ -1,0 +1,145 @@
+"""The import finder that makes ``pytensor`` and ``pytensor.*`` the modules of ``opgraph``.
+
+Why a meta-path finder and not a ``pytensor`` package of re-exports: a copy
+of a module (``from opgraph.tensor import *`` under another name) would give
+every class two identities, and PyTensor clients test ``isinstance`` against
+classes reached through many paths.  The finder answers for ``pytensor`` and
+every dotted name below it by importing the ``opgraph`` module of the same
+path and returning that very object, so ``sys.modules["pytensor.tensor"] is
+sys.modules["opgraph.tensor"]``.
+
+It sits at the front of ``sys.meta_path``, ahead of the path finder, so an
+installed PyTensor wheel is never imported while it is active.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+ALIAS = "pytensor"
+TARGET = "opgraph"
+PYTENSOR_VERSION = "3.0.7"
+"""The PyTensor release whose API this layer serves (PyMC 6.0.x pairs with PyTensor 3.0.x)."""
+ENV_VAR = "OPGRAPH_AS_PYTENSOR"
+"""``OPGRAPH_AS_PYTENSOR=0`` (or false/no/off) in the environment: the finder is not installed."""
+_OFF = frozenset({"0", "false", "no", "off"})
+
+_log = logging.getLogger("opgraph.pytensor")
+
+
+def enabled_by_environment(environ: dict[str, str] | None = None) -> bool:
+    """Whether ``OPGRAPH_AS_PYTENSOR`` (default on) asks for the alias."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "1")
+    return value.strip().lower() not in _OFF
+
+
+def target_name(fullname: str) -> str:
+    """``pytensor.x.y`` -> ``opgraph.x.y``."""
+    return TARGET + fullname[len(ALIAS) :]
+
+
+class _ExistingModule(importlib.abc.Loader):
+    """Returns an already imported opgraph module; the import system must not rebind it.
+
+    ``module_from_spec`` overwrites ``__spec__`` with the alias spec, so
+    ``exec_module`` puts the module's own spec back: ``opgraph.x.__spec__.name``
+    stays ``"opgraph.x"`` (``importlib.reload``, pickling by reference and
+    ``python -m`` read it).
+    """
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+        self.own_spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return self.module
+
+    def exec_module(self, module: ModuleType) -> None:
+        if self.own_spec is not None:
+            module.__spec__ = self.own_spec
+
+
+class PyTensorAlias(importlib.abc.MetaPathFinder):
+    """Answers imports of ``pytensor`` and ``pytensor.*`` with opgraph's module objects."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
+            return None
+        name = target_name(fullname)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise  # something the opgraph module itself imports is missing
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: opgraph has no module {name!r}"
+                " (the opgraph-pytensor compatibility layer serves pytensor from opgraph;"
+                f" {ENV_VAR}=0 turns it off)",
+                name=fullname,
+            ) from None
+        if fullname == ALIAS:
+            _announce(module)
+        return importlib.machinery.ModuleSpec(fullname, _ExistingModule(module))
+
+
+def _announce(module: ModuleType) -> None:
+    """Log, once per process, that pytensor is opgraph (and which wheel it shadows)."""
+    shadowed = shadowed_pytensor()
+    where = f"; the PyTensor {shadowed} distribution installed here is not used" if shadowed else ""
+    _log.info(
+        "pytensor is served by opgraph %s (%s), PyTensor %s API%s",
+        getattr(module, "__version__", "?"),
+        getattr(module, "__file__", "?"),
+        PYTENSOR_VERSION,
+        where,
+    )
+
+
+def shadowed_pytensor() -> str | None:
+    """The version of a PyTensor distribution installed beside this layer, if any."""
+    try:
+        return importlib.metadata.version("pytensor")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def installed_finder() -> PyTensorAlias | None:
+    """The finder on ``sys.meta_path``, if installed."""
+    return next((f for f in sys.meta_path if isinstance(f, PyTensorAlias)), None)
+
+
+def install() -> PyTensorAlias:
+    """Put the finder at the front of ``sys.meta_path`` (idempotent); returns it."""
+    finder = installed_finder()
+    if finder is None:
+        finder = PyTensorAlias()
+        sys.meta_path.insert(0, finder)
+    return finder
+
+
+def install_from_environment() -> PyTensorAlias | None:
+    """What the ``.pth`` line runs: install unless ``OPGRAPH_AS_PYTENSOR=0``."""
+    return install() if enabled_by_environment() else None
+
+
+def uninstall() -> None:
+    """Remove the finder and forget the ``pytensor`` aliases already imported (for tests).
+
+    Modules are only unbound from their ``pytensor`` names; opgraph's entries stay.
+    """
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, PyTensorAlias)]
+    for name in [n for n in sys.modules if n == ALIAS or n.startswith(ALIAS + ".")]:
+        module = sys.modules[name]
+        if getattr(module, "__name__", "").startswith(TARGET):
+            del sys.modules[name]

@@ -1,0 +1,295 @@
+"""Real PyMC programs, one per family, each returning the numbers another backend must match.
+
+Run under opgraph (the ``opgraph-pytensor`` layer installed) and under PyTensor
+3.0.7 in a second environment, the results are compared by ``compare.py``:
+
+    python tests/pymc/programs.py --out results.json [--only NAME ...] [--quick]
+
+Each program returns a dict of named values in one of four kinds (the key's
+prefix says how it is compared): ``exact_`` (seeded forward draws: equal),
+``det_`` (logp, dlogp, MAP: 1e-8 relative), ``mc_`` (a posterior or
+variational mean, with its Monte Carlo error in ``mcse_<name>``), ``info_``
+(not compared).  The module imports only PyMC, NumPy and the standard
+library, so it runs unchanged on either backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor
+
+PROGRAMS: dict[str, Callable[[bool], dict[str, Any]]] = {}
+QUICK = ("eight_schools",)
+"""The programs the quick guard (``nox -s pymc-quick``) runs."""
+
+
+def program(fn: Callable[[bool], dict[str, Any]]) -> Callable[[bool], dict[str, Any]]:
+    PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+def _point_values(model: pm.Model, point: dict[str, Any]) -> dict[str, Any]:
+    """``det_logp`` and ``det_dlogp`` of ``model`` at ``point``."""
+    logp = model.compile_logp()(point)
+    dlogp = model.compile_dlogp()(point)
+    return {"det_logp": float(logp), "det_dlogp": np.asarray(dlogp).tolist()}
+
+
+def _map(model: pm.Model) -> dict[str, Any]:
+    found = pm.find_MAP(model=model, progressbar=False, seed=1)
+    return {f"det_map_{k}": np.asarray(v).tolist() for k, v in sorted(found.items())
+            if not k.endswith("__")}
+
+
+def _posterior(idata: Any, names: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        draws = np.asarray(idata.posterior[name]).reshape(-1, *idata.posterior[name].shape[2:])
+        n = draws.shape[0]
+        out[f"mc_{name}"] = draws.mean(axis=0).tolist()
+        # a conservative MC error: sd / sqrt(n / 4) (autocorrelation of MCMC draws)
+        out[f"mcse_{name}"] = (draws.std(axis=0) / np.sqrt(n / 4)).tolist()
+    return out
+
+
+def _prior(model: pm.Model, names: list[str], draws: int = 50) -> dict[str, Any]:
+    with model:
+        prior = pm.sample_prior_predictive(draws=draws, random_seed=7)
+    out = {}
+    for name in names:
+        group = prior.prior if name in prior.prior else prior.prior_predictive
+        out[f"exact_prior_{name}"] = np.asarray(group[name]).ravel()[:20].tolist()
+    return out
+
+
+def _nuts(model: pm.Model, draws: int, names: list[str], **kwargs: Any) -> dict[str, Any]:
+    with model:
+        idata = pm.sample(draws=draws, tune=draws, chains=1, cores=1, random_seed=11,
+                          progressbar=False, compute_convergence_checks=False, **kwargs)
+    return _posterior(idata, names)
+
+
+@program
+def eight_schools(quick: bool) -> dict[str, Any]:
+    y = np.array([28.0, 8, -3, 7, -1, 1, 18, 12])
+    sigma = np.array([15.0, 10, 16, 11, 9, 11, 10, 18])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 5)
+        tau = pm.HalfCauchy("tau", 5)
+        theta = pm.Normal("theta", 0, 1, shape=8)
+        pm.Normal("obs", mu + tau * theta, sigma, observed=y)
+    out = _point_values(model, model.initial_point())
+    out.update(_point_values(model, {"mu": 1.0, "tau_log__": 0.5, "theta": np.linspace(-1, 1, 8)}))
+    out.update(_map(model))
+    out.update(_prior(model, ["mu", "tau", "obs"]))
+    out.update(_nuts(model, 150 if quick else 500, ["mu"], target_accept=0.9))
+    return out
+
+
+@program
+def hierarchical_logistic(quick: bool) -> dict[str, Any]:
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 4, 200)
+    x = rng.normal(size=200)
+    y = rng.random(200) < 1 / (1 + np.exp(-(0.5 * x + 0.3 * groups - 0.5)))
+    with pm.Model(coords={"g": range(4)}) as model:
+        mu_a = pm.Normal("mu_a", 0, 1)
+        sd_a = pm.HalfNormal("sd_a", 1)
+        a = pm.Normal("a", mu_a, sd_a, dims="g")
+        b = pm.Normal("b", 0, 1)
+        pm.Bernoulli("y", logit_p=a[groups] + b * x, observed=y)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    out.update(_nuts(model, 300, ["b", "mu_a"]))
+    return out
+
+
+@program
+def gaussian_process(quick: bool) -> dict[str, Any]:
+    X = np.linspace(0, 5, 25)[:, None]
+    y = np.sin(X[:, 0]) + 0.1 * np.cos(7 * X[:, 0])
+    with pm.Model() as model:
+        ell = pm.Gamma("ell", 2, 1)
+        eta = pm.HalfNormal("eta", 1)
+        gp = pm.gp.Marginal(cov_func=eta**2 * pm.gp.cov.ExpQuad(1, ell))
+        gp.marginal_likelihood("y", X=X, y=y, sigma=0.1)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    return out
+
+
+@program
+def normal_mixture(quick: bool) -> dict[str, Any]:
+    rng = np.random.default_rng(5)
+    data = np.concatenate([rng.normal(-2, 0.5, 60), rng.normal(2, 0.7, 40)])
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", np.ones(2))
+        mu = pm.Normal("mu", [-1.0, 1.0], 2, shape=2, transform=pm.distributions.transforms.ordered)
+        sd = pm.HalfNormal("sd", 1, shape=2)
+        pm.NormalMixture("x", w, mu, sd, observed=data)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    return out
+
+
+@program
+def timeseries(quick: bool) -> dict[str, Any]:
+    data = np.cumsum(np.random.default_rng(2).normal(size=30))
+    with pm.Model() as model:
+        rho = pm.Normal("rho", 0, 0.5, shape=2)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.AR("ar", rho, sigma=sigma, init_dist=pm.Normal.dist(0, 10), observed=data)
+        pm.GaussianRandomWalk("grw", sigma=sigma, init_dist=pm.Normal.dist(0, 1), steps=10)
+    out = _point_values(model, model.initial_point())
+    out.update(_prior(model, ["rho", "grw"]))
+    return out
+
+
+@program
+def custom_dist_scan(quick: bool) -> dict[str, Any]:
+    """An AR(1) written as a CustomDist whose dist threads the generator through scan."""
+    steps = 12
+
+    def ar1_dist(rho: Any, sigma: Any, size: Any) -> Any:
+        rng = pytensor.shared(np.random.default_rng())
+
+        def step(prev: Any, rng: Any, rho: Any, sigma: Any) -> Any:
+            next_rng, x = pm.Normal.dist(rho * prev, sigma, rng=rng, return_next_rng=True)
+            return x, next_rng
+
+        xs, _ = pytensor.scan(step, outputs_info=[pytensor.tensor.zeros(()), rng],
+                              non_sequences=[rho, sigma], n_steps=steps, strict=True,
+                              return_updates=False)
+        return xs
+
+    data = np.sin(np.linspace(0, 3, steps))
+    with pm.Model() as model:
+        rho = pm.Uniform("rho", -1, 1)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.CustomDist("ar1", rho, sigma, dist=ar1_dist, observed=data)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    return out
+
+
+@program
+def censored_truncated(quick: bool) -> dict[str, Any]:
+    data = np.array([0.2, 1.5, 3.0, 3.0, 2.2, -1.0, 3.0])
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 3)
+        sd = pm.HalfNormal("sd", 2)
+        pm.Censored("c", pm.Normal.dist(mu, sd), lower=-1.0, upper=3.0, observed=data)
+        pm.Truncated("t", pm.Normal.dist(mu, sd), lower=0.0, observed=np.array([0.5, 1.0, 2.5]))
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    return out
+
+
+@program
+def advi_minibatch(quick: bool) -> dict[str, Any]:
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=500)
+    y = 1.5 * x + 0.3 + rng.normal(0, 0.5, 500)
+    with pm.Model():
+        w = pm.Normal("w", 0, 5)
+        c = pm.Normal("c", 0, 5)
+        pm.Normal("y", w * x + c, 0.5, observed=y)
+        approx = pm.fit(n=3000, random_seed=3, progressbar=False)
+    mean = approx.mean.eval()
+    out: dict[str, Any] = {"mc_advi_mean": mean.tolist(), "mcse_advi_mean": [0.05, 0.05]}
+    xb, yb = pm.Minibatch(x, y, batch_size=100)
+    with pm.Model():
+        w = pm.Normal("w", 0, 5)
+        c = pm.Normal("c", 0, 5)
+        pm.Normal("y", w * xb + c, 0.5, observed=yb, total_size=500)
+        mb = pm.fit(n=3000, random_seed=3, progressbar=False)
+    out["mc_minibatch_mean"] = mb.mean.eval().tolist()
+    out["mcse_minibatch_mean"] = [0.05, 0.05]
+    return out
+
+
+@program
+def data_and_predictive(quick: bool) -> dict[str, Any]:
+    x = np.linspace(-1, 1, 20)
+    y = 2 * x + 0.1 * np.sin(9 * x)
+    with pm.Model():
+        xd = pm.Data("x", x)
+        slope = pm.Normal("slope", 0, 3)
+        pm.Normal("y", slope * xd, 0.2, observed=y, shape=xd.shape)
+        idata = pm.sample(draws=300, tune=300, chains=1, cores=1, random_seed=4,
+                          progressbar=False, compute_convergence_checks=False)
+        pm.set_data({"x": np.array([0.0, 0.5, 1.0])})
+        pp = pm.sample_posterior_predictive(idata, random_seed=5, progressbar=False)
+    out = _posterior(idata, ["slope"])
+    draws = np.asarray(pp.posterior_predictive["y"]).reshape(-1, 3)
+    out["mc_pp_y"] = draws.mean(axis=0).tolist()
+    out["mcse_pp_y"] = (draws.std(axis=0) / np.sqrt(draws.shape[0] / 4)).tolist()
+    return out
+
+
+@program
+def steppers(quick: bool) -> dict[str, Any]:
+    with pm.Model() as model:
+        p = pm.Beta("p", 2, 2)
+        k = pm.Poisson("k", 3.0)
+        pm.Binomial("obs", n=20, p=p, observed=13)
+        pm.Normal("z", k, 1, observed=2.5)
+    out = _point_values(model, model.initial_point())
+    with model:
+        idata = pm.sample(draws=1000, tune=500, chains=1, cores=1, random_seed=8,
+                          progressbar=False, compute_convergence_checks=False,
+                          step=[pm.NUTS([p]), pm.Metropolis([k])])
+    out.update(_posterior(idata, ["p", "k"]))
+    with pm.Model():
+        q = pm.Beta("q", 2, 2)
+        pm.Binomial("obs", n=20, p=q, observed=13)
+        smc = pm.sample_smc(draws=300, chains=1, cores=1, random_seed=6, progressbar=False,
+                            compute_convergence_checks=False)
+    out.update(_posterior(smc, ["q"]))
+    return out
+
+
+def run(names: list[str], quick: bool) -> dict[str, Any]:
+    """Each program's values, or its error (a program that raises is reported, not fatal)."""
+    results: dict[str, Any] = {}
+    for name in names:
+        start = time.perf_counter()
+        try:
+            values = PROGRAMS[name](quick)
+            values["info_seconds"] = round(time.perf_counter() - start, 2)
+            results[name] = values
+        except Exception as exc:  # reported per program, so one failure hides no other
+            results[name] = {"error": f"{type(exc).__name__}: {exc}"}
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    names = args.only or (list(QUICK) if args.quick else list(PROGRAMS))
+    unknown = sorted(set(names) - set(PROGRAMS))
+    if unknown:
+        parser.error(f"unknown programs {unknown}; known: {sorted(PROGRAMS)}")
+    results = run(names, args.quick)
+    results["_backend"] = {"pytensor": pytensor.__name__, "file": pytensor.__file__}
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=1)
+    failed = [n for n in names if "error" in results[n]]
+    for n in failed:
+        print(f"{n}: {results[n]['error']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
