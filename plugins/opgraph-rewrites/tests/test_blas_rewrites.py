@@ -213,3 +213,39 @@ def test_factoring_and_helpers() -> None:
     fg = FunctionGraph([a], [2 * root], clone=False)
     assert res_is_a(fg, root, root.owner.op, 1) and not res_is_a(fg, root, root.owner.op, 0)
     assert not res_is_a(None, a, root.owner.op)
+
+
+# A product that reaches the sum through a transpose ((x y)^T) is the accumulator's
+# transpose: Gemm on L^T must accumulate x y, not (x y)^T (issue 35: the transposed
+# operands were swapped twice, so ``C @ A + (D @ A).T`` computed ``C @ A + D @ A``).
+TRANSPOSED_CASES = [
+    # ``@`` (MatMul) keeps the transpose outside the product until Gemm forms;
+    # ``pt.dot`` has it lifted into the operands first: both paths are checked.
+    lambda: X @ Y + (Z @ Y).T,
+    lambda: (X @ Y + Z).T,
+    lambda: X @ Y.T + (Z @ Y).T,
+    lambda: 0.5 * Y @ X + 0.25 * (Z.T @ Y).T,
+    lambda: a * (X @ Y).T - b * Z,
+    lambda: (X @ Y).T + (Z @ X).T + Z,
+    lambda: pt.dot(X, Y) + pt.dot(Z, Y).T,
+    lambda: (pt.dot(X, Y) + Z).T,
+]
+
+
+@pytest.mark.parametrize("case", range(len(TRANSPOSED_CASES)))
+def test_products_through_a_transpose_keep_their_orientation(case: int) -> None:
+    out = TRANSPOSED_CASES[case]()
+    fast, ref = compile_pair([X, Y, Z, a, b], out)
+    for xv in layouts(RNG.standard_normal((4, 4))):
+        assert_same(fast, ref, xv, RNG.standard_normal((4, 4)), RNG.standard_normal((4, 4)),
+                    0.7, -1.3, rtol=1e-12)
+
+
+def test_gram_matrix_gradient_is_right_in_fast_run() -> None:
+    """d/dA sum((A A^T) * W) = (W + W^T) A: the pullback is ``G A + G^T A``, one Gemm."""
+    w = RNG.standard_normal((4, 4))
+    g = pt.grad(((X @ X.T) * w).sum(), X)
+    fast, ref = compile_pair([X], g)
+    a0 = RNG.standard_normal((4, 4))
+    np.testing.assert_allclose(fast(a0), (w + w.T) @ a0, rtol=1e-12)
+    assert_same(fast, ref, a0, rtol=1e-12)

@@ -261,7 +261,8 @@ def _product_of(m: Variable) -> tuple[Variable, Any] | None:
         x, y = inner.owner.inputs
         order = tuple(owner.op.new_order)
         if order == (1, 0):
-            return inner, lambda L, a, b: gemm_no_inplace(L.T, a, y.T, x.T, b).T
+            # beta*L + alpha*(x y)^T == (beta*L^T + alpha*x y)^T
+            return inner, lambda L, a, b: gemm_no_inplace(L.T, a, x, y, b).T
         if order == (0,):
             return inner, lambda L, a, b: gemm_no_inplace(
                 L.dimshuffle(0, "x"), a, x, y, b).dimshuffle(0)
