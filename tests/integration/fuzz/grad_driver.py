@@ -8,10 +8,10 @@ default) or runs alone::
 
 Every batch runs the reference (Python linker, no rewrites), FAST_COMPILE and
 FAST_RUN's rewrites on the Python linker, and checks the reference gradient
-against finite differences; every ``--c-every``-th batch also compiles FAST_RUN,
-C and the C linker without rewrites, and every ``--dask-every``-th one DASK (C
-compilation and the DASK scheduler dominate the cost, and the rewrites they run
-are those of the Python-linker run).
+against finite differences; every ``--c-every``-th batch also compiles FAST_RUN
+and C (C linker), and every ``--dask-every``-th one runs DASK (C compilation and
+the DASK scheduler dominate the cost, and the rewrites they run are those of the
+Python-linker run).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .grad_generate import STEP_KINDS, random_grad_spec
 TESTS_DIR = Path(__file__).resolve().parents[2]
 KINDS = ("crash", "build", "compile", "raise", "value", "grad", "fd")
 BASE_MODES = ["ref", "FAST_COMPILE", "py_rewrite"]
-C_MODES = ["FAST_RUN", "C", "c_norewrite"]
+C_MODES = ["FAST_RUN", "C"]
 
 
 class GradFuzzer:

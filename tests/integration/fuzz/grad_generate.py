@@ -245,7 +245,7 @@ def random_grad_spec(seed: int, linalg: float = 0.6, max_steps: int = 6) -> dict
             _products(g)
         elif u < linalg + 0.22:
             _views_and_shapes(g)
-        elif u < linalg + 0.27:
+        elif u < linalg + 0.24:  # rarer: their inner graphs are compiled on their own
             _loops(g)
         else:
             _elementwise(g)
@@ -264,7 +264,8 @@ def _renumber(g: _Graph, outputs: list[int], seed: int, n: int) -> dict:
     return {"seed": seed, "n": n,
             "inputs": [d for what, d in g.entries if what == "input"],
             "steps": [_remap(d, new) for what, d in g.entries if what == "step"],
-            "outputs": [new[o] for o in outputs]}
+            "outputs": [new[o] for o in outputs],
+            "output_shapes": [g.shapes[o] for o in outputs]}
 
 
 def _remap(step: list, new: dict[int, int]) -> list:
