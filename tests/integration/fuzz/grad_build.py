@@ -15,14 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-import opgraph
-import opgraph.tensor as pt
 import opgraph_linalg as la
 from opgraph.compile.builders import OpFromGraph
 
+import opgraph
+import opgraph.tensor as pt
+
+from .grad_generate import GRAMMABLE, TRANSPOSABLE
+
 __all__ = ["build", "cotangents", "values"]
 
+MARKED = frozenset(GRAMMABLE + TRANSPOSABLE)
 #: fills of invertible input values (used raw where an invertible matrix is needed)
 INVERTIBLE_FILLS = ("illcond", "gram", "tri", "sym", "diag")
 
@@ -73,6 +76,7 @@ class _Ctx:
     def __init__(self, spec: dict, inputs: list) -> None:
         self.spec, self.vars, self.n = spec, list(inputs), spec["n"]
         self.fills = {k: i["fill"] for k, i in enumerate(spec["inputs"])}
+        self.marker: str | None = None
 
     def leaf_fill(self, k: int) -> str | None:
         return self.fills.get(k)
@@ -89,6 +93,17 @@ class _Ctx:
         if self.leaf_fill(k) in INVERTIBLE_FILLS:
             return self.vars[k]
         return pt.tanh(self.vars[k]) + (self.n + 1.0) * self.eye()
+
+    def matrix(self, k: int, need: str) -> Any:
+        """Variable ``k`` made ``need`` ("general", "sym" or "spd"), per the step's marker:
+        "gram" makes it ``X @ X.T`` of an invertible ``X`` (symmetric positive definite,
+        a form rewrites recognise); "T" transposes the result."""
+        if self.marker == "gram":  # an ill-conditioned X would square its condition number
+            x = self.general(k) if self.leaf_fill(k) != "illcond" else \
+                pt.tanh(self.vars[k]) + (self.n + 1.0) * self.eye()
+            return pt.dot(x, x.T) if x.type.ndim == 2 else pt.matmul(x, _mt(x))
+        a = {"general": self.general, "sym": self.sym, "spd": self.spd}[need](k)
+        return _mt(a) if self.marker == "T" else a
 
     def sym(self, k: int) -> Any:
         a = self.general(k)
@@ -191,10 +206,10 @@ def _product_step(c: _Ctx, s: list) -> Any:
 
 def _solve_matrix(c: _Ctx, k: int, assume: str) -> Any:
     if assume in ("sym", "her"):
-        return c.sym(k)
+        return c.matrix(k, "sym")
     if assume == "pos":
-        return c.spd(k)
-    a = c.general(k)
+        return c.matrix(k, "spd")
+    a = c.matrix(k, "general")
     if assume == "diagonal":
         return a * c.eye()
     if assume == "tridiagonal":
@@ -218,12 +233,12 @@ def _solver_step(c: _Ctx, s: list) -> Any:
                         b_ndim=_b_ndim(c, a, v[bi]))
     if kind == "solve_tri":  # a full matrix: only its triangle (or strict triangle) counts
         _, ai, bi, lower, trans, unit = s
-        a = c.general(ai)
+        a = c.matrix(ai, "general")
         return la.solve_triangular(a, v[bi], lower=lower, trans=trans, unit_diagonal=unit,
                                    b_ndim=_b_ndim(c, a, v[bi]))
     if kind == "cho_solve":
         _, ai, bi, lower = s
-        chol = la.cholesky(c.spd(ai), lower=lower)
+        chol = la.cholesky(c.matrix(ai, "spd"), lower=lower)
         return la.cho_solve((chol, lower), v[bi], b_ndim=_b_ndim(c, chol, v[bi]))
     if kind == "lstsq":
         tall = c.bounded(s[1]) + (c.n + 1.0) * pt.eye(c.n + 1, c.n)
@@ -238,45 +253,51 @@ def _decomposition_step(c: _Ctx, s: list) -> Any:
     v = c.vars
     kind, k = s[0], s[1]
     if kind == "chol":
-        return la.cholesky(c.spd(k), lower=s[2])
+        factor = la.cholesky(c.matrix(k, "spd"), lower=s[2])
+        if s[3]:  # cholesky of the factor's own product: a rewrite gives the factor back
+            prod = pt.dot(factor, _mt(factor)) if s[2] else pt.dot(_mt(factor), factor)
+            if factor.type.ndim == 2:
+                return la.cholesky(prod, lower=s[2])
+        return factor
     if kind == "det":
-        return la.det(c.general(k))
+        return la.det(c.matrix(k, "general"))
     if kind == "slogdet":
-        sign, logabs = la.slogdet(c.general(k))
+        sign, logabs = la.slogdet(c.matrix(k, "general"))
         return logabs + 0.0 * sign
     if kind == "logdet_gram":
-        return pt.log(la.det(c.spd(k)))
+        return pt.log(la.det(c.matrix(k, "spd")))
     if kind == "trace":
         return pt.diagonal(v[k], axis1=-2, axis2=-1).sum(axis=-1)
     if kind == "norm":
         return la.norm(v[k], axis=(-2, -1))
     if kind == "inv":
-        return (la.inv if s[2] else la.matrix_inverse)(c.general(k))
+        return (la.inv if s[2] else la.matrix_inverse)(c.matrix(k, "general"))
     if kind == "pinv":
-        return la.pinv(c.general(k))
+        return la.pinv(c.matrix(k, "general"))
     if kind == "expm":
-        return la.expm(0.5 * c.bounded(k))
+        a = 0.5 * c.bounded(k)
+        return la.expm(_mt(a) if c.marker == "T" else a)
     if kind == "tril_triu":
         return pt.tril(v[k]) if s[2] else pt.triu(v[k], 1)
     if kind == "eigh":  # eigenvectors squared: their sign is arbitrary
-        w, q = la.eigh(c.sym(k), lower=s[2])
+        w, q = la.eigh(c.matrix(k, "sym"), lower=s[2])
         return pt.sqr(q) * pt.shape_padaxis(w, -2)
     if kind == "eigvalsh":
-        return la.eigvalsh(c.sym(k), lower=s[2])
+        return la.eigvalsh(c.matrix(k, "sym"), lower=s[2])
     if kind == "svd":
-        a = c.general(k)
+        a = c.matrix(k, "general")
         if s[2] == 0:
             return la.svd(a, compute_uv=False)
         u, sv, vt = la.svd(a, full_matrices=False)
         return pt.sqr(u) * pt.shape_padaxis(sv, -2) + pt.sqr(vt)
     if kind == "qr":
-        a = c.general(k)
+        a = c.matrix(k, "general")
         if s[2] == 0:  # squared: Householder QR flips signs at triangular inputs
             q, r = la.qr(a)
             return pt.sqr(q) + pt.sqr(r)
         return pt.sqr(la.qr(a, mode="r"))
     if kind == "lu":
-        a = c.general(k)
+        a = c.matrix(k, "general")
         if s[2] == 0:
             _, low, up = la.lu(a)
             return low + up
@@ -300,6 +321,8 @@ def build(spec: dict) -> tuple[list, list, list, Any]:
         inputs.append(pt.tensor(f"x{k}", dtype="float64", shape=shape))
     c = _Ctx(spec, inputs)
     for s in spec["steps"]:
+        c.marker = s[-1] if s[0] in MARKED and s[-1] in ("T", "gram") else None
+        s = s[:-1] if c.marker else s
         for f in STEPS:
             out = f(c, s)
             if out is not None:

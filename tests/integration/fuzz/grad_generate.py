@@ -188,7 +188,24 @@ def _loops(g: _Graph) -> None:
         g.add(["ofg", a, b], [n, n])
 
 
+#: linear-algebra steps that may take a trailing "T" (the matrix operand transposed) or
+#: "gram" (the operand is X @ X.T of an invertible X, which the rewrites recognise)
+TRANSPOSABLE = ("solve", "solve_tri", "det", "slogdet", "inv", "pinv", "svd", "qr", "lu",
+                "expm", "chol", "cho_solve", "eigh", "eigvalsh")
+GRAMMABLE = ("solve", "inv", "chol", "cho_solve", "logdet_gram", "det", "eigh")
+
+
 def _linalg(g: _Graph) -> None:
+    _linalg_step(g)
+    step = g.entries[-1][1]
+    u = g.rnd.random()
+    if step[0] in GRAMMABLE and u < 0.3:
+        step.append("gram")
+    elif step[0] in TRANSPOSABLE and u < 0.6:
+        step.append("T")
+
+
+def _linalg_step(g: _Graph) -> None:
     rnd, n = g.rnd, g.n
     kind = rnd.choice(LINALG_STEPS)
     a = g.square()
@@ -198,7 +215,7 @@ def _linalg(g: _Graph) -> None:
         lead = []
     mat, vec, scalar = [*lead, n, n], [*lead, n], list(lead)
     if kind == "chol":
-        g.add(["chol", a, rnd.random() < 0.7], mat)
+        g.add(["chol", a, rnd.random() < 0.7, rnd.random() < 0.2], mat)
     elif kind in ("solve", "solve_tri", "cho_solve"):
         b = g.vector_or_matrix(n, lead)
         if kind == "solve":

@@ -146,7 +146,7 @@ def _fd_check(batch: _Batch, ref_grads: list[list[np.ndarray]], seed: int) -> li
             if err:
                 return [f"the cost raised {m} steps away: {err}"] * len(batch.built)
             f[m] = out
-        for k, b in enumerate(batch.built):
+        for k in range(len(batch.built)):
             fd = (8 * (f[1][k] - f[-1][k]) - (f[2][k] - f[-2][k])) / (12 * FD_STEP)
             an = sum(float(np.sum(g * d)) for g, d in zip(ref_grads[k], dirs[k]))
             scale = sum(float(np.sum(np.abs(g * d))) for g, d in zip(ref_grads[k], dirs[k]))
