@@ -175,7 +175,8 @@ def slow(session: nox.Session) -> None:
 def fuzz(session: nox.Session) -> None:
     """The long differential-fuzz profile (docs/testing.md); not part of a plain ``nox`` run.
 
-    ``nox -s fuzz`` runs 20,000 random graphs and 500 gradient graphs on two workers;
+    ``nox -s fuzz`` runs 20,000 random graphs and 500 gradient graphs on two workers, then
+    5,000 value-and-gradient graphs with linear algebra (``--grad-linalg``, grad_driver.py);
     ``nox -s fuzz -- --graphs 2000 --jobs 1`` (any option of the driver) changes that.
     The CI profile runs inside the ``integration`` session.
     """
