@@ -181,11 +181,14 @@ def _elementwise_step(c: _Ctx, s: list) -> Any:
 def _product_step(c: _Ctx, s: list) -> Any:
     v = c.vars
     kind = s[0]
-    if kind == "dot":
-        return pt.dot(_op(v[s[1]], s[3]), _op(v[s[2]], s[4]))
+    if kind == "dot":  # a trailing flag: the product written with @ (MatMul), not dot
+        prod = pt.matmul if len(s) > 5 and s[5] else pt.dot
+        return prod(_op(v[s[1]], s[3]), _op(v[s[2]], s[4]))
     if kind == "gemm":  # op(c) + alpha * op(a) op(b), the product itself maybe transposed
-        _, ci, ai, bi, alpha, ta, tb, tc, tp = s
-        term = alpha * pt.dot(_op(v[ai], ta), _op(v[bi], tb))
+        _, ci, ai, bi, alpha, ta, tb, tc, tp, *mm = s
+        prod = pt.matmul if mm and mm[0] else pt.dot
+        term = prod(_op(v[ai], ta), _op(v[bi], tb))
+        term = term if alpha == 1.0 else alpha * term
         return _op(v[ci], tc) + _op(term, tp)
     if kind == "gemv":
         return v[s[1]] + s[4] * pt.dot(_op(v[s[2]], s[5]), v[s[3]])

@@ -139,11 +139,11 @@ def _products(g: _Graph) -> None:
     b = g.get([n, n]) if rnd.random() < 0.7 else a
     ta, tb = rnd.random() < 0.5, rnd.random() < 0.5
     if kind == "dot":  # a Gram product a @ a.T in about a third of them
-        g.add(["dot", a, b if rnd.random() < 0.6 else a, ta, tb], [n, n])
+        g.add(["dot", a, b if rnd.random() < 0.6 else a, ta, tb, rnd.random() < 0.5], [n, n])
         return
     c = g.get([n, n])
     g.add(["gemm", c, a, b, rnd.choice([1.0, 0.5, -1.0, 2.0]), ta, tb, rnd.random() < 0.5,
-           rnd.random() < 0.5], [n, n])
+           rnd.random() < 0.5, rnd.random() < 0.5], [n, n])
 
 
 def _views_and_shapes(g: _Graph) -> None:

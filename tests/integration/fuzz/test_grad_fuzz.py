@@ -83,11 +83,12 @@ FOUND = {
     # the issue's own shapes: C @ A + (D @ A).T, and a Gram product under Cholesky
     "C @ A + (D @ A).T": {  # A, C, D = x0, x1, x2
         "seed": 1, "n": 3, "inputs": [_inp([3, 3]), _inp([3, 3]), _inp([3, 3])],
-        "steps": [["dot", 1, 0, False, False], ["gemm", 3, 2, 0, 1.0, False, False, False, True]],
+        "steps": [["dot", 1, 0, False, False, True],
+                  ["gemm", 3, 2, 0, 1.0, False, False, False, True, True]],
         "outputs": [4], "output_shapes": [[3, 3]]},
     "cholesky(A @ A.T)": {
         "seed": 2, "n": 4, "inputs": [_inp([4, 4])],
-        "steps": [["dot", 0, 0, False, True], ["chol", 1, True]],
+        "steps": [["dot", 0, 0, False, True, True], ["chol", 1, True, False]],
         "outputs": [2], "output_shapes": [[4, 4]]},
 }
 
