@@ -19,7 +19,7 @@ import pytest
 from .grad_driver import BASE_MODES, C_MODES, GradFuzzer, coverage
 from .grad_generate import LINALG_STEPS, random_grad_spec
 
-GRAPHS = int(os.environ.get("OPGRAPH_GRAD_FUZZ_GRAPHS", "48"))
+GRAPHS = int(os.environ.get("OPGRAPH_GRAD_FUZZ_GRAPHS", "32"))
 #: seeds of the CI profile: fixed, so a CI failure reproduces
 SEED = 910_000
 
@@ -44,7 +44,7 @@ def test_random_graphs_values_and_gradients_in_rewritten_modes(fuzzer):
     """FAST_COMPILE and FAST_RUN's rewrites vs the unrewritten graph vs finite differences."""
     specs = [random_grad_spec(SEED + k) for k in range(GRAPHS)]
     covered = coverage(specs)
-    assert sum(covered.get(k, 0) for k in LINALG_STEPS) >= GRAPHS // 2
+    assert sum(covered.get(k, 0) for k in LINALG_STEPS) >= GRAPHS // 2  # most have linalg
     results = []
     for i in range(0, len(specs), 24):
         results += fuzzer.run(specs[i:i + 24], BASE_MODES)
