@@ -208,7 +208,8 @@ def fuzz(session: nox.Session) -> None:
     """The long differential-fuzz profile (docs/testing.md); not part of a plain ``nox`` run.
 
     ``nox -s fuzz`` runs 20,000 random graphs, 500 gradient graphs and 20,000 random
-    functions (updates, shared outputs, borrow, views, copies) on two workers;
+    functions (updates, shared outputs, borrow, views, copies) on two workers, then
+    5,000 value-and-gradient graphs with linear algebra (``--grad-linalg``, grad_driver.py);
     ``nox -s fuzz -- --graphs 2000 --jobs 1`` (any option of the driver) changes that.
     The CI profile runs inside the ``integration`` session.
     """

@@ -207,3 +207,16 @@ def test_vectorize_falls_back_to_the_loop_when_size_is_static():
     want = np.zeros((3, 4))
     want[[0, 1, 2], [1, 2, 3]] = [2.0, 4.0, 6.0]
     np.testing.assert_allclose(got, want)
+
+
+def test_hessian_vector_product_ignores_the_values_a_fill_only_shapes():
+    """H p of sum(x**2 - y**2) is (2 p_x, -2 p_y) whatever x and y hold, NaN included: the
+    tangent of fill(x, 1) (the gradient's seed) is disconnected, not a zero that meets
+    NaN (PyTensor's TestHessianVectorProduct.test_multiple_wrt)."""
+    x, y, px, py = (pt.dvector(n) for n in ("x", "y", "px", "py"))
+    hx, hy = hessian_vector_product((x**2 - y**2).sum(), wrt=[x, y], p=[px, py])
+    nan = np.full(3, np.nan)
+    got = compile_callable([x, y, px, py], [hx, hy])(nan, nan, [1.0, 2.0, 3.0],
+                                                       [3.0, 2.0, 1.0])
+    np.testing.assert_allclose(got[0], [2.0, 4.0, 6.0])
+    np.testing.assert_allclose(got[1], [-6.0, -4.0, -2.0])

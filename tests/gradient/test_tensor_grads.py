@@ -258,3 +258,17 @@ def test_argmax_path_gives_zero_gradient():
     cost = pt.cast(pt.argmax(x), "float64") + x.sum()
     g = grad(cost, x)
     np.testing.assert_allclose(compile_callable([x], [g])(np.array([1.0, 3.0]))[0], [1.0, 1.0])
+
+
+@pytest.mark.parametrize("shape_y", [(2, 3), (1, 1), (1, 3), (2, 1)],
+                         ids=["same", "scalar", "row", "column"])
+def test_pow_gradient_where_the_base_is_zero(shape_y):
+    """d(x**y)/dy at x == 0 is 0 (x**y is 0 near there for y > 0), not 0 * log(0) = nan;
+    with broadcast exponents (PyTensor's TestPowBroadcast)."""
+    x0 = pos(2, 3)
+    x0[0, 1] = 0.0
+    y0 = RNG.uniform(1.5, 3.0, size=shape_y)
+    verify_grad(lambda x, y: x**y, [x0, y0], rng=RNG)
+    x, y = pt.dvector("x"), pt.dvector("y")
+    gy = compile_callable([x, y], [pt.grad((x**y).sum(), y)])([0.0, 2.0], [2.0, 2.0])[0]
+    np.testing.assert_allclose(gy, [0.0, 4.0 * np.log(2.0)], rtol=1e-12)

@@ -155,9 +155,15 @@ class Pow(BinaryScalarOp):
     def pullback(self, inputs: list, outputs: list, cotangents: list) -> list:
         (x, y), (gz,) = inputs, cotangents
         (out,) = outputs
+
+        def grad_y() -> Any:
+            # d(x**y)/dy = log(x) x**y, which is 0 (not 0 * -inf = nan) where x == 0
+            term = mul(gz, SCALAR_FUNCTIONS.log(x), out)
+            return switch(eq(x, const_like(0, x)), const_like(0, term), term)
+
         return [
             _g(x, lambda: mul(gz, y, pow(x, sub(y, const_like(1, y))))),
-            _g(y, lambda: mul(gz, SCALAR_FUNCTIONS.log(x), out)),
+            _g(y, grad_y),
         ]
 
 

@@ -81,7 +81,9 @@ def pushforward_from_pullback(
         term = SCALAR_FUNCTIONS.mul(p, t)
         total = term if total is None else SCALAR_FUNCTIONS.add(total, term)
     if total is None:
-        return [grad_zeros(out)]
+        # every tangent met a disconnected partial (second(x, y) with only x moving):
+        # disconnected, not zeros -- a zero tangent times a nan elsewhere would be nan
+        return [disconnected_type()]
     return [cast_like(total, out)]
 
 

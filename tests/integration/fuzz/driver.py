@@ -29,6 +29,7 @@ from pathlib import Path
 
 from opgraph_c.childproc import ChildProcess, Crash
 
+from . import grad_driver
 from .functions import random_function
 from .generate import random_spec
 
@@ -156,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cflags", default=DEFAULT_CFLAGS, help="extra C compiler flags")
     p.add_argument("--out", default="fuzz-report.json")
+    p.add_argument("--grad-linalg", type=int, default=5000,
+                   help="value-and-gradient graphs with linear algebra (grad_driver.py)")
+    grad_driver.add_arguments(p, prefix="grad-linalg-")
     args = p.parse_args(argv)
     report = long_run(args.graphs, args.grad, args.jobs, args.batch, args.seed, args.cflags,
                       stream=args.out + "l", functions=args.functions,
@@ -169,7 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     for f in [f for f in report["findings"] if f["kind"] in FAILING][:20]:
         print(f"\n[{f['kind']}] {f['detail'][:800]}\nspec: {json.dumps(f['spec'])}")
     print(f"\nfindings written to {args.out}")
-    return 1 if any(report["counts"][k] for k in FAILING) else 0
+    failed = any(report["counts"][k] for k in FAILING)
+    if args.grad_linalg:
+        out = args.out.replace(".json", "") + "-grad-linalg.json"
+        result = grad_driver.long_run(args.grad_linalg, args.jobs, args.grad_linalg_batch,
+                                      args.seed, args.grad_linalg_c_every,
+                                      args.grad_linalg_dask_every, args.cflags, stream=out + "l")
+        failed = grad_driver.report(result, args.seed, out) or failed
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
