@@ -13,7 +13,7 @@ from typing import Any
 from opgraph.graph.basic import Variable
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["_as_symbolic", "as_symbolic"]
+__all__ = ["_as_symbolic", "as_symbolic", "as_symbolic_dispatch"]
 
 
 def as_symbolic(x: Any, name: str | None = None, **kwargs: Any) -> Variable:
@@ -33,3 +33,7 @@ def as_symbolic(x: Any, name: str | None = None, **kwargs: Any) -> Variable:
 def _as_symbolic(x: Any, **kwargs: Any) -> Variable:
     """The converter per type of ``x``; the default makes a tensor (``as_tensor_variable``)."""
     return as_tensor_variable(x, **kwargs)
+
+
+# The public name plugins register their own types with (PyTensor spells it privately).
+as_symbolic_dispatch = _as_symbolic

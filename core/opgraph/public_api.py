@@ -24,6 +24,7 @@ __all__ = ["PUBLIC_MODULES", "is_public_module"]
 PUBLIC_MODULES: tuple[str, ...] = (
     # the top level and its configuration
     "opgraph",
+    "opgraph.basic",
     "opgraph.config",
     "opgraph.gradient",
     "opgraph.printing",

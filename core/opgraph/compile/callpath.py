@@ -232,6 +232,36 @@ def _completer(plan: CallPlan) -> Callable[[tuple], tuple]:
     return complete
 
 
+def _input_lines(plan: CallPlan, trust_input: bool, env: dict[str, Any]) -> list[str]:
+    """The generated lines that put each argument in its input cell (checked unless trusted)."""
+    lines = []
+    for k, slot in enumerate(plan.slots):
+        env[f"c{k}"] = slot.cell
+        env[f"f{k}"] = slot.filter
+        if trust_input:
+            lines.append(f"c{k}[0] = args[{k}]")
+            continue
+        fast = _fast_check(slot.type)
+        if fast is None:
+            lines.append(f"c{k}[0] = f{k}(args[{k}])")
+            continue
+        env[f"d{k}"] = fast[0]
+        lines.append(f"a = args[{k}]")
+        # a Python float for a float64 scalar: the one conversion worth inlining
+        fallback = (
+            f"(array(a) if type(a) is float else f{k}(a))"
+            if fast == (np.dtype("float64"), 0)
+            else f"f{k}(a)"
+        )
+        aligned = ("" if slot.position in plan.linker_checks_alignment
+                   else " and a.flags.aligned")
+        lines.append(
+            f"c{k}[0] = a if (type(a) is ndarray and a.dtype is d{k} and "
+            f"a.ndim == {fast[1]}{aligned}) else {fallback}"
+        )
+    return lines
+
+
 def build_call(plan: CallPlan, trust_input: bool) -> Callable[..., Any]:
     """Generate ``call(*args, **kwargs) -> outputs`` for ``plan``.
 
@@ -269,30 +299,7 @@ def build_call(plan: CallPlan, trust_input: bool) -> Callable[..., Any]:
         env["unalias"] = plan.unalias
         lines.append("args = unalias(args)")
     locked_from = len(lines)
-    for k, slot in enumerate(plan.slots):
-        env[f"c{k}"] = slot.cell
-        env[f"f{k}"] = slot.filter
-        if trust_input:
-            lines.append(f"c{k}[0] = args[{k}]")
-            continue
-        fast = _fast_check(slot.type)
-        if fast is None:
-            lines.append(f"c{k}[0] = f{k}(args[{k}])")
-        else:
-            env[f"d{k}"] = fast[0]
-            lines.append(f"a = args[{k}]")
-            # a Python float for a float64 scalar: the one conversion worth inlining
-            fallback = (
-                f"(array(a) if type(a) is float else f{k}(a))"
-                if fast == (np.dtype("float64"), 0)
-                else f"f{k}(a)"
-            )
-            aligned = ("" if slot.position in plan.linker_checks_alignment
-                       else " and a.flags.aligned")
-            lines.append(
-                f"c{k}[0] = a if (type(a) is ndarray and a.dtype is d{k} and "
-                f"a.ndim == {fast[1]}{aligned}) else {fallback}"
-            )
+    lines += _input_lines(plan, trust_input, env)
     lines.append("vm()")
     results = []
     for j, (cell, needs_copy) in enumerate(zip(plan.output_cells, plan.copy_outputs)):

@@ -10,12 +10,8 @@ from __future__ import annotations
 import abc
 from typing import Any
 
+from opgraph.basic import as_symbolic_dispatch
 from opgraph_xtensor.xtensor.type import XTensorConstant, xtensor_constant
-
-try:  # opgraph.basic (as_symbolic) is newer than some opgraph cores this plugin supports
-    from opgraph.basic import _as_symbolic
-except ImportError:  # pragma: no cover - an older core: nothing to register with
-    _as_symbolic = None
 
 __all__ = ["DataArrayLike"]
 
@@ -34,5 +30,4 @@ def _dataarray_to_symbolic(x: Any, **kwargs: Any) -> XTensorConstant:
     return xtensor_constant(x, **kwargs)
 
 
-if _as_symbolic is not None:
-    _as_symbolic.register(DataArrayLike)(_dataarray_to_symbolic)
+as_symbolic_dispatch.register(DataArrayLike)(_dataarray_to_symbolic)
