@@ -57,6 +57,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.autodiff.vectorize",
     "opgraph.link.basic",
     "opgraph.link.c.template",
+    "opgraph.link.sharedvalue",
     "opgraph.compile.database",
     "opgraph.compile.function",
     "opgraph.compile.io",

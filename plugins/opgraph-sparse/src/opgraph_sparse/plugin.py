@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from opgraph.compile.sharedvalue import shared_constructor
+from opgraph.link.sharedvalue import shared_constructor
 from opgraph.plugins import PublicModule, hookimpl
 
 
