@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -35,6 +37,30 @@ if hasattr(nox.options, "parallel"):  # nox >= 2026.10: run sessions side by sid
     nox.options.allow_parallel = True
 
 ROOT = Path(__file__).resolve().parent
+
+
+def _find_pyenv_interpreters(versions: tuple[str, ...] = ("3.11", "3.12", "3.13")) -> None:
+    """Put pyenv's ``X.Y`` interpreters on PATH when ``pythonX.Y`` does not run from it.
+
+    The machines here have CPython 3.12 and 3.13 under pyenv without selecting them
+    (the shim answers "command not found"), and uv must not try to download one (no
+    network): each version's ``bin`` is prepended, newest patch release first.
+    """
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    extra = []
+    for version in versions:
+        found = shutil.which(f"python{version}")
+        if found and subprocess.run([found, "--version"], capture_output=True).returncode == 0:
+            continue
+        candidates = sorted(root.glob(f"{version}.*/bin/python{version}"), reverse=True)
+        if candidates:
+            extra.append(str(candidates[0].parent))
+    if extra:
+        os.environ["PATH"] = os.pathsep.join([*extra, os.environ.get("PATH", "")])
+    os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
+
+
+_find_pyenv_interpreters()
 PYTHON = "3.11"
 #: The interpreters ``core`` and ``integration`` run on (PyMC 6 needs 3.12; 3.13 is supported
 #: by the metadata and checked by hand: docs/testing.md).
