@@ -67,15 +67,7 @@ def _opgraph_variants(make: Callable[[], Any], args: list[Any]) -> dict[str, Any
 
 
 def _alternating(fns: dict[str, Callable[..., Any]], args: list[Any]) -> dict[str, float]:
-    for fn in fns.values():
-        fn(*args)
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(REPEATS):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            fn(*args)
-            best[name] = min(best[name], time.perf_counter() - t0)
-    return best
+    return benchutil.alternating(fns, args, REPEATS)
 
 
 # -- the three workloads: (opgraph builder, JAX builder, arguments) ---------------------------

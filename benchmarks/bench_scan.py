@@ -108,20 +108,8 @@ PEERS = {"opgraph C": opgraph_fns, "PyTensor cvm": pytensor_fns, "JAX jit": jax_
 
 
 def alternating(fns: dict[str, Any], *args: Any) -> dict[str, float]:
-    """Best-of-REPEATS seconds of each callable, timed in turns (A, B, C, A, B, C, ...).
-
-    Taking turns spreads the machine's load over every peer alike; one warm-up
-    call each first.
-    """
-    for fn in fns.values():
-        fn(*args)
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(REPEATS):
-        for name, fn in fns.items():
-            t0 = CLOCK()
-            fn(*args)
-            best[name] = min(best[name], CLOCK() - t0)
-    return best
+    """Best-of-REPEATS seconds of each callable, timed in turns (benchutil.alternating)."""
+    return benchutil.alternating(fns, args, REPEATS, CLOCK)
 
 
 def _time_peers(hidden: int) -> tuple[dict[str, list[float | None]], list[str]]:

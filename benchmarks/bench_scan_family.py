@@ -196,19 +196,6 @@ def gradient_error(p: Point, value: Any, gradient: Any, args: list[np.ndarray]) 
     return worst
 
 
-def alternating(fns: dict[str, Any], args: list[np.ndarray]) -> dict[str, float]:
-    """Best-of-REPEATS seconds of each callable, timed in turns after a warm-up call."""
-    for fn in fns.values():
-        fn(*args)
-    best = dict.fromkeys(fns, float("inf"))
-    for _ in range(REPEATS):
-        for name, fn in fns.items():
-            t0 = CLOCK()
-            fn(*args)
-            best[name] = min(best[name], CLOCK() - t0)
-    return best
-
-
 def measure(p: Point, errors: list[str]) -> dict[str, Any]:
     built = {}
     for name, make in PEERS.items():
@@ -228,7 +215,7 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
     for k, kind in ((0, "value"), (1, "grad")):
         fns = {name: pair[k] for name, pair in built.items()}
         try:
-            times = alternating(fns, args)
+            times = benchutil.alternating(fns, args, REPEATS, CLOCK)
         except Exception as exc:  # one peer failing when called
             errors.append(f"{p} {kind}: {type(exc).__name__}: {str(exc)[:100]}")
             times = {}

@@ -228,3 +228,21 @@ def peak_rss_self_mb() -> float:
 def emit(result: dict[str, Any]) -> None:
     """Print a child's result as the one JSON line :func:`run_json` reads."""
     print(json.dumps(result), flush=True)
+
+
+def alternating(fns: dict[str, Callable[..., Any]], args: Any, repeats: int,
+                clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Best-of-``repeats`` seconds of each callable on ``args``, timed in turns.
+
+    One warm-up call each, then A, B, C, A, B, C, ...: taking turns spreads the
+    machine's load over every peer alike.
+    """
+    for fn in fns.values():
+        fn(*args)
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = clock()
+            fn(*args)
+            best[name] = min(best[name], clock() - t0)
+    return best
