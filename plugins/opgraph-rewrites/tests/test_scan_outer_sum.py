@@ -257,3 +257,16 @@ def test_outer_factors_sees_a_transposed_column_as_a_row():
     u, v = pt.vector("u"), pt.vector("v")
     assert outer_factors(u[:, None] @ v[:, None].T) == (u, v)
     assert outer_factors(u[:, None] @ v[:, None]) is None
+
+
+def test_a_matrix_term_beside_the_outer_products_keeps_the_state_in_the_loop():
+    """``acc + outer(u, v) + M_t`` on a matrix state: stacking ``M_t`` would hold a matrix
+    per step (a GRU's gradient of a row block of W is such a term), so nothing moves."""
+    x, y, init = pt.matrix("x"), pt.matrix("y"), pt.matrix("init")
+    last = scan(lambda xt, yt, acc: acc + pt.outer(xt, yt) + pt.outer(xt, yt) ** 2,
+                sequences=[x, y], outputs_info=init, return_updates=False)[-1]
+    fast, without, ref = compile3([x, y, init], last)
+    assert matrix_states(fast) == 1
+    xv, yv, iv = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 4)), RNG.normal(size=(3, 4))
+    for f in (fast, without, ref):
+        np.testing.assert_allclose(f(xv, yv, iv), ref(xv, yv, iv), rtol=1e-12)

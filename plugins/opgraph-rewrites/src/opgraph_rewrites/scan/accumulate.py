@@ -153,7 +153,9 @@ def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
             found = outer_factors(term)
             if found is not None:
                 terms.append(found)
-            elif term.type.broadcastable == out.type.broadcastable:
+            elif term.type.broadcastable == out.type.broadcastable and out.type.ndim <= 1:
+                # a vector per step (a bias gradient): stacking it costs what the outer
+                # products' factors cost; a whole matrix per step would cost far more
                 terms.append((term, None))
             else:
                 return None
