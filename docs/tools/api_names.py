@@ -28,6 +28,7 @@ import importlib
 import inspect
 import itertools
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,15 @@ def public_names(module_name: str) -> list[str]:
     return sorted(set(names))
 
 
+def _is_type_alias(obj: Any) -> bool:
+    """A typing alias (``TensorLike = Variable | Sequence[Variable] | ArrayLike``): its
+    class and module differ between Python versions, so the page names it the same way."""
+    return typing.get_origin(obj) is not None and not inspect.isclass(obj)
+
+
 def _kind(obj: Any) -> str:
+    if _is_type_alias(obj):
+        return "type alias"
     if inspect.ismodule(obj):
         return "module"
     if inspect.isclass(obj):
@@ -147,6 +156,8 @@ def _summary(name: str, obj: Any) -> str:
 
 
 def _origin(obj: Any) -> str:
+    if _is_type_alias(obj):
+        return ""
     module = getattr(obj, "__module__", None) if not inspect.ismodule(obj) else obj.__name__
     return f"`{module}`" if isinstance(module, str) else ""
 

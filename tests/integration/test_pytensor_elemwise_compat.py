@@ -83,11 +83,12 @@ def test_verify_grad_accepts_an_in_place_op():
 def test_c_shape_errors_name_the_clashing_dimension():
     x, y = pt.dmatrix("x"), pt.dmatrix("y")
     fn = opgraph.function([x, y], x * y, mode=Mode(linker="cvm"))
+    # PyTensor's wording, with the user's variables named instead of ``input[k]`` (issue 28)
     with pytest.raises(ValueError, match=r"Runtime broadcasting not allowed.*"
-                       r"\(input\[0\]\.shape\[1\] = 4, input\[1\]\.shape\[1\] = 1\)"):
+                       r"\(x\.shape\[1\] = 4, y\.shape\[1\] = 1\)"):
         fn(np.zeros((5, 4)), np.zeros((5, 1)))
     with pytest.raises(ValueError, match=r"Input dimension mismatch: "
-                       r"\(input\[0\]\.shape\[1\] = 4, input\[1\]\.shape\[1\] = 3\)"):
+                       r"\(x\.shape\[1\] = 4, y\.shape\[1\] = 3\)"):
         fn(np.zeros((5, 4)), np.zeros((5, 3)))
 
 

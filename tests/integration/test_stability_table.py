@@ -52,6 +52,9 @@ def _modes() -> list[tuple[str, Any]]:
             except LinkerUnavailableError:
                 continue
         out.append((name, name))
+    # XLA flushes subnormals to zero and contracts multiply-adds (docs/jax.md, "Differences"):
+    # these IEEE-exact tables hold for every other mode.
+    out = [m for m in out if m[0] != "JAX"]
     rewrites = get_mode("FAST_RUN").optimizer
     out.append(("py+FAST_RUN", Mode(linker="py", optimizer=rewrites)))
     out.append(("vm+FAST_RUN", Mode(linker="vm", optimizer=rewrites)))
