@@ -29,7 +29,7 @@ class Type:
     constant_type: type[Constant] = Constant
 
     #: ``Type[np.ndarray]`` in annotations, as PyTensor's generic Type allows.
-    __class_getitem__ = classmethod(GenericAlias)
+    __class_getitem__: Any = classmethod(GenericAlias)
 
     # -- values -----------------------------------------------------------------
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:

@@ -45,9 +45,14 @@ def test_targets_and_options() -> None:
     assert VMLinker(lazy=False).target_name() == "py"
     assert VMLinker(use_cloop=True).target_name() == "cvm"
     assert VMLinker(allow_gc=False).clone().allow_gc is False
-    with pytest.raises(NotImplementedError, match="MonitorMode"):
-        VMLinker(callback=print)
     x = dscal("x")
+    # a callback runs the graph on PyTensor's Stack VM, called after each node
+    seen = []
+    traced = function([x], x * 2.0, mode=Mode(linker=VMLinker(
+        callback=lambda node, thunk, storage_map, compute_map: seen.append(node)),
+        optimizer=None))
+    assert np.asarray(traced(3.0)) == 6.0
+    assert len(seen) == 1
     f = function([x], x, mode=Mode(linker=VMLinker(allow_gc=False), optimizer=None))
     assert np.asarray(f(3.0)) == 3.0
 

@@ -119,14 +119,24 @@ def rmtree_quiet(path: str) -> None:
 
 
 def unusable_reason(root: str) -> str | None:
-    """None when ``root`` can hold cache files (created if missing), else why not."""
-    try:
-        os.makedirs(root, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".tmp-probe-", dir=root)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        return f"{type(exc).__name__}: {exc.strerror or exc}"
+    """None when ``root`` can hold cache files (created if missing), else why not.
+
+    A directory that another process removes between its creation and the probe
+    (``opgraph cache clear`` running beside a compile) is created again, a few times.
+    """
+    for attempt in range(5):
+        try:
+            os.makedirs(root, exist_ok=True)
+            fd, probe = tempfile.mkstemp(prefix=".tmp-probe-", dir=root)
+            os.close(fd)
+            os.unlink(probe)
+        except FileNotFoundError as exc:
+            if attempt == 4:
+                return f"{type(exc).__name__}: {exc.strerror or exc}"
+        except OSError as exc:
+            return f"{type(exc).__name__}: {exc.strerror or exc}"
+        else:
+            return None
     return None
 
 
