@@ -15,7 +15,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 
-__all__ = ["invariant_nodes", "push_out_invariants", "scan_push_out_non_seq"]
+__all__ = ["invariant_nodes", "push_out_invariants", "scan_push_out_non_seq", "set_inner_outputs"]
 
 
 def invariant_nodes(args: ScanArgs) -> list[Apply]:
@@ -70,13 +70,13 @@ def push_out_invariants(args: ScanArgs) -> bool:
         ph.name = inner.name
         placeholders.append(ph)
     new_outs = clone_replace(args.inner_outputs, dict(zip(users, placeholders)))
-    _set_inner_outputs(args, new_outs)
+    set_inner_outputs(args, new_outs)
     args.inner_in_non_seqs.extend(placeholders)
     args.outer_in_non_seqs.extend(outer_vals)
     return True
 
 
-def _set_inner_outputs(args: ScanArgs, outs: list[Any]) -> None:
+def set_inner_outputs(args: ScanArgs, outs: list[Any]) -> None:
     """Put a flat list of inner outputs back into ``args``' groups."""
     it = iter(outs)
     args.inner_out_mit_mot = [[next(it) for _ in g] for g in args.inner_out_mit_mot]

@@ -20,7 +20,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.products import Dot, MatMul
-from opgraph_rewrites.scan.push_out import _set_inner_outputs
+from opgraph_rewrites.scan.push_out import set_inner_outputs
 
 __all__ = ["scan_push_out_seq_products", "sequence_products"]
 
@@ -61,7 +61,7 @@ def sequence_products(args: ScanArgs) -> bool:
         placeholders[inner] = ph
         args.inner_in_seqs.append(ph)
         args.outer_in_seqs.append(stacked)
-    _set_inner_outputs(args, clone_replace(args.inner_outputs, placeholders))
+    set_inner_outputs(args, clone_replace(args.inner_outputs, placeholders))
     return True
 
 
