@@ -270,3 +270,83 @@ def test_a_matrix_term_beside_the_outer_products_keeps_the_state_in_the_loop():
     xv, yv, iv = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 4)), RNG.normal(size=(3, 4))
     for f in (fast, without, ref):
         np.testing.assert_allclose(f(xv, yv, iv), ref(xv, yv, iv), rtol=1e-12)
+
+
+def gru_step(xt, h, w, u, b):
+    """A GRU-like cell: the candidate reads a row block of W (``W[2n:] @ (r * h)``), with
+    the block's bounds taken from the state's shape inside the step."""
+    n = h.shape[0]
+    pre = w @ h + u @ xt + b
+    z, r = pt.sigmoid(pre[:n]), pt.sigmoid(pre[n:2 * n])
+    cand = pt.tanh((u @ xt + b)[2 * n:] + r * (w[2 * n:] @ h))
+    return (1.0 - z) * h + z * cand
+
+
+def test_gru_row_block_gradient_is_one_product_after_the_loop():
+    """The gradient of ``W[2n:] @ h`` is ``inc_subtensor(zeros[2n:], outer(d, h))`` per step:
+    a scattered outer product with loop-invariant bounds (once the state's shape is read
+    outside the loop), summed after the loop as one product.  Values and gradients equal
+    the graph without the rewrite and without any rewrite."""
+    x, w, u, b, h0 = pt.matrix("x"), pt.matrix("W"), pt.matrix("U"), pt.vector("b"), \
+        pt.vector("h0")
+    hs = scan(gru_step, sequences=[x], outputs_info=[h0], non_sequences=[w, u, b],
+              return_updates=False)
+    for loss in (hs[-1].sum(), (hs * hs).sum()):
+        grads = opgraph.grad(loss, [w, u, b, h0])
+        fast, without, ref = compile3([x, w, u, b, h0], [loss, *grads])
+        assert matrix_states(fast) == 0 and matrix_states(without) >= 1
+        n = 4
+        args = (RNG.normal(size=(6, 3)), RNG.normal(size=(3 * n, n)),
+                RNG.normal(size=(3 * n, 3)), RNG.normal(size=3 * n), RNG.normal(size=n))
+        for got, want, exact in zip(fast(*args), without(*args), ref(*args)):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got, exact, rtol=1e-10, atol=1e-12)
+
+
+def test_gru_row_block_gradient_matches_finite_differences():
+    xv = RNG.normal(size=(5, 2))
+    n = 3
+
+    def loss(w, u, b, h0):
+        hs = scan(gru_step, sequences=[pt.constant(xv)], outputs_info=[h0],
+                  non_sequences=[w, u, b], return_updates=False)
+        return (hs * hs).sum()
+
+    verify_grad(loss, [RNG.normal(size=(3 * n, n)), RNG.normal(size=(3 * n, 2)),
+                       RNG.normal(size=3 * n), RNG.normal(size=n)],
+                rng=np.random.default_rng(3), mode=FAST)
+
+
+def test_a_scattered_product_into_a_nonzero_block_stays_in_the_loop():
+    """``acc + inc_subtensor(c[1:], outer(x_t, y_t))`` adds ``c`` every step: summing the
+    increments alone would lose ``n_steps * c``, so the state stays."""
+    x, y, init, c = pt.matrix("x"), pt.matrix("y"), pt.matrix("init"), pt.matrix("c")
+    last = scan(lambda xt, yt, acc, c: acc + pt.inc_subtensor(c[1:], pt.outer(xt, yt)),
+                sequences=[x, y], outputs_info=init, non_sequences=[c],
+                return_updates=False)[-1]
+    fast, without, ref = compile3([x, y, init, c], last)
+    assert matrix_states(fast) == 1
+    xv, yv = RNG.normal(size=(5, 2)), RNG.normal(size=(5, 4))
+    iv, cv = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+    want = iv + 5 * cv
+    want[1:] += np.einsum("ti,tj->ij", xv, yv)
+    for f in (fast, without, ref):
+        np.testing.assert_allclose(f(xv, yv, iv, cv), want, rtol=1e-12)
+
+
+def test_a_scattered_product_into_zeros_moves_out_with_its_bounds():
+    x, y, init = pt.matrix("x"), pt.matrix("y"), pt.matrix("init")
+    k = pt.lscalar("k")
+    last = scan(lambda xt, yt, acc, k: acc + pt.inc_subtensor(pt.zeros_like(acc)[k:],
+                                                              pt.outer(xt, yt)),
+                sequences=[x, y], outputs_info=init, non_sequences=[k],
+                return_updates=False)[-1]
+    fast, without, ref = compile3([x, y, init, k], last)
+    assert matrix_states(fast) == 0 and matrix_states(without) == 1
+    xv, yv, iv = RNG.normal(size=(5, 2)), RNG.normal(size=(5, 4)), RNG.normal(size=(4, 4))
+    want = iv.copy()
+    want[2:] += np.einsum("ti,tj->ij", xv, yv)
+    for f in (fast, without, ref):
+        np.testing.assert_allclose(f(xv, yv, iv, 2), want, rtol=1e-12)
+    with pytest.raises(ValueError):  # a block of the wrong size is still an error
+        fast(xv, yv, iv, 1)

@@ -67,6 +67,35 @@ def test_push_out_moves_the_invariant_product_before_the_loop():
     np.testing.assert_allclose(fast(*vals), numpy_rnn(*vals))
 
 
+def test_push_out_reads_the_shape_of_tap_inputs_outside_the_loop():
+    """``x_t.shape`` and ``h.shape`` in the body are rows of outer arrays: the bounds
+    computed from them (a row block ``W[n:]`` of a gated cell) leave the loop, and
+    values, gradients and the step-shape error are unchanged."""
+    x, W, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+
+    def step(xt, h, W):
+        n = h.shape[0]
+        return pt.tanh(W[n:] @ h + xt[: xt.shape[0] // 2] + W[:n] @ h)
+
+    h = scan(step, sequences=x, outputs_info=h0, non_sequences=W, return_updates=False)
+    fg = FunctionGraph([x, W, h0], [h], clone=False)
+    in2out(scan_push_out_non_seq).rewrite(fg)
+    [node] = [n for n in fg.apply_nodes if isinstance(n.op, Scan)]
+    inner = io_toposort(node.op.inner_inputs, node.op.inner_outputs)
+    assert not [n for n in inner if type(n.op).__name__ in ("Shape", "Shape_i")]
+    g = opgraph.grad((h ** 2).sum(), [W, h0])
+    fast, ref = compile_pair([x, W, h0], [h, *g])
+    xv, Wv, hv = RNG.normal(size=(5, 6)), RNG.normal(size=(6, 3)), RNG.normal(size=3)
+    for got, want in zip(fast(xv, Wv, hv), ref(xv, Wv, hv)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    grow = scan(lambda h: pt.concatenate([h, h])[: h.shape[0] + 1], outputs_info=h0,
+                n_steps=3, return_updates=False)
+    fast, ref = compile_pair([h0], grow)
+    for f in (fast, ref):
+        with pytest.raises(ValueError):
+            f(hv)
+
+
 def test_push_out_leaves_a_step_dependent_body_alone():
     x = pt.vector("x")
     y = scan(lambda xt: xt * 2.0, sequences=x, return_updates=False)

@@ -18,6 +18,10 @@ state's own type added beside the products (the bias gradient ``acc + d_t``)
 becomes ``D.sum(axis=0)``.  A product written ``u[:, None] @ v[:, None].T``
 (how a pullback of ``W @ h`` comes out) counts as an outer product too, and
 the rewrite revisits the new loop, so every such state of one loop moves out.
+An outer product scattered into a block of zeros with loop-invariant bounds,
+``inc_subtensor(zeros[a:b], outer(u_t, v_t))`` (the pullback of a row block
+``W[a:b] @ h``), sums to ``inc_subtensor(zeros[a:b], U.T @ V)``: the sum of
+increments of a zero matrix is the increment by their sum.
 """
 
 from __future__ import annotations
@@ -26,12 +30,16 @@ from typing import Any
 
 import opgraph.scalar as ps
 import opgraph.tensor as pt
-from opgraph.graph.basic import Apply, Variable, io_toposort
+from opgraph.graph.basic import Apply, Constant, Variable, graph_inputs, io_toposort
+from opgraph.graph.replace import graph_replace
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
+from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.products import Dot, MatMul
+from opgraph.tensor.subtensor import IncSubtensor
 from opgraph_rewrites.scan.save_mem import last_rows_needed
 from opgraph_rewrites.utils import keep_type
 
@@ -127,13 +135,50 @@ def _summands(v: Variable) -> list[Variable]:
     return [t for x in v.owner.inputs for t in _summands(x)]
 
 
-def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
-                 ) -> list[tuple[Variable, Variable | None]] | None:
+Term = tuple[Variable, Variable | None, Any]
+
+
+def _invariant_outer(args: ScanArgs, x: Variable) -> Variable | None:
+    """``x``'s value outside the loop when it reads only non-sequences and constants."""
+    outer_of = dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs))
+    if isinstance(x, Constant) or x in outer_of:
+        return outer_of.get(x, x)
+    if any(not isinstance(i, Constant) and i not in outer_of for i in graph_inputs([x])):
+        return None
+    return graph_replace([x], outer_of, strict=False)[0]
+
+
+def _is_zero(x: Variable) -> bool:
+    try:
+        return bool(get_underlying_scalar_constant_value(x, elemwise=False) == 0)
+    except NotScalarConstantError:
+        return False
+
+
+def _scattered(args: ScanArgs, term: Variable) -> Term | None:
+    """``(u, v, wrap)`` when ``term`` is ``inc_subtensor(zeros[idx], outer(u, v))`` with a
+    loop-invariant ``zeros`` and ``idx``; ``wrap(s)`` is ``inc_subtensor(zeros[idx], s)``
+    outside the loop."""
+    node = term.owner
+    if node is None or not isinstance(node.op, IncSubtensor) or node.op.set_instead_of_inc:
+        return None
+    found = outer_factors(node.inputs[1])
+    if found is None or node.inputs[1].type.ndim != 2:
+        return None
+    outer = [_invariant_outer(args, x) for x in (node.inputs[0], *node.inputs[2:])]
+    if any(x is None for x in outer) or not _is_zero(outer[0]):
+        return None
+    op = IncSubtensor(node.op.idx_list)
+    return (*found, lambda summed: op(outer[0], summed, *outer[1:]))
+
+
+def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]) -> list[Term] | None:
     """The terms of sit-sot ``k`` when its step is ``acc + sum_i term_i``.
 
-    Each term is an outer product ``(u, v)`` or, as ``(x, None)``, a per-step
-    value of the state's own type (a bias gradient ``acc + d_t``), whose sum
-    over the steps is one reduction after the loop.
+    Each term is an outer product ``(u, v, None)``, one scattered into a zero block
+    ``(u, v, wrap)``, or, as ``(x, None, None)``, a per-step value of the state's own
+    type (a bias gradient ``acc + d_t``), whose sum over the steps is one reduction
+    after the loop.
     """
     if args.sit_sot_in_slices[k] != [-1]:
         return None
@@ -143,7 +188,7 @@ def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
     ins = out.owner.inputs
     if sum(x is acc for x in ins) != 1:
         return None
-    terms: list[tuple[Variable, Variable | None]] = []
+    terms: list[Term] = []
     for x in ins:
         if x is acc:
             continue
@@ -151,15 +196,18 @@ def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]
             if term.type.dtype != out.type.dtype:
                 return None
             found = outer_factors(term)
+            scattered = None if found is not None else _scattered(args, term)
             if found is not None:
-                terms.append(found)
+                terms.append((*found, None))
+            elif scattered is not None and scattered[0].type.dtype == out.type.dtype:
+                terms.append(scattered)
             elif term.type.broadcastable == out.type.broadcastable and out.type.ndim <= 1:
                 # a vector per step (a bias gradient): stacking it costs what the outer
                 # products' factors cost; a whole matrix per step would cost far more
-                terms.append((term, None))
+                terms.append((term, None, None))
             else:
                 return None
-    if all(v is None for _u, v in terms):
+    if all(v is None for _u, v, _w in terms):
         return None  # a plain running sum: nothing is saved per step by moving it
     return terms
 
@@ -209,22 +257,23 @@ def scan_push_out_outer_sum(fgraph: Any, node: Apply) -> Any:
         found = last_rows_needed(fgraph, args.outer_out_sit_sot[k], 1)
         if found is None or found[0] != 1:
             continue
-        flat = [x for pair in terms for x in pair if x is not None]
+        flat = [x for u, v, _w in terms for x in (u, v) if x is not None]
         where = [_stacked(args, x) for x in flat]
         if any(w is _NOT_PER_STEP for w in where):
             continue
-        kinds = [v is not None for _u, v in terms]
+        kinds = [(v is not None, wrap) for _u, v, wrap in terms]
         return _move_out(args, k, flat, where, kinds,
                          [read for read, _c in found[1]]) or False
     return False
 
 
 def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
-              kinds: list[bool], reads: list[Apply]) -> dict[Variable, Variable]:
+              kinds: list[tuple[bool, Any]], reads: list[Apply]) -> dict[Variable, Variable]:
     """Drop sit-sot ``k``, add the nit-sot outputs needed, build ``init[0] + sum U.T @ V``.
 
     ``factors`` holds each term's vectors in order (``u, v`` for an outer product,
-    ``x`` for a summed value; ``kinds`` says which); ``where`` says where each is found.
+    ``x`` for a summed value; ``kinds`` says which, and how a product is placed in the
+    state's shape); ``where`` says where each is found.
     """
     init = args.outer_in_sit_sot[k]
     for name in ("outer_in_sit_sot", "inner_in_sit_sot", "inner_out_sit_sot",
@@ -259,9 +308,10 @@ def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
             stacks.append(old_to_new.get(w, w))
     last = init[0]
     rest = iter(stacks)
-    for is_outer in kinds:
+    for is_outer, wrap in kinds:
         stack = next(rest)
-        last = last + (pt.dot(stack.T, next(rest)) if is_outer else stack.sum(axis=0))
+        total = pt.dot(stack.T, next(rest)) if is_outer else stack.sum(axis=0)
+        last = last + (wrap(total) if wrap is not None else total)
     if last.type.dtype != init.type.dtype:
         last = pt.cast(last, init.type.dtype)
     out = {o: nw for o, nw in old_to_new.items() if isinstance(o, Variable)}

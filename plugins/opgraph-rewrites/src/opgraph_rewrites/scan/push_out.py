@@ -2,7 +2,11 @@
 
 A node of the body that reads only non-sequences and constants computes the
 same value at every step: it is computed once, outside the loop, and the body
-reads the result as a new non-sequence.
+reads the result as a new non-sequence.  The shape of a tap input (a row of a
+sequence or of a state's buffer) is loop-invariant too, since every step must
+return rows of one shape (the loop raises otherwise): ``h_tm1.shape`` in the
+body becomes the outer buffer's ``shape[1:]``, so what is computed from it
+(the bounds of a weight's row block, read by a gradient) leaves the loop.
 """
 
 from __future__ import annotations
@@ -11,11 +15,14 @@ from typing import Any
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
+from opgraph.graph.replace import graph_replace
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
+from opgraph.tensor.shape import Shape, Shape_i
 
-__all__ = ["invariant_nodes", "push_out_invariants", "scan_push_out_non_seq", "set_inner_outputs"]
+__all__ = ["hoist_tap_shapes", "invariant_nodes", "push_out_invariants", "scan_push_out_non_seq",
+           "set_inner_outputs"]
 
 
 def invariant_nodes(args: ScanArgs) -> list[Apply]:
@@ -63,7 +70,10 @@ def push_out_invariants(args: ScanArgs) -> bool:
             users.append(x)
     if not users:
         return False
-    outer_vals = clone_replace(users, dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs)))
+    # graph_replace, not clone_replace: the outer values' own graphs (a loop's output
+    # read for its shape) are reused, not copied into a second loop
+    outer_vals = graph_replace(users, dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs)),
+                               strict=False)
     placeholders = []
     for inner, outer in zip(users, outer_vals):
         ph = outer.type()
@@ -73,6 +83,43 @@ def push_out_invariants(args: ScanArgs) -> bool:
     set_inner_outputs(args, new_outs)
     args.inner_in_non_seqs.extend(placeholders)
     args.outer_in_non_seqs.extend(outer_vals)
+    return True
+
+
+def _tap_rows(args: ScanArgs) -> dict[Variable, Variable]:
+    """Each tap input of the body (sequence, mit-sot and sit-sot taps) -> the outer array
+    whose rows it takes (untraced states and shared outputs may change shape: left out)."""
+    rows = dict(zip(args.inner_in_seqs, args.outer_in_seqs))
+    for ins, outer in zip(args.inner_in_mit_sot, args.outer_in_mit_sot):
+        rows.update((x, outer) for x in ins)
+    rows.update(zip(args.inner_in_sit_sot, args.outer_in_sit_sot))
+    return rows
+
+
+def hoist_tap_shapes(args: ScanArgs) -> bool:
+    """Edit ``args`` in place: ``Shape``/``Shape_i`` of tap inputs become non-sequences
+    computed from the outer arrays' shapes.  True if any."""
+    rows = _tap_rows(args)
+    found: dict[Variable, Variable] = {}
+    for node in io_toposort(args.inner_inputs, args.inner_outputs):
+        if not isinstance(node.op, Shape | Shape_i) or node.inputs[0] not in rows:
+            continue
+        outer, inner = rows[node.inputs[0]], node.outputs[0]
+        if isinstance(node.op, Shape_i):
+            value = outer.shape[node.op.i + 1]
+        else:
+            value = pt.stack([outer.shape[d + 1] for d in range(outer.type.ndim - 1)])
+        if value.type.dtype != inner.type.dtype:
+            value = pt.cast(value, inner.type.dtype)
+        if value.type != inner.type:
+            continue
+        found[inner] = value
+    if not found:
+        return False
+    placeholders = {inner: inner.type() for inner in found}
+    set_inner_outputs(args, clone_replace(args.inner_outputs, placeholders))
+    args.inner_in_non_seqs.extend(placeholders.values())
+    args.outer_in_non_seqs.extend(found.values())
     return True
 
 
@@ -112,7 +159,8 @@ def scan_push_out_non_seq(fgraph: Any, node: Apply) -> Any:
     if node.op.info.n_mit_mot or node.op.info.as_while:
         return False
     args = ScanArgs.from_node(node)
-    if not push_out_invariants(args):
+    hoisted = hoist_tap_shapes(args)
+    if not (push_out_invariants(args) or hoisted):
         return False
     new = args.make_node()
     repeated = _repeated(args, new)
