@@ -22,6 +22,7 @@ import opgraph
 from opgraph.compile.function import function
 from opgraph.compile.mode import Mode
 
+from . import grad_worker
 from .grad_build import build, cotangents, values
 from .grad_driver import BASE_MODES, C_MODES, GradFuzzer, coverage
 from .grad_generate import LINALG_STEPS, random_grad_spec
@@ -133,3 +134,40 @@ def test_inv_then_ofg_twice_gradient_is_exact_to_high_precision():
         dm = mpmath.matrix(d.tolist())
         exact = float((f(x0 + h * dm) - f(x0 - h * dm)) / (2 * h))
         assert abs(float(np.sum(grad * d)) - exact) <= 1e-10 * abs(exact)
+
+
+def _reference_batch(spec: dict):
+    built = grad_worker._Built(spec)
+    built.cot_vals = cotangents(spec, [tuple(s) for s in spec["output_shapes"]])
+    batch = grad_worker._Batch([built], ["ref"])
+    outs, err = grad_worker._call(batch.fns["ref"], batch.args())
+    assert err is None, err
+    costs, err = grad_worker._call(batch.cost_fn, batch.args())
+    assert err is None, err
+    batch.cost_fn_value = costs
+    return batch, [outs[len(built.outputs):]]
+
+
+#: the long profile's seed 202286: pinv of a strictly triangular square of an
+#: ill-conditioned matrix, then eigh; step 1e-6 is off by 3e-5 (rounding), 1e-4 by 3e-8
+ILL_CONDITIONED_PINV = {
+    "seed": 202286, "n": 3,
+    "inputs": [_inp([2, 3, 3]), _inp([3, 3], "illcond"), _inp([3, 1])],
+    "steps": [["matrix_power", 1, 2], ["tril_triu", 3, False],
+              ["cho_solve", 4, 2, True, "gram"], ["det", 4, "gram"], ["pinv", 4, False, "T"],
+              ["eigh", 7, False, "T"]],
+    "outputs": [7, 8], "output_shapes": [[3, 3], [3, 3]]}
+
+
+def test_the_fd_check_tries_other_steps_before_it_reports():
+    batch, grads = _reference_batch(ILL_CONDITIONED_PINV)
+    assert grad_worker._fd_check(batch, grads, ILL_CONDITIONED_PINV["seed"]) == [None]
+
+
+def test_the_fd_check_reports_a_wrong_gradient_at_every_step():
+    spec = FOUND["cholesky(A @ A.T)"]
+    batch, grads = _reference_batch(spec)
+    assert grad_worker._fd_check(batch, grads, 5) == [None]
+    wrong = [[g * 1.001 for g in grads[0]]]
+    [why] = grad_worker._fd_check(batch, wrong, 5)
+    assert why is not None and "finite differences" in why
