@@ -194,3 +194,31 @@ def test_pushforward_through_until():
     eps = 1e-6
     fd = (fb(1.0, 1.5 + eps) - fb(1.0, 1.5 - eps)) / (2 * eps)
     np.testing.assert_allclose(fj(1.0, 1.5, 1.0), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE", "C", "DASK"])
+@pytest.mark.parametrize("cell", ["tanh", "gated"])
+def test_a_loop_of_no_steps_has_the_gradients_of_its_initial_state(mode, cell):
+    """With an empty sequence the loss reads only ``h0``: the weight gradients are zeros of
+    the weights' shapes and the sequence's gradient is empty with the sequence's row
+    shape (a loop that runs no step cannot know its per-step outputs' shape; the
+    gradient and the rewrites take it from the sequence and the states)."""
+    x, w, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+
+    def step(xt, h, w):
+        if cell == "tanh":
+            return pt.tanh(w @ h + xt)
+        n = h.shape[0]
+        z = pt.sigmoid((w @ h)[:n] + xt)
+        return (1 - z) * h + z * pt.tanh(w[n:] @ h)
+
+    hs = scan(step, sequences=[x], outputs_info=[h0], non_sequences=[w],
+              return_updates=False)
+    loss = (hs ** 2).sum() + (h0 ** 3).sum()
+    fn = function([x, w, h0], opgraph.grad(loss, [w, h0, x]), mode=mode)
+    rows = 3 if cell == "tanh" else 6
+    h0v = RNG.normal(size=3)
+    gw, gh0, gx = fn(np.zeros((0, 3)), RNG.normal(size=(rows, 3)), h0v)
+    np.testing.assert_array_equal(gw, np.zeros((rows, 3)))
+    np.testing.assert_allclose(gh0, 3 * h0v ** 2, rtol=1e-12)
+    assert gx.shape == (0, 3)

@@ -459,10 +459,13 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         result[sl["non_seqs"].start + q] = back[pos][-1]
         pos += 1
     for s in gx_idx:
-        gx = rev(back[pos])
+        # reshaped to the sequence's rows: a loop that runs no step cannot know the
+        # shape of what its steps return (its stack has unknown lengths as 0)
+        seq = seq_outer[s]
+        gx = rev(back[pos]).reshape((steps, *[seq.shape[d] for d in range(1, seq.type.ndim)]),
+                                    ndim=seq.type.ndim)
         pos += 1
-        result[sl["seqs"].start + s] = pt.set_subtensor(
-            pt.zeros_like(seq_outer[s])[n - steps:n], gx)
+        result[sl["seqs"].start + s] = pt.set_subtensor(pt.zeros_like(seq)[n - steps:n], gx)
     return result
 
 

@@ -39,7 +39,7 @@ from opgraph.tensor.constant_value import get_underlying_scalar_constant_value
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.products import Dot, MatMul
-from opgraph.tensor.subtensor import IncSubtensor
+from opgraph.tensor.subtensor import IncSubtensor, Subtensor
 from opgraph_rewrites.scan.save_mem import last_rows_needed
 from opgraph_rewrites.utils import keep_type
 
@@ -138,6 +138,22 @@ def _summands(v: Variable) -> list[Variable]:
 Term = tuple[Variable, Variable | None, Any]
 
 
+class _Scatter:
+    """How a summed product is placed in the state (``place``) and the block's shape."""
+
+    def __init__(self, place: Any, shape: tuple[Any, Any]) -> None:
+        self.place, self.shape = place, shape
+
+
+def _rows(stack: Variable, n: Any, length: Any) -> Variable:
+    """``stack`` as ``(n, length)``: a loop of no steps stacks rows of unknown length as
+    0, and the product after it must still have the state's shape.  A static length-1
+    row (a broadcasting factor) is left as it is."""
+    if stack.type.shape[1:] == (1,):
+        return stack
+    return stack.reshape((n, length), ndim=2)
+
+
 def _invariant_outer(args: ScanArgs, x: Variable) -> Variable | None:
     """``x``'s value outside the loop when it reads only non-sequences and constants."""
     outer_of = dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs))
@@ -169,7 +185,9 @@ def _scattered(args: ScanArgs, term: Variable) -> Term | None:
     if any(x is None for x in outer) or not _is_zero(outer[0]):
         return None
     op = IncSubtensor(node.op.idx_list)
-    return (*found, lambda summed: op(outer[0], summed, *outer[1:]))
+    block = Subtensor(node.op.idx_list)(outer[0], *outer[1:])
+    return (*found, _Scatter(lambda summed: op(outer[0], summed, *outer[1:]),
+                             (block.shape[0], block.shape[1])))
 
 
 def _accumulated(args: ScanArgs, k: int, uses: dict[Variable, int]) -> list[Term] | None:
@@ -308,10 +326,15 @@ def _move_out(args: ScanArgs, k: int, factors: list[Variable], where: list,
             stacks.append(old_to_new.get(w, w))
     last = init[0]
     rest = iter(stacks)
+    row_shape = [init.shape[d] for d in range(1, init.type.ndim)]
     for is_outer, wrap in kinds:
         stack = next(rest)
-        total = pt.dot(stack.T, next(rest)) if is_outer else stack.sum(axis=0)
-        last = last + (wrap(total) if wrap is not None else total)
+        if not is_outer:
+            total = stack.reshape((n, *row_shape), ndim=init.type.ndim).sum(axis=0)
+        else:
+            rows, cols = wrap.shape if wrap is not None else row_shape
+            total = pt.dot(_rows(stack, n, rows).T, _rows(next(rest), n, cols))
+        last = last + (wrap.place(total) if wrap is not None else total)
     if last.type.dtype != init.type.dtype:
         last = pt.cast(last, init.type.dtype)
     out = {o: nw for o, nw in old_to_new.items() if isinstance(o, Variable)}
