@@ -459,14 +459,18 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
         result[sl["non_seqs"].start + q] = back[pos][-1]
         pos += 1
     for s in gx_idx:
-        # reshaped to the sequence's rows: a loop that runs no step cannot know the
-        # shape of what its steps return (its stack has unknown lengths as 0)
-        seq = seq_outer[s]
-        gx = rev(back[pos]).reshape((steps, *[seq.shape[d] for d in range(1, seq.type.ndim)]),
-                                    ndim=seq.type.ndim)
+        result[sl["seqs"].start + s] = _sequence_gradient(seq_outer[s], back[pos], n, steps)
         pos += 1
-        result[sl["seqs"].start + s] = pt.set_subtensor(pt.zeros_like(seq)[n - steps:n], gx)
     return result
+
+
+def _sequence_gradient(seq: Variable, stacked: Variable, n: Any, steps: Any) -> Variable:
+    """The gradient of sequence ``seq`` from the backward loop's per-step output
+    ``stacked`` (last step first), reshaped to the sequence's rows: a loop that runs
+    no step cannot know the shape of what its steps return (unknown lengths are 0)."""
+    rows = stacked[::-1].reshape((steps, *[seq.shape[d] for d in range(1, seq.type.ndim)]),
+                                 ndim=seq.type.ndim)
+    return pt.set_subtensor(pt.zeros_like(seq)[n - steps:n], rows)
 
 
 # -- pushforward -------------------------------------------------------------------------
