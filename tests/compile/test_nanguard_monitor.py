@@ -88,3 +88,10 @@ def test_monitor_mode_detects_nan_like_the_documented_example() -> None:
     assert len(found) == 1 and isinstance(found[0].op, Log)
     with pytest.raises(TypeError, match="post_func"):
         MonitorMode(post_func=3)
+
+
+def test_the_mode_by_name_has_a_finite_repr():
+    """NanGuardMode's linker holds the mode's checks, which hold the mode: the repr shows
+    the cycle as ``...`` instead of recursing without end."""
+    text = repr(get_mode("NanGuardMode"))
+    assert "CallbackLinker" in text and "linker=..." in text

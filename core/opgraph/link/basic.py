@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from reprlib import recursive_repr
 from typing import TYPE_CHECKING, Any
 
 from opgraph import faces as _faces
@@ -268,6 +269,7 @@ class Linker:
         )
         return fgraph, order, input_storage, output_storage, storage_map
 
+    @recursive_repr()  # an option may hold the mode that holds this linker (NanGuardMode)
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         gc = "" if self.allow_gc else "allow_gc=False"
