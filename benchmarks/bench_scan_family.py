@@ -126,14 +126,22 @@ def symbolic(lib: Any, m: Any, p: Point) -> tuple[list, Any, list]:
     return [x, w, u, b, h0], loss, lib.grad(loss, [w, u, b])
 
 
-def opgraph_fns(p: Point) -> tuple[Any, Any]:
+def opgraph_fns(p: Point, fast_math: bool = False) -> tuple[Any, Any]:
     import opgraph
     import opgraph.tensor as m
     from opgraph.compile.mode import Mode, get_mode
+    from opgraph.config import config
 
     mode = Mode(linker="c", optimizer=get_mode("FAST_RUN").optimizer)
     ins, loss, grads = symbolic(opgraph, m, p)
-    return opgraph.function(ins, loss, mode=mode), opgraph.function(ins, grads, mode=mode)
+    with config.change_flags(fast_math=fast_math):
+        return opgraph.function(ins, loss, mode=mode), opgraph.function(ins, grads, mode=mode)
+
+
+def opgraph_fast_math_fns(p: Point) -> tuple[Any, Any]:
+    """opgraph with ``config.fast_math``: subnormals flushed to zero as XLA does on CPU
+    (float32 points only: a float32 gradient decaying through the loop reaches them)."""
+    return opgraph_fns(p, fast_math=True)
 
 
 def _pytensor(linker: str) -> Any:
@@ -198,7 +206,10 @@ def gradient_error(p: Point, value: Any, gradient: Any, args: list[np.ndarray]) 
 
 def measure(p: Point, errors: list[str]) -> dict[str, Any]:
     built = {}
-    for name, make in PEERS.items():
+    peers = dict(PEERS)
+    if p.dtype == "float32":
+        peers["opgraph C fast_math"] = opgraph_fast_math_fns
+    for name, make in peers.items():
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -219,7 +230,7 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
         except Exception as exc:  # one peer failing when called
             errors.append(f"{p} {kind}: {type(exc).__name__}: {str(exc)[:100]}")
             times = {}
-        for name in PEERS:
+        for name in peers:
             t = times.get(name)
             row[f"{kind} {name} ms"] = None if t is None else t * 1e3
         ours = times.get("opgraph C")
@@ -227,6 +238,9 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
                       default=None)
         row[f"{kind} / PyTensor best"] = benchutil.ratio(ours, best_pt)
         row[f"{kind} / JAX"] = benchutil.ratio(ours, times.get("JAX jit"))
+        if "opgraph C fast_math" in times:
+            row[f"{kind} fast_math / JAX"] = benchutil.ratio(times["opgraph C fast_math"],
+                                                             times.get("JAX jit"))
     return row
 
 

@@ -373,8 +373,9 @@ def _compile_flags(cfg: OpgraphConfigParser) -> None:
     add("cmodule__warn_no_version", "Warn when an Op with C code has no cache version.",
         BoolParam(False), in_c_key=False)
     add("fast_math", "Allow results that differ from NumPy's IEEE ones for inf, NaN or 0 "
-        "inputs: algebraic rewrites assuming finite values (x/x -> 1, x*0 -> 0, ...) and "
-        "fused multiply-add contraction in C code.", BoolParam(False), in_c_key=True)
+        "inputs: algebraic rewrites assuming finite values (x/x -> 1, x*0 -> 0, ...), "
+        "fused multiply-add contraction in C code, and subnormals flushed to zero while "
+        "a C module runs.", BoolParam(False), in_c_key=True)
     add("cmodule__remove_gxx_opt", "Compile C code without -O flags (for debuggers).",
         BoolParam(False), in_c_key=True)
     add("cmodule__compilation_warning", "Show the compiler's warnings.",

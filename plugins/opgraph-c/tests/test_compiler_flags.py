@@ -68,3 +68,33 @@ def test_modules_built_with_and_without_fast_math_never_mix():
         np.testing.assert_array_equal(f(a, b), want)  # no contraction: exact
     for f in (fast, fast_again):
         np.testing.assert_allclose(f(a, b), want, atol=1e-15)
+
+
+TINY32 = np.array([1e-40, -3e-39, 2.0], dtype="float32")  # two subnormals and a normal
+TINY64 = np.array([1e-310, -4e-320, 2.0])
+
+
+@pytest.mark.parametrize("values", [TINY32, TINY64], ids=["float32", "float64"])
+def test_fast_math_flushes_subnormals_during_the_call_only(values):
+    """IEEE by default (subnormal operands and results kept); under ``fast_math`` a C
+    module's call flushes them to zero, as XLA does on CPU, and the thread's
+    floating-point mode is restored afterwards (NumPy after the call is IEEE again)."""
+    x = pt.vector("x", dtype=values.dtype)
+    half = np.asarray(0.5, dtype=values.dtype)
+    ieee = function([x], x * half, mode=Mode(linker="c", optimizer=None))
+    with config.change_flags(fast_math=True):
+        flushed = function([x], x * half, mode=Mode(linker="c", optimizer=None))
+    np.testing.assert_array_equal(ieee(values), values * half)
+    assert ieee(values)[0] != 0
+    np.testing.assert_array_equal(flushed(values), [0.0, -0.0, 1.0])
+    assert (values * half)[0] != 0  # the flush ended with the call
+    np.testing.assert_array_equal(ieee(values), values * half)
+
+
+def test_the_floating_point_mode_is_restored_when_the_call_raises():
+    x = pt.dvector("x")
+    with config.change_flags(fast_math=True):
+        fn = function([x], pt.log(x[5]), mode=Mode(linker="c", optimizer=None))
+    with pytest.raises(IndexError):
+        fn(TINY64)
+    assert (TINY64 * 0.5)[0] != 0

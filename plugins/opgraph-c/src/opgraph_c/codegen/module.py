@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.type import TensorType
 from opgraph_c.cache import MODNAME_PLACEHOLDER
@@ -24,6 +25,7 @@ from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
 from opgraph_c.codegen.runtime_c import (
+    FP_ENV,
     MODULE_TAIL,
     POOL,
     POOL_MAX_BYTES,
@@ -149,7 +151,7 @@ def build_module_source(
 
     n_vars = len(index)
     w = CWriter()
-    with w.block("static PyObject *og_run(PyObject *og_cap, PyObject *og_unused)"):
+    with w.block("static PyObject *og_run_graph(PyObject *og_cap, PyObject *og_unused)"):
         w.line("OGState *og_st = (OGState *)PyCapsule_GetPointer(og_cap, NULL);",
                f"PyObject *v[{max(n_vars, 1)}] = {{0}};",
                "int og_node = -1;",
@@ -239,6 +241,7 @@ def build_module_source(
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
         f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
         f"#define OG_KEEP_SMALL_BYTES {KEEP_SMALL_BYTES}\n"
+        f"#define OG_FLUSH_SUBNORMALS {int(bool(config.fast_math))}\n"
         f"{profile_define(profile)}"
     )
     source = "\n".join(
@@ -257,6 +260,7 @@ def build_module_source(
             *support,
             *funcs,
             w.text(),
+            FP_ENV,
             MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
         ]
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 from importlib import resources
 
 __all__ = [
+    "FP_ENV",
     "INDEX_SUPPORT",
     "MODULE_TAIL",
     "POOL",
@@ -44,7 +45,7 @@ RUNTIME_FILES = (
     "prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c",
     "scalar_ops.h", "views.h", "index.h", "elemwise_support.h", "release.c", "scan.h",
     "blas_support.h", "blas_fallback.c", "gather_loops.h", "index_error.h", "aligned.h",
-    "inc_view.h",
+    "inc_view.h", "fpenv.c",
 )
 """The files of ``opgraph_c/codegen/runtime/``: the module frame in the order a module
 includes it, then the support code the emitters ask for (``NodeC.support``)."""
@@ -71,6 +72,10 @@ PROFILE_SUPPORT = runtime_file("profile.c")
 
 RUN_PY = runtime_file("run_py.c")
 """The loop running a table of Python-thunk nodes (profiling sections: :func:`select_profile`)."""
+
+FP_ENV = runtime_file("fpenv.c")
+"""``og_run``: the generated ``og_run_graph`` called in the floating-point mode of
+``config.fast_math`` (subnormals flushed while the module runs, ``OG_FLUSH_SUBNORMALS``)."""
 
 MODULE_TAIL = runtime_file("module_tail.c")
 """Method table and ``PyInit_MODNAME`` (``MODNAME`` is replaced by the module's name)."""

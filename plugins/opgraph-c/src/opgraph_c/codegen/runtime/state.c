@@ -246,7 +246,7 @@ static void og_state_free(PyObject *cap) {
     PyMem_Free(st->keep); PyMem_Free(st->keep_mode); PyMem_Free(st->own_out); PyMem_Free(st);
 }
 
-static PyObject *og_run(PyObject *cap, PyObject *unused);
+static PyObject *og_run(PyObject *cap, PyObject *unused);  /* fpenv.c */
 static PyMethodDef og_run_def = {"run", (PyCFunction)og_run, METH_NOARGS,
                                  "Run the graph: read the input cells, fill the output cells."};
 
