@@ -240,8 +240,8 @@ def build_module_source(
         f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
         f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
-        f"#define OG_KEEP_SMALL_BYTES {KEEP_SMALL_BYTES}\n"
-        f"#define OG_FLUSH_SUBNORMALS {int(bool(config.fast_math))}\n"
+        f"#define OG_KEEP_SMALL_BYTES {KEEP_SMALL_BYTES}\n#define OG_FLUSH_SUBNORMALS "
+        f"{int(bool(config.fast_math))}\n"
         f"{profile_define(profile)}"
     )
     source = "\n".join(
@@ -259,8 +259,7 @@ def build_module_source(
             _run_py_source(profile),
             *support,
             *funcs,
-            w.text(),
-            FP_ENV,
+            w.text(), FP_ENV,
             MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
         ]
     )
