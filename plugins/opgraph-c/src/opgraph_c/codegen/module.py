@@ -239,9 +239,8 @@ def build_module_source(
         f"#define OG_NCONST {len(consts)}\n#define OG_NNODES {len(order)}\n"
         f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
-        f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n"
-        f"#define OG_KEEP_SMALL_BYTES {KEEP_SMALL_BYTES}\n#define OG_FLUSH_SUBNORMALS "
-        f"{int(bool(config.fast_math))}\n"
+        f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n#define OG_KEEP_SMALL_BYTES "
+        f"{KEEP_SMALL_BYTES}\n#define OG_FLUSH_SUBNORMALS {int(bool(config.fast_math))}\n"
         f"{profile_define(profile)}"
     )
     source = "\n".join(
