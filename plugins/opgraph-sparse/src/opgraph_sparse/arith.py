@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
@@ -22,6 +21,7 @@ from opgraph.scalar import as_scalar, upcast
 from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.shape import specify_broadcastable
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.convert import (
     CSM,
     SparseFromDense,
@@ -38,6 +38,8 @@ from opgraph_sparse.convert import (
 )
 from opgraph_sparse.structure import col_scale, row_scale
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 
 def structured_elemwise(tensor_op: Callable) -> Callable:

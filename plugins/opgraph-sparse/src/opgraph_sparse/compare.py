@@ -9,18 +9,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.convert import (
     _is_sparse_variable,
     as_sparse_or_tensor_variable,
     as_sparse_variable,
 )
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 
 class ComparisonSS(Op):

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.gradient import DisconnectedType, disconnected_type
 from opgraph.graph.basic import Apply, Variable
@@ -18,14 +17,13 @@ from opgraph.graph.op import Op
 from opgraph.scalar import upcast
 from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.type import TensorType, get_floatX, ivector
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 sparse_formats = ["csc", "csr"]
 """The formats most sparse Ops accept."""
-_mtypes = [sp.csc_matrix, sp.csr_matrix]
-"""The scipy matrix classes sparse variables hold (CSC, CSR)."""
-_mtype_to_str = {sp.csc_matrix: "csc", sp.csr_matrix: "csr"}
-"""scipy matrix class -> format name."""
 all_dtypes = list(SparseTensorType.dtype_specs_map)
 """The dtypes a sparse matrix may have."""
 complex_dtypes = [t for t in all_dtypes if t.startswith("complex")]
@@ -487,3 +485,14 @@ class SparseDenseMultiply(Op):
 
 mul_s_d = SparseDenseMultiply()
 """``mul_s_d``: ``x * y`` at the stored entries of sparse ``x`` (dense ``y`` broadcasts): sparse."""
+
+
+def __getattr__(name: str) -> Any:
+    """PyTensor's ``_mtypes`` (the scipy matrix classes sparse variables hold, CSC and
+    CSR) and ``_mtype_to_str`` (class -> format name), made when first read: building
+    the rewrite database imports this module, and SciPy should load only for sparse use."""
+    if name == "_mtypes":
+        return [sp.csc_matrix, sp.csr_matrix]
+    if name == "_mtype_to_str":
+        return {sp.csc_matrix: "csc", sp.csr_matrix: "csr"}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.convert import as_sparse_or_tensor_variable, matrix
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 __all__ = ["SparseBlockDiagonal", "block_diag", "matrix"]
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 import opgraph.tensor as pt
 from opgraph.gradient import grad_not_implemented
@@ -16,6 +15,7 @@ from opgraph.graph.op import Op
 from opgraph.scalar import upcast
 from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.arith import mul_s_s
 from opgraph_sparse.convert import (
     CSC,
@@ -31,6 +31,8 @@ from opgraph_sparse.convert import (
 )
 from opgraph_sparse.structure import transpose
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 
 def _sparse_if_scipy(x: Any) -> Any:

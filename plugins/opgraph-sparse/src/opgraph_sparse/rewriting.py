@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
@@ -21,6 +20,7 @@ from opgraph.graph.rewriting.walking import in2out
 from opgraph.scalar import upcast
 from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.arith import AddSD, SparseDenseVectorMultiply, StructuredAddSV
 from opgraph_sparse.convert import (
     CSM,
@@ -35,6 +35,8 @@ from opgraph_sparse.convert import (
 )
 from opgraph_sparse.products import StructuredDot, Usmm, usmm
 from opgraph_sparse.structure import Remove0
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 __all__ = [
     "AddSD_ccode", "CSMGradC", "MulSDCSC", "MulSDCSR", "MulSVCSR", "SamplingDotCSR",

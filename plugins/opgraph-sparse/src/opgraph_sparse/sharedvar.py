@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import scipy.sparse as sp
-
 from opgraph.compile.sharedvalue import SharedVariable
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.type import SparseTensorType
 from opgraph_sparse.variable import SparseVariable, _sparse_py_operators
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 __all__ = ["SparseTensorSharedVariable", "SparseTensorType", "SparseVariable",
            "sparse_constructor"]

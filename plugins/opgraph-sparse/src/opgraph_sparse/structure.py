@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.gradient import disconnected_type, grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
@@ -16,6 +15,7 @@ from opgraph.tensor.basic import arange, as_tensor_variable, cast, stack
 from opgraph.tensor.subtensor import advanced_subtensor1
 from opgraph.tensor.type import TensorType, discrete_dtypes
 from opgraph.tensor.type_other import NoneConst
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse.convert import (
     CSC,
     _name,
@@ -25,6 +25,8 @@ from opgraph_sparse.convert import (
     mul_s_d,
 )
 from opgraph_sparse.type import SparseTensorType
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 _OTHER = {"csr": "csc", "csc": "csr"}
 

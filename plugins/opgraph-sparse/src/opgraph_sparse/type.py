@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from opgraph.graph.basic import Variable
 from opgraph.graph.type import Type
 from opgraph.scalar import upcast
 from opgraph.tensor.type import TensorType
+from opgraph.utils import lazy_scipy_module
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 __all__ = ["SparseTensorType", "_is_sparse"]
 
@@ -33,11 +35,19 @@ def _is_sparse(x: Any) -> bool:
     return sp.issparse(x)
 
 
+class _FormatClasses:
+    """``format -> scipy class``, looked up when read (class or instance): the type is
+    defined when the rewrite database is built, SciPy loads at the first sparse use."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> dict[str, Any]:
+        return {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "bsr": sp.bsr_matrix}
+
+
 class SparseTensorType(Type):
     """Sparse matrices of ``format`` ("csr", "csc" or "bsr") and ``dtype``."""
 
     __props__ = ("dtype", "format", "shape")
-    format_cls = {"csr": sp.csr_matrix, "csc": sp.csc_matrix, "bsr": sp.bsr_matrix}
+    format_cls = _FormatClasses()
     dtype_specs_map = dict.fromkeys(
         ("float32", "float64", "uint8", "int8", "uint16", "int16", "uint32", "int32",
          "uint64", "int64", "complex128", "complex64"))

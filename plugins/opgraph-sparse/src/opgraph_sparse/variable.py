@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 import opgraph.tensor as pt
 from opgraph.autodiff.arith import GradientArithmetic, register_gradient_arithmetic
 from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.shape import shape as _shape
 from opgraph.tensor.variable import TensorVariable
+from opgraph.utils import lazy_scipy_module
 from opgraph_sparse import batching  # noqa: F401 (registers the batching rules)
 from opgraph_sparse.arith import add as _add
 from opgraph_sparse.arith import multiply, neg, sp_sum, structured_conjugate, subtract
@@ -41,6 +41,8 @@ from opgraph_sparse.structure import (
 )
 from opgraph_sparse.type import SparseTensorType
 from opgraph_sparse.utils import hash_from_sparse
+
+sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
 __all__ = ["SparseConstant", "SparseConstantSignature", "SparseVariable", "constant",
            "override_dense"]
