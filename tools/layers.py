@@ -55,6 +55,7 @@ CORE = "opgraph"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # faces.py is an import finder: it imports nothing of the project at module top.
     ("base", ("opgraph.config", "opgraph.configparser", "opgraph.configdefaults",
+              "opgraph.factcache",
               "opgraph.utils", "opgraph.npy_2_compat", "opgraph.faces", "opgraph._version",
               "opgraph.public_api")),
     ("graph", ("opgraph.graph",)),

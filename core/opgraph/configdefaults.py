@@ -43,6 +43,7 @@ from opgraph.configparser import (
     parse_config_string,
     read_rc_files,
 )
+from opgraph.factcache import cached_machine_fact, uname_key
 
 __all__ = [
     "DISABLE_PLUGINS_ENV",
@@ -203,9 +204,11 @@ class _CompiledirValues(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         cfg = self._cfg
         getters = {
-            "platform": platform.platform,
-            "short_platform": short_platform,
-            "processor": platform.processor,
+            # platform() and processor() run `uname -p` (a subprocess): kept on disk
+            "platform": lambda: self._fact("platform", platform.platform),
+            "short_platform": lambda: short_platform(
+                p=self._fact("platform", platform.platform)),
+            "processor": lambda: self._fact("processor", platform.processor),
             "python_version": platform.python_version,
             "python_bitwidth": lambda: str(struct.calcsize("P") * 8),
             "python_int_bitwidth": lambda: str(sys.maxsize.bit_length() + 1),
@@ -216,6 +219,9 @@ class _CompiledirValues(Mapping[str, str]):
             "hostname": platform.node,
         }
         return str(getters[key]())
+
+    def _fact(self, name: str, compute: Any) -> str:
+        return cached_machine_fact(self._cfg.base_compiledir, f"{name}|{uname_key()}", compute)
 
     def __iter__(self) -> Iterator[str]:
         return iter(_COMPILEDIR_KEYS)

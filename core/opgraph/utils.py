@@ -16,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.factcache import cached_machine_fact, uname_key
+
 __all__ = [
     "LOCAL_BITWIDTH",
     "PYTHON_INT_BITWIDTH",
+    "cached_machine_fact",
     "difference",
     "flatten",
     "from_return_values",
@@ -28,6 +31,7 @@ __all__ = [
     "lazy_scipy_module",
     "maybe_add_to_os_environ_pathlist",
     "to_return_values",
+    "uname_key",
     "uniq",
 ]
 

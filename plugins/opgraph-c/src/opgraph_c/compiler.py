@@ -27,7 +27,9 @@ from collections.abc import Sequence
 
 import attrs
 
+from opgraph.config import config
 from opgraph.link.basic import BackendCompileError
+from opgraph.utils import cached_machine_fact, uname_key
 from opgraph_c.cache import abi_tag
 from opgraph_c.cache_files import quarantine
 
@@ -69,8 +71,6 @@ class Compiler:
 
 
 def _candidates(cxx: str | None) -> list[tuple[str, ...]]:
-    from opgraph.config import config
-
     found: list[tuple[str, ...]] = []
     for text in (cxx, config.cxx, os.environ.get("CC", "")):
         if text and text.strip():
@@ -84,19 +84,26 @@ def _identify(argv: tuple[str, ...]) -> Compiler | str:
     path = shutil.which(argv[0])
     if path is None:
         return f"{argv[0]!r} not found on PATH"
+    st = os.stat(path)
+    real = os.path.realpath(path)
     try:
-        proc = subprocess.run(
-            [*argv, "--version"], capture_output=True, text=True, timeout=30, check=False
-        )
-        version = (proc.stdout or proc.stderr).strip().splitlines()
-        version_text = version[0] if version else f"exit status {proc.returncode}"
+        # `cc --version` costs a subprocess in every new process: kept on disk, keyed by
+        # the executable's path, size and time (a changed compiler is asked again)
+        version_text = cached_machine_fact(
+            config.base_compiledir, f"cc-version|{argv}|{real}|{st.st_size}|{st.st_mtime_ns}",
+            lambda: _version_text(argv))
     except OSError as exc:
         return f"{path} cannot be run: {exc}"
     except subprocess.TimeoutExpired:
         return f"{path} --version timed out"
-    st = os.stat(path)
-    identity = f"{os.path.realpath(path)}|{st.st_size}|{int(st.st_mtime)}|{version_text}"
-    return Compiler(argv, path, identity)
+    return Compiler(argv, path, f"{real}|{st.st_size}|{int(st.st_mtime)}|{version_text}")
+
+
+def _version_text(argv: tuple[str, ...]) -> str:
+    proc = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=30,
+                          check=False)
+    version = (proc.stdout or proc.stderr).strip().splitlines()
+    return version[0] if version else f"exit status {proc.returncode}"
 
 
 def find_compiler(cxx: str | None = None) -> Compiler:
@@ -124,8 +131,17 @@ def include_dirs() -> list[str]:
 
 @functools.cache
 def has_libmvec() -> bool:
-    """glibc's vector math library (SIMD exp, tanh, log...) is available to link."""
-    return sys.platform.startswith("linux") and ctypes.util.find_library("mvec") is not None
+    """glibc's vector math library (SIMD exp, tanh, log...) is available to link
+    (``find_library`` runs ldconfig: kept on disk, keyed by the linker cache's time)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        stamp = os.stat("/etc/ld.so.cache").st_mtime_ns
+    except OSError:
+        stamp = 0
+    found = cached_machine_fact(config.base_compiledir, f"libmvec|{uname_key()}|{stamp}",
+                                lambda: ctypes.util.find_library("mvec") or "")
+    return bool(found)
 
 
 #: Flags that let the compiler contract ``a*b + c`` into a fused multiply-add (one
@@ -151,7 +167,6 @@ def _check_user_flags(flags: Sequence[str], fast_math: bool = False) -> None:
 
 def build_flags(*, openmp: bool, extra: Sequence[str] = ()) -> tuple[str, ...]:
     """Compile and link flags for one extension module (sources excluded)."""
-    from opgraph.config import config
 
     user = tuple(shlex.split(config.gcc__cxxflags)) + tuple(extra)
     _check_user_flags(user, config.fast_math)
@@ -311,7 +326,6 @@ int opgraph_probe(double x) { return (int)exp(x); }
 
 def logs_dir() -> str:
     """Where compiler logs go: ``<compiledir>/logs`` (a temp dir if not writable)."""
-    from opgraph.config import config
 
     path = os.path.join(config.compiledir, "logs")
     try:
@@ -353,6 +367,5 @@ def probe() -> str | None:
     Compiles a tiny module including Python's and NumPy's headers, once per
     compiler and flag set (remembered on disk in the cache directory).
     """
-    from opgraph.config import config
 
     return _probe_cached(config.cxx, config.compiledir, config.gcc__cxxflags)
