@@ -1,4 +1,4 @@
-"""``mode.optimizer.rewrite(fgraph)``: PyTensor's mode optimizer is a rewriter (PyMC's JAX samplers)."""
+"""``mode.optimizer.rewrite(fgraph)``: a mode optimizer is a rewriter (PyMC's JAX samplers)."""
 
 from __future__ import annotations
 
