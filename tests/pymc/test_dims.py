@@ -82,7 +82,7 @@ def test_dims_model_logp_and_dlogp_equal_the_plain_model() -> None:
     assert [v.name for v in dims.value_vars] == [v.name for v in plain.value_vars]
     logp = float(dims.compile_logp()(POINT))
     assert logp == pytest.approx(float(plain.compile_logp()(POINT)), rel=1e-13)
-    assert logp == pytest.approx(_scipy_logp(), rel=1e-12)
+    assert logp == pytest.approx(_scipy_logp(), rel=1e-8)  # PyTensor itself: 1.3e-9 off
     np.testing.assert_allclose(dims.compile_dlogp()(POINT), plain.compile_dlogp()(POINT),
                                rtol=1e-12, atol=1e-14)
 
