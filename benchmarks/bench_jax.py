@@ -3,7 +3,8 @@
 Three workloads, same values, same run, timed in turns (best of REPEATS):
 
 * W4: an MLP's loss and its four gradients (bench_gradient's model and JAX peer);
-* the scan RNN of bench_scan: ``h[-1].sum()`` and its gradient wrt ``W``;
+* the scan RNN of bench_scan: ``h[-1].sum()`` and its gradient wrt ``W`` (the peer is
+  ``jit(value_and_grad)``: one forward scan, as opgraph's function has);
 * eight schools (bench_sampler's model): ``logp`` and ``dlogp`` of the flat vector.
 
 Per call: opgraph ``mode="JAX"`` through its Function (inputs checked), with
@@ -92,11 +93,22 @@ def _rnn() -> tuple[Callable[[], Any], Callable[[], Any], list[Any]]:
         ins, cost, g = bench_scan.rnn_graph(pt, opgraph.scan, opgraph.grad)
         return opgraph.function(ins, [cost, g], mode="JAX")
 
-    def make_jax() -> Any:
-        value, gradient = bench_scan.jax_fns(hidden)
-        return lambda *a: (value(*a), gradient(*a))
+    return make, _rnn_value_and_grad, list(bench_scan.data(hidden))
 
-    return make, make_jax, list(bench_scan.data(hidden))
+
+def _rnn_value_and_grad() -> Any:
+    """The RNN as one ``jax.jit(jax.value_and_grad(...))``: one forward scan, like opgraph's."""
+    import jax
+    import jax.numpy as jnp
+
+    def cost(x: Any, W: Any, h0: Any) -> Any:
+        def step(h: Any, xt: Any) -> tuple[Any, None]:
+            return jnp.tanh(W @ h + xt), None
+
+        h, _ = jax.lax.scan(step, h0, x)
+        return h.sum()
+
+    return jax.jit(jax.value_and_grad(cost, argnums=1))
 
 
 def _eight_schools() -> tuple[Callable[[], Any], Callable[[], Any], list[Any]]:

@@ -157,6 +157,16 @@ class RewriteQuery:
     def requiring(self, *tags: str) -> RewriteQuery:
         return attrs.evolve(self, require=_merge(self.require, tags))
 
+    def rewrite(self, fgraph: Any, *args: Any, **kwargs: Any) -> None:
+        """Apply this query's rewrites from the database to ``fgraph``, in place.
+
+        PyTensor's ``mode.optimizer`` is a rewriter; PyMC's JAX samplers call
+        ``pytensor.compile.mode.JAX.optimizer.rewrite(fgraph)``.
+        """
+        rewriter = _database_rewriter(self, current_plugin_manager())
+        if rewriter is not None:
+            rewriter.rewrite(fgraph)
+
 
 def _merge(old: Sequence[str], new: Iterable[str]) -> tuple[str, ...]:
     for tag in new:
@@ -699,9 +709,14 @@ def get_rewriter(mode: Mode) -> Any:
     opt = mode.optimizer
     if opt is None:
         return None
-    if hasattr(opt, "rewrite") or (callable(opt) and not hasattr(opt, "include")):
+    if not isinstance(opt, RewriteQuery) and (
+            hasattr(opt, "rewrite") or (callable(opt) and not hasattr(opt, "include"))):
         return opt
-    pm = _manager(mode.plugin_manager)
+    return _database_rewriter(opt, _manager(mode.plugin_manager))
+
+
+def _database_rewriter(opt: Any, pm: Any) -> Any:
+    """The rewrite database's rewriter for the query ``opt``, or None without a database."""
     record = rewrite_database_record(pm)
     if record is None:
         return None

@@ -19,6 +19,7 @@ from opgraph.scalar.loop import ScalarLoop
 from opgraph.tensor import linalg
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.extra_ops import Unique
 from opgraph.tensor.special import log_softmax, softmax
 
 RNG = np.random.default_rng(42)
@@ -242,3 +243,12 @@ def test_scan_higher_order_gradients() -> None:
     xs = opgraph.scan(lambda prev: prev ** 2, outputs_info=[x], n_steps=4, return_updates=False)
     g = opgraph.grad(xs[-1], x)
     compare_with_py([x], [xs[-1], g, opgraph.grad(g, x)], [0.95], rtol=1e-10)
+
+
+def test_unique_of_a_constant_runs_and_of_an_input_is_refused_clearly() -> None:
+    const = pt.as_tensor(np.array([[1.0, 1.0, 2.0], [3.0, 3.0, 4.0]]))
+    got = function([], Unique(axis=1)(const), mode="JAX")()
+    np.testing.assert_array_equal(np.asarray(got), np.unique(const.data, axis=1))
+    a = pt.dmatrix("a")
+    with pytest.raises(JAXUnsupportedOpError, match="unique of a value known only at run"):
+        function([a], Unique(axis=1)(a), mode="JAX")(np.ones((2, 3)))

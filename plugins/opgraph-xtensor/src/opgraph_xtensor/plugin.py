@@ -3,7 +3,10 @@
 Imports the core only.  The registered ``lower_xtensor`` rewriter loads the
 library (about a second: linear algebra, SciPy) only when a graph could hold
 xtensor Ops, that is when ``opgraph.xtensor`` has been imported; every other
-program compiles without it.
+program compiles without it.  The casts between tensors and xtensors
+(``XTypeCastOp``) that remain on a graph's inputs and outputs are views: the
+``opgraph_op_impl`` hook gives backends that cannot call ``perform`` (JAX) the
+identity for them.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import sys
 from typing import Any
 
 from opgraph.graph.rewriting.basic import GraphRewriter
-from opgraph.plugins import PublicModule, hookimpl
+from opgraph.plugins import OpImpl, PublicModule, hookimpl
 
 _LIBRARY = "opgraph_xtensor.xtensor"
 _REWRITES = "opgraph_xtensor.xtensor.rewriting"
+_BASIC = "opgraph_xtensor.xtensor.basic"
 
 
 class LowerXTensor(GraphRewriter):
@@ -54,3 +58,21 @@ def opgraph_register_rewrites(db: Any) -> None:
     """``lower_xtensor`` at PyTensor's position 0.1 (after the first merge), in every mode."""
     db.register("lower_xtensor", LowerXTensor(), "fast_run", "fast_compile", "minimum_compile",
                 position=0.1)
+
+
+def _view(op: Any, node: Any = None, **kwargs: Any) -> Any:
+    """A cast between a tensor and an xtensor computes nothing: the array passes through."""
+
+    def view(x: Any) -> Any:
+        return x
+
+    return view
+
+
+@hookimpl
+def opgraph_op_impl(op: Any, backend: str) -> OpImpl | None:
+    """The JAX translation of the tensor/xtensor casts (``jax_funcify``'s contract)."""
+    basic = sys.modules.get(_BASIC)  # no cast Op exists before the library is imported
+    if backend == "jax" and basic is not None and isinstance(op, basic.XTypeCastOp):
+        return OpImpl("jax", _view, description="tensor/xtensor cast: the identity")
+    return None

@@ -16,6 +16,7 @@ from opgraph_jax.link.dispatch import (  # noqa: F401  (imported to register tra
     math,
     optimize,
     random,
+    random_more,
     scalar,
     scan,
     subtensor,

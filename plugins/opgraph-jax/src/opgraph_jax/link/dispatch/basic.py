@@ -25,6 +25,7 @@ from opgraph.compile.ops import DeepCopyOp, ViewOp
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.fg import FunctionGraph
 from opgraph.link.basic import raise_with_op
+from opgraph.plugins import find_op_impl
 
 __all__ = [
     "JAXUnsupportedOpError",
@@ -36,6 +37,8 @@ __all__ = [
     "static_ints",
 ]
 
+BACKEND = "jax"  # the name this linker gives the opgraph_op_impl hook
+
 jax.config.update("jax_enable_x64", True)  # opgraph's float64/int64 must stay 64-bit
 
 
@@ -46,7 +49,15 @@ class JAXUnsupportedOpError(NotImplementedError):
 @singledispatch
 def jax_funcify(op: Any, node: Apply | None = None, storage_map: Any = None,
                 **kwargs: Any) -> Callable[..., Any]:
-    """A JAX-traceable function computing ``op`` (register translations per Op class)."""
+    """A JAX-traceable function computing ``op`` (register translations per Op class).
+
+    An Op without a registration may get one from another plugin through the
+    ``opgraph_op_impl`` hook: ``OpImpl("jax", f)`` where ``f(op, node=None, **kwargs)``
+    returns the function, as a registration does.
+    """
+    provided = find_op_impl(op, BACKEND)
+    if provided is not None:
+        return provided(op, node=node, storage_map=storage_map, **kwargs)
     raise JAXUnsupportedOpError(
         f"No JAX conversion for the given Op: {op} ({type(op).__module__}."
         f"{type(op).__qualname__}). Register one with "

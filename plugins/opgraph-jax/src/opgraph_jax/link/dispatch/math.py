@@ -33,6 +33,7 @@ from opgraph.tensor.sort import ArgSortOp, SortOp
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph_jax.link.dispatch.basic import (
     JAXUnsupportedOpError,
+    is_concrete,
     jax_funcify,
     static_int,
     static_ints,
@@ -207,6 +208,10 @@ def _funcify_searchsorted(op: SearchsortedOp, **kwargs: Any) -> Callable:
 @jax_funcify.register(Unique)
 def _funcify_unique(op: Unique, **kwargs: Any) -> Callable:
     def unique(x: Any) -> Any:
+        if not is_concrete(x):  # the number of distinct values sets the output shape
+            raise JAXUnsupportedOpError(
+                f"{op}: JAX cannot compile unique of a value known only at run time (its "
+                "output length depends on the values); use another mode")
         out = jnp.unique(x, return_index=op.return_index, return_inverse=op.return_inverse,
                          return_counts=op.return_counts, axis=op.axis)
         return list(out) if isinstance(out, tuple | list) else out

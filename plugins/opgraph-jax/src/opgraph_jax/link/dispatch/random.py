@@ -171,6 +171,10 @@ def _is_none(value: Any) -> bool:
 
 
 def _core_shape(op: RandomVariable, params: list[Any]) -> tuple:
+    if isinstance(op, rb.ChoiceWithoutReplacement):
+        nd_a = op.ndims_params[0]
+        trailing = jnp.shape(params[0])[jnp.ndim(params[0]) - nd_a + 1:] if nd_a > 1 else ()
+        return static_ints(params[-1], "core shape", op) + tuple(trailing)
     if isinstance(op, rb.MvNormalRV):
         return (jnp.shape(params[0])[-1],)
     if isinstance(op, rb.DirichletRV | rb.MultinomialRV):

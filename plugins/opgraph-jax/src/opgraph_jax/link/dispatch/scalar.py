@@ -29,6 +29,7 @@ from opgraph.scalar.math import Log1mexp, RoundHalfAwayFromZero, Sigmoid, Softpl
 from opgraph.scalar.structural import Cast, Identity, Second, Switch
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_jax.link.dispatch.basic import JAXUnsupportedOpError, funcify_graph, jax_funcify
+from opgraph_jax.link.dispatch.special_inverse import betaincinv, gammainccinv, gammaincinv
 
 __all__ = ["SCALAR_TABLE", "scalar_function"]
 
@@ -70,6 +71,9 @@ _SPECIAL_ALIASES = {"psi": "digamma"}
 _SPECIAL_EXTRA: dict[str, Callable[..., Any]] = {
     "erfcinv": lambda x: jsp.erfinv(1 - x),
     "erfcx": lambda x: _erfcx(x),
+    "gammaincinv": gammaincinv,
+    "gammainccinv": gammainccinv,
+    "betaincinv": betaincinv,
 }
 
 

@@ -5,8 +5,9 @@ values and the shared outputs; each step emits the new recurrent values and
 the nit-sot outputs.  The outer buffers are rebuilt as Scan returns them:
 initial rows then one row per step, or the last rows only (``keep_last``,
 set by the memory-saving rewrite).  The number of steps must be known when
-JAX traces (it is whenever it comes from a shape).  Gradient scans with
-mit-mot outputs are not supported (a clear error at compile time).
+JAX traces (it is whenever it comes from a shape).  Mit-mot buffers (read
+and written at rows ``i + tap``, as hand-built gradient loops use them) ride
+in the carry whole and are updated in place with ``dynamic_update_slice``.
 """
 
 from __future__ import annotations
@@ -33,15 +34,14 @@ __all__: list[str] = []
 @jax_funcify.register(Scan)
 def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callable:
     info = op.info
-    if info.n_mit_mot:
-        raise JAXUnsupportedOpError(f"{op}: scans with mit-mot outputs (from differentiating "
-                                    "a scan) have no JAX translation yet")
     inner = funcify_graph(op.fgraph, **kwargs)
     sl = op.outer_slices()
     taps = info.state_taps
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     keep = op.keep_last or (0,) * n_st
-    dtypes = [getattr(v.type, "dtype", None) for v in node.outputs]  # RNG states: None
+    n_mm, n_mm_out = info.n_mit_mot, info.n_mit_mot_inner_outputs
+    dtypes = [getattr(v.type, "dtype", None) for v in node.outputs[n_mm:]]  # RNG: None
+    mm_dtypes = [v.type.dtype for v in node.outputs[:n_mm]]
 
     def scan(*inputs: Any) -> list[Any]:
         n = static_int(inputs[0], "number of steps", op)
@@ -51,15 +51,20 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
                    for m, (init, t) in enumerate(zip(inits, taps))]
         shared = list(inputs[sl["shared"]])
         non_seqs = list(inputs[sl["non_seqs"]])
+        mm0 = [_mit_mot_buffer(b, d, ins, outs, n, op) for b, d, ins, outs in zip(
+            inputs[sl["mit_mot"]], mm_dtypes, info.mit_mot_in_slices, info.mit_mot_out_slices)]
 
         def step(carry: Any, xs: Any) -> Any:
-            wins, sh, done = carry
+            wins, sh, done, mms, i = carry
             args = list(xs)
+            args += _mit_mot_reads(mms, info.mit_mot_in_slices, i)
             for win, t in zip(wins, taps):
                 k = win.shape[0]
                 args += [win[k + tap] for tap in t]
             args += list(sh) + non_seqs
             res = inner(*args)
+            mms = _mit_mot_writes(mms, info.mit_mot_out_slices, res[:n_mm_out], i, done)
+            res = res[n_mm_out:]
             new_states = [jnp.asarray(r).astype(w.dtype) for r, w in zip(res[:n_st], wins)]
             nits = list(res[n_st:n_st + n_nit])
             new_sh = [jnp.asarray(v) for v in res[n_st + n_nit:n_st + n_nit + n_sh]]
@@ -70,12 +75,14 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
             else:
                 stop = done
             new_wins = [jnp.concatenate([w[1:], s[None]]) for w, s in zip(wins, new_states)]
-            return (new_wins, new_sh, stop), (new_states, nits, ~done)
+            return (new_wins, new_sh, stop, mms, i + 1), (new_states, nits, ~done)
 
-        carry0 = (windows, [jnp.asarray(v) for v in shared], jnp.asarray(False))
-        (_, final_sh, _), (ys, nit_ys, active) = jax.lax.scan(step, carry0, seqs, length=n)
+        carry0 = (windows, [jnp.asarray(v) for v in shared], jnp.asarray(False), mm0,
+                  jnp.asarray(0, dtype="int64"))
+        (_, final_sh, _, final_mm, _), (ys, nit_ys, active) = jax.lax.scan(
+            step, carry0, seqs, length=n)
         n_done = jnp.sum(active) if info.as_while else n
-        outs = []
+        outs = list(final_mm)
         for m, (init, t) in enumerate(zip(inits, taps)):
             k = -min(t)
             full = jnp.concatenate([jnp.asarray(init[:k], dtype=dtypes[m]), ys[m]])
@@ -86,6 +93,36 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
         return outs
 
     return scan
+
+
+def _mit_mot_buffer(buf: Any, dtype: str, ins: tuple, outs: tuple, n: int, op: Scan) -> Any:
+    """The mit-mot buffer as a JAX array, checked to hold every row the loop touches."""
+    buf = jnp.asarray(buf, dtype=dtype)
+    need = n + max((*ins, *outs, 0))
+    if buf.shape[0] < need:
+        raise ValueError(f"{op}: a mit-mot buffer needs {need} rows for n_steps={n}; "
+                         f"got shape {buf.shape}")
+    return buf
+
+
+def _mit_mot_reads(mms: list[Any], in_slices: tuple, i: Any) -> list[Any]:
+    """Row ``i + tap`` of each mit-mot buffer, for each of its input taps."""
+    return [jax.lax.dynamic_index_in_dim(buf, i + t, axis=0, keepdims=False)
+            for buf, taps in zip(mms, in_slices) for t in taps]
+
+
+def _mit_mot_writes(mms: list[Any], out_slices: tuple, values: Any, i: Any,
+                    done: Any) -> list[Any]:
+    """Each buffer with row ``i + tap`` replaced by the step's value (unchanged once done)."""
+    new, pos = [], 0
+    for buf, taps in zip(mms, out_slices):
+        for t in taps:
+            old = jax.lax.dynamic_index_in_dim(buf, i + t, axis=0, keepdims=False)
+            row = jnp.where(done, old, jnp.asarray(values[pos]).astype(buf.dtype))
+            buf = jax.lax.dynamic_update_index_in_dim(buf, row, i + t, axis=0)
+            pos += 1
+        new.append(buf)
+    return new
 
 
 def _trim(full: Any, k: int, n: int, n_done: Any, keep: int, op: Scan) -> Any:
