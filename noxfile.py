@@ -351,7 +351,8 @@ def conformance(session: nox.Session) -> None:
 PYMC_PYTHON = "3.12"  # PyMC 6 requires Python >= 3.12
 #: PyMC and, for the PyTensor reference, a released numba (a pre-release may not import).
 PYMC_REQUIREMENTS = ("pymc==6.0.0", "numba<0.63.0b0")
-PYMC_TEST_DEPS = ("pytest>=8", "pytest-timeout", "pytest-mock", "matplotlib", "scipy>=1.11")
+PYMC_TEST_DEPS = ("pytest>=8", "pytest-timeout", "pytest-mock", "matplotlib", "scipy>=1.11",
+                  "numpyro")  # tests/pymc/test_numpyro.py: PyMC's numpyro sampler on opgraph-jax
 #: PyTensor names PyMC imports that are reported, not failed, by the check (none left:
 #: sparse, xtensor and the JAX dispatcher have landed).
 PYMC_PENDING_NAMES: tuple[str, ...] = ()
