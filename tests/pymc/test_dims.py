@@ -92,12 +92,9 @@ def test_dims_model_nuts_agrees_with_the_plain_model() -> None:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("numpyro") is None, reason="needs numpyro")
-@pytest.mark.xfail(pytensor.__name__ == "opgraph", strict=True, raises=TypeError, reason=(
-    "PyMC's JAX path swaps shared variables for constants with clone_replace; PyTensor "
-    "rebuilds strictly (XTensorType.filter_variable turns the TensorConstant into an "
-    "xtensor), opgraph's clone_replace remakes the node and TensorFromXTensor refuses a "
-    "tensor (core graph/replace.py)"))
 def test_dims_model_through_numpyro_agrees_with_pymc_nuts() -> None:
+    """PyMC's JAX path swaps shared data for constants with ``clone_replace``, which
+    rebuilds strictly: the tensor constant is converted to the xtensor it replaces."""
     _agree(_sample(with_dims(), nuts_sampler="numpyro"), _sample(with_dims(), cores=1))
 
 

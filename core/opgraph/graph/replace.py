@@ -60,11 +60,13 @@ def _check_pairs(items: dict, who: str) -> None:
             )
 
 
-def _rebuild(outputs: list, memo: dict, copy_inputs: bool) -> list:
+def _rebuild(outputs: list, memo: dict, copy_inputs: bool, strict: bool = False) -> list:
     """Copies of every node between the graph's roots (or ``memo`` keys) and ``outputs``.
 
     Ownerless variables are cloned when ``copy_inputs`` (constants clone to
-    themselves); nodes whose input types change are remade by ``make_node``.
+    themselves); nodes whose input types change are remade by ``make_node``, unless
+    ``strict`` and the input's old type converts the new value (``filter_variable``:
+    a tensor constant given where an xtensor was), as PyTensor's ``rebuild_strict``.
     ``memo`` (old -> new) is extended in place.
     """
     for node in _postorder_nodes(set(memo), outputs):
@@ -74,7 +76,7 @@ def _rebuild(outputs: list, memo: dict, copy_inputs: bool) -> list:
             if nx is None:
                 nx = memo[x] = x.clone() if copy_inputs and x.owner is None else x
             new_inputs.append(nx)
-        new = node.clone_with_new_inputs(new_inputs, strict=False)
+        new = _clone_node(node, new_inputs, strict)
         memo.update(zip(node.outputs, new.outputs))
     result = []
     for o in outputs:
@@ -83,6 +85,15 @@ def _rebuild(outputs: list, memo: dict, copy_inputs: bool) -> list:
             no = o.clone() if copy_inputs and o.owner is None else o
         result.append(no)
     return result
+
+
+def _clone_node(node: Any, inputs: list, strict: bool) -> Any:
+    if strict:
+        try:
+            return node.clone_with_new_inputs(inputs, strict=True)
+        except TypeError:
+            pass  # a type the old one cannot take: remade, as without ``strict``
+    return node.clone_with_new_inputs(inputs, strict=False)
 
 
 def clone_replace(
@@ -110,7 +121,7 @@ def clone_replace(
     memo: dict = {}
     values = _rebuild(list(items.values()), memo, copy_inputs)
     memo.update({holders[old]: new for old, new in zip(items, values)})
-    outs = _rebuild(outs, memo, copy_inputs)
+    outs = _rebuild(outs, memo, copy_inputs, strict=rebuild_strict)
     return outs[0] if single else outs
 
 
