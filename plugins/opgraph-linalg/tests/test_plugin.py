@@ -26,6 +26,14 @@ def test_public_modules_are_the_plugins_modules():
     assert set(opgraph_linalg.__all__) <= set(dir(face))
 
 
+def test_lu_solve_is_where_pytensor_puts_it():
+    """PyTensor 3.0.7 places ``lu_solve`` in ``solvers.general`` (its JAX tests import it
+    from there)."""
+    from opgraph.tensor.linalg.solvers.general import lu_solve
+
+    assert lu_solve is opgraph_linalg.lu_solve
+
+
 def test_hook_records_name_real_modules():
     for record in plugin.opgraph_public_modules():
         module = importlib.import_module(record.target)
