@@ -108,3 +108,32 @@ def test_special_functions_of_opgraph_special() -> None:
         pt.polygamma(two, x + 1), pt.xlogy(x, x + 1), pt.gammainc(x + 1, x), pt.betaln(x, x + 1),
         pt.erfcx(x * 60)]  # past x = 25 erfcx needs its asymptotic form (exp(x**2) overflows)
     _all_modes([x], outs, [np.linspace(0.05, 0.95, 7)], rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", ["vector @ sparse", "dense @ sparse (structured)",
+                                  "sparse @ dense (structured)", "sparse @ vector"])
+def test_sparse_products_with_a_constant_sparse_operand(case):
+    """opgraph-sparse gives JAX its products (the opgraph_op_impl hook; the constant is a
+    JAX BCOO matrix), equal to the Python linker's; a sparse input that is not a
+    constant is refused when the function is compiled."""
+    import opgraph.sparse as ps
+    import scipy.sparse
+
+    rng = np.random.default_rng(4)
+    right = ps.as_sparse_variable(scipy.sparse.random(40, 3, density=0.25, format="csc",
+                                                      random_state=rng))
+    left = ps.as_sparse_variable(scipy.sparse.random(5, 40, density=0.25, format="csr",
+                                                     random_state=rng))
+    x, m = pt.dvector("x"), pt.dmatrix("m")
+    out, inputs, vals = {
+        "vector @ sparse": (ps.dot(x, right), [x], [rng.normal(size=40)]),
+        "dense @ sparse (structured)": (ps.structured_dot(m, right), [m],
+                                        [rng.normal(size=(5, 40))]),
+        "sparse @ dense (structured)": (ps.structured_dot(left, m.T), [m],
+                                        [rng.normal(size=(3, 40))]),
+        "sparse @ vector": (ps.dot(left, x), [x], [rng.normal(size=40)]),
+    }[case]
+    _all_modes(inputs, [out], vals, rtol=1e-12, atol=1e-12)
+    var = right.type()
+    with pytest.raises(NotImplementedError, match="constant sparse inputs"):
+        function([x, var], ps.dot(x, var), mode="JAX")

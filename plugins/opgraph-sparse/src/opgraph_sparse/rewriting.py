@@ -355,9 +355,12 @@ def register_rewrites(db: Any) -> None:
                 phase="specialize")
     db.register("local_inplace_remove0", in2out(local_inplace_remove0), "fast_run",
                 "inplace", phase="inplace")
+    # They make the Ops whose point is their C code (CSC/CSR-specific products): tagged
+    # cxx_only, as PyTensor tags most of them, so backends without C (JAX) keep the
+    # general Ops they translate.
     for name, rw in (("local_structured_dot", local_structured_dot),
                      ("local_usmm_csx", local_usmm_csx), ("local_mul_s_d", local_mul_s_d),
                      ("local_mul_s_v", local_mul_s_v),
                      ("local_structured_add_s_v", local_structured_add_s_v),
                      ("local_addsd_ccode", local_addsd_ccode)):
-        db.register(name, in2out(rw), "fast_run", phase="specialize")
+        db.register(name, in2out(rw), "fast_run", "cxx_only", phase="specialize")
