@@ -1,0 +1,172 @@
+"""Rewrites that use the structure of a matrix expression, under PyTensor's names.
+
+- ``inv_of_inv`` (canonicalize, stabilize): inv(inv(x)), pinv(pinv(x)) and the
+  mixed pairs -> x
+- ``transpose_of_inv`` (canonicalize): inv(x).T -> inv(x.T)
+- ``det_of_inv`` (canonicalize, stabilize): det(inv(x)) -> 1 / det(x)
+- ``det_of_kronecker`` (canonicalize, stabilize): det(kron(a, b)) -> det(a)**n *
+  det(b)**m and slogdet likewise (m, n the orders of a, b)
+- ``diag_of_kronecker`` (canonicalize, stabilize): diag(kron(a, b)) ->
+  ravel(outer(diag(a), diag(b))); asserts that a and b are square (for other
+  shapes the identity is false: the assertion raises instead of a wrong value)
+- ``lift_linalg_of_expanded_matrices`` (specialize): f(kron(a, b)) -> kron(f(a), f(b))
+  and f(block_diag(a, b)) -> block_diag(f(a), f(b)) for f in inv, pinv, cholesky
+
+The kron and block-diagonal identities hold for square factors; inv, det and
+cholesky of a non-square factor raise, as the unrewritten graph does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import opgraph.tensor as pt
+from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.raise_op import Assert
+from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.elemwise import DimShuffle
+from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag
+from opgraph_linalg.decomposition import Cholesky
+from opgraph_linalg.inverse import MatrixInverse, MatrixPinv
+from opgraph_linalg.products import KroneckerProduct
+from opgraph_linalg.summary import Det, SLogDet
+
+__all__ = [
+    "det_of_inv",
+    "det_of_kronecker",
+    "diag_of_kronecker",
+    "inv_of_inv",
+    "lift_linalg_of_expanded_matrices",
+    "register_structure_rewrites",
+    "transpose_of_inv",
+]
+
+_INVERSES = (MatrixInverse, MatrixPinv)
+_square_factors = Assert("diag_of_kronecker: the factors of kron must be square matrices")
+
+
+def _core(var: Variable, classes: Any) -> Apply | None:
+    """The node computing ``var`` when its (Blockwise core) Op is one of ``classes``."""
+    node = var.owner
+    if node is None:
+        return None
+    op = node.op.core_op if isinstance(node.op, Blockwise) else node.op
+    return node if isinstance(op, classes) else None
+
+
+def _kron_matrices(var: Variable) -> tuple[Variable, Variable] | None:
+    """``(a, b)`` when ``var`` is ``kron(a, b)`` of two matrices."""
+    node = var.owner
+    if node is None or not isinstance(node.op, KroneckerProduct):
+        return None
+    a, b = node.inputs
+    return (a, b) if a.type.ndim == 2 and b.type.ndim == 2 else None
+
+
+def _like(new: Variable, old: Variable) -> Variable:
+    new = pt.cast(new, old.type.dtype) if new.type.dtype != old.type.dtype else new
+    return old.type.filter_variable(new) if new.type != old.type else new
+
+
+@node_rewriter([Blockwise])
+def inv_of_inv(fgraph: Any, node: Apply) -> Any:
+    """inv(inv(x)) -> x (any pairing of inv and pinv)."""
+    if not isinstance(node.op.core_op, _INVERSES):
+        return None
+    inner = _core(node.inputs[0], _INVERSES)
+    if inner is None:
+        return None
+    return [_like(inner.inputs[0], node.outputs[0])]
+
+
+@node_rewriter([DimShuffle])
+def transpose_of_inv(fgraph: Any, node: Apply) -> Any:
+    """inv(x).T -> inv(x.T): the transpose moves onto the input."""
+    nd = node.op.input_ndim
+    if nd < 2 or node.op.new_order != (*range(nd - 2), nd - 1, nd - 2):
+        return None
+    inner = _core(node.inputs[0], MatrixInverse)
+    if inner is None:
+        return None
+    x = inner.inputs[0]
+    return [_like(inner.op(pt.swapaxes(x, -1, -2)), node.outputs[0])]
+
+
+@node_rewriter([Blockwise])
+def det_of_inv(fgraph: Any, node: Apply) -> Any:
+    """det(inv(x)) -> 1 / det(x)."""
+    if not isinstance(node.op.core_op, Det):
+        return None
+    inner = _core(node.inputs[0], MatrixInverse)
+    if inner is None:
+        return None
+    return [_like(pt.reciprocal(node.op(inner.inputs[0])), node.outputs[0])]
+
+
+@node_rewriter([Blockwise])
+def det_of_kronecker(fgraph: Any, node: Apply) -> Any:
+    """det(kron(a, b)) = det(a)**n det(b)**m; slogdet: signs likewise, n log|a| + m log|b|."""
+    if not isinstance(node.op.core_op, (Det, SLogDet)):
+        return None
+    factors = _kron_matrices(node.inputs[0])
+    if factors is None:
+        return None
+    a, b = factors
+    m, n = a.shape[0], b.shape[0]
+    if isinstance(node.op.core_op, Det):
+        new = node.op(a) ** n * node.op(b) ** m
+        return [_like(new, node.outputs[0])]
+    (sign_a, log_a), (sign_b, log_b) = node.op(a), node.op(b)
+    sign = sign_a**n * sign_b**m
+    logdet = n * log_a + m * log_b
+    return [_like(sign, node.outputs[0]), _like(logdet, node.outputs[1])]
+
+
+@node_rewriter([ExtractDiag])
+def diag_of_kronecker(fgraph: Any, node: Apply) -> Any:
+    """diag(kron(a, b)) -> ravel(outer(diag(a), diag(b))) for square a and b."""
+    if node.op.offset != 0 or node.inputs[0].type.ndim != 2:
+        return None
+    factors = _kron_matrices(node.inputs[0])
+    if factors is None:
+        return None
+    a, b = factors
+    new = pt.outer(pt.diagonal(a), pt.diagonal(b)).ravel()
+    new = _square_factors(new, pt.eq(a.shape[0], a.shape[1]), pt.eq(b.shape[0], b.shape[1]))
+    return [_like(new, node.outputs[0])]
+
+
+@node_rewriter([Blockwise])
+def lift_linalg_of_expanded_matrices(fgraph: Any, node: Apply) -> Any:
+    """f(kron(a, b)) -> kron(f(a), f(b)), f(block_diag(a, b)) -> block_diag(f(a), f(b))."""
+    core = node.op.core_op
+    if not isinstance(core, (MatrixInverse, MatrixPinv, Cholesky)):
+        return None
+    (x,) = node.inputs
+    if x.owner is not None and isinstance(x.owner.op, KroneckerProduct):
+        a, b = x.owner.inputs
+        if a.type.ndim != x.type.ndim or b.type.ndim != x.type.ndim:
+            return None
+        return [_like(x.owner.op(node.op(a), node.op(b)), node.outputs[0])]
+    inner = _core(x, BlockDiagonal)
+    if inner is None:
+        return None
+    return [_like(inner.op(*(node.op(m) for m in inner.inputs)), node.outputs[0])]
+
+
+def register_structure_rewrites(db: Any) -> None:
+    """Register under PyTensor's names, phases and tags (plus ``linalg``)."""
+    both = ("canonicalize", "stabilize")
+    for name, rewriter, phases in (
+        ("inv_of_inv", inv_of_inv, both),
+        ("transpose_of_inv", transpose_of_inv, ("canonicalize",)),
+        ("det_of_inv", det_of_inv, both),
+        ("det_of_kronecker", det_of_kronecker, both),
+        ("diag_of_kronecker", diag_of_kronecker, both),
+        ("lift_linalg_of_expanded_matrices", lift_linalg_of_expanded_matrices,
+         ("specialize",)),
+    ):
+        for phase in phases:
+            tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
+            db[phase].register(name, rewriter, *tags, "linalg")

@@ -1,0 +1,103 @@
+"""The structural linalg rewrites (inv_of_inv, det_of_kronecker, ...): each fires under its
+PyTensor name and keeps values and gradients (FAST_RUN vs the unrewritten graph and finite
+differences through ``check_rewrite``; FAST_COMPILE vs the unrewritten graph)."""
+
+from __future__ import annotations
+
+import numpy as np
+import opgraph_linalg as la
+import pytest
+from test_rewrite_gradients import PLAIN, _core_names, _illcond, check_rewrite
+
+import opgraph
+import opgraph.tensor as pt
+from opgraph.compile.function import function
+from opgraph.compile.mode import Mode, get_mode
+from opgraph.graph.rewriting.utils import rewrite_graph
+
+FAST_COMPILE = Mode(linker="py", optimizer=get_mode("FAST_COMPILE").optimizer)
+
+
+def _same_in_fast_compile(inputs, out, vals, rng):
+    """FAST_COMPILE values and gradients equal the unrewritten graph's."""
+    grads = opgraph.grad(pt.sum(out * out), inputs)
+    got = function(inputs, [out, *grads], mode=FAST_COMPILE)(*vals)
+    want = function(inputs, [out, *grads], mode=PLAIN)(*vals)
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g, e, rtol=1e-7, atol=1e-9 * max(1.0, np.abs(e).max()))
+
+
+def _spd(rng, n):
+    x = rng.standard_normal((n, n))
+    return x @ x.T + n * np.eye(n)
+
+
+@pytest.mark.parametrize("first", [la.inv, la.pinv])
+@pytest.mark.parametrize("second", [la.inv, la.pinv])
+def test_inv_of_inv(rng, first, second):
+    x = pt.dmatrix("x")
+    out = second(first(x))
+    assert rewrite_graph(out, include=("canonicalize",)) is x
+    vals = [_illcond(rng, 4, cond=10.0)]
+    check_rewrite([x], out, vals, rng, gone="MatrixInverse")
+    _same_in_fast_compile([x], out, vals, rng)
+
+
+def test_transpose_of_inv_moves_the_transpose_onto_the_input(rng):
+    x = pt.dtensor3("x")
+    out = pt.swapaxes(la.inv(x), -1, -2)
+    rewritten = rewrite_graph(out, include=("canonicalize",))
+    assert rewritten.owner.op.core_op.__class__.__name__ == "MatrixInverse"
+    vals = [np.stack([_illcond(rng, 3, cond=10.0) for _ in range(2)])]
+    check_rewrite([x], out, vals, rng)
+    _same_in_fast_compile([x], out, vals, rng)
+
+
+def test_det_of_inv(rng):
+    x = pt.dmatrix("x")
+    out = la.det(la.inv(x))
+    vals = [_illcond(rng, 4, cond=10.0)]
+    check_rewrite([x], out, vals, rng, gone="MatrixInverse")
+    _same_in_fast_compile([x], out, vals, rng)
+
+
+@pytest.mark.parametrize("summary", ["det", "slogdet"])
+def test_det_of_kronecker(rng, summary):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    k = la.kron(a, b)
+    out = la.det(k) if summary == "det" else la.slogdet(k)[1]
+    vals = [_illcond(rng, 3, cond=5.0), _illcond(rng, 2, cond=5.0)]
+    check_rewrite([a, b], out, vals, rng, gone="KroneckerProduct")
+    _same_in_fast_compile([a, b], out, vals, rng)
+    sign = function([a, b], la.slogdet(k)[0], mode="FAST_RUN")
+    np.testing.assert_allclose(sign(*vals), np.linalg.slogdet(np.kron(*vals))[0])
+
+
+def test_diag_of_kronecker(rng):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    out = pt.diagonal(la.kron(a, b))
+    vals = [rng.standard_normal((3, 3)), rng.standard_normal((4, 4))]
+    check_rewrite([a, b], out, vals, rng, gone="KroneckerProduct")
+    _same_in_fast_compile([a, b], out, vals, rng)
+
+
+def test_diag_of_kronecker_of_non_square_factors_raises_instead_of_a_wrong_value(rng):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    f = function([a, b], pt.diagonal(la.kron(a, b)), mode="FAST_RUN")
+    assert "KroneckerProduct" not in _core_names(f)
+    with pytest.raises(AssertionError, match="must be square"):
+        f(rng.standard_normal((2, 3)), rng.standard_normal((3, 2)))
+
+
+@pytest.mark.parametrize("build", [la.kron, la.block_diag])
+@pytest.mark.parametrize("func", ["inv", "pinv", "cholesky"])
+def test_lift_linalg_of_expanded_matrices(rng, build, func):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    out = getattr(la, func)(build(a, b))
+    vals = [_spd(rng, 3), _spd(rng, 2)]
+    f = function([a, b], out, mode="FAST_RUN")
+    assert sum(n in ("MatrixInverse", "MatrixPinv", "Cholesky") for n in _core_names(f)) == 2
+    if func != "cholesky":  # cholesky's gradient reads one triangle: FAST_COMPILE below
+        check_rewrite([a, b], out, vals, rng)
+    _same_in_fast_compile([a, b], out, vals, rng)
+    np.testing.assert_allclose(f(*vals), function([a, b], out, mode=PLAIN)(*vals), atol=1e-12)
