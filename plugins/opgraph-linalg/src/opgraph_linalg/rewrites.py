@@ -17,7 +17,8 @@
   solve(A, b) with A positive definite
   (assume_a="pos", A.tag.psd = True, or A = X @ X.T) -> cho_solve((cholesky(A), lower), b);
   inv(A) for such A -> cho_solve(.., I)
-- the structural rewrites of :mod:`opgraph_linalg.rewrites_structure`
+- the structural rewrites of :mod:`opgraph_linalg.rewrites_structure` and the
+  factorization reuse of :mod:`opgraph_linalg.rewrites_decomposition`
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
+from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
 from opgraph_linalg.rewrites_structure import register_structure_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
@@ -232,3 +234,4 @@ def register_rewrites(db: Any) -> None:
     db["specialize"].register("psd_solve_to_chol_solve", psd_solve_to_cho_solve,
                               "fast_run", "linalg", "linalg_psd_solve_to_cho_solve")
     register_structure_rewrites(db)
+    register_decomposition_rewrites(db)

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from opgraph_linalg.rewrites import psd_solve_to_cho_solve
+from opgraph_linalg.rewrites_decomposition import (
+    reuse_decomposition_multiple_solves,
+    scan_split_non_sequence_decomposition_and_solve,
+)
 
 psd_solve_to_chol_solve = psd_solve_to_cho_solve
 
-__all__ = ["psd_solve_to_chol_solve"]
+__all__ = [
+    "psd_solve_to_chol_solve",
+    "reuse_decomposition_multiple_solves",
+    "scan_split_non_sequence_decomposition_and_solve",
+]
