@@ -101,3 +101,24 @@ def test_lift_linalg_of_expanded_matrices(rng, build, func):
         check_rewrite([a, b], out, vals, rng)
     _same_in_fast_compile([a, b], out, vals, rng)
     np.testing.assert_allclose(f(*vals), function([a, b], out, mode=PLAIN)(*vals), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["solve", "triangular", "unit", "cho_solve"])
+@pytest.mark.parametrize("b_ndim", [1, 2])
+def test_scalar_solve_to_division(rng, kind, b_ndim):
+    a = pt.tensor("a", shape=(3, 1, 1), dtype="float64")
+    b = pt.tensor("b", shape=(None,) * b_ndim, dtype="float64")
+    if kind == "cho_solve":
+        out = la.cho_solve((a, True), b, b_ndim=b_ndim)
+    elif kind == "solve":
+        out = la.solve(a, b, b_ndim=b_ndim)
+    else:
+        out = la.solve_triangular(a, b, b_ndim=b_ndim, unit_diagonal=kind == "unit")
+    a0 = rng.uniform(0.5, 2.0, size=(3, 1, 1))
+    vals = [a0, rng.standard_normal((1,) if b_ndim == 1 else (1, 4))]
+    f = function([a, b], out, mode="FAST_RUN")
+    assert not any("Solve" in n for n in _core_names(f))
+    check_rewrite([a, b], out, vals, rng)
+    _same_in_fast_compile([a, b], out, vals, rng)
+    with pytest.raises(AssertionError):  # b with 2 rows: the shape error is kept
+        f(a0, rng.standard_normal((2,) if b_ndim == 1 else (2, 4)))

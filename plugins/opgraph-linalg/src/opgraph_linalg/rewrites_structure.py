@@ -11,6 +11,11 @@
   shapes the identity is false: the assertion raises instead of a wrong value)
 - ``lift_linalg_of_expanded_matrices`` (specialize): f(kron(a, b)) -> kron(f(a), f(b))
   and f(block_diag(a, b)) -> block_diag(f(a), f(b)) for f in inv, pinv, cholesky
+- ``scalar_solve_to_division`` (canonicalize, stabilize): a solve with a 1x1 matrix
+  ``a`` -> ``b / a`` (``b`` for a unit-diagonal triangular solve, ``b / c**2`` for
+  cho_solve); LAPACK divides by that entry too, so the values are the same, but a
+  zero ``a`` gives inf/nan instead of the solver's LinAlgError (as in PyTensor);
+  a ``b`` whose core has more than one row still raises (``specify_shape``)
 
 The kron and block-diagonal identities hold for square factors; inv, det and
 cholesky of a non-square factor raise, as the unrewritten graph does.
@@ -30,6 +35,7 @@ from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse, MatrixPinv
 from opgraph_linalg.products import KroneckerProduct
+from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular
 from opgraph_linalg.summary import Det, SLogDet
 
 __all__ = [
@@ -39,6 +45,7 @@ __all__ = [
     "inv_of_inv",
     "lift_linalg_of_expanded_matrices",
     "register_structure_rewrites",
+    "scalar_solve_to_division",
     "transpose_of_inv",
 ]
 
@@ -155,6 +162,29 @@ def lift_linalg_of_expanded_matrices(fgraph: Any, node: Apply) -> Any:
     return [_like(inner.op(*(node.op(m) for m in inner.inputs)), node.outputs[0])]
 
 
+@node_rewriter([Blockwise, Solve, SolveTriangular, CholeskySolve])
+def scalar_solve_to_division(fgraph: Any, node: Apply) -> Any:
+    """solve(a, b) with a statically 1x1: a division (see the module doc)."""
+    op = node.op.core_op if isinstance(node.op, Blockwise) else node.op
+    if not isinstance(op, (Solve, SolveTriangular, CholeskySolve)):
+        return None
+    a, b = node.inputs
+    if tuple(a.type.shape[-2:]) != (1, 1):
+        return None
+    row = b.type.ndim - op.b_ndim
+    if b.type.shape[row] != 1:  # keep the shape error of a b with more than one row
+        b = pt.specify_shape(b, [None] * row + [1] + [None] * (op.b_ndim - 1))
+    # the 1x1 entry, shaped to broadcast against b's core (a vector or a matrix)
+    scale = a[..., 0] if op.b_ndim == 1 else a
+    if isinstance(op, SolveTriangular) and op.unit_diagonal:
+        new = b * pt.ones_like(scale)
+    elif isinstance(op, CholeskySolve):
+        new = b / (scale * scale)
+    else:
+        new = b / scale
+    return [_like(new, node.outputs[0])]
+
+
 def register_structure_rewrites(db: Any) -> None:
     """Register under PyTensor's names, phases and tags (plus ``linalg``)."""
     both = ("canonicalize", "stabilize")
@@ -166,6 +196,7 @@ def register_structure_rewrites(db: Any) -> None:
         ("diag_of_kronecker", diag_of_kronecker, both),
         ("lift_linalg_of_expanded_matrices", lift_linalg_of_expanded_matrices,
          ("specialize",)),
+        ("scalar_solve_to_division", scalar_solve_to_division, both),
     ):
         for phase in phases:
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
