@@ -122,3 +122,31 @@ def test_scalar_solve_to_division(rng, kind, b_ndim):
     _same_in_fast_compile([a, b], out, vals, rng)
     with pytest.raises(AssertionError):  # b with 2 rows: the shape error is kept
         f(a0, rng.standard_normal((2,) if b_ndim == 1 else (2, 4)))
+
+
+@pytest.mark.parametrize("build", ["diag", "lower", "upper", "batched_lower"])
+def test_det_of_triangular(rng, build):
+    from opgraph.assumptions import assume
+
+    if build == "diag":
+        x = pt.dvector("x")
+        out, vals = la.det(pt.diag(x)), [rng.standard_normal(5)]
+    else:
+        x = pt.dtensor3("x") if build.startswith("batched") else pt.dmatrix("x")
+        side = "upper" if build == "upper" else "lower"
+        out = la.det(assume(x, **{f"{side}_triangular": True}))
+        tri = np.triu if side == "upper" else np.tril
+        vals = [tri(rng.standard_normal((2, 4, 4) if x.type.ndim == 3 else (4, 4)))]
+    f = function([x], out, mode="FAST_RUN")
+    assert "Det" not in _core_names(f)
+    check_rewrite([x], out, vals, rng)
+    _same_in_fast_compile([x], out, vals, rng)
+
+
+def test_det_of_triangular_keeps_the_non_square_error(rng):
+    from opgraph.assumptions import assume
+
+    x = pt.dmatrix("x")
+    f = function([x], la.det(assume(x, lower_triangular=True)), mode="FAST_RUN")
+    with pytest.raises((AssertionError, ValueError, np.linalg.LinAlgError)):
+        f(np.tril(rng.standard_normal((3, 4))))

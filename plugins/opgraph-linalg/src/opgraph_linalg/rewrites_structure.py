@@ -11,6 +11,9 @@
   shapes the identity is false: the assertion raises instead of a wrong value)
 - ``lift_linalg_of_expanded_matrices`` (specialize): f(kron(a, b)) -> kron(f(a), f(b))
   and f(block_diag(a, b)) -> block_diag(f(a), f(b)) for f in inv, pinv, cholesky
+- ``det_of_triangular`` (canonicalize, stabilize): det(A) -> prod(diagonal(A)) when A
+  is known triangular or diagonal (``assume``, ``alloc_diag``, ``eye``); asserts that
+  A is square where its static shape does not show it (the error det raises)
 - ``scalar_solve_to_division`` (canonicalize, stabilize): a solve with a 1x1 matrix
   ``a`` -> ``b / a`` (``b`` for a unit-diagonal triangular solve, ``b / c**2`` for
   cho_solve); LAPACK divides by that entry too, so the values are the same, but a
@@ -26,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import opgraph.tensor as pt
+from opgraph.assumptions import LOWER_TRIANGULAR, UPPER_TRIANGULAR, AssumptionFeature
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.raise_op import Assert
@@ -41,6 +45,7 @@ from opgraph_linalg.summary import Det, SLogDet
 __all__ = [
     "det_of_inv",
     "det_of_kronecker",
+    "det_of_triangular",
     "diag_of_kronecker",
     "inv_of_inv",
     "lift_linalg_of_expanded_matrices",
@@ -51,6 +56,7 @@ __all__ = [
 
 _INVERSES = (MatrixInverse, MatrixPinv)
 _square_factors = Assert("diag_of_kronecker: the factors of kron must be square matrices")
+_square = Assert("det: Determinant not defined for non-square matrices")
 
 
 def _core(var: Variable, classes: Any) -> Apply | None:
@@ -130,6 +136,28 @@ def det_of_kronecker(fgraph: Any, node: Apply) -> Any:
     return [_like(sign, node.outputs[0]), _like(logdet, node.outputs[1])]
 
 
+def _feature(fgraph: Any) -> AssumptionFeature:
+    feature = getattr(fgraph, "assumption_feature", None)
+    return feature if feature is not None else AssumptionFeature()
+
+
+@node_rewriter([Blockwise, Det])
+def det_of_triangular(fgraph: Any, node: Apply) -> Any:
+    """det(A) -> prod(diagonal(A)) for a triangular (or diagonal) A."""
+    op = node.op.core_op if isinstance(node.op, Blockwise) else node.op
+    if not isinstance(op, Det):
+        return None
+    (x,) = node.inputs
+    feature = _feature(fgraph)
+    if not (feature.check(x, LOWER_TRIANGULAR) or feature.check(x, UPPER_TRIANGULAR)):
+        return None
+    new = pt.prod(pt.diagonal(x, axis1=-2, axis2=-1), axis=-1)
+    m, n = x.type.shape[-2:]
+    if m is None or n is None:
+        new = _square(new, pt.eq(x.shape[-1], x.shape[-2]))
+    return [_like(new, node.outputs[0])]
+
+
 @node_rewriter([ExtractDiag])
 def diag_of_kronecker(fgraph: Any, node: Apply) -> Any:
     """diag(kron(a, b)) -> ravel(outer(diag(a), diag(b))) for square a and b."""
@@ -193,6 +221,7 @@ def register_structure_rewrites(db: Any) -> None:
         ("transpose_of_inv", transpose_of_inv, ("canonicalize",)),
         ("det_of_inv", det_of_inv, both),
         ("det_of_kronecker", det_of_kronecker, both),
+        ("det_of_triangular", det_of_triangular, both),
         ("diag_of_kronecker", diag_of_kronecker, both),
         ("lift_linalg_of_expanded_matrices", lift_linalg_of_expanded_matrices,
          ("specialize",)),
