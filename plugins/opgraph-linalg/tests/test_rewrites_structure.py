@@ -150,3 +150,28 @@ def test_det_of_triangular_keeps_the_non_square_error(rng):
     f = function([x], la.det(assume(x, lower_triangular=True)), mode="FAST_RUN")
     with pytest.raises((AssertionError, ValueError, np.linalg.LinAlgError)):
         f(np.tril(rng.standard_normal((3, 4))))
+
+
+@pytest.mark.parametrize("build", ["abs", "exp", "sqr", "abs_of_prod", "tag", "axis0"])
+def test_local_log_prod_to_sum_log(rng, build):
+    x = pt.dmatrix("x")
+    if build == "tag":
+        x.tag.positive = True
+    prods = {
+        "abs": lambda: pt.prod(pt.abs(x)), "exp": lambda: pt.prod(pt.exp(x)),
+        "sqr": lambda: pt.prod(x**2), "abs_of_prod": lambda: pt.abs(pt.prod(x)),
+        "tag": lambda: pt.prod(x), "axis0": lambda: pt.prod(pt.abs(x), axis=0),
+    }
+    out = pt.log(prods[build]())
+    vals = [rng.uniform(0.5, 2.0, size=(3, 4)) * (1 if build == "tag" else rng.choice([-1, 1]))]
+    f = function([x], out, mode="FAST_RUN")
+    assert not any(n == "Prod" for n in _core_names(f)), _core_names(f)
+    check_rewrite([x], out, vals, rng)
+    _same_in_fast_compile([x], out, vals, rng)
+
+
+def test_log_prod_of_a_value_of_unknown_sign_is_kept(rng):
+    x = pt.dmatrix("x")
+    f = function([x], pt.log(pt.prod(x)), mode="FAST_RUN")
+    assert "Prod" in _core_names(f)
+    assert np.isnan(f(-np.ones((1, 1))))

@@ -19,6 +19,7 @@
   inv(A) for such A -> cho_solve(.., I)
 - the structural rewrites of :mod:`opgraph_linalg.rewrites_structure` and the
   factorization reuse of :mod:`opgraph_linalg.rewrites_decomposition`
+- ``local_log_prod_to_sum_log`` (:mod:`opgraph_linalg.rewrites_logprod`)
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
 from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
+from opgraph_linalg.rewrites_logprod import register_logprod_rewrites
 from opgraph_linalg.rewrites_structure import register_structure_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
@@ -235,3 +237,4 @@ def register_rewrites(db: Any) -> None:
                               "fast_run", "linalg", "linalg_psd_solve_to_cho_solve")
     register_structure_rewrites(db)
     register_decomposition_rewrites(db)
+    register_logprod_rewrites(db)
