@@ -175,3 +175,33 @@ def test_log_prod_of_a_value_of_unknown_sign_is_kept(rng):
     f = function([x], pt.log(pt.prod(x)), mode="FAST_RUN")
     assert "Prod" in _core_names(f)
     assert np.isnan(f(-np.ones((1, 1))))
+
+
+@pytest.mark.parametrize("product", ["lower", "upper"])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_ldotlt_gives_the_factor_with_a_positive_diagonal(rng, product, lower):
+    from opgraph.assumptions import assume
+
+    a = pt.dmatrix("a")
+    side = {"lower": "lower_triangular", "upper": "upper_triangular"}[product]
+    t = assume(a, **{side: True})
+    m = pt.dot(t, t.T) if product == "lower" else pt.dot(t.T, t)
+    out = la.cholesky(m, lower=lower)
+    tri = np.tril if product == "lower" else np.triu
+    # negative diagonal entries: the Cholesky factor is not the triangle itself
+    vals = [tri(rng.standard_normal((4, 4))) + np.diag([2.0, -3.0, 1.5, -1.0])]
+    f = function([a], out, mode="FAST_RUN")
+    assert "Cholesky" not in _core_names(f)
+    check_rewrite([a], out, vals, rng)
+    _same_in_fast_compile([a], out, vals, rng)
+
+
+def test_cholesky_ldotlt_of_a_singular_factor_is_nan_as_the_factorisation():
+    from opgraph.assumptions import assume
+
+    a = pt.dmatrix("a")
+    t = assume(a, lower_triangular=True)
+    out = la.cholesky(pt.dot(t, t.T))
+    got = function([a], out, mode="FAST_RUN")(np.diag([1.0, 0.0, 2.0]))
+    want = function([a], out, mode=PLAIN)(np.diag([1.0, 0.0, 2.0]))
+    assert np.isnan(got).all() and np.isnan(want).all()

@@ -14,6 +14,10 @@
 - ``det_of_triangular`` (canonicalize, stabilize): det(A) -> prod(diagonal(A)) when A
   is known triangular or diagonal (``assume``, ``alloc_diag``, ``eye``); asserts that
   A is square where its static shape does not show it (the error det raises)
+- ``cholesky_ldotlt`` (canonicalize, stabilize): cholesky(L @ L.T) for L known lower
+  triangular (or U.T @ U for U upper) -> L with each column's sign set so the diagonal
+  is positive (what the Cholesky factor is); a zero on L's diagonal gives NaNs, as the
+  factorisation of that singular matrix does (``on_error="nan"`` only)
 - ``scalar_solve_to_division`` (canonicalize, stabilize): a solve with a 1x1 matrix
   ``a`` -> ``b / a`` (``b`` for a unit-diagonal triangular solve, ``b / c**2`` for
   cho_solve); LAPACK divides by that entry too, so the values are the same, but a
@@ -35,6 +39,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.raise_op import Assert
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import DimShuffle
+from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse, MatrixPinv
@@ -43,6 +48,7 @@ from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular
 from opgraph_linalg.summary import Det, SLogDet
 
 __all__ = [
+    "cholesky_ldotlt",
     "det_of_inv",
     "det_of_kronecker",
     "det_of_triangular",
@@ -158,6 +164,48 @@ def det_of_triangular(fgraph: Any, node: Apply) -> Any:
     return [_like(new, node.outputs[0])]
 
 
+def _transposed(var: Variable) -> Variable | None:
+    node = var.owner
+    if node is None or not isinstance(node.op, DimShuffle):
+        return None
+    nd = node.op.input_ndim
+    if nd >= 2 and node.op.new_order == (*range(nd - 2), nd - 1, nd - 2):
+        return node.inputs[0]
+    return None
+
+
+def _lower_factor(fgraph: Any, m: Variable) -> Variable | None:
+    """``L`` (lower triangular) with ``m = L @ L.T``, from the facts known about the operands."""
+    node = _core(m, (Dot, MatMul))
+    if node is None or len(node.inputs) != 2 or min(i.type.ndim for i in node.inputs) < 2:
+        return None
+    x, y = node.inputs
+    feature = _feature(fgraph)
+    if _transposed(y) is x and feature.check(x, LOWER_TRIANGULAR):
+        return x
+    if _transposed(x) is y and feature.check(y, UPPER_TRIANGULAR):
+        return x  # U.T @ U: U.T is the lower factor
+    return None
+
+
+@node_rewriter([Blockwise])
+def cholesky_ldotlt(fgraph: Any, node: Apply) -> Any:
+    """cholesky(L @ L.T) -> L with a positive diagonal (see the module doc)."""
+    core = node.op.core_op
+    if not isinstance(core, Cholesky) or core.on_error != "nan":
+        return None
+    low = _lower_factor(fgraph, node.inputs[0])
+    if low is None:
+        return None
+    d = pt.diagonal(low, axis1=-2, axis2=-1)
+    signs = d / pt.abs(d)  # +-1, NaN for a zero pivot
+    fixed = low * pt.expand_dims(signs, -2)
+    # a zero pivot makes the whole factor NaN (prod of the signs is NaN, else +-1)
+    fixed = fixed + pt.expand_dims(pt.prod(signs, axis=-1) * 0, (-2, -1))
+    new = fixed if core.lower else pt.swapaxes(fixed, -1, -2)
+    return [_like(new, node.outputs[0])]
+
+
 @node_rewriter([ExtractDiag])
 def diag_of_kronecker(fgraph: Any, node: Apply) -> Any:
     """diag(kron(a, b)) -> ravel(outer(diag(a), diag(b))) for square a and b."""
@@ -222,6 +270,7 @@ def register_structure_rewrites(db: Any) -> None:
         ("det_of_inv", det_of_inv, both),
         ("det_of_kronecker", det_of_kronecker, both),
         ("det_of_triangular", det_of_triangular, both),
+        ("cholesky_ldotlt", cholesky_ldotlt, both),
         ("diag_of_kronecker", diag_of_kronecker, both),
         ("lift_linalg_of_expanded_matrices", lift_linalg_of_expanded_matrices,
          ("specialize",)),
