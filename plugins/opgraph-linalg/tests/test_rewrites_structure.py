@@ -205,3 +205,18 @@ def test_cholesky_ldotlt_of_a_singular_factor_is_nan_as_the_factorisation():
     got = function([a], out, mode="FAST_RUN")(np.diag([1.0, 0.0, 2.0]))
     want = function([a], out, mode=PLAIN)(np.diag([1.0, 0.0, 2.0]))
     assert np.isnan(got).all() and np.isnan(want).all()
+
+
+@pytest.mark.parametrize("factor", ["cholesky", "lu_u", "lu_l"])
+def test_det_of_a_triangular_factor(rng, factor):
+    x = pt.dmatrix("x")
+    if factor == "cholesky":
+        tri = la.cholesky(pt.dot(x, x.T) + pt.eye(4))
+    else:
+        tri = la.lu(x)[-1 if factor == "lu_u" else -2]
+    out = la.det(tri)
+    vals = [rng.standard_normal((4, 4))]
+    f = function([x], out, mode="FAST_RUN")
+    assert "Det" not in _core_names(f)
+    np.testing.assert_allclose(f(*vals), function([x], out, mode=PLAIN)(*vals), rtol=1e-12)
+    _same_in_fast_compile([x], out, vals, rng)
