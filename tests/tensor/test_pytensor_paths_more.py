@@ -62,3 +62,13 @@ def test_top_level_names() -> None:
     np.testing.assert_allclose(evaluate(g, {x: 3.0}), 6.0)
     (t,) = opgraph.pushforward([x**2], [x], [pt.constant(1.0)])
     np.testing.assert_allclose(evaluate(t, {x: 3.0}), 6.0)
+
+
+def test_complex_scalar_ops_at_opgraph_scalar() -> None:
+    import opgraph.scalar as ps
+
+    z = ps.complex128("z")
+    f = opgraph.function([z], [ps.real(z), ps.imag(z), ps.conj(z), ps.angle(z)])
+    got = f(3 + 4j)
+    np.testing.assert_allclose(got, [3.0, 4.0, 3 - 4j, np.angle(3 + 4j)])
+    assert isinstance(ps.real, ps.Real) and isinstance(ps.conj, ps.Conj)
