@@ -72,3 +72,17 @@ def test_complex_scalar_ops_at_opgraph_scalar() -> None:
     got = f(3 + 4j)
     np.testing.assert_allclose(got, [3.0, 4.0, 3 - 4j, np.angle(3 + 4j)])
     assert isinstance(ps.real, ps.Real) and isinstance(ps.conj, ps.Conj)
+
+
+def test_mode_objects_c_cvm_vm() -> None:
+    from opgraph.compile.mode import CVM, VM, C
+
+    x = pt.dvector("x")
+    for mode, linker in ((VM, "VMLinker"), (CVM, "CVMLinker"), (C, "CLinker")):
+        try:
+            f = opgraph.function([x], pt.exp(x).sum(), mode=mode)
+        except Exception as exc:  # the core session has no C plugin: the error says so
+            assert mode is not VM and "c" in str(exc).lower()
+            continue
+        assert type(f.maker.linker).__name__ == linker
+        np.testing.assert_allclose(f(np.zeros(3)), 3.0)
