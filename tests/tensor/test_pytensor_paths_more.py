@@ -86,3 +86,17 @@ def test_mode_objects_c_cvm_vm() -> None:
             continue
         assert type(f.maker.linker).__name__ == linker
         np.testing.assert_allclose(f(np.zeros(3)), 3.0)
+
+
+def test_pytensor_printer_classes() -> None:
+    from opgraph import printing as pr
+
+    x, alpha = pt.dscalar("x"), pt.dscalar("alpha")
+    pstate = pr.PrinterState(pprinter=pr.pprint)
+    assert pr.leaf_printer.process(x, pstate) == "x"
+    assert pr.leaf_printer.process(alpha, pstate) == "\\alpha"
+    assert pr.constant_printer.process(pt.constant(2.5), pstate) == "2.5"
+    assert isinstance(pr.leaf_printer, pr.Printer) and "left" in pr.VALID_ASSOC
+    with pr.set_precedence(pstate, 5):
+        assert pstate.precedence == 5
+    assert pstate.precedence == -1000.0
