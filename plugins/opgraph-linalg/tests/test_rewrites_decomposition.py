@@ -73,3 +73,10 @@ def test_scan_factors_a_non_sequence_once_before_the_loop(rng, assume_a):
     assert FACTOR[assume_a] in outer, outer
     for g, e in zip(fn(*vals), want):
         np.testing.assert_allclose(g, e, rtol=1e-8, atol=1e-10)
+
+
+def test_a_single_solve_stays_one_lapack_call(rng):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    fn = function([a, b], solve(a, b), mode=_modes()[0])
+    names = _core_names(fn)
+    assert "Solve" in names and "LUFactor" not in names, names

@@ -220,3 +220,17 @@ def test_det_of_a_triangular_factor(rng, factor):
     assert "Det" not in _core_names(f)
     np.testing.assert_allclose(f(*vals), function([x], out, mode=PLAIN)(*vals), rtol=1e-12)
     _same_in_fast_compile([x], out, vals, rng)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_generic_solve_to_solve_triangular(rng, lower, transposed):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    factor = la.cholesky(pt.dot(a, a.T) + pt.eye(4), lower=lower)
+    out = la.solve(factor, b, transposed=transposed)
+    vals = [rng.standard_normal((4, 4)), rng.standard_normal((4, 2))]
+    f = function([a, b], out, mode="FAST_RUN")
+    names = _core_names(f)
+    assert "SolveTriangular" in names and "Solve" not in names, names
+    check_rewrite([a, b], out, vals, rng)
+    _same_in_fast_compile([a, b], out, vals, rng)

@@ -1,12 +1,13 @@
 """Solves through an explicit factorization, so several solves with one matrix share it.
 
 - ``reuse_decomposition_multiple_solves`` (specialize): ``solve(A, b)`` with a
-  core (unbatched) ``A`` becomes a factorization of ``A`` and a solve against the
-  factors: LU (``lu_factor`` and two triangular solves) for ``assume_a="gen"``,
-  Cholesky and ``cho_solve`` for ``"pos"``, LAPACK's tridiagonal LU for
-  ``"tridiagonal"``.  Equal factorizations then merge, so ``x = solve(A, b)`` and
-  its gradient (a transposed solve with the same ``A``) factor ``A`` once.
-- ``scan_split_non_sequence_decomposition_and_solve`` (phase scan): the same
+  core (unbatched) ``A`` that another solve also reads, or with a batch of ``b``,
+  becomes a factorization of ``A`` and a solve against the factors: LU
+  (``lu_factor`` and two triangular solves) for ``assume_a="gen"``, Cholesky and
+  ``cho_solve`` for ``"pos"``, LAPACK's tridiagonal LU for ``"tridiagonal"``.  Equal factorizations then merge, so ``x = solve(A, b)`` and
+  its gradient (a transposed solve with the same ``A``) factor ``A`` once; a
+  single plain solve stays one LAPACK call.
+- ``scan_split_non_sequence_decomposition_and_solve`` (specialize): the same
   inside a Scan's body when ``A`` is a non-sequence, with the factorization
   computed once before the loop and passed in as new non-sequences.
 """
@@ -21,10 +22,15 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.blockwise import Blockwise
-from opgraph_linalg.decomposition import cholesky
-from opgraph_linalg.factor import lu_factor, pivot_to_permutation
+from opgraph_linalg.constructors import ExtractDiag
+from opgraph_linalg.decomposition import Cholesky, cholesky
+from opgraph_linalg.factor import LUFactor, lu_factor, pivot_to_permutation
 from opgraph_linalg.solvers import Solve, cho_solve, solve_triangular
-from opgraph_linalg.tridiagonal import tridiagonal_lu_factor, tridiagonal_lu_solve
+from opgraph_linalg.tridiagonal import (
+    LUFactorTridiagonal,
+    tridiagonal_lu_factor,
+    tridiagonal_lu_solve,
+)
 
 __all__ = [
     "factor_and_solve",
@@ -85,12 +91,45 @@ def _like(new: Variable, old: Variable) -> Variable:
     return old.type.filter_variable(new) if new.type != old.type else new
 
 
+def _worth_factoring(fgraph: Any, node: Apply, op: Solve) -> bool:
+    """One factorization serves several systems: ``b`` has batch axes ``A`` lacks, or
+    another solve reads the same ``A`` (a single plain solve stays one LAPACK call)."""
+    a, b = node.inputs
+    if b.type.ndim > op.b_ndim:
+        return True
+    if fgraph is None:
+        return False
+    clients = [c for c, _ in fgraph.clients[a] if c is not node and not isinstance(c, str)]
+    # another solve with A, or the factors of A already built for one (rewritten first)
+    return any((_factorable(c) and c.inputs[0] is a) or _is_factor_of(fgraph, c, op)
+               for c in clients)
+
+
+def _core_op(node: Apply) -> Any:
+    return node.op.core_op if isinstance(node.op, Blockwise) else node.op
+
+
+def _is_factor_of(fgraph: Any, node: Apply, op: Solve) -> bool:
+    """``node`` computes (the start of) the factorization ``op``'s solve would use."""
+    core = _core_op(node)
+    if op.assume_a == "gen":
+        return isinstance(core, LUFactor)
+    if op.assume_a == "pos":
+        return isinstance(core, Cholesky) and core.lower == op.lower
+    if not isinstance(core, ExtractDiag):  # tridiagonal: the diagonals feed gttrf
+        return False
+    return any(not isinstance(c, str) and isinstance(_core_op(c), LUFactorTridiagonal)
+               for c, _ in fgraph.clients[node.outputs[0]])
+
+
 @node_rewriter([Blockwise, Solve])
 def reuse_decomposition_multiple_solves(fgraph: Any, node: Apply) -> Any:
-    """solve(A, b) -> a solve against factor(A) (factors shared by every solve with A)."""
+    """solve(A, b) -> a solve against factor(A) when the factors serve several systems."""
     if not _factorable(node):
         return None
     op = _solve_op(node)
+    if not _worth_factoring(fgraph, node, op):
+        return None
     a, b = node.inputs
     return [_like(factor_and_solve(op, _factor(op, a), b), node.outputs[0])]
 

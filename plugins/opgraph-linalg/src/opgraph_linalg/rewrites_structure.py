@@ -18,6 +18,8 @@
   triangular (or U.T @ U for U upper) -> L with each column's sign set so the diagonal
   is positive (what the Cholesky factor is); a zero on L's diagonal gives NaNs, as the
   factorisation of that singular matrix does (``on_error="nan"`` only)
+- ``generic_solve_to_solve_triangular`` (canonicalize, stabilize): solve(A, b) with A
+  known lower or upper triangular (a Cholesky factor, ``assume``) -> solve_triangular
 - ``scalar_solve_to_division`` (canonicalize, stabilize): a solve with a 1x1 matrix
   ``a`` -> ``b / a`` (``b`` for a unit-diagonal triangular solve, ``b / c**2`` for
   cho_solve); LAPACK divides by that entry too, so the values are the same, but a
@@ -44,7 +46,7 @@ from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse, MatrixPinv
 from opgraph_linalg.products import KroneckerProduct
-from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular
+from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular, solve_triangular
 from opgraph_linalg.summary import Det, SLogDet
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "det_of_kronecker",
     "det_of_triangular",
     "diag_of_kronecker",
+    "generic_solve_to_solve_triangular",
     "inv_of_inv",
     "lift_linalg_of_expanded_matrices",
     "register_structure_rewrites",
@@ -261,6 +264,25 @@ def scalar_solve_to_division(fgraph: Any, node: Apply) -> Any:
     return [_like(new, node.outputs[0])]
 
 
+@node_rewriter([Blockwise])
+def generic_solve_to_solve_triangular(fgraph: Any, node: Apply) -> Any:
+    """solve(A, b) for a triangular A -> solve_triangular(A, b) (one triangle is read)."""
+    op = node.op.core_op
+    if not isinstance(op, Solve) or op.assume_a != "gen":
+        return None
+    a, b = node.inputs
+    feature = _feature(fgraph)
+    if feature.check(a, LOWER_TRIANGULAR):
+        lower = True
+    elif feature.check(a, UPPER_TRIANGULAR):
+        lower = False
+    else:
+        return None
+    new = solve_triangular(a, b, lower=lower, trans=int(op.transposed), b_ndim=op.b_ndim,
+                           check_finite=op.check_finite)
+    return [_like(new, node.outputs[0])]
+
+
 def register_structure_rewrites(db: Any) -> None:
     """Register under PyTensor's names, phases and tags (plus ``linalg``)."""
     both = ("canonicalize", "stabilize")
@@ -275,6 +297,7 @@ def register_structure_rewrites(db: Any) -> None:
         ("lift_linalg_of_expanded_matrices", lift_linalg_of_expanded_matrices,
          ("specialize",)),
         ("scalar_solve_to_division", scalar_solve_to_division, both),
+        ("generic_solve_to_solve_triangular", generic_solve_to_solve_triangular, both),
     ):
         for phase in phases:
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
