@@ -5,7 +5,8 @@
   becomes a factorization of ``A`` and a solve against the factors: LU
   (``lu_factor`` and two triangular solves) for ``assume_a="gen"``, Cholesky and
   ``cho_solve`` for ``"pos"``, LAPACK's tridiagonal LU for ``"tridiagonal"``.
-  Equal factorizations then merge, so ``x = solve(A, b)`` and its gradient (a transposed solve with the same ``A``) factor ``A`` once; a
+  Equal factorizations then merge, so ``x = solve(A, b)`` and its gradient (a
+  transposed solve with the same ``A``) factor ``A`` once; a
   single plain solve stays one LAPACK call.
 - ``scan_split_non_sequence_decomposition_and_solve`` (specialize): the same
   inside a Scan's body when ``A`` is a non-sequence, with the factorization
