@@ -109,6 +109,7 @@ DOCUMENTED_GETATTR = {
     "opgraph.tensor": "plugin-provided names through faces.py",
     "opgraph.scalar": "plugin-provided names through faces.py (Psi, TriGamma, ...)",
     "opgraph.tensor.math": "plugin-provided names through faces.py (pt.math.erf)",
+    "opgraph.scalar.math": "plugin-provided names through faces.py (scalar.math.gammaln)",
     "opgraph.tensor.basic": "plugin-provided names through faces.py (diag, tril from linalg)",
     "opgraph.tensor.special": "plugin-provided names through faces.py (betaln, xlogy)",
     "opgraph.link.basic": "plugin-provided names through faces.py (PerformLinker)",

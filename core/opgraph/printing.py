@@ -39,27 +39,46 @@ from opgraph.graph.printer import (
 from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
 from opgraph.printing_rich import build_rich_tree
-from opgraph.printing_util import PatternPrinter, min_informative_str
+from opgraph.printing_util import (
+    VALID_ASSOC,
+    ConstantPrinter,
+    LeafPrinter,
+    PatternPrinter,
+    Printer,
+    constant_printer,
+    greek,
+    leaf_printer,
+    min_informative_str,
+    set_precedence,
+)
 
 __all__ = [
+    "VALID_ASSOC",
+    "ConstantPrinter",
     "DefaultPrinter",
     "FunctionPrinter",
     "IgnorePrinter",
+    "LeafPrinter",
     "OperatorPrinter",
     "PPrinter",
     "PatternPrinter",
     "Print",
+    "Printer",
     "PrinterState",
     "char_from_number",
+    "constant_printer",
     "debugprint",
     "default_printer",
     "dprint",
     "get_node_by_id",
+    "greek",
+    "leaf_printer",
     "min_informative_str",
     "pp",
     "pprint",
     "pydotprint",
     "register_pprint_extension",
+    "set_precedence",
 ]
 
 _MID, _LAST, _PIPE, _SPACE = " ├─ ", " └─ ", " │ ", "   "

@@ -6,12 +6,75 @@ each module to one job; ``opgraph.printing`` re-exports these names.
 
 from __future__ import annotations
 
+import abc
+import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from opgraph.graph.basic import Variable
 
-__all__ = ["PatternPrinter", "min_informative_str", "tag_names"]
+__all__ = [
+    "VALID_ASSOC",
+    "ConstantPrinter",
+    "LeafPrinter",
+    "PatternPrinter",
+    "Printer",
+    "constant_printer",
+    "greek",
+    "leaf_printer",
+    "min_informative_str",
+    "set_precedence",
+    "tag_names",
+]
+
+VALID_ASSOC = frozenset({"left", "right", "either"})
+"""The associativities an operator printer accepts."""
+
+_GREEK = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
+          "rho sigma tau upsilon phi chi psi omega")
+greek: dict[str, str] = {name: "\\" + name for name in _GREEK.split()}
+"""Variable names the leaf printer writes as LaTeX letters (``alpha`` -> ``\\alpha``)."""
+
+
+class Printer(abc.ABC):
+    """What pprint calls for a variable: ``process(var, pstate) -> str``."""
+
+    @abc.abstractmethod
+    def process(self, var: Variable, pstate: Any) -> str:
+        """The text of ``var`` in the context ``pstate``."""
+
+
+class LeafPrinter(Printer):
+    """A graph input: its name (a Greek letter's name as LaTeX), else its ``str``."""
+
+    def process(self, var: Variable, pstate: Any) -> str:
+        if var not in pstate.memo:
+            pstate.memo[var] = greek.get(var.name, str(var)) if var.name else str(var)
+        return pstate.memo[var]
+
+
+class ConstantPrinter(Printer):
+    """A constant: the ``str`` of its data."""
+
+    def process(self, var: Variable, pstate: Any) -> str:
+        if var not in pstate.memo:
+            pstate.memo[var] = str(var.data)
+        return pstate.memo[var]
+
+
+leaf_printer = LeafPrinter()
+constant_printer = ConstantPrinter()
+
+
+@contextlib.contextmanager
+def set_precedence(pstate: Any, precedence: float = -1000) -> Iterator[None]:
+    """Within the block, ``pstate.precedence`` is ``precedence`` (restored after)."""
+    before = pstate.precedence
+    pstate.precedence = precedence
+    try:
+        yield
+    finally:
+        pstate.precedence = before
 
 _ARG_PRECEDENCE = 1000.0  # an input with no precedence given: parenthesised unless atomic
 

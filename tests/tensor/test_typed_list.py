@@ -30,3 +30,25 @@ def test_type_errors_name_the_problem():
         pt.shape(make_list([pt.dvector()]))
     with pytest.raises(TypeError, match="expected a list"):
         TypedListType(pt.dvector().type).filter(np.ones(3))
+
+
+def test_list_methods_match_python_lists() -> None:
+    from opgraph import typed_list as tl
+
+    a, b, c = pt.dvector("a"), pt.dvector("b"), pt.dvector("c")
+    lst = tl.make_list([a, b])
+    other = tl.make_list([c])
+    i = pt.lscalar("i")
+    outs = [lst.extend(other), lst.insert(i, c), lst.reverse(), lst.remove(a),
+            lst.count(a), lst.ind(b)]
+    va, vb, vc = np.array([1.0]), np.array([2.0, 3.0]), np.array([4.0])
+    ext, ins, rev, rem, cnt, idx = evaluate(outs, {a: va, b: vb, c: vc, i: 1})
+    assert [x.tolist() for x in ext] == [[1.0], [2.0, 3.0], [4.0]]
+    assert [x.tolist() for x in ins] == [[1.0], [4.0], [2.0, 3.0]]
+    assert [x.tolist() for x in rev] == [[2.0, 3.0], [1.0]]
+    assert [x.tolist() for x in rem] == [[2.0, 3.0]]
+    assert int(cnt) == 1 and int(idx) == 1
+    with pytest.raises(ValueError, match="not in the list"):
+        evaluate(tl.index_(lst, c), {a: va, b: vb, c: vc})
+    with pytest.raises(TypeError, match="item has type"):
+        lst.count(pt.lscalar())

@@ -34,6 +34,7 @@ from opgraph.plugins.registry import rewrite_database_record
 __all__ = [
     "BACKEND_PLUGINS",
     "BUILTIN_MODES",
+    "CVM",
     "FAST_COMPILE",  # noqa: F822 (module __getattr__)
     "FAST_RUN",  # noqa: F822
     "JAX",
@@ -50,9 +51,11 @@ __all__ = [
     "OPT_STABILIZE",
     "OPT_UNSAFE",
     "PREDEFINED_MODE_TARGETS",
+    "VM",
     "AddDestroyHandler",
     "AddFeatureOptimizer",
     "BackendNotInstalledError",
+    "C",
     "LinkerUnavailableError",
     "Mode",
     "RewriteQuery",
@@ -738,6 +741,15 @@ JAX = Mode(linker="jax", optimizer=RewriteQuery(include=("fast_run", "jax"), exc
            name="JAX")
 """PyTensor's ``compile.mode.JAX``: linker ``"jax"`` from the opgraph-jax plugin, resolved
 on first use (without the plugin, using it raises :class:`BackendNotInstalledError`)."""
+
+
+C = Mode(linker="c", optimizer=OPT_FAST_RUN, name="C")
+"""PyTensor's ``compile.mode.C``: the C linker (opgraph-c) with FAST_RUN's rewrites."""
+CVM = Mode(linker="cvm", optimizer=OPT_FAST_RUN, name="CVM")
+"""PyTensor's ``compile.mode.CVM``: the VM over C thunks with FAST_RUN's rewrites."""
+VM = Mode(linker="vm", optimizer=OPT_FAST_RUN, name="VM")
+"""PyTensor's ``compile.mode.VM``: the Python VM with FAST_RUN's rewrites (a Mode; PyTensor's
+is a one-element tuple by accident)."""
 
 
 # -- PyTensor's predefined Mode objects ------------------------------------------------------

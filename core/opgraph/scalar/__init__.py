@@ -20,6 +20,19 @@ from opgraph.scalar import type as _type
 from opgraph.scalar.arith import *  # noqa: F403
 from opgraph.scalar.autocast import autocast_float, autocast_float_as  # noqa: F401
 from opgraph.scalar.basic import *  # noqa: F403
+from opgraph.scalar.complex import (  # noqa: F401 - PyTensor's scalar package has these
+    Angle,
+    Complex,
+    ComplexFromPolar,
+    Conj,
+    Imag,
+    Real,
+    angle,
+    complex_from_polar,
+    conj,
+    imag,
+    real,
+)
 from opgraph.scalar.composite import Composite  # noqa: F401
 from opgraph.scalar.logic import *  # noqa: F403
 from opgraph.scalar.loop import ScalarLoop  # noqa: F401
@@ -53,6 +66,8 @@ __all__ = sorted(
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
         | {"Composite", "ScalarLoop", "autocast_float", "autocast_float_as", "floor_div",
            "scalar_maximum", "scalar_minimum"}
+        | {"Angle", "Complex", "ComplexFromPolar", "Conj", "Imag", "Real", "angle",
+           "complex_from_polar", "conj", "imag", "real"}
         | {d for d in all_dtypes}
         | {f"convert_to_{d}" for d in all_dtypes}
     )

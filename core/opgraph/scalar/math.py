@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph import faces as _faces
 from opgraph.graph.basic import Variable
 from opgraph.scalar.arith import _g, add, mul, neg, sqr, sub, true_div
 from opgraph.scalar.basic import (
@@ -390,3 +391,14 @@ round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn
 
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])
+
+
+def __getattr__(name: str) -> Any:
+    """Special-function ops a plugin provides under PyTensor's names (``Erf``, ``gammaln``
+    from opgraph-special), as ``pytensor.scalar.math`` has them."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = _faces.provided_name(__name__, name)
+    if not isinstance(value, _faces.MissingPluginName):
+        globals()[name] = value
+    return value

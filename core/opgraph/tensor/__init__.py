@@ -87,6 +87,7 @@ del _module, _name
 # PyTensor's other submodules bound on ``pytensor.tensor`` (``pt.signal.convolve1d``...).
 # Bound after the re-exports so the submodule, not a function of the same name, is
 # ``pt.random``; linalg, optimize and rewriting come from plugins through ``__getattr__``.
+from opgraph.graph.basic import Constant  # noqa: E402, F401 - PyTensor's pt.Constant
 from opgraph.tensor import (  # noqa: E402, F401
     blas,
     blas_c,
@@ -96,7 +97,9 @@ from opgraph.tensor import (  # noqa: E402, F401
     utils,
     xlogx,
 )
+from opgraph.tensor.interpolate import interp, interpolate1d  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
+from opgraph.tensor.subtensor_more import flip, slice_at_axis  # noqa: E402, F401
 from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
 
 # NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).

@@ -23,6 +23,7 @@ from opgraph.tensor.variable import as_tensor_variable, constant, register_tenso
 
 __all__ = [
     "ceil_intdiv",
+    "conjugate",
     "cov",
     "deg2rad",
     "dense_dot",
@@ -51,6 +52,7 @@ __all__ = [
     "vecmat",
 ]
 
+conjugate = ptm.conj
 equal = ptm.eq
 not_equal = ptm.neq
 greater = ptm.gt

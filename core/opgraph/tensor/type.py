@@ -63,7 +63,9 @@ __all__ = [
     "tensor5",
     "tensor5s",
     "tensor6",
+    "tensor6s",
     "tensor7",
+    "tensor7s",
     "uint_dtypes",
     "values_eq_approx_always_true",
     "values_eq_approx_remove_inf",
@@ -680,6 +682,8 @@ cols = _multi(col)
 tensor3s = _multi(tensor3)
 tensor4s = _multi(tensor4)
 tensor5s = _multi(tensor5)
+tensor6s = _multi(tensor6)
+tensor7s = _multi(tensor7)
 
 # Prefixed forms (PyTensor: Type instances, so ``x.type == dmatrix`` holds).
 _PREFIXES = {
@@ -701,8 +705,8 @@ _KINDS = {
     "tensor3": ((None,) * 3, "tensor3s"),
     "tensor4": ((None,) * 4, "tensor4s"),
     "tensor5": ((None,) * 5, "tensor5s"),
-    "tensor6": ((None,) * 6, None),
-    "tensor7": ((None,) * 7, None),
+    "tensor6": ((None,) * 6, "tensor6s"),
+    "tensor7": ((None,) * 7, "tensor7s"),
 }
 _KIND_FUNCS = {
     "scalar": scalar,
@@ -713,6 +717,8 @@ _KIND_FUNCS = {
     "tensor3": tensor3,
     "tensor4": tensor4,
     "tensor5": tensor5,
+    "tensor6": tensor6,
+    "tensor7": tensor7,
 }
 
 for _prefix, _dtype in _PREFIXES.items():
@@ -723,6 +729,16 @@ for _prefix, _dtype in _PREFIXES.items():
             globals()[_prefix + _plural] = _multi(_typed(_KIND_FUNCS[_kind], _dtype))
             __all__.append(_prefix + _plural)
 del _prefix, _dtype, _kind, _shape, _plural, _fn, _doc
+
+# PyTensor's tuples of the common types by kind (``x.type in float_matrix_types``)
+for _kind, _dtypes in (("float", ("float32", "float64")),
+                       ("int", ("int8", "int16", "int32", "int64")),
+                       ("complex", ("complex64", "complex128"))):
+    for _suffix, _shape in (("", ()), ("_scalar", ()), ("_vector", (None,)),
+                            ("_matrix", (None, None))):
+        globals()[f"{_kind}{_suffix}_types"] = tuple(TensorType(d, _shape) for d in _dtypes)
+        __all__.append(f"{_kind}{_suffix}_types")
+del _kind, _dtypes, _suffix, _shape
 
 
 # PyTensor's TensorType derives from these; opgraph's registers with them.

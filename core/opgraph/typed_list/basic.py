@@ -15,15 +15,27 @@ from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
     "Append",
+    "Count",
+    "Extend",
     "GetItem",
+    "Index",
+    "Insert",
     "Length",
     "MakeList",
+    "Remove",
+    "Reverse",
     "TypedListType",
     "TypedListVariable",
     "append",
+    "count",
+    "extend",
     "getitem",
+    "index_",
+    "insert",
     "length",
     "make_list",
+    "remove",
+    "reverse",
 ]
 
 
@@ -35,6 +47,25 @@ class TypedListVariable(Variable):
 
     def append(self, item: Any) -> Variable:
         return append(self, item)
+
+    def extend(self, other: Any) -> Variable:
+        return extend(self, other)
+
+    def insert(self, index: Any, item: Any) -> Variable:
+        return insert(self, index, item)
+
+    def remove(self, item: Any) -> Variable:
+        return remove(self, item)
+
+    def reverse(self) -> Variable:
+        return reverse(self)
+
+    def count(self, item: Any) -> Variable:
+        return count(self, item)
+
+    def ind(self, item: Any) -> Variable:
+        """``list.index`` (named ``ind``: ``index`` is the Variable's output index)."""
+        return index_(self, item)
 
 
 class TypedListType(Type):
@@ -142,6 +173,113 @@ class Append(Op):
         output_storage[0][0] = [*lst, item]
 
 
+def _item_of(lst: Variable, item: Any, who: str) -> Variable:
+    item = _as_element(item)
+    if item.type != lst.type.ttype:
+        raise TypeError(f"{who}: item has type {item.type}, the list holds {lst.type.ttype}")
+    return item
+
+
+def _where(ttype: Type, lst: list, item: Any) -> list[int]:
+    """The positions of the elements equal to ``item`` (the element Type's ``values_eq``)."""
+    return [i for i, x in enumerate(lst) if ttype.values_eq(x, item)]
+
+
+class Extend(Op):
+    """A new list: ``lst`` followed by the elements of ``other`` (a list of the same Type)."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any, other: Any) -> Apply:
+        _check_list(lst, "extend")
+        _check_list(other, "extend")
+        if other.type != lst.type:
+            raise TypeError(f"extend: other has type {other.type}, expected {lst.type}")
+        return Apply(self, [lst, other], [lst.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = [*inputs[0], *inputs[1]]
+
+
+class Insert(Op):
+    """A new list with ``item`` inserted before position ``index`` (as ``list.insert``)."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any, index: Any, item: Any) -> Apply:
+        _check_list(lst, "insert")
+        index = as_tensor_variable(index)
+        if index.type.ndim != 0 or not index.type.dtype.startswith(("int", "uint")):
+            raise TypeError(f"insert: index must be an integer scalar, got {index.type}")
+        return Apply(self, [lst, index, _item_of(lst, item, "insert")], [lst.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        lst, index, item = inputs
+        out = list(lst)
+        out.insert(int(index), item)
+        output_storage[0][0] = out
+
+
+class Remove(Op):
+    """A new list without the first element equal to ``item`` (ValueError if none is)."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any, item: Any) -> Apply:
+        _check_list(lst, "remove")
+        return Apply(self, [lst, _item_of(lst, item, "remove")], [lst.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        lst, item = inputs
+        found = _where(node.inputs[0].type.ttype, lst, item)
+        if not found:
+            raise ValueError("remove: the item is not in the list")
+        output_storage[0][0] = lst[: found[0]] + lst[found[0] + 1 :]
+
+
+class Reverse(Op):
+    """A new list with the elements in reverse order."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any) -> Apply:
+        _check_list(lst, "reverse")
+        return Apply(self, [lst], [lst.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = list(reversed(inputs[0]))
+
+
+class Index(Op):
+    """The position of the first element equal to ``item`` (int64; ValueError if none)."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any, item: Any) -> Apply:
+        _check_list(lst, "index")
+        return Apply(self, [lst, _item_of(lst, item, "index")], [TensorType("int64", ())()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        found = _where(node.inputs[0].type.ttype, *inputs)
+        if not found:
+            raise ValueError("index: the item is not in the list")
+        output_storage[0][0] = np.asarray(found[0], dtype="int64")
+
+
+class Count(Op):
+    """How many elements equal ``item`` (int64)."""
+
+    __props__ = ()
+
+    def make_node(self, lst: Any, item: Any) -> Apply:
+        _check_list(lst, "count")
+        return Apply(self, [lst, _item_of(lst, item, "count")], [TensorType("int64", ())()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        found = _where(node.inputs[0].type.ttype, *inputs)
+        output_storage[0][0] = np.asarray(len(found), dtype="int64")
+
+
 def _check_list(lst: Any, who: str) -> None:
     if not isinstance(getattr(lst, "type", None), TypedListType):
         raise TypeError(f"{who}: expected a typed list variable, got {lst!r}")
@@ -165,3 +303,33 @@ def getitem(lst: Any, index: Any) -> Variable:
 def append(lst: Any, item: Any) -> TypedListVariable:
     """``lst`` with ``item`` added at the end."""
     return Append()(lst, item)
+
+
+def extend(lst: Any, other: Any) -> TypedListVariable:
+    """``lst`` followed by the elements of ``other``."""
+    return Extend()(lst, other)
+
+
+def insert(lst: Any, index: Any, item: Any) -> TypedListVariable:
+    """``lst`` with ``item`` inserted before ``index``."""
+    return Insert()(lst, index, item)
+
+
+def remove(lst: Any, item: Any) -> TypedListVariable:
+    """``lst`` without its first element equal to ``item``."""
+    return Remove()(lst, item)
+
+
+def reverse(lst: Any) -> TypedListVariable:
+    """``lst`` in reverse order."""
+    return Reverse()(lst)
+
+
+def index_(lst: Any, item: Any) -> Variable:
+    """The position of the first element of ``lst`` equal to ``item``."""
+    return Index()(lst, item)
+
+
+def count(lst: Any, item: Any) -> Variable:
+    """How many elements of ``lst`` equal ``item``."""
+    return Count()(lst, item)

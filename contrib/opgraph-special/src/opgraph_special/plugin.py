@@ -15,6 +15,16 @@ _EXTRA_NAMES = ("psi", "tri_gamma", "gammau", "gammal", "chi2sf", "kn")
 
 _OWN_MODULE = "opgraph_special."
 
+#: the scalar Op classes and instances PyTensor has in ``scalar`` and ``scalar.math``
+_SCALAR_NAMES = (
+    "BetaInc", "BetaIncInv", "Erf", "Erfc", "Erfcinv", "Erfcx", "Erfinv", "Gamma", "GammaInc",
+    "GammaIncC", "GammaIncCInv", "GammaIncInv", "GammaLn", "Hyp2F1", "I0", "I1", "Ive", "J0",
+    "J1", "Jv", "Kve", "Owens_t", "PolyGamma", "Psi", "TriGamma", "betainc", "betaincinv",
+    "betaln", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "gamma", "gammainc", "gammaincc",
+    "gammainccinv", "gammaincinv", "gammaln", "hyp2f1", "i0", "i1", "ive", "j0", "j1", "jv",
+    "kve", "owens_t", "polygamma", "psi", "tri_gamma",
+)
+
 
 @hookimpl
 def opgraph_register_rewrites(db: Any) -> None:
@@ -40,5 +50,5 @@ def opgraph_public_modules() -> list[PublicModule]:
     """``pt.erf``, ``pt.gammaln``...: this package's functions under PyTensor's names."""
     return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
                          names=(*_function_names, *_EXTRA_NAMES)),
-            PublicModule("opgraph.scalar", "opgraph_special.scalar",
-                         names=("Erf", "Erfc", "Erfcx", "PolyGamma", "Psi", "TriGamma"))]
+            PublicModule("opgraph.scalar", "opgraph_special.scalar", names=_SCALAR_NAMES),
+            PublicModule("opgraph.scalar.math", "opgraph_special.scalar", names=_SCALAR_NAMES)]

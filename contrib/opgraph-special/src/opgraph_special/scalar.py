@@ -65,6 +65,9 @@ __all__ = [
     "Kve",
     "OwensT",
     "TriGamma",
+    "Owens_t",
+    "psi",
+    "tri_gamma",
     *_function_names,  # one op instance per tensor function, of the same name
 ]
 
@@ -604,6 +607,10 @@ betainc = BetaInc()
 betaincinv = BetaIncInv()
 hyp2f1 = Hyp2F1()
 owens_t = OwensT()
+# PyTensor's other spellings at ``pytensor.scalar.math``
+Owens_t = OwensT
+psi = digamma
+tri_gamma = TriGamma()
 
 #: every scalar op of this package, by name (tests, C table and docs iterate over it)
 SPECIAL_OPS: dict[str, ScalarOp] = {

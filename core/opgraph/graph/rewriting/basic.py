@@ -720,12 +720,14 @@ def pre_greedy_node_rewriter(
 # one); PyTensor users import them from here, so they are exported lazily.
 _LAZY = {
     **dict.fromkeys(
-        ("EquilibriumGraphRewriter", "WalkingGraphRewriter", "dfs_rewriter", "in2out", "out2in"),
+        ("EquilibriumGraphRewriter", "WalkingGraphRewriter", "dfs_rewriter", "in2out", "out2in",
+         "walking_rewriter"),
         "opgraph.graph.rewriting.walking",
     ),
     **dict.fromkeys(
         ("MergeFeature", "MergeOptimizer", "merge_optimizer"), "opgraph.graph.rewriting.merge"
     ),
+    **dict.fromkeys(("copy_stack_trace", "merge_dict"), "opgraph.graph.rewriting.stack_trace"),
     **dict.fromkeys(
         ("PatternNodeRewriter", "RemovalNodeRewriter", "SubstitutionNodeRewriter"),
         "opgraph.graph.rewriting.pattern",

@@ -42,7 +42,8 @@ _WHERE = {
         ["AllocDiag", "BlockDiagonal", "ExtractDiag", "block_diag", "diag", "diagonal",
          "tril", "triu"], "constructors"),
     **dict.fromkeys(
-        ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"], "products"),
+        ["Expm", "ExpmFrechet", "KroneckerProduct", "expm", "kron", "matrix_dot", "matrix_power"],
+        "products"),
 }
 
 __all__ = sorted(_WHERE)

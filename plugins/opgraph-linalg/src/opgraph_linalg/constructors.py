@@ -8,6 +8,14 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.assumptions import (
+    DIAGONAL,
+    LOWER_TRIANGULAR,
+    SYMMETRIC,
+    UPPER_TRIANGULAR,
+    FactState,
+    register_assumption,
+)
 from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
@@ -223,6 +231,19 @@ class BlockDiagonal(Op):
             grads.append(gz[r:r2, c:c2])
             r, c = r2, c2
         return grads
+
+
+def _alloc_diag_facts(key: Any, op: AllocDiag, feature: Any, fgraph: Any, node: Apply,
+                      input_states: Sequence[FactState]) -> list[FactState]:
+    """``alloc_diag(v)`` on the main diagonal of the last two axes is diagonal (hence
+    triangular and symmetric); other offsets or axes claim nothing."""
+    nd = node.outputs[0].type.ndim
+    last_two = {op.axis1 % nd, op.axis2 % nd} == {nd - 2, nd - 1}
+    return [FactState.TRUE if op.offset == 0 and last_two else FactState.UNKNOWN]
+
+
+for _key in (DIAGONAL, LOWER_TRIANGULAR, UPPER_TRIANGULAR, SYMMETRIC):
+    register_assumption(_key, AllocDiag)(_alloc_diag_facts)
 
 
 def block_diag(*matrices: Any) -> Variable:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.assumptions import LOWER_TRIANGULAR, UPPER_TRIANGULAR, FactState, register_assumption
 from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
@@ -171,6 +172,17 @@ def _eig_weights(w: Variable) -> Variable:
 
 def _real_dtype(dtype: str) -> str:
     return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
+def _cholesky_facts(key: Any, op: Cholesky, feature: Any, fgraph: Any, node: Apply,
+                    input_states: Sequence[FactState]) -> list[FactState]:
+    """A Cholesky factor is lower (``lower=True``) or upper triangular."""
+    side = LOWER_TRIANGULAR if op.lower else UPPER_TRIANGULAR
+    return [FactState.TRUE if key == side else FactState.UNKNOWN]
+
+
+for _key in (LOWER_TRIANGULAR, UPPER_TRIANGULAR):
+    register_assumption(_key, Cholesky)(_cholesky_facts)
 
 
 class Eigh(Op):

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
+from opgraph.assumptions import LOWER_TRIANGULAR, UPPER_TRIANGULAR, FactState, register_assumption
 from opgraph.autodiff.undefined import is_disconnected as _is_disconnected
 from opgraph.gradient import grad_not_implemented
 from opgraph.graph.basic import Apply, Variable
@@ -334,6 +335,22 @@ class LU(Op):
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         n_out = len(node.outputs)
         return [[not (k == 0 and n_out == 3) for k in range(n_out)]]
+
+
+def _lu_facts(key: Any, op: LU, feature: Any, fgraph: Any, node: Apply,
+              input_states: Sequence[FactState]) -> list[FactState]:
+    """``U`` (the last output) is upper triangular; ``L`` lower (not ``P @ L``)."""
+    unknown = FactState.UNKNOWN
+    states = [unknown] * len(node.outputs)
+    if key == UPPER_TRIANGULAR:
+        states[-1] = FactState.TRUE
+    elif key == LOWER_TRIANGULAR and not op.permute_l:
+        states[-2] = FactState.TRUE
+    return states
+
+
+for _key in (LOWER_TRIANGULAR, UPPER_TRIANGULAR):
+    register_assumption(_key, LU)(_lu_facts)
 
 
 def _lu_grad(p: Variable, low: Variable, up: Variable, gl: Any, gu: Any) -> Variable:

@@ -35,6 +35,7 @@ def opgraph_public_modules() -> list[PublicModule]:
         PublicModule("opgraph.tensor.nlinalg", "opgraph_linalg.faces.nlinalg"),
         PublicModule("opgraph.tensor.slinalg", "opgraph_linalg.faces.slinalg"),
         PublicModule("opgraph.tensor.optimize", "opgraph_linalg.optimize"),
+        PublicModule("opgraph.tensor.rewriting.linalg", "opgraph_linalg.faces.rewriting"),
         # PyTensor exports these from tensor.basic; the core has none of its own
         PublicModule("opgraph.tensor", "opgraph_linalg.constructors", names=_TENSOR_NAMES),
         # PyTensor keeps the diagonal/triangle helpers in ``pytensor.tensor.basic``.

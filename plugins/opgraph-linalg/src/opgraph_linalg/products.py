@@ -22,17 +22,81 @@ from opgraph_linalg.inverse import matrix_inverse
 
 scipy_linalg = lazy_scipy_module("linalg")  # imported on first use, not at plugin load
 
-__all__ = ["Expm", "ExpmFrechet", "expm", "kron", "matrix_dot", "matrix_power"]
+__all__ = [
+    "Expm", "ExpmFrechet", "KroneckerProduct", "expm", "kron", "kron_expanded", "matrix_dot",
+    "matrix_power",
+]
+
+
+def _padded_shapes(a: Variable, b: Variable) -> tuple[list[Any], list[Any], int]:
+    """The symbolic shapes of ``a`` and ``b`` padded on the left to the same rank."""
+    nd = max(a.type.ndim, b.type.ndim)
+    ones: list[Any] = [1] * nd
+    sa = ones[: nd - a.type.ndim] + [a.shape[i] for i in range(a.type.ndim)]
+    sb = ones[: nd - b.type.ndim] + [b.shape[i] for i in range(b.type.ndim)]
+    return sa, sb, nd
+
+
+class KroneckerProduct(Op):
+    """``numpy.kron(a, b)`` as one node, so rewrites can see it (det, diag, inverse of a kron).
+
+    Tensors of unequal rank are padded on the left, as NumPy does; the ranks
+    must sum to 3 or more (two vectors: use ``outer``).
+    """
+
+    __props__ = ()
+
+    def make_node(self, a: Any, b: Any) -> Apply:
+        a, b = pt.as_tensor_variable(a), pt.as_tensor_variable(b)
+        if a.type.ndim + b.type.ndim < 3:
+            raise TypeError(
+                f"kron: inputs dimensions must sum to 3 or more (for two vectors use outer), "
+                f"got {a.type.ndim} ({a.type}) and {b.type.ndim} ({b.type})"
+            )
+        nd = max(a.type.ndim, b.type.ndim)
+        sa = (1,) * (nd - a.type.ndim) + tuple(a.type.shape)
+        sb = (1,) * (nd - b.type.ndim) + tuple(b.type.shape)
+        shape = tuple(None if x is None or y is None else x * y for x, y in zip(sa, sb))
+        dtype = np.result_type(a.type.dtype, b.type.dtype).name
+        return Apply(self, [a, b], [TensorType(dtype, shape)()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
+        a, b = inputs
+        output_storage[0][0] = np.asarray(np.kron(a, b), dtype=node.outputs[0].type.numpy_dtype)
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
+        a_shape, b_shape = input_shapes
+        nd = max(len(a_shape), len(b_shape))
+        sa = [1] * (nd - len(a_shape)) + list(a_shape)
+        sb = [1] * (nd - len(b_shape)) + list(b_shape)
+        return [tuple(x * y for x, y in zip(sa, sb))]
+
+    def pullback(self, inputs: Any, outputs: Any, cotangents: Any) -> list:
+        a, b = inputs
+        (g,) = cotangents
+        if _is_disconnected(g):
+            return [disconnected_type(), disconnected_type()]
+        sa, sb, nd = _padded_shapes(a, b)
+        # out[i0*B0 + j0, ...] = a[i0, ...] * b[j0, ...]: split every axis into (i, j)
+        g_split = g.reshape([x for pair in zip(sa, sb) for x in pair], ndim=2 * nd)
+        a_p = a.reshape(sa, ndim=nd) if a.type.ndim < nd else a
+        b_p = b.reshape(sb, ndim=nd) if b.type.ndim < nd else b
+        a_axes, b_axes = tuple(range(0, 2 * nd, 2)), tuple(range(1, 2 * nd, 2))
+        ga = (g_split * pt.expand_dims(b_p, a_axes)).sum(axis=b_axes)
+        gb = (g_split * pt.expand_dims(a_p, b_axes)).sum(axis=a_axes)
+        ga = ga.reshape(a.shape, ndim=a.type.ndim) if a.type.ndim < nd else ga
+        gb = gb.reshape(b.shape, ndim=b.type.ndim) if b.type.ndim < nd else gb
+        return [pt.cast(ga, a.type.dtype), pt.cast(gb, b.type.dtype)]
 
 
 def kron(a: Any, b: Any) -> Variable:
     """The Kronecker product (``numpy.kron``) of two tensors of rank >= 1."""
+    return KroneckerProduct()(a, b)
+
+
+def kron_expanded(a: Any, b: Any) -> Variable:
+    """``kron(a, b)`` as broadcasting product and reshape (what the Op computes)."""
     a, b = pt.as_tensor_variable(a), pt.as_tensor_variable(b)
-    if a.type.ndim == 0 or b.type.ndim == 0 or a.type.ndim + b.type.ndim < 3:
-        raise TypeError(
-            f"kron: inputs dimensions must sum to 3 or more (for two vectors use outer), got "
-            f"{a.type} and {b.type}"
-        )
     nd = max(a.type.ndim, b.type.ndim)
     a = pt.shape_padleft(a, nd - a.type.ndim) if a.type.ndim < nd else a
     b = pt.shape_padleft(b, nd - b.type.ndim) if b.type.ndim < nd else b

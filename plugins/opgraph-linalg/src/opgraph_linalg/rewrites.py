@@ -9,12 +9,17 @@
 - ``optimize_inline_constant_args`` (canonicalize): constant or repeated args of the
   optimizer Ops (minimize, root, ...) into their inner graph
 - ``linalg_inplace`` (phase inplace): Schur and QZ overwrite inputs nothing reads later
-- ``linalg_inv_to_solve`` (stabilize): inv(A) @ b -> solve(A, b); b @ inv(A) -> solve(A.T, b.T).T
+- ``inv_to_solve`` (stabilize; tag ``linalg_inv_to_solve``):
+  inv(A) @ b -> solve(A, b); b @ inv(A) -> solve(A.T, b.T).T
 - ``linalg_log_det_to_slogdet`` (stabilize):
   log(det(A)) -> log(sign) + logabsdet; log(abs(det(A))) -> logabsdet
-- ``linalg_psd_solve_to_cho_solve`` (specialize): solve(A, b) with A positive definite
+- ``psd_solve_to_chol_solve`` (specialize; tag ``linalg_psd_solve_to_cho_solve``):
+  solve(A, b) with A positive definite
   (assume_a="pos", A.tag.psd = True, or A = X @ X.T) -> cho_solve((cholesky(A), lower), b);
   inv(A) for such A -> cho_solve(.., I)
+- the structural rewrites of :mod:`opgraph_linalg.rewrites_structure` and the
+  factorization reuse of :mod:`opgraph_linalg.rewrites_decomposition`
+- ``local_log_prod_to_sum_log`` (:mod:`opgraph_linalg.rewrites_logprod`)
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
+from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
+from opgraph_linalg.rewrites_logprod import register_logprod_rewrites
+from opgraph_linalg.rewrites_structure import register_structure_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
 
@@ -220,8 +228,13 @@ def register_rewrites(db: Any) -> None:
                                 "fast_run", "fast_compile", "linalg")
     db.register("linalg_inplace", LinalgInplace(), "fast_run", "inplace", "linalg",
                 phase="inplace")
-    db["stabilize"].register("linalg_inv_to_solve", inv_to_solve, "fast_run", "linalg")
+    # PyTensor's names; the earlier opgraph names stay as tags (``excluding`` either works)
+    db["stabilize"].register("inv_to_solve", inv_to_solve, "fast_run", "linalg",
+                             "linalg_inv_to_solve")
     db["stabilize"].register("linalg_log_det_to_slogdet", log_det_to_slogdet, "fast_run",
                              "linalg")
-    db["specialize"].register("linalg_psd_solve_to_cho_solve", psd_solve_to_cho_solve,
-                              "fast_run", "linalg")
+    db["specialize"].register("psd_solve_to_chol_solve", psd_solve_to_cho_solve,
+                              "fast_run", "linalg", "linalg_psd_solve_to_cho_solve")
+    register_structure_rewrites(db)
+    register_decomposition_rewrites(db)
+    register_logprod_rewrites(db)

@@ -1,0 +1,23 @@
+"""``opgraph.tensor.rewriting.linalg.solvers``."""
+
+from __future__ import annotations
+
+from opgraph_linalg.rewrites import psd_solve_to_cho_solve
+from opgraph_linalg.rewrites_decomposition import (
+    reuse_decomposition_multiple_solves,
+    scan_split_non_sequence_decomposition_and_solve,
+)
+from opgraph_linalg.rewrites_structure import (
+    generic_solve_to_solve_triangular,
+    scalar_solve_to_division,
+)
+
+psd_solve_to_chol_solve = psd_solve_to_cho_solve
+
+__all__ = [
+    "generic_solve_to_solve_triangular",
+    "psd_solve_to_chol_solve",
+    "reuse_decomposition_multiple_solves",
+    "scalar_solve_to_division",
+    "scan_split_non_sequence_decomposition_and_solve",
+]
