@@ -61,6 +61,26 @@ def test_tridiagonal_lu_solve_matches_numpy(rng, b_ndim, transposed):
     np.testing.assert_allclose(compile_py([a, b], x)(a_val, b_val), expected)
 
 
+@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("b_ndim", [1, 2])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_tridiagonal_lu_solve_of_one_or_two_rows(rng, n, b_ndim, transposed):
+    """SciPy's gttrf/gttrs wrappers refuse n < 3 (the fuzzer found it through
+    ``solve(assume_a="tridiagonal")``): the same elimination, with and without the row
+    swap, is done in NumPy."""
+    a, b = pt.dmatrix("a"), pt.tensor("b", shape=(None,) * b_ndim)
+    x = tridiagonal_lu_solve(tridiagonal_lu_factor(a), b, b_ndim=b_ndim,
+                             transposed=transposed)
+    fn = compile_py([a, b], x)
+    cases = [_tridiagonal(rng, n) for _ in range(5)]
+    if n == 2:
+        cases.append(np.array([[1e-3, 2.0], [5.0, 1.0]]))  # pivots: |d0| < |dl0|
+    for a_val in cases:
+        b_val = rng.normal(size=(n,) if b_ndim == 1 else (n, 3))
+        expected = np.linalg.solve(a_val.T if transposed else a_val, b_val)
+        np.testing.assert_allclose(fn(a_val, b_val), expected, rtol=1e-10, atol=1e-12)
+
+
 def test_tridiagonal_factor_batches_and_shapes(rng):
     a_val = np.stack([_tridiagonal(rng, 4) for _ in range(3)])
     a = pt.tensor3("a")

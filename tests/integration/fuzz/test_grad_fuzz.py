@@ -98,6 +98,21 @@ FOUND = {
         "seed": 2, "n": 4, "inputs": [_inp([4, 4])],
         "steps": [["dot", 0, 0, False, True, True], ["chol", 1, True, False]],
         "outputs": [2], "output_shapes": [[4, 4]]},
+    # solve(assume_a="tridiagonal") of a 2x2 matrix: SciPy's gttrf refuses n < 3
+    "tridiagonal solve, n = 2 (transposed)": {
+        "seed": 300170, "n": 2,
+        "inputs": [{"shape": [2, 2], "fill": "gram", "static": True}, _inp([])],
+        "steps": [["expm", 0, False], ["index", 2, [["i", -2]]], ["bcast", "pow_pos", 2, 1],
+                  ["solve", 4, 3, "tridiagonal", False, True, "T"]],
+        "outputs": [5], "output_shapes": [[2]]},
+    "tridiagonal solve, n = 2 (Gram)": {
+        "seed": 300291, "n": 2,
+        "inputs": [_inp([2, 2], "gram"), _inp([2, 2], "gram"),
+                   {"shape": [2, 2], "fill": "normal", "static": True}, _inp([2])],
+        "steps": [["solve", 0, 0, "tridiagonal", True, True, "gram"], ["binary", "mul", 4, 1],
+                  ["view", 5, "rev0"], ["tril_triu", 2, False], ["dot", 7, 7, False, True, True],
+                  ["gemv", 3, 4, 3, -0.5, False]],
+        "outputs": [9], "output_shapes": [[2]]},
 }
 
 

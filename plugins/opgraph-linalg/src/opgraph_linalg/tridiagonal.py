@@ -39,6 +39,51 @@ def _lapack(name: str, *arrays: np.ndarray) -> Any:
     return func
 
 
+def _gttrf_small(dl: np.ndarray, d: np.ndarray, du: np.ndarray) -> tuple:
+    """gttrf for n < 3, which SciPy's wrapper refuses (its ``du2`` of length n - 2): the
+    same elimination with partial pivoting LAPACK does on the last row."""
+    dl, d, du = dl.copy(), d.copy(), du.copy()
+    n = d.shape[0]
+    ipiv = np.arange(1, n + 1, dtype=np.int32)
+    if n == 2:
+        if abs(d[0]) >= abs(dl[0]):
+            if d[0] != 0:
+                dl[0] = dl[0] / d[0]
+                d[1] = d[1] - dl[0] * du[0]
+        else:
+            fact = d[0] / dl[0]
+            d[0], dl[0] = dl[0], fact
+            du[0], d[1] = d[1], du[0] - fact * d[1]
+            ipiv[0] = 2
+    zero = np.flatnonzero(d == 0)
+    info = int(zero[0]) + 1 if zero.size else 0
+    return dl, d, du, np.zeros(0, dtype=d.dtype), ipiv, info
+
+
+def _gttrs_small(dl: np.ndarray, d: np.ndarray, du: np.ndarray, ipiv: np.ndarray,
+                 b: np.ndarray, transposed: bool) -> np.ndarray:
+    """gttrs for n < 3 (see :func:`_gttrf_small`): the two triangular solves and the row
+    swap of ``ipiv``, with IEEE division as LAPACK (no error for a zero pivot)."""
+    n = d.shape[0]
+    x = np.array(b, dtype=np.result_type(d, b), copy=True)
+    if n == 1:
+        return x / d[0]
+    if n == 0:
+        return x
+    swap = ipiv[0] == 2
+    if not transposed:
+        if swap:
+            x = x[::-1].copy()
+        x[1] = x[1] - dl[0] * x[0]
+        x[1] = x[1] / d[1]
+        x[0] = (x[0] - du[0] * x[1]) / d[0]
+        return x
+    x[0] = x[0] / d[0]
+    x[1] = (x[1] - du[0] * x[0]) / d[1]
+    x[0] = x[0] - dl[0] * x[1]
+    return x[::-1].copy() if swap else x
+
+
 def _vector(x: Any, who: str, arg: str) -> Variable:
     x = pt.as_tensor_variable(x)
     if not isinstance(x.type, TensorType) or x.type.ndim != 1:
@@ -74,9 +119,12 @@ class LUFactorTridiagonal(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         dtype = node.outputs[0].type.numpy_dtype
         dl, d, du = (np.asarray(v, dtype=dtype) for v in inputs)
-        gttrf = _lapack("gttrf", dl, d, du)
-        *factors, info = gttrf(dl, d, du, overwrite_dl=self.overwrite_dl,
-                               overwrite_d=self.overwrite_d, overwrite_du=self.overwrite_du)
+        if d.shape[0] < 3:
+            *factors, info = _gttrf_small(dl, d, du)
+        else:
+            gttrf = _lapack("gttrf", dl, d, du)
+            *factors, info = gttrf(dl, d, du, overwrite_dl=self.overwrite_dl,
+                                   overwrite_d=self.overwrite_d, overwrite_du=self.overwrite_du)
         if info < 0:
             raise ValueError(f"tridiagonal_lu_factor: LAPACK gttrf: argument {-info} is invalid")
         for storage, value, out in zip(output_storage, factors, node.outputs, strict=True):
@@ -122,6 +170,10 @@ class SolveLUFactorTridiagonal(Op):
         *diags, ipiv, b = inputs
         dl, d, du, du2 = (np.asarray(v, dtype=dtype) for v in diags)
         b = np.asarray(b, dtype=dtype)
+        if d.shape[0] < 3:
+            output_storage[0][0] = _gttrs_small(dl, d, du, np.asarray(ipiv), b,
+                                                self.transposed).astype(dtype, copy=False)
+            return
         gttrs = _lapack("gttrs", dl, d, du, du2, b)
         x, info = gttrs(dl, d, du, du2, np.asarray(ipiv, dtype=np.int32), b,
                         trans="T" if self.transposed else "N", overwrite_b=self.overwrite_b)
