@@ -181,6 +181,57 @@ def custom_dist_scan(quick: bool) -> dict[str, Any]:
 
 
 @program
+def lkj_mvnormal(quick: bool) -> dict[str, Any]:
+    """LKJCholeskyCov (its forward draw is a strict scan) with an MvNormal likelihood."""
+    data = np.random.default_rng(5).multivariate_normal(
+        [0.5, -1.0, 0.0], [[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 0.5]], size=40)
+    with pm.Model() as model:
+        chol, _corr, _stds = pm.LKJCholeskyCov(
+            "chol", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=3), compute_corr=True)
+        mu = pm.Normal("mu", 0, 2, shape=3)
+        pm.MvNormal("x", mu=mu, chol=chol, observed=data)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    out.update(_prior(model, ["chol", "mu"], draws=10))
+    return out
+
+
+@program
+def car_sparse(quick: bool) -> dict[str, Any]:
+    """CAR with a scipy.sparse adjacency matrix W (a ring of 6 areas), Poisson counts."""
+    import scipy.sparse as sps
+
+    n = 6
+    dense = np.zeros((n, n))
+    for i in range(n):
+        dense[i, (i + 1) % n] = dense[(i + 1) % n, i] = 1.0
+    counts = np.array([3, 5, 2, 8, 4, 6])
+    with pm.Model() as model:
+        tau = pm.Gamma("tau", 2, 2)
+        alpha = pm.Beta("alpha", 2, 2)
+        phi = pm.CAR("phi", mu=np.zeros(n), W=sps.csr_matrix(dense), alpha=alpha, tau=tau)
+        pm.Poisson("y", mu=pm.math.exp(1.0 + phi), observed=counts)
+    out = _point_values(model, model.initial_point())
+    out.update(_point_values(model, {"tau_log__": 0.2, "alpha_logodds__": -0.3,
+                                     "phi": np.linspace(-0.5, 0.5, n)}))
+    out.update(_map(model))
+    out.update(_prior(model, ["phi", "y"], draws=10))
+    return out
+
+
+@program
+def constrained_prior(quick: bool) -> dict[str, Any]:
+    """find_constrained_prior at a bound where the logcdf is -inf (its gradient term 0*inf)."""
+    out: dict[str, Any] = {}
+    for dist, guess in ((pm.Exponential, {"lam": 1.0}), (pm.HalfNormal, {"sigma": 1.0})):
+        found = pm.find_constrained_prior(dist, lower=0.0, upper=1.0, mass=0.75,
+                                          init_guess=guess)
+        for key, value in found.items():
+            out[f"det_{dist.__name__}_{key}"] = float(value)
+    return out
+
+
+@program
 def censored_truncated(quick: bool) -> dict[str, Any]:
     data = np.array([0.2, 1.5, 3.0, 3.0, 2.2, -1.0, 3.0])
     with pm.Model() as model:
