@@ -327,9 +327,7 @@ def scan(
     for v in graph_inputs(roots, blockers=blockers):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        # strict=True refuses shared variables only, as PyTensor: another free variable
-        # of the step function becomes an implicit non-sequence either way
-        if strict and v not in ns_free and isinstance(v, SharedVariable):
+        if strict and v not in ns_free and isinstance(v, SharedVariable):  # as PyTensor
             raise MissingInputError(
                 f"scan: strict=True, but the step function reads the shared variable {v} "
                 f"(type {v.type}), which is not among non_sequences; pass it in "
