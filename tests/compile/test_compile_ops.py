@@ -114,7 +114,7 @@ def test_an_output_that_is_an_input_is_a_deep_copy_node() -> None:
     from opgraph.tensor.basic import constant
 
     x, y = dvector("x"), dvector("y")
-    f = function([x, y], [x, x + y, constant(np.ones(2))], mode=Mode("py", None))
+    f = function([x, y], [x, x + y, constant(np.ones(2))], mode=tiny())
     ops = sorted(type(n.op).__name__ for n in f.maker.fgraph.apply_nodes)
     assert ops == ["DeepCopyOp", "DeepCopyOp", "Elemwise"]
     a = np.array([1.0, 2.0])
@@ -124,5 +124,5 @@ def test_an_output_that_is_an_input_is_a_deep_copy_node() -> None:
     np.testing.assert_array_equal(out[2], [1.0, 1.0])
     out[2][0] = 5.0
     np.testing.assert_array_equal(f(a, a)[2], [1.0, 1.0])
-    g = function([x], x + 1, mode=Mode("py", None))
+    g = function([x], x + 1, mode=tiny())
     assert not any(isinstance(n.op, DeepCopyOp) for n in g.maker.fgraph.apply_nodes)
