@@ -58,6 +58,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.link.basic",
     "opgraph.link.c.template",
     "opgraph.link.sharedvalue",
+    "opgraph.link.vm",
     "opgraph.compile.database",
     "opgraph.compile.function",
     "opgraph.compile.io",

@@ -105,3 +105,24 @@ def test_lock_nests_in_a_thread_and_excludes_other_threads(tmp_path) -> None:
     assert other == ["timeout", "got it"]
     force_unlock(tmp_path)
     assert key not in local_mem._locks
+
+
+def test_an_output_that_is_an_input_is_a_deep_copy_node() -> None:
+    """PyTensor's graph shape: fn.maker.fgraph holds a DeepCopyOp per output that is an
+    input or a constant (PyMC counts the nodes); the value is a copy, computed once."""
+    from opgraph.compile.ops import DeepCopyOp
+    from opgraph.tensor.basic import constant
+
+    x, y = dvector("x"), dvector("y")
+    f = function([x, y], [x, x + y, constant(np.ones(2))], mode=tiny())
+    ops = sorted(type(n.op).__name__ for n in f.maker.fgraph.apply_nodes)
+    assert ops == ["DeepCopyOp", "DeepCopyOp", "Elemwise"]
+    a = np.array([1.0, 2.0])
+    out = f(a, a)
+    assert out[0] is not a and np.shares_memory(out[0], a) is False
+    np.testing.assert_array_equal(out[0], a)
+    np.testing.assert_array_equal(out[2], [1.0, 1.0])
+    out[2][0] = 5.0
+    np.testing.assert_array_equal(f(a, a)[2], [1.0, 1.0])
+    g = function([x], x + 1, mode=tiny())
+    assert not any(isinstance(n.op, DeepCopyOp) for n in g.maker.fgraph.apply_nodes)

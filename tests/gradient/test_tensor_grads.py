@@ -272,3 +272,21 @@ def test_pow_gradient_where_the_base_is_zero(shape_y):
     x, y = pt.dvector("x"), pt.dvector("y")
     gy = compile_callable([x, y], [pt.grad((x**y).sum(), y)])([0.0, 2.0], [2.0, 2.0])[0]
     np.testing.assert_allclose(gy, [0.0, 4.0 * np.log(2.0)], rtol=1e-12)
+
+
+def test_gradient_through_a_zero_factor_is_zero():
+    """d/dlam of f(lam * 0) is 0 even where f' is infinite (the cotangent times the zero
+    partial would be nan): PyTensor's value for PyMC's logcdf at a bound; forward stays IEEE."""
+    lam = pt.dscalar("lam")
+    zero = pt.constant(0.0)
+    shifted = zero - pt.constant(0.0)  # a zero computed from constants
+    cost = pt.log1mexp(-lam * zero) + pt.log(pt.erf(shifted / lam))
+    g = pt.grad(cost, lam)
+    value, grad_value = compile_callable([lam], [cost, g])(2.0)
+    assert value == -np.inf and grad_value == 0.0
+    # an input that is not a structural zero keeps IEEE's product: inf * 0 is nan
+    x, z = pt.dscalars("x", "z")
+    gz = compile_callable([x, z], [pt.grad(pt.log1mexp(-x * z), x)])(2.0, 0.0)[0]
+    assert np.isnan(gz)
+    fwd = compile_callable([x], [x * zero])(np.inf)[0]
+    assert np.isnan(fwd)

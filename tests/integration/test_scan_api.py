@@ -128,9 +128,12 @@ def test_free_variables_become_non_sequences():
     # an update may only read what the loop is given
     with pytest.raises(opgraph.graph.utils.MissingInputError, match="update of a shared"):
         scan(lambda: (pt.zeros(()), {opgraph.shared(0.0): w}), n_steps=3)
-    for free in (w, s):
-        with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
-            scan(lambda xt, free=free: xt * free, sequences=x, strict=True)
+    # strict=True refuses a shared variable not passed in; another free variable (w) is
+    # an implicit non-sequence, as in PyTensor (PyMC's LKJCholeskyCov relies on it)
+    with pytest.raises(opgraph.graph.utils.MissingInputError, match="strict=True"):
+        scan(lambda xt: xt * s, sequences=x, strict=True)
+    out = scan(lambda xt: xt * w, sequences=x, strict=True, return_updates=False)
+    np.testing.assert_allclose(function([x, w], out)(np.arange(3.0), 2.0), [0, 2, 4])
 
 
 def test_sequence_taps_align_with_the_current_step():

@@ -3,6 +3,9 @@
     python tests/pymc/compare.py opgraph.json pytensor.json
 
 Per value kind (the key's prefix, see ``programs.py``): ``exact_`` equal,
+``drawn_`` within 1e-12 relative (seeded draws passed through arithmetic such
+as a Cholesky product: PyTensor's default backend, Numba, rounds it otherwise;
+against PyTensor's Python mode they are equal bit for bit),
 ``det_`` within 1e-8 relative (1e-10 absolute near zero; MAP within 1e-6, an
 optimiser's stopping point), ``mc_`` within 5 combined Monte Carlo errors.  A
 program that failed on opgraph but ran on PyTensor is a mismatch; one that
@@ -18,6 +21,7 @@ from typing import Any
 import numpy as np
 
 DET_RTOL = 1e-8
+DRAWN_RTOL = 1e-12
 MAP_RTOL = 1e-6
 MC_SIGMAS = 5.0
 
@@ -29,6 +33,9 @@ def compare_value(key: str, mine: Any, ref: Any, mcse: tuple[Any, Any] | None) -
         return f"shape {a.shape} != {b.shape}"
     if key.startswith("exact_"):
         ok = np.array_equal(a, b)
+        return None if ok else f"draws differ (max |diff| {np.max(np.abs(a - b)):.3g})"
+    if key.startswith("drawn_"):
+        ok = np.allclose(a, b, rtol=DRAWN_RTOL, atol=1e-14)
         return None if ok else f"draws differ (max |diff| {np.max(np.abs(a - b)):.3g})"
     if key.startswith("det_"):
         rtol = MAP_RTOL if key.startswith("det_map_") else DET_RTOL
@@ -52,7 +59,7 @@ def compare(mine: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, str, s
         if "error" in m:
             rows.append((name, "-", f"MISMATCH: failed on opgraph: {m['error']}"))
             continue
-        for key in sorted(k for k in r if k.split("_")[0] in ("exact", "det", "mc")):
+        for key in sorted(k for k in r if k.split("_")[0] in ("exact", "drawn", "det", "mc")):
             name_part = key[3:] if key.startswith("mc_") else None
             mcse = ((m.get(f"mcse_{name_part}"), r.get(f"mcse_{name_part}"))
                     if name_part else None)

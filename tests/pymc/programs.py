@@ -7,6 +7,7 @@ Run under opgraph (the ``opgraph-pytensor`` layer installed) and under PyTensor
 
 Each program returns a dict of named values in one of four kinds (the key's
 prefix says how it is compared): ``exact_`` (seeded forward draws: equal),
+``drawn_`` (seeded draws passed through arithmetic: 1e-12 relative),
 ``det_`` (logp, dlogp, MAP: 1e-8 relative), ``mc_`` (a posterior or
 variational mean, with its Monte Carlo error in ``mcse_<name>``), ``info_``
 (not compared).  The module imports only PyMC, NumPy and the standard
@@ -60,13 +61,15 @@ def _posterior(idata: Any, names: list[str]) -> dict[str, Any]:
     return out
 
 
-def _prior(model: pm.Model, names: list[str], draws: int = 50) -> dict[str, Any]:
+def _prior(model: pm.Model, names: list[str], draws: int = 50,
+           kind: str = "exact") -> dict[str, Any]:
+    """Seeded prior draws; ``kind="drawn"`` for draws passed through arithmetic."""
     with model:
         prior = pm.sample_prior_predictive(draws=draws, random_seed=7)
     out = {}
     for name in names:
         group = prior.prior if name in prior.prior else prior.prior_predictive
-        out[f"exact_prior_{name}"] = np.asarray(group[name]).ravel()[:20].tolist()
+        out[f"{kind}_prior_{name}"] = np.asarray(group[name]).ravel()[:20].tolist()
     return out
 
 
@@ -177,6 +180,69 @@ def custom_dist_scan(quick: bool) -> dict[str, Any]:
         pm.CustomDist("ar1", rho, sigma, dist=ar1_dist, observed=data)
     out = _point_values(model, model.initial_point())
     out.update(_map(model))
+    return out
+
+
+@program
+def lkj_mvnormal(quick: bool) -> dict[str, Any]:
+    """LKJCholeskyCov (its forward draw is a strict scan) with an MvNormal likelihood."""
+    data = np.random.default_rng(5).multivariate_normal(
+        [0.5, -1.0, 0.0], [[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 0.5]], size=40)
+    with pm.Model() as model:
+        chol, _corr, _stds = pm.LKJCholeskyCov(
+            "chol", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=3), compute_corr=True)
+        mu = pm.Normal("mu", 0, 2, shape=3)
+        pm.MvNormal("x", mu=mu, chol=chol, observed=data)
+    out = _point_values(model, model.initial_point())
+    out.update(_map(model))
+    out.update(_prior(model, ["mu"], draws=10))
+    out.update(_prior(model, ["chol"], draws=10, kind="drawn"))
+    return out
+
+
+@program
+def car_sparse(quick: bool) -> dict[str, Any]:
+    """CAR with a scipy.sparse adjacency matrix W (a ring of 6 areas), Poisson counts."""
+    import scipy.sparse as sps
+
+    n = 6
+    dense = np.zeros((n, n))
+    for i in range(n):
+        dense[i, (i + 1) % n] = dense[(i + 1) % n, i] = 1.0
+    counts = np.array([3, 5, 2, 8, 4, 6])
+    with pm.Model() as model:
+        tau = pm.Gamma("tau", 2, 2)
+        alpha = pm.Beta("alpha", 2, 2)
+        phi = pm.CAR("phi", mu=np.zeros(n), W=sps.csr_matrix(dense), alpha=alpha, tau=tau)
+        pm.Poisson("y", mu=pm.math.exp(1.0 + phi), observed=counts)
+    out = _point_values(model, model.initial_point())
+    out.update(_point_values(model, {"tau_log__": 0.2, "alpha_logodds__": -0.3,
+                                     "phi": np.linspace(-0.5, 0.5, n)}))
+    out.update(_map(model))
+    out.update(_prior(model, ["y"], draws=10))
+    out.update(_prior(model, ["phi"], draws=10, kind="drawn"))
+    return out
+
+
+@program
+def constrained_prior(quick: bool) -> dict[str, Any]:
+    """find_constrained_prior at a bound where the logcdf is -inf (its gradient term 0*inf)."""
+    out: dict[str, Any] = {}
+    for dist, guess in ((pm.Exponential, {"lam": 1.0}), (pm.HalfNormal, {"sigma": 1.0})):
+        (name,) = guess
+        param = pytensor.tensor.dvector(name)
+        rv = dist.dist(**{name: param[0]})
+        # the term whose gradient is 0 * inf at the bound (PyTensor: 0); away from the
+        # bound PyTensor's HalfNormal logcdf differs from SciPy's by 5e-8 (opgraph's agrees)
+        target = pm.math.exp(pm.logcdf(rv, 0.0)) ** 2
+        grad = pytensor.grad(target, param)
+        values = pm.pytensorf.compile([param], [target, grad])(np.array([0.7]))
+        out[f"det_{dist.__name__}_target_grad"] = np.concatenate(
+            [np.ravel(v) for v in values]).tolist()
+        # an optimiser's stopping point (SLSQP, ftol 1e-6): shown, not compared
+        found = pm.find_constrained_prior(dist, lower=0.0, upper=1.0, mass=0.75,
+                                          init_guess=guess)
+        out[f"info_{dist.__name__}_{name}"] = float(found[name])
     return out
 
 

@@ -2,7 +2,9 @@
 
 PyMC 6 runs unchanged on opgraph through the ``opgraph-pytensor`` layer: import,
 logp/dlogp of a hierarchical model (against SciPy), find_MAP and a short NUTS
-run of a conjugate model (against the closed form), and prior predictive draws.
+run of a conjugate model (against the closed form), prior predictive draws, and
+three models that needed PyTensor's behaviour: CAR with a sparse W, the
+find_constrained_prior gradient at a bound, LKJCholeskyCov.
 """
 
 from __future__ import annotations
@@ -92,3 +94,43 @@ def test_prior_predictive_draws_follow_the_prior() -> None:
     assert mu.std() == pytest.approx(5, rel=0.1)
     obs = np.asarray(prior.prior_predictive["obs"])
     assert obs.shape[-1] == 8 and np.isfinite(obs).all()
+
+
+def test_car_with_a_sparse_w_matches_the_dense_w() -> None:
+    """CAR with a scipy.sparse W (PyMC's sparse path) gives the logp and gradient of the
+    same model with the dense W, which changes with phi as the quadratic form says."""
+    sps = pytest.importorskip("scipy.sparse")
+    w = np.array([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]], dtype=float)
+    phi = np.array([0.3, -0.2, 0.5, 0.1])
+    values = []
+    for weights in (sps.csr_matrix(w), w):
+        with pm.Model() as model:
+            pm.CAR("phi", mu=np.zeros(4), W=weights, alpha=0.5, tau=2.0)
+        values.append((model.compile_logp()({"phi": phi}), model.compile_dlogp()({"phi": phi}),
+                       model.compile_logp()({"phi": 2 * phi})))
+    (sparse_logp, sparse_grad, sparse_2), (dense_logp, dense_grad, _) = values
+    assert sparse_logp == pytest.approx(dense_logp, rel=1e-12)
+    np.testing.assert_allclose(sparse_grad, dense_grad, rtol=1e-12)
+    quad = 0.5 * phi @ (2.0 * (np.diag(w.sum(1)) - 0.5 * w)) @ phi
+    assert sparse_logp - sparse_2 == pytest.approx(3 * quad, rel=1e-10)
+
+
+def test_constrained_prior_gradient_at_the_bound_is_zero() -> None:
+    """find_constrained_prior differentiates exp(logcdf(0))**2 where logcdf is -inf."""
+    lam = pytensor.tensor.dvector("lam")
+    term = pm.math.exp(pm.logcdf(pm.Exponential.dist(lam=lam[0]), 0.0)) ** 2
+    grad = pm.pytensorf.compile([lam], pytensor.grad(term, lam))(np.array([1.3]))
+    assert grad.tolist() == [0.0]
+    found = pm.find_constrained_prior(pm.HalfNormal, lower=0.0, upper=1.0, mass=0.75,
+                                      init_guess={"sigma": 1.0})
+    assert stats.halfnorm.cdf(1.0, scale=found["sigma"]) == pytest.approx(0.75, abs=1e-5)
+
+
+def test_lkj_cholesky_cov_builds_and_differentiates() -> None:
+    with pm.Model() as model:
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=3, eta=2.0,
+                                       sd_dist=pm.Exponential.dist(1.0, shape=3))
+        pm.MvNormal("x", mu=np.zeros(3), chol=chol, observed=np.eye(3))
+    point = model.initial_point()
+    assert np.isfinite(model.compile_logp()(point))
+    assert np.isfinite(model.compile_dlogp()(point)).all()

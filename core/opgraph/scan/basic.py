@@ -327,10 +327,10 @@ def scan(
     for v in graph_inputs(roots, blockers=blockers):
         if v in known or v in replace or isinstance(v, Constant):
             continue
-        if strict and v not in ns_free:
+        if strict and v not in ns_free and isinstance(v, SharedVariable):  # as PyTensor
             raise MissingInputError(
-                f"scan: strict=True, but the step function reads {v} (type {v.type}), which "
-                "is not among sequences, outputs_info or non_sequences; pass it in "
+                f"scan: strict=True, but the step function reads the shared variable {v} "
+                f"(type {v.type}), which is not among non_sequences; pass it in "
                 "non_sequences", variable=v)
         if v not in computed and not isinstance(v, SharedVariable):
             raise MissingInputError(

@@ -23,9 +23,16 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
 from opgraph.graph.utils import lazy_exports, type_name
+from opgraph.scalar.arith import Mul, TrueDiv
 from opgraph.scalar.type import get_scalar_type
-from opgraph.tensor.constant_value import elemwise_constant, passthrough, register_constant_rule
+from opgraph.tensor.constant_value import (
+    elemwise_constant,
+    get_underlying_scalar_constant_value,
+    passthrough,
+    register_constant_rule,
+)
 from opgraph.tensor.elemwise_thunk import make_elemwise_thunk
+from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.function_table import TENSOR_FUNCTIONS as _tensor_functions
 from opgraph.tensor.type import TensorType, get_floatX
 from opgraph.tensor.variable import (
@@ -337,6 +344,32 @@ def _is_null(v: Any) -> bool:
     return isinstance(getattr(v, "type", None), NullType)
 
 
+def _is_structural_zero(v: Variable) -> bool:
+    """``v`` is 0 everywhere, known when the graph is built (a constant, or Elemwise of them)."""
+    try:
+        value = get_underlying_scalar_constant_value(v, elemwise=True, max_recur=4)
+    except (NotScalarConstantError, ValueError, TypeError):
+        return False
+    return bool(value == 0)
+
+
+def _zero_partials(scalar_op: Any, inputs: Sequence[Variable]) -> set[int]:
+    """Inputs whose partial derivative is a structural zero: ``x`` in ``x * 0`` and ``y``
+    in ``0 / y``.  Their gradient is zeros, not ``cotangent * 0`` (NaN for an infinite
+    cotangent): PyTensor's value, where its canonicalizer folds ``x * 0`` to 0 before
+    the gradient is computed (docs/migrating.md).  Forward graphs keep IEEE's ``x * 0``.
+    """
+    if isinstance(scalar_op, Mul) and len(inputs) > 1:
+        zeros = [k for k, x in enumerate(inputs) if _is_structural_zero(x)]
+        if not zeros:
+            return set()
+        # with two zero factors every input's partial holds one of them
+        return {k for k in range(len(inputs)) if k != zeros[0] or len(zeros) > 1}
+    if isinstance(scalar_op, TrueDiv) and _is_structural_zero(inputs[0]):
+        return {1}
+    return set()
+
+
 def _float_zeros_like(x: Variable) -> Variable:
     """A floatX zero of ``x``'s shape: the gradient of a discrete input."""
     return _tensor_functions.second(x, constant(0, dtype=get_floatX()))
@@ -537,9 +570,13 @@ class Elemwise(Op):
         mapping.update(zip(s_outputs, outputs))
         mapping.update((s, c) for s, c in zip(s_cots, cotangents) if s is not c)
         grads = []
-        for x, sg in zip(inputs, s_grads):
+        zero_partials = _zero_partials(self.scalar_op, inputs)
+        for k, (x, sg) in enumerate(zip(inputs, s_grads)):
             if _is_disconnected(sg) or _is_null(sg):
                 grads.append(sg)
+                continue
+            if k in zero_partials and x.type.dtype in _CONTINUOUS:
+                grads.append(_tensor_functions.second(x, constant(0, dtype=x.type.dtype)))
                 continue
             g = _lift_scalar_graph(sg, mapping)
             grads.append(_reduce_to_input(g, x))

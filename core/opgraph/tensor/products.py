@@ -295,7 +295,7 @@ def dot(l: Any, r: Any) -> Variable:
     if l.type.ndim == 0 or r.type.ndim == 0:
         return _uf.mul(l, r)
     if l.type.ndim <= 2 and r.type.ndim <= 2:
-        return _dot(l, r)
+        return _dot_as_matrices(l, r)
     if r.type.ndim <= 2:
         return matmul(l, r)
     # np.dot with an N-d right operand: sum over l's last and r's second-to-last axis.
@@ -306,6 +306,20 @@ def dot(l: Any, r: Any) -> Variable:
                                                                                  -1))
     out = _dot(l.reshape((-1, l.shape[-1])) if l.type.ndim != 1 else l, right)
     return out.reshape((*lead, *rest))
+
+
+def _dot_as_matrices(l: Variable, r: Variable) -> Variable:
+    """PyTensor 3's graph of a 1-D/2-D product: a vector becomes a row (left) or a column
+    (right) matrix, and the added axis is squeezed from the result.  Code that walks
+    graphs (PyMC's model printing) meets the nodes as on PyTensor; the canonicalize
+    rewrite ``local_squeeze_of_dot_of_vectors`` gives back the vector Dot to compile."""
+    row, col = l.type.ndim == 1, r.type.ndim == 1
+    out = _dot(l.dimshuffle("x", 0) if row else l, r.dimshuffle(0, "x") if col else r)
+    if row:
+        out = out.dimshuffle(*range(1, out.type.ndim))
+    if col:
+        out = out.dimshuffle(*range(out.type.ndim - 1))
+    return out
 
 
 def _foreign(x: Any) -> bool:

@@ -42,3 +42,19 @@ def test_dual_linker_reports_a_disagreement():
 def test_dual_linker_rejects_a_non_callable_checker():
     with pytest.raises(TypeError, match="checker must be callable"):
         DualLinker(checker=3)
+
+
+def test_cvm_linker_is_a_vm_linker_with_cloop():
+    """PyTensor's CVM mode is ``VMLinker(use_cloop=True)``; PyMC checks exactly that."""
+    from opgraph.compile.mode import get_mode
+    from opgraph.link.vm import VMLinker
+
+    linker = get_mode("CVM").linker
+    assert isinstance(linker, CVMLinker) and isinstance(linker, VMLinker)
+    assert linker.use_cloop is True
+    assert type(linker.clone()) is CVMLinker
+    x = pt.dvector("x")
+    from opgraph.compile.function import function
+
+    f = function([x], pt.exp(x) + 1, mode="CVM")
+    np.testing.assert_allclose(f(np.array([0.0, 1.0])), [2.0, np.e + 1])

@@ -28,9 +28,15 @@ def compile_pair(inputs: list, out: Any, mode: Any = "FAST_RUN") -> tuple[Any, A
 
 
 def op_counts(fn: Any) -> Counter:
-    """Counter of op labels: Elemwise nodes by scalar op class name, others by Op class."""
+    """Counter of op labels: Elemwise nodes by scalar op class name, others by Op class.
+
+    The DeepCopyOp ``function`` puts on an output that is an input or a constant (the
+    copy it returns, as in PyTensor) is not a rewrite result and is not counted.
+    """
     c: Counter = Counter()
     for node in fn.maker.fgraph.apply_nodes:
+        if type(node.op).__name__ == "DeepCopyOp" and node.inputs[0].owner is None:
+            continue
         sop = getattr(node.op, "scalar_op", None)
         c[type(sop).__name__ if sop is not None else type(node.op).__name__] += 1
     return c

@@ -206,3 +206,30 @@ def _graph_inputs(out):
     from opgraph.graph.basic import graph_inputs
 
     return set(graph_inputs([out]))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4,)), ((4,), (4, 3)), ((4,), (4,))],
+                         ids=["Mv", "vM", "vv"])
+def test_vector_products_compile_to_one_dot_of_vectors(shapes):
+    """pt.dot builds PyTensor 3's row/column-matrix graph; canonicalize gives back the
+    Dot of vectors (no reshaping nodes left), with the same values, also under a factor."""
+    a, b = (pt.tensor("float64", shape=(None,) * len(s)) for s in shapes)
+    out = pt.dot(a, b)
+    assert out.owner.op.__class__.__name__ == "DimShuffle"  # the squeeze, as in PyTensor
+    fast, ref = compile_pair([a, b], out, NOFUSE.excluding("blas"))
+    (node,) = fast.maker.fgraph.apply_nodes
+    assert isinstance(node.op, Dot) and node.inputs == fast.maker.fgraph.inputs
+    vals = [RNG.normal(size=s) for s in shapes]
+    assert_same(fast, ref, *vals, rtol=1e-12)
+    fast, ref = compile_pair([a, b], pt.dot(a, b / 3.0), NOFUSE.excluding("blas"))
+    assert not any(n.op.__class__.__name__ == "DimShuffle"
+                   for n in fast.maker.fgraph.apply_nodes)
+    assert_same(fast, ref, *vals, rtol=1e-12)
+
+
+def test_outer_product_with_a_unit_side_is_a_product():
+    """(1, 1) by (1, m) (the gradient of a vector product) is a broadcast product."""
+    a, b = pt.tensor("float64", shape=(1, 1)), pt.tensor("float64", shape=(1, None))
+    fast, ref = compile_pair([a, b], pt.dot(a, b), NOFUSE.excluding("blas"))
+    assert _counts(fast) == {"Mul": 1}
+    assert_same(fast, ref, np.array([[2.5]]), RNG.normal(size=(1, 5)), rtol=1e-15)

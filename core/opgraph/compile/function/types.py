@@ -34,6 +34,7 @@ from opgraph.compile.mode import (
     get_rewriter,
     warn_link_fallback,
 )
+from opgraph.compile.ops import deep_copy_op
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
 from opgraph.config import config
@@ -188,6 +189,7 @@ class FunctionMaker:
                 profile.record_rewrites(stats)
         self.linker = mode.linker
         self.copy_outputs = self._outputs_needing_copy()
+        self._copy_root_outputs()
 
     # -- graph preparation ----------------------------------------------------------------
     def _new_graph(self) -> FunctionGraph:
@@ -313,6 +315,20 @@ class FunctionMaker:
                     flags[i] = True
                     break
         return flags
+
+    def _copy_root_outputs(self) -> None:
+        """An output that is an input or a constant becomes a ``DeepCopyOp`` node.
+
+        PyTensor's graph shape (``fn.maker.fgraph`` has a node per such output;
+        PyMC counts them): the copy the rule above asks for is then made by the
+        node, so the call does not copy again.  Outputs computed by a node keep
+        the call-time copy.
+        """
+        fgraph = self.fgraph
+        for i, var in enumerate(list(fgraph.outputs)):
+            if self.copy_outputs[i] and var.owner is None:
+                fgraph.change_node_input("output", i, deep_copy_op(var), reason="insert_deepcopy")
+                self.copy_outputs[i] = False
 
     # -- linking --------------------------------------------------------------------------
     def create(

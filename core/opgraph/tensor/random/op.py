@@ -271,7 +271,9 @@ class RandomVariable(RNGConsumerOp):
                 f"(RandomGeneratorType), got {type(rng).__name__} {rng!r:.60}"
             )
         size = normalize_size_param(size)
-        params = [as_tensor_variable(p) for p in dist_params]
+        # a Variable stays as given (PyTensor's rule): a sparse matrix parameter (PyMC's CAR W)
+        # keeps its type; the rest needs ``type.ndim`` and ``type.shape`` only
+        params = [p if isinstance(p, Variable) else as_tensor_variable(p) for p in dist_params]
         self._check_size_length(size, params)
         if len(dist_params) != len(self.ndims_params):
             raise TypeError(

@@ -26,6 +26,7 @@ from opgraph.link.basic import (
     compute_free_lists,
     raise_with_op,
 )
+from opgraph.link.vm import VMLinker
 from opgraph_c import progress
 from opgraph_c.codegen.module import constant_values
 from opgraph_c.linker import _python_thunk, compile_graph_module, pool_handler
@@ -33,17 +34,27 @@ from opgraph_c.linker import _python_thunk, compile_graph_module, pool_handler
 __all__ = ["CVMLinker"]
 
 
-class CVMLinker(Linker):
-    """Per-node C thunks in a Python loop; options as :class:`~opgraph_c.linker.CLinker`."""
+class CVMLinker(VMLinker):
+    """Per-node C thunks in a Python loop; options as :class:`~opgraph_c.linker.CLinker`.
+
+    It is a :class:`opgraph.link.vm.VMLinker` with ``use_cloop=True``, as
+    PyTensor's CVM linker is (PyMC checks ``isinstance(mode.linker, VMLinker)``
+    and ``linker.use_cloop`` for its ``backend="c"``).
+    """
 
     name = "cvm"
 
     def __init__(self, *, allow_gc: bool = True, openmp: bool | None = None,
                  **options: Any) -> None:
-        super().__init__(allow_gc=allow_gc, openmp=openmp, **options)
+        Linker.__init__(self, allow_gc=allow_gc, openmp=openmp, **options)
         if openmp is None:
             openmp = config.openmp
         self.openmp = bool(openmp)
+        self.use_cloop = True
+        self.lazy = None
+        self.callback = self.callback_input = None
+
+    clone = Linker.clone  # VMLinker.clone builds a delegating VMLinker; keep this class
 
     def _node_thunk(self, node: Any, storage_map: dict, compute_map: dict) -> Any:
         one = SimpleNamespace(inputs=list(node.inputs), outputs=list(node.outputs))

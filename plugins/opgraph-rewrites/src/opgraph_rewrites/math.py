@@ -12,6 +12,8 @@
   (``a/x + b/x -> (a+b)/x``) and the switch sinks
   (``switch(c, 0, x) * y -> switch(c, 0, x*y)``, which turns ``0 * inf`` into 0);
 - ``local_useless_conj``: ``conj(x) -> x`` for a real ``x``;
+- ``local_squeeze_of_dot_of_vectors``: the row/column-matrix form of a vector
+  product (``pt.dot`` builds it as PyTensor 3 does) back to a Dot of vectors;
 - ``local_reduce_broadcastable``: a reduction over axes of static length 1
   drops them (a reduction of one element is that element, cast);
 - the product-tree helpers of :mod:`opgraph_rewrites.mul_tree`.
@@ -66,6 +68,7 @@ __all__ = [
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
+    "local_squeeze_of_dot_of_vectors",
     "local_sum_prod_of_mul_or_div",
     "local_useless_conj",
     "local_useless_elemwise_comparison",
@@ -103,13 +106,56 @@ def local_dot_to_mul(fgraph: Any, node: Apply) -> Any:
     """dot over an axis of static length 1 is a product: ``dot(a, b)`` of shapes (1,)
     and (1,), (n, 1) and (1,), or (1,) and (1, m) -> ``a[0] * b[0]``, ``a[:, 0] * b[0]``,
     ``a[0] * b[0, :]`` (one product per element, no sum). An outer product
-    ((n, 1) by (1, m)) stays a dot (BLAS computes it well)."""
+    ((n, 1) by (1, m)) stays a dot (BLAS computes it well), unless ``n`` or ``m`` is 1:
+    then it is a broadcast product ``a * b`` (the gradient of a vector product built as
+    PyTensor 3 builds it, ``dot(v[None], w[:, None])``)."""
     a, b = node.inputs
-    if a.type.shape[-1] != 1 or b.type.shape[0] != 1 or a.type.ndim + b.type.ndim > 3:
+    if a.type.shape[-1] != 1 or b.type.shape[0] != 1:
         return False
+    if a.type.ndim + b.type.ndim > 3:
+        if 1 not in (a.type.shape[0], b.type.shape[1]):
+            return False
+        return _fixed(node, mul(a, b))
     left = a[0] if a.type.ndim == 1 else a[:, 0]
     right = b[0]
     return _fixed(node, mul(left, right))
+
+
+def _drop_unit_axis(x: Any, axis: int) -> Any:
+    """``x`` (a matrix whose ``axis`` has static length 1) as a vector: the vector
+    itself when ``x`` is one made a row or column, else a DimShuffle dropping the axis
+    (the lift rewrites move it into what computed ``x``)."""
+    owner = x.owner
+    expand = ("x", 0) if axis == 0 else (0, "x")
+    if owner is not None and isinstance(owner.op, DimShuffle) and owner.op.input_ndim == 1 \
+            and tuple(owner.op.new_order) == expand:
+        return owner.inputs[0]
+    return x.dimshuffle(1 - axis)
+
+
+@node_rewriter([DimShuffle], name="local_squeeze_of_dot_of_vectors")
+def local_squeeze_of_dot_of_vectors(fgraph: Any, node: Apply) -> Any:
+    """``dot(v[None], M)[0] -> dot(v, M)``, ``dot(M, v[:, None])[:, 0] -> dot(M, v)``
+    (and both): the vector product ``pt.dot`` writes as PyTensor 3 does, as one Dot
+    of vectors (the same products and sums, so exact)."""
+    order = tuple(node.op.new_order)
+    if "x" in order or list(order) != sorted(order) or len(order) == node.op.input_ndim:
+        return False
+    inner = node.inputs[0].owner
+    if inner is None or not isinstance(inner.op, Dot):
+        return False
+    if fgraph is not None and not single_client(fgraph, node.inputs[0]):
+        return False
+    a, b = inner.inputs
+    sides = (["a"] if a.type.ndim == 2 else []) + (["b"] if b.type.ndim == 2 else [])
+    for axis in set(range(node.op.input_ndim)) - set(order):
+        if sides[axis] == "a" and a.type.shape[0] == 1:
+            a = _drop_unit_axis(a, 0)
+        elif sides[axis] == "b" and b.type.shape[1] == 1:
+            b = _drop_unit_axis(b, 1)
+        else:
+            return False
+    return _fixed(node, inner.op(a, b))
 
 
 local_mul_canonizer = AlgebraicCanonizer("mul")
@@ -358,6 +404,7 @@ def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_useless_conj", local_useless_conj, ("fast_compile",)),
         ("local_reduce_join", local_reduce_join, ()),
         ("local_dot_to_mul", local_dot_to_mul, ()),
+        ("local_squeeze_of_dot_of_vectors", local_squeeze_of_dot_of_vectors, ("fast_compile",)),
         ("local_useless_elemwise_comparison", local_useless_elemwise_comparison,
          ("fast_compile",)),
     ]
