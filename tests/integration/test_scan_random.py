@@ -180,3 +180,24 @@ def test_the_inner_draw_does_not_copy_the_generator_at_every_step():
     inner = scan_node.op.fn.maker.fgraph.apply_nodes
     rvs = [n.op for n in inner if isinstance(n.op, RandomVariable)]
     assert rvs and all(op.inplace for op in rvs)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "C"])
+def test_two_generator_states_given_one_generator_draw_alike(mode):
+    """Both states get the first draw's next generator: at the next step both draw the
+    same number (the inner function copies one of two aliased mutable arguments, so
+    in-place draws never advance one object twice)."""
+    r1 = pt.random.type.random_generator_type("r1")
+    r2 = pt.random.type.random_generator_type("r2")
+
+    def step(a, b):
+        n1, d1 = pt.random.normal(0.0, 1.0, rng=a, return_next_rng=True)
+        _, d2 = pt.random.normal(0.0, 1.0, rng=b, return_next_rng=True)
+        return [n1, n1, d1, d2]
+
+    outs = opgraph.scan(step, outputs_info=[r1, r2, None, None], n_steps=3,
+                        return_updates=False)
+    f = opgraph.function([r1, r2], outs[2:], mode=mode)
+    d1, d2 = f(np.random.default_rng(1), np.random.default_rng(2))
+    np.testing.assert_array_equal(d1[1:], d2[1:])
+    assert d1[0] != d2[0]
