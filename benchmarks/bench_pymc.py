@@ -256,8 +256,7 @@ CACHE_CASES = {
     "empty": ("empty caches", "<= 1.0x",
               "; every process gets new empty cache directories (opgraph compiledir, "
               "PyTensor base_compiledir: its C modules and Numba's cache)"),
-    "others": ("new model, caches holding the other two models", "no target; shown "
-               "because Numba reuses cached kernels across models, unlike",
+    "others": ("new model, caches holding the other two models", "",
                "; new cache directories, filled by unmeasured runs of the other two models"),
 }
 
@@ -276,7 +275,9 @@ def bench_compile(report: Any, python: str) -> list[str]:
             errors += [e for b in BACKENDS for e in _errors(runs[b])]
             report.row(**_with_ratios({"model": model},
                                       {b: _best(runs[b], "s") for b in BACKENDS}))
-        report.note(f"target (issue 27): {target} Numba. Timed inside the child from after "
+        head = (f"target (issue 27): {target} Numba" if target else
+                "no target (Numba reuses the kernels it cached for other models)")
+        report.note(f"{head}. Timed inside the child from after "
                     "the model is built to the end of the first call (Numba compiles at the "
                     f"first call), best of {repeats} fresh process(es){how}")
     return errors
