@@ -306,7 +306,33 @@ def bench(session: nox.Session) -> None:
     script = ROOT / "benchmarks" / "run.py"
     if not script.is_file():
         session.skip("benchmarks/run.py does not exist yet")
-    session.run("python", str(script.relative_to(ROOT)), *session.posargs, env=REAL_PYTENSOR_ENV)
+    env = dict(REAL_PYTENSOR_ENV)
+    pymc_python = _bench_pymc_python(session)
+    if pymc_python is not None:
+        env["OPGRAPH_BENCH_PYMC_PYTHON"] = str(pymc_python)
+    session.run("python", str(script.relative_to(ROOT)), *session.posargs, env=env)
+
+
+def _bench_pymc_python(session: nox.Session) -> Path | None:
+    """A Python 3.12 environment for benchmarks/bench_pymc.py (kept between runs).
+
+    PyMC 6.0.0 (which brings PyTensor 3.0.7) and numba, with every local package and
+    the opgraph-pytensor layer: the benchmark runs each case twice in it,
+    ``OPGRAPH_AS_PYTENSOR=1`` (opgraph) and ``=0`` (the real PyTensor).  None, with a
+    warning, when Python 3.12 or the packages are not available.
+    """
+    venv = Path(session.create_tmp()) / "pymc-bench-venv"
+    python = venv / "bin" / "python"
+    local = [arg for pkg in PACKAGES.values() for arg in ("-e", pkg.install_arg())]
+    try:
+        if not python.exists():
+            session.run("uv", "venv", "-q", "--python", PYMC_PYTHON, str(venv), external=True)
+        session.run("uv", "pip", "install", "-q", "--python", str(python), "-e", ".",
+                    *local, *PYMC_REQUIREMENTS, external=True)
+    except CommandFailed:
+        session.warn("no Python 3.12 environment with PyMC: bench_pymc is skipped")
+        return None
+    return python
 
 
 CONFORMANCE = ROOT.parent / "shared" / "conformance"

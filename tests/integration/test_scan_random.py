@@ -136,3 +136,68 @@ def test_draws_whose_parameters_depend_on_the_loop_have_no_gradient():
                         return_updates=True)
     with pytest.raises(NullTypeGradError, match="no gradient with respect to their param"):
         opgraph.grad(h[-1], w)
+
+
+def _rng_walk(rng, steps):
+    """A scan whose untraced state is the generator itself (PyMC's AR/GRW shape)."""
+    def step(x, r):
+        nxt_r, draw = pt.random.normal(0.0, 1.0, rng=r, return_next_rng=True)
+        return x * 0.9 + draw, nxt_r
+
+    (walk, last_rng) = opgraph.scan(step, outputs_info=[pt.as_tensor(0.0), rng],
+                                    n_steps=steps, return_updates=False)
+    return walk, last_rng
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_generator_state_is_advanced_in_place_inside_the_loop_only(mode):
+    rng = pt.random.type.random_generator_type("rng")
+    walk, last_rng = _rng_walk(rng, 7)
+    f = opgraph.function([rng], [walk, last_rng], mode=mode)
+    given = np.random.default_rng(11)
+    before = given.bit_generator.state
+    values, after = f(given)
+    # the caller's generator is not advanced; the draws are those of a copy of it
+    assert given.bit_generator.state == before
+    ref = np.random.default_rng(11)
+    expect, x = [], 0.0
+    for _ in range(7):
+        x = x * 0.9 + ref.normal(0.0, 1.0)
+        expect.append(x)
+    np.testing.assert_allclose(values, expect, rtol=1e-12)
+    assert after.bit_generator.state == ref.bit_generator.state
+    assert after is not given
+
+
+def test_the_inner_draw_does_not_copy_the_generator_at_every_step():
+    from opgraph.scan.op import Scan
+    from opgraph.tensor.random.op import RandomVariable
+
+    rng = pt.random.type.random_generator_type("rng")
+    walk, last_rng = _rng_walk(rng, 3)
+    f = opgraph.function([rng], [walk, last_rng], mode="FAST_RUN")
+    [scan_node] = [n for n in f.maker.fgraph.apply_nodes if isinstance(n.op, Scan)]
+    inner = scan_node.op.fn.maker.fgraph.apply_nodes
+    rvs = [n.op for n in inner if isinstance(n.op, RandomVariable)]
+    assert rvs and all(op.inplace for op in rvs)
+
+
+@pytest.mark.parametrize("mode", ["FAST_RUN", "C"])
+def test_two_generator_states_given_one_generator_draw_alike(mode):
+    """Both states get the first draw's next generator: at the next step both draw the
+    same number (the inner function copies one of two aliased mutable arguments, so
+    in-place draws never advance one object twice)."""
+    r1 = pt.random.type.random_generator_type("r1")
+    r2 = pt.random.type.random_generator_type("r2")
+
+    def step(a, b):
+        n1, d1 = pt.random.normal(0.0, 1.0, rng=a, return_next_rng=True)
+        _, d2 = pt.random.normal(0.0, 1.0, rng=b, return_next_rng=True)
+        return [n1, n1, d1, d2]
+
+    outs = opgraph.scan(step, outputs_info=[r1, r2, None, None], n_steps=3,
+                        return_updates=False)
+    f = opgraph.function([r1, r2], outs[2:], mode=mode)
+    d1, d2 = f(np.random.default_rng(1), np.random.default_rng(2))
+    np.testing.assert_array_equal(d1[1:], d2[1:])
+    assert d1[0] != d2[0]

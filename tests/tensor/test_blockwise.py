@@ -417,3 +417,20 @@ def test_literal_dimensions_in_the_signature() -> None:
         op(pt.tensor(name="y", shape=(4, 3, 5)))
     with pytest.raises(ValueError, match=r"must have length 2"):
         evaluate(op(x), {x: np.zeros((4, 3, 5))})
+
+
+def test_local_useless_blockwise_runs_the_core_op_once_on_unit_batch_axes() -> None:
+    a = pt.tensor("a", shape=(3, 2))
+    v = pt.tensor("v", shape=(1, 2))
+    op = Blockwise(Affine(), signature="(m,k),(k)->(m)")
+    out = op(a, v)
+    fg = FunctionGraph([a, v], [out], clone=False)
+    [new] = local_useless_blockwise.transform(fg, out.owner)
+    assert new.type == out.type
+    assert not any(isinstance(n.op, Blockwise) for n in FunctionGraph([a, v], [new]).apply_nodes)
+    av, vv = np.arange(6.0).reshape(3, 2), np.array([[1.0, -2.0]])
+    np.testing.assert_allclose(evaluate(new, {a: av, v: vv}), (av @ vv[0] + vv.sum())[None])
+    # a batch axis of unknown length keeps the Blockwise
+    w = pt.tensor("w", shape=(None, 2))
+    node = op(a, w).owner
+    assert local_useless_blockwise.transform(FunctionGraph([a, w], node.outputs), node) is None

@@ -25,11 +25,14 @@ import attrs
 import numpy as np
 
 from opgraph.compile.function import function
+from opgraph.compile.io import In
 from opgraph.graph.basic import Apply, Variable, clone, io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
 from opgraph.scan.key import InnerGraphKey
+from opgraph.tensor.random.type import RandomType
+from opgraph.tensor.random.utils import custom_rng_deepcopy
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -361,12 +364,28 @@ class Scan(EqualByValueKey, Op, HasInnerGraph):
     def fn(self) -> Any:
         """The inner function, compiled on first use (once per Op)."""
         if self._fn is None:
-            fn = function(list(self.inner_inputs_), list(self.inner_outputs_), mode=self.mode,
+            fn = function(self._inner_function_inputs(), list(self.inner_outputs_),
+                          mode=self.mode,
                           on_unused_input="ignore", accept_inplace=True,
                           name=self.name, profile=self.profile or None)
             fn.trust_input = True
             self._fn = fn
         return self._fn
+
+    def _inner_function_inputs(self) -> list[Any]:
+        """The inner inputs, the generators among the untraced states marked mutable.
+
+        ``run_loop`` hands each step a generator it owns (copied once per loop, not
+        per step), so the inner random variables may advance it in place
+        (``random_make_inplace``) instead of copying it at every step.
+        """
+        info = self.info
+        ins: list[Any] = list(self.inner_inputs_)
+        start = info.n_seqs + info.n_mit_mot_inner_inputs + sum(len(t) for t in info.state_taps)
+        for p in range(start, start + info.n_shared_outs):
+            if isinstance(ins[p].type, RandomType):
+                ins[p] = In(ins[p], mutable=True, borrow=True)
+        return ins
 
     def prepare_node(self, node: Apply, storage_map: Any, compute_map: Any,
                      impl: str | None) -> None:
@@ -445,8 +464,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         bufs.append(buf)
         offsets.append(k)
         rows.append(r)
-    shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
-              for v in inputs[sl["shared"]]]
+    # the loop's own copies: the inner function may advance a generator in place
+    shared = [_own_copy(v) for v in inputs[sl["shared"]]]
     non_seqs = inputs[sl["non_seqs"]]
     n_st, n_nit, n_sh = info.n_states, info.n_nit_sot, info.n_shared_outs
     nits: list[np.ndarray | None] = [None] * n_nit
@@ -487,8 +506,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                                  "return the same shape")
             nits[q][i] = val
         if n_sh:
-            shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else copy.copy(v)
-                      for v in res[base:base + n_sh]]
+            shared = [_step_value(v, non_seqs) for v in res[base:base + n_sh]]
         if as_while and bool(res[base + n_sh]):
             done = i + 1
             break
@@ -508,6 +526,29 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         storage[n_st + q][0] = arr[:done]
     for p in range(n_sh):
         storage[n_st + n_nit + p][0] = shared[p]
+
+
+def _own_copy(value: Any) -> Any:
+    """A copy of an untraced state's initial value that the loop may overwrite."""
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True)
+    if isinstance(value, np.random.Generator):
+        return custom_rng_deepcopy(value)
+    return copy.copy(value)
+
+
+def _step_value(value: Any, non_seqs: list[Any]) -> Any:
+    """The value of an untraced state for the next step.
+
+    A generator the step returned is the loop's own (the one it was given, advanced
+    in place, or a new one drawn from a copy) unless the step passed through one of
+    its non-sequences: only that one is copied.
+    """
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True)
+    if isinstance(value, np.random.Generator):
+        return custom_rng_deepcopy(value) if any(value is a for a in non_seqs) else value
+    return copy.copy(value)
 
 
 def inner_toposort(op: Scan) -> list[Apply]:

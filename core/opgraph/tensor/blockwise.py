@@ -650,13 +650,37 @@ def vectorize_core_graph(
 @node_rewriter([Blockwise])
 def local_useless_blockwise(fgraph: Any, node: Apply) -> Any:
     """Blockwise(op)(x) -> op(x) when no input has batch axes (a plain core node), or
-    when ``op`` is an Elemwise of scalar signature (it maps over any axes itself)."""
+    when ``op`` is an Elemwise of scalar signature (it maps over any axes itself).
+
+    When every batch axis of every input has static length 1 (a vector ``b`` of
+    ``solve`` made a one-row matrix), the core Op runs once on the inputs without
+    those axes and its outputs get them back: one core call instead of the
+    Blockwise loop's per-element bookkeeping.
+    """
     op = node.op
     elementwise = isinstance(op.core_op, Elemwise) and not any(
         op.inputs_sig + op.outputs_sig)
-    if op._batch_ndim(node) != 0 and not elementwise:
-        return None
-    outs = op.core_op.make_node(*node.inputs).outputs
+    nb = op._batch_ndim(node)
+    if nb != 0 and not elementwise:
+        return _unit_batch_as_core(op, node, nb)
+    return _as_outputs_of(op.core_op.make_node(*node.inputs).outputs, node)
+
+
+def _unit_batch_as_core(op: Blockwise, node: Apply, nb: int) -> list | None:
+    """The core Op on inputs whose batch axes (all of static length 1) are dropped."""
+    ins = []
+    for x, sig in zip(node.inputs, op.inputs_sig):
+        k = x.type.ndim - len(sig)
+        if any(s != 1 for s in x.type.shape[:k]):
+            return None
+        ins.append(x.dimshuffle(*range(k, x.type.ndim)) if k else x)
+    outs = [o.dimshuffle(*(["x"] * nb), *range(o.type.ndim))
+            for o in op.core_op.make_node(*ins).outputs]
+    return _as_outputs_of(outs, node)
+
+
+def _as_outputs_of(outs: Sequence[Variable], node: Apply) -> list | None:
+    """``outs`` with the types of ``node``'s outputs (None when one cannot take it)."""
     result = []
     for new, old in zip(outs, node.outputs):
         if new.type != old.type:

@@ -16,6 +16,7 @@ differentiate it, so higher derivatives are unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,8 +91,7 @@ def _pullback_lapack(low: np.ndarray, g_low: np.ndarray) -> np.ndarray | None:
     the lower factor ``L' = J L^T J``, which is ``sygst(itype=1, uplo="L")``.
     Returns None when LAPACK reports an error (the caller uses two solves).
     """
-    trmm, = scipy_linalg.blas.get_blas_funcs(("trmm",), (low, g_low))
-    sygst, = scipy_linalg.lapack.get_lapack_funcs(("sygst",), (low,))
+    trmm, sygst = _routines(low.dtype.char)
     l_rev = np.asfortranarray(_reversed(low.T))  # L' = J L^T J, lower
     # J R J = (J G^T J)(J L J) = (J G^T J) L'^T with R = G^T L = (L^T G)^T: its lower
     # triangle is that of J sym(Phi(L^T G)) J times 2 (the 2 is taken back below)
@@ -100,10 +100,27 @@ def _pullback_lapack(low: np.ndarray, g_low: np.ndarray) -> np.ndarray | None:
     res, info = sygst(a, l_rev, itype=1, lower=1, overwrite_a=1)
     if info != 0:
         return None
-    out = np.tril(_reversed(res.T), -1)  # 2 G below the diagonal
-    idx = np.diag_indices(out.shape[0])
-    out[idx] = 0.5 * res[idx][::-1]
+    n = res.shape[0]
+    out = np.where(_strict_lower_mask(n), _reversed(res.T), 0.0).astype(res.dtype, copy=False)
+    np.fill_diagonal(out, 0.5 * res.diagonal()[::-1])  # 2 G below the diagonal
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _routines(char: str) -> tuple[Any, Any]:
+    """BLAS trmm and LAPACK sygst for one dtype (looked up once, not per call)."""
+    probe = np.empty((1, 1), dtype=char)
+    trmm, = scipy_linalg.blas.get_blas_funcs(("trmm",), (probe,))
+    sygst, = scipy_linalg.lapack.get_lapack_funcs(("sygst",), (probe,))
+    return trmm, sygst
+
+
+@functools.lru_cache(maxsize=32)
+def _strict_lower_mask(n: int) -> np.ndarray:
+    """True below the diagonal of an n x n matrix (shared, read-only)."""
+    mask = np.tri(n, k=-1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
 
 
 class CholeskyPullback(Op):

@@ -116,11 +116,16 @@ class AllocDiag(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list[list[Any]]) -> None:
         values, like = inputs
         out = np.zeros(like.shape, dtype=node.outputs[0].type.numpy_dtype)
-        view = np.moveaxis(out, (self.axis1, self.axis2), (-2, -1))
         n = values.shape[-1]
-        rows = np.arange(n) + max(-self.offset, 0)
-        cols = np.arange(n) + max(self.offset, 0)
-        view[..., rows, cols] = values
+        r0, c0 = max(-self.offset, 0), max(self.offset, 0)
+        if out.ndim == 2 and values.ndim == 1 and (self.axis1 % 2, self.axis2 % 2) == (0, 1):
+            block = out[r0:, c0:]  # a matrix's diagonal (the common case): no fancy indexing
+            if min(block.shape) == n:
+                np.fill_diagonal(block, values)
+                output_storage[0][0] = out
+                return
+        view = np.moveaxis(out, (self.axis1, self.axis2), (-2, -1))
+        view[..., np.arange(n) + r0, np.arange(n) + c0] = values
         output_storage[0][0] = out
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
