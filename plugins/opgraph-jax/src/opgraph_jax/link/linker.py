@@ -18,7 +18,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import jax
 import numpy as np
 
 from opgraph.compile.sharedvalue import SharedVariable
@@ -27,9 +26,14 @@ from opgraph.link.basic import JITLinker, LinkerResult, StorageCell
 from opgraph.scalar.type import ScalarType
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.type import TensorType
-from opgraph_jax.link.dispatch import jax_funcify
-from opgraph_jax.link.dispatch.random import generator_to_key
+from opgraph.utils import lazy_module
 from opgraph_jax.link.static import static_input_positions
+
+# JAX and the translations load when a function is first compiled: importing the linker
+# (PyMC does at start-up, as PyTensor's JAX linker module allows) costs no JAX import
+jax = lazy_module("jax")
+_dispatch = lazy_module("opgraph_jax.link.dispatch")
+_random = lazy_module("opgraph_jax.link.dispatch.random")
 
 __all__ = ["JAXLinker", "jitted_function"]
 
@@ -38,7 +42,11 @@ class JAXLinker(JITLinker):
     """Compile the whole graph with ``jax.jit`` (options: ``jit``, ``numpy_outputs``)."""
 
     name = "jax"
-    native_input_types = (jax.Array,)  # device arrays and PRNG keys are used as they are
+
+    @property
+    def native_input_types(self) -> tuple[type, ...]:  # type: ignore[override]
+        """Device arrays and PRNG keys are used as they are."""
+        return (jax.Array,)
 
     def __init__(self, *, allow_gc: bool = True, jit: bool = True, numpy_outputs: bool = False,
                  **options: Any) -> None:
@@ -59,7 +67,7 @@ class JAXLinker(JITLinker):
             input_storage, output_storage, storage_map
         )
         rngs = _shared_rng_updates(fgraph, input_storage)  # warns before any translation
-        graph_fn = _with_static_arrays(jax_funcify(fgraph, storage_map=storage_map))
+        graph_fn = _with_static_arrays(_dispatch.jax_funcify(fgraph, storage_map=storage_map))
         static = static_input_positions(fgraph)
         jitted = jax.jit(graph_fn, static_argnums=static) if self.options["jit"] else graph_fn
         self.graph_function, self.jit_fn = graph_fn, jitted
@@ -112,7 +120,7 @@ def _input_converter(var: Variable) -> Callable[[Any], Any]:
     """How the call turns a stored value into a JAX argument (dtype kept exactly)."""
     vtype = var.type
     if isinstance(vtype, RandomType):
-        return generator_to_key
+        return _random.generator_to_key
     if isinstance(vtype, TensorType | ScalarType):
         dtype = np.dtype(vtype.dtype)
 
