@@ -252,3 +252,20 @@ def test_unique_of_a_constant_runs_and_of_an_input_is_refused_clearly() -> None:
     a = pt.dmatrix("a")
     with pytest.raises(JAXUnsupportedOpError, match="unique of a value known only at run"):
         function([a], Unique(axis=1)(a), mode="JAX")(np.ones((2, 3)))
+
+
+def test_kronecker_product_and_sylvester_solves() -> None:
+    """KroneckerProduct (one Op since the rewrite modules landed) and SolveSylvester,
+    with its gradients, as the Python linker computes them; solve_discrete_lyapunov's
+    bilinear method goes through the Sylvester solve, batched."""
+    rng = np.random.default_rng(11)
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    compare_with_py([a, b], [linalg.kron(a, b)], [rng.normal(size=(2, 3)),
+                                                  rng.normal(size=(3, 2))])
+    sa, sb, sc = pt.dmatrix("A"), pt.dmatrix("B"), pt.dmatrix("C")
+    x = linalg.solve_sylvester(sa, sb, sc)
+    compare_with_py([sa, sb, sc], [x, *opgraph.grad(x.sum(), [sa, sb, sc])],
+                    [rng.normal(size=(3, 3)), rng.normal(size=(2, 2)), rng.normal(size=(3, 2))])
+    a3, b3 = pt.dtensor3("A3"), pt.dtensor3("B3")
+    compare_with_py([a3, b3], [linalg.solve_discrete_lyapunov(a3, b3, method="bilinear")],
+                    [0.3 * rng.normal(size=(2, 4, 4)), rng.normal(size=(2, 4, 4))])

@@ -23,6 +23,7 @@ from opgraph.tensor.linalg import (
     Eigvalsh,
     Expm,
     ExtractDiag,
+    KroneckerProduct,
     Lstsq,
     LUFactor,
     LUSolve,
@@ -32,6 +33,7 @@ from opgraph.tensor.linalg import (
     Schur,
     SLogDet,
     Solve,
+    SolveSylvester,
     SolveTriangular,
     TensorInv,
 )
@@ -123,6 +125,7 @@ LINALG_TABLE: dict[type, Callable[[Any], Callable]] = {
     Schur: lambda op: lambda a: list(jsl.schur(a, output=op.output)),
     ExtractDiag: lambda op: lambda x: jnp.diagonal(x, op.offset, op.axis1, op.axis2),
     BlockDiagonal: lambda op: lambda *ms: jsl.block_diag(*ms),
+    KroneckerProduct: lambda op: jnp.kron,
     PivotToPermutations: _pivot_to_permutations,
 }
 """Linear-algebra Op class -> ``f(op) -> JAX function`` (one table for the module)."""
@@ -142,6 +145,24 @@ def _alloc_diag(op: AllocDiag) -> Callable:
 
 
 LINALG_TABLE[AllocDiag] = _alloc_diag
+
+
+def _sylvester(op: SolveSylvester) -> Callable:
+    """``A X + X B = C`` as one linear system in ``vec(X)`` (columns stacked):
+    ``(I ⊗ A + B^T ⊗ I) vec(X) = vec(C)``. JAX has no Bartels-Stewart solver; the system
+    is differentiated by JAX itself (the matrices of these models are small)."""
+
+    def solve_sylvester(a: Any, b: Any, c: Any) -> Any:
+        n, m = a.shape[-1], b.shape[-1]
+        dtype = jnp.result_type(a, b, c)
+        system = jnp.kron(jnp.eye(m, dtype=dtype), a) + jnp.kron(b.T, jnp.eye(n, dtype=dtype))
+        x = jnp.linalg.solve(system, c.T.reshape(-1))
+        return x.reshape(m, n).T
+
+    return solve_sylvester
+
+
+LINALG_TABLE[SolveSylvester] = _sylvester
 
 
 def _funcify_linalg(op: Any, node: Apply | None = None, **kwargs: Any) -> Callable:
