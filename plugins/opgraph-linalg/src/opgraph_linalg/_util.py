@@ -17,6 +17,7 @@ __all__ = [
     "check_square_value",
     "float_dtype",
     "matrix_transpose",
+    "transposed_operand",
     "triangle",
     "triangle_grad",
 ]
@@ -60,6 +61,17 @@ def matrix_transpose(x: Variable) -> Variable:
     nd = x.type.ndim
     order = (*range(nd - 2), nd - 1, nd - 2)
     return DimShuffle(input_ndim=nd, new_order=order)(x)
+
+
+def transposed_operand(var: Variable) -> Variable | None:
+    """``x`` when ``var`` is ``x`` with its last two axes swapped, else None."""
+    node = var.owner
+    if node is None or not isinstance(node.op, DimShuffle):
+        return None
+    nd = node.op.input_ndim
+    if nd >= 2 and node.op.new_order == (*range(nd - 2), nd - 1, nd - 2):
+        return node.inputs[0]
+    return None
 
 
 def _tri_mask(x: Variable, k: int, lower: bool) -> Variable:

@@ -31,9 +31,9 @@ import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
-from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.products import Dot, MatMul
-from opgraph_linalg._util import matrix_transpose
+from opgraph_linalg._util import matrix_transpose, transposed_operand
 from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
@@ -68,15 +68,6 @@ def _as_old(new: Variable, old: Variable) -> Variable:
     return new
 
 
-def _is_matrix_transpose(var: Variable) -> Variable | None:
-    """``x`` when ``var`` is ``x`` with its last two axes swapped, else None."""
-    node = var.owner
-    if node is None or not isinstance(node.op, DimShuffle):
-        return None
-    nd = node.op.input_ndim
-    if nd >= 2 and node.op.new_order == (*range(nd - 2), nd - 1, nd - 2):
-        return node.inputs[0]
-    return None
 
 
 @node_rewriter([Blockwise])
@@ -87,7 +78,7 @@ def transposed_triangular_solve(fgraph: Any, node: Apply) -> Any:
     if not isinstance(core, SolveTriangular) or core.trans == 2:
         return None
     a, b = node.inputs
-    inner = _is_matrix_transpose(a)
+    inner = transposed_operand(a)
     if inner is None:
         return None
     new = solve_triangular(inner, b, lower=not core.lower, trans=1 - core.trans,
@@ -165,7 +156,7 @@ def _is_gram(var: Variable) -> bool:
     if operands is None:
         return False
     x, y = operands
-    return _is_matrix_transpose(y) is x or _is_matrix_transpose(x) is y
+    return transposed_operand(y) is x or transposed_operand(x) is y
 
 
 def _tagged_psd(var: Variable) -> bool:
@@ -187,7 +178,7 @@ def cholesky_of_cholesky_product(fgraph: Any, node: Apply) -> Any:
     chol = _core_node(factor, Cholesky)
     if chol is None or chol.op.core_op.lower != core.lower:
         return None
-    if _is_matrix_transpose(other) is not factor:
+    if transposed_operand(other) is not factor:
         return None
     return [_as_old(factor, node.outputs[0])]
 

@@ -42,6 +42,7 @@ from opgraph.raise_op import Assert
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.products import Dot, MatMul
+from opgraph_linalg._util import transposed_operand
 from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse, MatrixPinv
@@ -167,14 +168,6 @@ def det_of_triangular(fgraph: Any, node: Apply) -> Any:
     return [_like(new, node.outputs[0])]
 
 
-def _transposed(var: Variable) -> Variable | None:
-    node = var.owner
-    if node is None or not isinstance(node.op, DimShuffle):
-        return None
-    nd = node.op.input_ndim
-    if nd >= 2 and node.op.new_order == (*range(nd - 2), nd - 1, nd - 2):
-        return node.inputs[0]
-    return None
 
 
 def _lower_factor(fgraph: Any, m: Variable) -> Variable | None:
@@ -184,9 +177,9 @@ def _lower_factor(fgraph: Any, m: Variable) -> Variable | None:
         return None
     x, y = node.inputs
     feature = _feature(fgraph)
-    if _transposed(y) is x and feature.check(x, LOWER_TRIANGULAR):
+    if transposed_operand(y) is x and feature.check(x, LOWER_TRIANGULAR):
         return x
-    if _transposed(x) is y and feature.check(y, UPPER_TRIANGULAR):
+    if transposed_operand(x) is y and feature.check(y, UPPER_TRIANGULAR):
         return x  # U.T @ U: U.T is the lower factor
     return None
 
