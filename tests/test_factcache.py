@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
@@ -44,28 +41,3 @@ def test_a_corrupt_file_is_replaced_and_an_unwritable_directory_only_costs_time(
 def test_the_uname_key_names_the_kernel_and_machine():
     u = os.uname()
     assert u.release in uname_key() and u.machine in uname_key()
-
-
-def test_a_warm_process_compiles_without_a_subprocess(tmp_path):
-    """The first compile in a new process spawns nothing once the facts are on disk
-    (``uname -p``, ``cc --version`` and ``ldconfig`` cost tens of milliseconds)."""
-    script = textwrap.dedent("""
-        import subprocess
-        spawned = []
-        real = subprocess.Popen.__init__
-        def spy(self, args, *a, **k):
-            spawned.append(args)
-            real(self, args, *a, **k)
-        subprocess.Popen.__init__ = spy
-        import opgraph, opgraph.tensor as pt
-        x = pt.dvector("x")
-        opgraph.function([x], pt.exp(x) * 2)([1.0])
-        print(repr(spawned))
-    """)
-    env = {**os.environ, "OPGRAPH_FLAGS": f"base_compiledir={tmp_path}"}
-    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                           text=True, timeout=600, check=True)
-    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                            text=True, timeout=600, check=True)
-    assert first.stdout.strip() != "[]"  # the facts were learned (and the module built)
-    assert second.stdout.strip() == "[]", second.stdout

@@ -280,7 +280,7 @@ def test_gradient_through_a_zero_factor_is_zero():
     lam = pt.dscalar("lam")
     zero = pt.constant(0.0)
     shifted = zero - pt.constant(0.0)  # a zero computed from constants
-    cost = pt.log1mexp(-lam * zero) + pt.log(pt.erf(shifted / lam))
+    cost = pt.log1mexp(-lam * zero) + pt.log(shifted / lam)
     g = pt.grad(cost, lam)
     value, grad_value = compile_callable([lam], [cost, g])(2.0)
     assert value == -np.inf and grad_value == 0.0
