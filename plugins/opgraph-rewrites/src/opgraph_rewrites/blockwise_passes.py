@@ -18,13 +18,41 @@ from __future__ import annotations
 
 from typing import Any
 
+import opgraph.tensor as pt
 from opgraph.graph.basic import Apply, Constant
 from opgraph.graph.op import Op
+from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.inplace_inputs import InplaceOnInputs
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
+from opgraph.tensor.shape import Reshape
+from opgraph_rewrites.utils import keep_type
 
-__all__ = ["BlockwiseInplace", "blockwise_inplace", "register_blockwise_passes"]
+__all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_reshape",
+           "register_blockwise_passes"]
+
+
+@node_rewriter([Blockwise], name="local_blockwise_reshape")
+def local_blockwise_reshape(fgraph: Any, node: Apply) -> Any:
+    """Blockwise(reshape)(x, shape) with an unbatched ``shape`` -> one reshape of ``x`` to
+    ``(*batch_shape, *shape)``: each batch entry's ``-1`` is inferred from its own core
+    axes, as before.  (Backends that need shapes known when they compile, JAX, read a
+    constant core shape here; inside the Blockwise it was an argument.)"""
+    core = node.op.core_op
+    if not isinstance(core, Reshape):
+        return None
+    x, shp = node.inputs
+    x_sig = node.op.inputs_sig[0]
+    if shp.type.ndim != 1:
+        return None  # a shape per batch entry
+    nb = x.type.ndim - len(x_sig)
+    if nb <= 0:
+        return None
+    batch = [x.shape[d] for d in range(nb)]
+    new_shape = pt.concatenate([pt.stack(batch), pt.cast(shp, "int64")])
+    out = pt.reshape(x, new_shape, ndim=nb + core.ndim)
+    fixed = keep_type(node.outputs[0], out)
+    return None if fixed is None else [fixed]
 
 
 def _candidates(node: Apply) -> list[int]:
@@ -51,7 +79,10 @@ blockwise_inplace = BlockwiseInplace()
 
 
 def register_blockwise_passes(db: Any) -> None:
-    """Add ``local_useless_unbatched_blockwise`` and ``blockwise_inplace`` to ``db``."""
+    """Add ``local_useless_unbatched_blockwise``, ``local_blockwise_reshape`` and
+    ``blockwise_inplace`` to ``db``."""
+    db.register("local_blockwise_reshape", in2out(local_blockwise_reshape), "fast_run",
+                "fast_compile", "blockwise", phase="canonicalize")
     db.register("local_useless_unbatched_blockwise",
                 in2out(local_useless_blockwise, name="local_useless_unbatched_blockwise"),
                 "fast_run", "blockwise", phase="post_specialize")
