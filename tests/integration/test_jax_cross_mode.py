@@ -137,3 +137,6 @@ def test_sparse_products_with_a_constant_sparse_operand(case):
     var = right.type()
     with pytest.raises(NotImplementedError, match="constant sparse inputs"):
         function([x, var], ps.dot(x, var), mode="JAX")
+    held = ps.shared(right.data, name="held")  # pytensor.sparse.shared: not a constant
+    with pytest.raises(NotImplementedError, match="constant sparse inputs"):
+        function([x], ps.dot(x, held), mode="JAX")

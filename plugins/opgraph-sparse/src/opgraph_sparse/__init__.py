@@ -212,6 +212,7 @@ _WHERE = {
     "usmm": "math",
     "SparseTensorSharedVariable": "sharedvar",
     "sparse_constructor": "sharedvar",
+    "shared": "sharedvar",
     "SparseTensorType": "type",
     "hash_from_sparse": "utils",
 }

@@ -13,7 +13,7 @@ from opgraph_sparse.variable import SparseVariable, _sparse_py_operators
 
 sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
-__all__ = ["SparseTensorSharedVariable", "SparseTensorType", "SparseVariable",
+__all__ = ["SparseTensorSharedVariable", "SparseTensorType", "SparseVariable", "shared",
            "sparse_constructor"]
 
 
@@ -44,3 +44,7 @@ def sparse_constructor(
     data = value if borrow else copy.deepcopy(value)
     data = stype.filter(data)
     return SparseTensorSharedVariable(stype, data, strict, allow_downcast, name=name)
+
+
+shared = sparse_constructor
+"""``pytensor.sparse.shared``: a shared variable holding a scipy sparse matrix."""
