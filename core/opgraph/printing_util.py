@@ -63,7 +63,9 @@ class ConstantPrinter(Printer):
 
 
 leaf_printer = LeafPrinter()
+"""The printer of graph inputs: their names."""
 constant_printer = ConstantPrinter()
+"""The printer of constants: their values."""
 
 
 @contextlib.contextmanager

@@ -111,7 +111,10 @@ def _attribute_docs(module_name: str) -> dict[str, str]:
 
 
 def _is_type_instance(obj: Any) -> bool:
-    """A Type instance (``pt.dvector``): frozen and slotted, its repr says what it is."""
+    """A Type instance (``pt.dvector``), or a tuple of them (``float_matrix_types``):
+    frozen and slotted (a tuple cannot hold a docstring), its repr says what it is."""
+    if isinstance(obj, tuple) and obj:
+        return all(_is_type_instance(x) for x in obj)
     return callable(obj) and hasattr(obj, "dtype") and hasattr(obj, "shape") and \
         hasattr(obj, "filter")
 

@@ -342,17 +342,23 @@ def reset_caches() -> None:
 OPT_NONE = RewriteQuery()
 """No rewrites."""
 OPT_MERGE = RewriteQuery(include=("merge",))
+"""Only the merge of equal nodes (PyTensor's ``OPT_MERGE``)."""
 OPT_MINIMUM = RewriteQuery(include=("merge", "minimum_compile"))
 """minimum_compile: the merges plus what every graph needs to run (xtensor lowering)."""
 OPT_FAST_RUN = RewriteQuery(include=("fast_run",))
 """The rewrite query of FAST_RUN: every rewrite tagged ``fast_run``."""
 OPT_FAST_RUN_STABLE = OPT_FAST_RUN.requiring("stable")
+"""FAST_RUN's rewrites that are tagged ``stable``."""
 OPT_FAST_COMPILE = RewriteQuery(include=("fast_compile",))
 """The rewrite query of FAST_COMPILE: the rewrites tagged ``fast_compile``."""
 OPT_STABILIZE = RewriteQuery(include=("fast_run",), exclude=("specialize",))
+"""FAST_RUN without the specialize phase: the numerically stabilising rewrites."""
 OPT_UNSAFE = RewriteQuery(include=("unsafe",))
+"""The rewrites tagged ``unsafe`` (they may drop checks)."""
 OPT_O2 = OPT_FAST_COMPILE.including("fusion")
+"""FAST_COMPILE plus elementwise fusion (PyTensor's ``O2``)."""
 OPT_O3 = OPT_FAST_RUN.excluding("inplace")
+"""FAST_RUN without in-place rewrites (PyTensor's ``O3``)."""
 
 predefined_optimizers: dict[str, RewriteQuery | None] = {
     "None": None,

@@ -45,8 +45,6 @@ _WHERE = {
     "_is_dense_variable": "basic",
     "_is_sparse": "basic",
     "_is_sparse_variable": "basic",
-    "_mtype_to_str": "basic",
-    "_mtypes": "basic",
     "all_dtypes": "basic",
     "as_sparse": "basic",
     "as_sparse_or_tensor_variable": "basic",
