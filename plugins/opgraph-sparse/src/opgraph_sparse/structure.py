@@ -424,15 +424,18 @@ def vstack(blocks: Sequence, format: str | None = None, dtype: Any = None) -> Va
     return _stack(VStack, blocks, format, dtype)
 
 
-class EnsureSortedIndices(Op):
-    """A copy of ``x`` (or ``x`` itself, ``inplace``) with sorted indices."""
+class _RepackInPlace(Op):
+    """A sparse matrix through one of scipy's in-place methods (``_method``): on a copy,
+    or on ``x`` itself when ``inplace`` (declared as ``_inplace_map``)."""
 
     __props__ = ("inplace",)
+    _method = ""
+    _inplace_map = "destroy_map"
 
-    def __init__(self, inplace: bool) -> None:
+    def __init__(self, inplace: bool = False) -> None:
         self.inplace = inplace
         if inplace:
-            self.view_map = {0: [0]}
+            setattr(self, self._inplace_map, {0: [0]})
 
     def make_node(self, x: Any) -> Apply:
         x = as_sparse_variable(x)
@@ -440,7 +443,7 @@ class EnsureSortedIndices(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
         x = inputs[0] if self.inplace else inputs[0].copy()
-        x.sort_indices()
+        getattr(x, self._method)()
         out[0][0] = x
 
     def pullback(self, inputs: Sequence, outputs: Sequence, gout: Sequence) -> list:
@@ -451,39 +454,23 @@ class EnsureSortedIndices(Op):
 
     def __str__(self) -> str:
         return f"{type(self).__name__}{{inplace}}" if self.inplace else type(self).__name__
+
+
+class EnsureSortedIndices(_RepackInPlace):
+    """A copy of ``x`` (or ``x`` itself, ``inplace``) with sorted indices."""
+
+    _method = "sort_indices"
+    _inplace_map = "view_map"  # the same matrix, its indices reordered
 
 
 ensure_sorted_indices = EnsureSortedIndices(inplace=False)
 """``ensure_sorted_indices``: A copy of ``x`` (or ``x`` itself, ``inplace``) with sorted indices."""
 
 
-class Remove0(Op):
+class Remove0(_RepackInPlace):
     """``x`` without its explicitly stored zeros."""
 
-    __props__ = ("inplace",)
-
-    def __init__(self, inplace: bool = False) -> None:
-        self.inplace = inplace
-        if inplace:
-            self.destroy_map = {0: [0]}
-
-    def make_node(self, x: Any) -> Apply:
-        x = as_sparse_variable(x)
-        return Apply(self, [x], [x.type()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
-        x = inputs[0] if self.inplace else inputs[0].copy()
-        x.eliminate_zeros()
-        out[0][0] = x
-
-    def pullback(self, inputs: Sequence, outputs: Sequence, gout: Sequence) -> list:
-        return [gout[0]]
-
-    def infer_shape(self, fgraph: Any, node: Apply, shapes: list) -> list:
-        return [shapes[0]]
-
-    def __str__(self) -> str:
-        return f"{type(self).__name__}{{inplace}}" if self.inplace else type(self).__name__
+    _method = "eliminate_zeros"
 
 
 remove0 = Remove0()
