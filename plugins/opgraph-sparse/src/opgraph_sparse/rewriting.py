@@ -179,10 +179,15 @@ mul_s_d_csc = MulSDCSC()
 mul_s_d_csr = MulSDCSR()
 
 
-class MulSVCSR(Op):
-    """The stored values of a CSR matrix (parts) times vector ``b`` at their columns."""
+class _CSRValuesWithVector(Op):
+    """The stored values of a CSR matrix (parts) combined (``_combine``) with vector ``b``
+    at their columns."""
 
     __props__ = ()
+
+    @staticmethod
+    def _combine(data: np.ndarray, at_columns: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def make_node(self, a_data: Any, a_indices: Any, a_indptr: Any, b: Any) -> Apply:
         ins = [as_tensor_variable(v) for v in (a_data, a_indices, a_indptr, b)]
@@ -191,25 +196,22 @@ class MulSVCSR(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
         data, indices, _indptr, b = inputs
-        out[0][0] = (data * b[indices]).astype(node.outputs[0].type.dtype)
+        out[0][0] = self._combine(data, b[indices]).astype(node.outputs[0].type.dtype)
+
+
+class MulSVCSR(_CSRValuesWithVector):
+    """The stored values of a CSR matrix (parts) times vector ``b`` at their columns."""
+
+    _combine = staticmethod(np.multiply)
 
 
 mul_s_v_csr = MulSVCSR()
 
 
-class StructuredAddSVCSR(Op):
+class StructuredAddSVCSR(_CSRValuesWithVector):
     """The stored values of a CSR matrix (parts) plus vector ``b`` at their columns."""
 
-    __props__ = ()
-
-    def make_node(self, a_data: Any, a_indices: Any, a_indptr: Any, b: Any) -> Apply:
-        ins = [as_tensor_variable(v) for v in (a_data, a_indices, a_indptr, b)]
-        return Apply(self, ins, [TensorType(upcast(ins[0].type.dtype, ins[3].type.dtype),
-                                            (None,))()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
-        data, indices, _indptr, b = inputs
-        out[0][0] = (data + b[indices]).astype(node.outputs[0].type.dtype)
+    _combine = staticmethod(np.add)
 
 
 structured_add_s_v_csr = StructuredAddSVCSR()
