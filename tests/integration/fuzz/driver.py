@@ -24,7 +24,6 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from opgraph_c.childproc import ChildProcess, Crash
@@ -32,6 +31,7 @@ from opgraph_c.childproc import ChildProcess, Crash
 from . import grad_driver
 from .functions import random_function
 from .generate import random_spec
+from .pool import append_jsonl, run_per_thread
 
 TESTS_DIR = Path(__file__).resolve().parents[2]
 #: Extra C flags of the fuzz runs: compiling dominates the cost, and -O0 compiles about
@@ -107,23 +107,14 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
     findings: list[tuple[dict, dict]] = []
     done = Counter()
     lock = threading.Lock()
-    local = threading.local()
-    fuzzers: list[Fuzzer] = []
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="opgraph-fuzz-") as cache:
-        def task(item: tuple[str, list[dict]]) -> None:
-            if not hasattr(local, "fuzzer"):
-                local.fuzzer = Fuzzer(cache, cflags)
-                with lock:
-                    fuzzers.append(local.fuzzer)
+        def handle(fuzzer: Fuzzer, item: tuple[str, list[dict]]) -> None:
             key, specs = item
-            found = local.fuzzer.run(specs, key=key)
+            found = fuzzer.run(specs, key=key)
             with lock:
                 findings.extend(found)
-                if stream and found:
-                    with open(stream, "a", encoding="utf-8") as fh:
-                        for spec, f in found:
-                            fh.write(json.dumps({"spec": spec, **f}) + "\n")
+                append_jsonl(stream, [{"spec": spec, **f} for spec, f in found])
                 done[key] += len(specs)
                 total = done["specs"] + done["grad"] + done["functions"]
                 if total % (batch * 10) < len(specs):
@@ -131,12 +122,7 @@ def long_run(graphs: int, grad: int, jobs: int, batch: int, seed: int,
                           f"{done['grad']} gradient graphs, {done['functions']} functions, "
                           f"{len(findings)} findings", flush=True)
 
-        try:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                list(pool.map(task, work))
-        finally:
-            for f in fuzzers:
-                f.close()
+        run_per_thread(work, jobs, lambda: Fuzzer(cache, cflags), handle)
     counts = Counter(f["kind"] for _, f in findings)
     return {"graphs": done["specs"], "grad_graphs": done["grad"],
             "functions": done["functions"], "seconds": time.time() - start,

@@ -24,12 +24,12 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from opgraph_c.childproc import ChildProcess, Crash
 
 from .grad_generate import STEP_KINDS, random_grad_spec
+from .pool import append_jsonl, run_per_thread
 
 TESTS_DIR = Path(__file__).resolve().parents[2]
 KINDS = ("crash", "build", "compile", "raise", "value", "grad", "fd")
@@ -81,39 +81,27 @@ def long_run(graphs: int, jobs: int = 2, batch: int = 32, seed: int = 0, c_every
     work = [(k, specs[i:i + batch]) for k, i in enumerate(range(0, graphs, batch))]
     findings: list[dict] = []
     done, per_mode, skipped = Counter(), Counter(), Counter()
-    lock, local = threading.Lock(), threading.local()
-    fuzzers: list[GradFuzzer] = []
+    lock = threading.Lock()
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="opgraph-gradfuzz-") as cache:
-        def task(item: tuple[int, list[dict]]) -> None:
-            if not hasattr(local, "fuzzer"):
-                local.fuzzer = GradFuzzer(cache, cflags)
-                with lock:
-                    fuzzers.append(local.fuzzer)
+        def handle(fuzzer: GradFuzzer, item: tuple[int, list[dict]]) -> None:
             k, chunk = item
             modes = batch_modes(k, c_every, dask_every)
-            results = local.fuzzer.run(chunk, modes)
+            results = fuzzer.run(chunk, modes)
             with lock:
                 for spec, r in zip(chunk, results):
                     if r and "skipped" in r:
                         skipped[r["skipped"][:60]] += 1
                     elif r:
                         findings.append({"spec": spec, "modes": modes, **r})
-                        if stream:
-                            with open(stream, "a", encoding="utf-8") as fh:
-                                fh.write(json.dumps(findings[-1]) + "\n")
+                        append_jsonl(stream, [findings[-1]])
                 done["graphs"] += len(chunk)
                 for m in modes:
                     per_mode[m] += len(chunk)
                 print(f"[{time.time() - start:7.0f}s] {done['graphs']} graphs, "
                       f"{len(findings)} findings", flush=True)
 
-        try:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                list(pool.map(task, work))
-        finally:
-            for f in fuzzers:
-                f.close()
+        run_per_thread(work, jobs, lambda: GradFuzzer(cache, cflags), handle)
     counts = Counter(f["kind"] for f in findings)
     return {"graphs": done["graphs"], "seconds": time.time() - start,
             "graphs_per_mode": dict(per_mode), "skipped": dict(skipped),
