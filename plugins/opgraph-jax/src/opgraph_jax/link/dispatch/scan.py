@@ -28,7 +28,7 @@ from opgraph_jax.link.dispatch.basic import (
     static_int,
 )
 
-__all__: list[str] = []
+__all__ = ["jax_funcify_Scan"]
 
 
 @jax_funcify.register(Scan)
@@ -148,3 +148,6 @@ def _trim(full: Any, k: int, n: int, n_done: Any, keep: int, op: Scan) -> Any:
         )
     start = jnp.maximum(k + n_done - rows, 0)
     return jax.lax.dynamic_slice_in_dim(full, start, rows, axis=0)
+
+
+jax_funcify_Scan = _funcify_scan  # PyTensor's name for this translation
