@@ -13,7 +13,7 @@ import opgraph.utils as u
 
 
 def test_subprocess_helpers_run_and_report():
-    out, err, code = u.output_subprocess_Popen([sys.executable, "-c", "print('hi')"])
+    out, _err, code = u.output_subprocess_Popen([sys.executable, "-c", "print('hi')"])
     assert (out.strip(), code) == (b"hi", 0)
     assert u.call_subprocess_Popen([sys.executable, "-c", "raise SystemExit(3)"]) == 3
     with pytest.raises(TypeError, match="stdout"):
