@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 import attrs
 
@@ -370,3 +370,7 @@ def get_node_by_id(graphs: Any, target_var_id: str, id_types: str = "CHAR") -> A
         if found == target_var_id:
             return obj
     return None
+
+
+#: ``debugprint``'s ``id_type`` values
+IDTypesType = Literal["id", "int", "CHAR", "auto", ""]

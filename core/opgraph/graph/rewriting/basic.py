@@ -17,7 +17,7 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
@@ -734,3 +734,9 @@ _LAZY = {
     ),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
+
+# PyTensor's annotation aliases of the node-rewrite protocol
+RemoveKeyType = Literal["remove"]
+TransformOutputType = Sequence[Variable] | dict[Variable | RemoveKeyType, Any] | bool | None
+FailureCallbackType = Callable[[Exception, Any, list[tuple[Variable, Any]], Any, Any], None]
