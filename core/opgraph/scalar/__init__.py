@@ -35,7 +35,11 @@ from opgraph.scalar import printers as _printers  # noqa: F401  (fills the pprin
 from opgraph.scalar import structural as _structural
 from opgraph.scalar import type as _type
 from opgraph.scalar.arith import *  # noqa: F403
-from opgraph.scalar.autocast import autocast_float, autocast_float_as  # noqa: F401
+from opgraph.scalar.autocast import (  # noqa: F401
+    NumpyAutocaster,
+    autocast_float,
+    autocast_float_as,
+)
 from opgraph.scalar.basic import *  # noqa: F403
 from opgraph.scalar.complex import (  # noqa: F401 - PyTensor's scalar package has these
     Angle,
@@ -92,7 +96,7 @@ __all__ = sorted(
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
         | set(__import__("opgraph.scalar.helpers", fromlist=["__all__"]).__all__)
         | {"ScalarInnerGraphOp", "scalar_abs"}
-        | {"Composite", "ScalarLoop", "autocast_float", "autocast_float_as", "floor_div",
+        | {"Composite", "ScalarLoop", "NumpyAutocaster", "autocast_float", "autocast_float_as", "floor_div",
            "scalar_maximum", "scalar_minimum"}
         | {"Angle", "Complex", "ComplexFromPolar", "Conj", "Imag", "Real", "angle",
            "complex_from_polar", "conj", "imag", "real"}
