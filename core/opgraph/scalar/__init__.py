@@ -95,8 +95,8 @@ __all__ = sorted(
         | set(_type.__all__)
         | set(__import__("opgraph.scalar.basic", fromlist=["__all__"]).__all__)
         | set(__import__("opgraph.scalar.helpers", fromlist=["__all__"]).__all__)
-        | {"ScalarInnerGraphOp", "scalar_abs"}
-        | {"Composite", "ScalarLoop", "NumpyAutocaster", "autocast_float", "autocast_float_as", "floor_div",
+        | {"NumpyAutocaster", "ScalarInnerGraphOp", "scalar_abs"}
+        | {"Composite", "ScalarLoop", "autocast_float", "autocast_float_as", "floor_div",
            "scalar_maximum", "scalar_minimum"}
         | {"Angle", "Complex", "ComplexFromPolar", "Conj", "Imag", "Real", "angle",
            "complex_from_polar", "conj", "imag", "real"}
