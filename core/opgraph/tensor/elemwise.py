@@ -696,3 +696,14 @@ register_constant_rule(Elemwise, elemwise_constant)
 
 # ``x.dimshuffle(...)``, ``x.T`` (the methods live in opgraph.tensor.variable).
 register_tensor_functions(DimShuffle=DimShuffle, transpose=transpose)
+
+
+def get_normalized_batch_axes(core_axes: int | tuple[int, ...] | None, core_ndim: int,
+                              batch_ndim: int) -> tuple[int, ...]:
+    """The axes of a batched input that a core operation's ``core_axes`` (None: all core
+    axes) become: ``sum(matrix, axis=0)`` batched to 4 dims reduces axis 2."""
+    if core_axes is None:
+        core_axes = tuple(range(core_ndim))
+    else:
+        core_axes = tuple(np.lib.array_utils.normalize_axis_tuple(core_axes, core_ndim))
+    return tuple(axis + batch_ndim for axis in core_axes)

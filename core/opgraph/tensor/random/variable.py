@@ -12,12 +12,20 @@ from typing import Any
 import numpy as np
 
 from opgraph.link.sharedvalue import SharedVariable, shared_constructor
-from opgraph.tensor.random.type import (
+from opgraph.tensor.random.type import (  # noqa: F401  (RandomGeneratorType, rng: PyTensor's path)
+    RandomGeneratorType,
     RandomGeneratorVariable,
     random_generator_type,
+    rng,
 )
+from opgraph.tensor.variable import TensorVariable
 
 _UNSET: Any = object()  # tells "seed=None" (fresh entropy) from "no seed given"
+UNSET = _UNSET
+"""The "no seed given" default of ``set_value(seed=...)`` (PyTensor's name)."""
+
+RNG_AND_DRAW = tuple[RandomGeneratorVariable, TensorVariable]
+"""What a generator method returns: the next generator and the draw (an annotation alias)."""
 
 __all__ = [
     "RandomGeneratorSharedVariable",
