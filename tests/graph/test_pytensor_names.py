@@ -69,3 +69,65 @@ def test_car_cdr_rules():
     assert car_Op(out.owner.op) is type(out.owner.op)
     again = apply_Op_ExpressionTuple(out.owner.op, etuple(x))
     assert again.owner.op == out.owner.op and again.owner.inputs == [x]
+
+
+def test_change_tracker_and_dispatching_feature():
+    from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.rewriting.basic import ChangeTracker, DispatchingFeature
+
+    x = pt.vector("x")
+    out = pt.exp(x)
+    fg = FunctionGraph([x], [out])
+    tracker = ChangeTracker()
+    seen = []
+    fg.attach_feature(tracker)
+    fg.attach_feature(DispatchingFeature(lambda n: seen.append(("import", str(n.op))), None,
+                                         lambda node, i, old, new, reason: seen.append("chin"),
+                                         name="spy"))
+    assert fg.change_tracker is tracker and not tracker.changed
+    fg.replace(fg.outputs[0], pt.log(fg.inputs[0]))
+    assert tracker.changed and tracker.nb_imported >= 1 and "chin" in seen
+    assert any(kind == "import" for kind, *_ in [s if isinstance(s, tuple) else (s,) for s in seen])
+    tracker.reset()
+    assert not tracker.changed
+
+
+def test_check_stack_trace_feature_raises_when_configured():
+    import opgraph
+    from opgraph.graph.fg import FunctionGraph
+    from opgraph.graph.rewriting.basic import CheckStackTraceRewriter
+
+    x = pt.vector("x")
+    out = pt.exp(x)
+    out.owner.outputs[0].tag.trace = [[("f.py", 1, "g", "")]]
+    fg = FunctionGraph([x], [out], clone=False)
+    CheckStackTraceRewriter().add_requirements(fg)
+    new = pt.log(x)
+    new.tag.trace = []
+    with opgraph.config.change_flags(check_stack_trace="raise"):
+        with pytest.raises(AssertionError, match="Empty stack trace"):
+            fg.replace(fg.outputs[0], new, reason="my_rewrite")
+    with opgraph.config.change_flags(check_stack_trace="log"):
+        fg2 = FunctionGraph([x], [pt.exp(x)], clone=False)
+        CheckStackTraceRewriter().add_requirements(fg2)
+        bare = pt.log(x)
+        bare.tag.trace = []
+        fg2.replace(fg2.outputs[0], bare, reason="rw")
+        assert "rw" in str(fg2.outputs[0].tag.trace)
+
+
+def test_inplace_graph_rewriter_attaches_a_destroy_handler():
+    from opgraph.graph.fg import AbstractFunctionGraph, FunctionGraph
+    from opgraph.graph.rewriting.basic import inplace_graph_rewriter
+
+    calls = []
+
+    @inplace_graph_rewriter
+    def my_rewrite(fgraph):
+        calls.append(hasattr(fgraph, "destroy_handler"))
+
+    x = pt.vector("x")
+    fg = FunctionGraph([x], [pt.exp(x)])
+    my_rewrite.rewrite(fg)
+    assert calls == [True] and my_rewrite.__name__ == "my_rewrite"
+    assert isinstance(fg, AbstractFunctionGraph)
