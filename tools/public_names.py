@@ -50,11 +50,50 @@ EXCLUDED: dict[str, str] = {
     "link.c.interface": "PyTensor's CLinker internals: opgraph-c generates C differently",
     "link.c.compile_lock": "PyTensor's C module cache internals",
     "bin": "PyTensor's command-line entry points (opgraph's CLI is `opgraph`)",
+    "link.c.cvm": "PyTensor's C VM: opgraph's VM is Python",
+    "compile.compiledir": "PyTensor's C module cache directory: opgraph-c keeps its own cache "
+                          "(the `opgraph-c cache` command lists and purges it)",
+    "tensor.elemwise_cgen": "PyTensor's C loop generator for Elemwise: opgraph-c generates its "
+                            "loops differently",
+    "tensor.blas_headers": "PyTensor's BLAS C headers: opgraph-c links BLAS differently",
+    "misc.check_blas": "a PyTensor benchmark script (a program, not library code)",
+    "misc.elemwise_openmp_speedup": "a PyTensor benchmark script (a program, not library code)",
+    "misc.elemwise_time_test": "a PyTensor benchmark script (a program, not library code)",
+    "d3viz.formatting": "pydot formatting of PyTensor's d3viz: opgraph's d3viz writes its page "
+                        "itself, without pydot",
 }
 
 
 # single names outside the figure: (module relative to the package, names, reason)
+_C_CODE = "PyTensor's C code generation interface: opgraph-c generates and links C differently"
 EXCLUDED_NAMES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("configdefaults", ("add_basic_configvars", "add_c_compile_configvars",
+                        "add_caching_dir_configvars", "add_compile_configvars",
+                        "add_error_and_warning_configvars", "add_multiprocessing_configvars",
+                        "add_numba_configvars", "add_optimizer_configvars", "add_scan_configvars",
+                        "add_tensor_configvars", "add_testvalue_and_checking_configvars",
+                        "add_traceback_configvars", "add_vm_configvars"),
+     "PyTensor's steps of building its config: opgraph declares its flags in its own groups "
+     "(configdefaults.add_all_flags) on a config built once"),
+    ("configparser", ("config_files_from_pytensorrc",),
+     "renamed with the package: config_files_from_opgraphrc (OPGRAPHRC, ~/.opgraphrc)"),
+    ("compile", ("register_deep_copy_op_c_code", "register_view_op_c_code"), _C_CODE),
+    ("compile.ops", ("register_deep_copy_op_c_code", "register_view_op_c_code"), _C_CODE),
+    ("tensor.shape", ("register_shape_c_code", "register_shape_i_c_code"), _C_CODE),
+    ("link.c.op", ("CThunkWrapperType", "get_io_macros", "get_sub_macros",
+                   "is_cthunk_wrapper_type", "lquote_macro"), _C_CODE),
+    ("link.c.params_type", ("Params", "ParamsType", "c_cpp_keywords"), _C_CODE),
+    ("link.c.type", ("CDataType", "CDataTypeConstant", "CEnumType", "EnumList", "EnumType"),
+     _C_CODE),
+    ("tensor.blas", ("GemmRelated", "ldflags"), _C_CODE),
+    ("tensor.blas_c", ("BaseBLAS", "gemv_c_code", "ger_c_code"), _C_CODE),
+    ("scalar.math", ("C_CODE_PATH",), _C_CODE),
+    ("sparse.rewriting", ("local_csm_grad_c", "local_inplace_addsd_ccode", "local_sampling_dot_csr",
+                          "local_usmm", "local_usmm_csc_dense_inplace"),
+     "rewrites to PyTensor's sparse C kernels (Usmm, SamplingDotCSR, CSMGradC, AddSD's C "
+     "code): opgraph-sparse computes these products with SciPy"),
+    ("typed_list.rewriting", ("typed_list_inplace_rewrite",),
+     "opgraph's list Ops always return a new list: there is no in-place variant to switch to"),
 )
 
 

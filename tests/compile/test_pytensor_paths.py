@@ -16,3 +16,15 @@ def test_compile_reexports():
     assert c.FromFunctionOp is FromFunctionOp
     assert RebuildUnusedInputError is UnusedInputError is c.UnusedInputError
     assert {"rebuild_collect_shared", "FromFunctionOp"} <= set(c.__all__)
+
+
+def test_load_back_finds_an_object_by_module_and_name():
+    import math
+
+    import pytest
+
+    from opgraph.compile.ops import load_back
+
+    assert load_back("math", "sqrt") is math.sqrt
+    with pytest.raises(AttributeError):
+        load_back("math", "no_such_function")
