@@ -24,6 +24,7 @@ from opgraph.scalar.basic import (
 from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import const_like, grad_zeros
+from opgraph.utils import lazy_scipy_module
 
 __all__ = [
     "ArcCos",
@@ -412,6 +413,9 @@ _attach_docs(globals())
 
 #: The NumPy function behind ``round_half_away_from_zero`` (PyTensor's reference for it).
 round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn
+
+#: ``scipy.special``, loaded on first use (PyTensor's ``scalar.math.special``)
+special = lazy_scipy_module("special")
 
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])
