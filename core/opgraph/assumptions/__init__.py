@@ -2,7 +2,11 @@
 definite, orthogonal), stated with ``assume`` and inferred through the graph
 by ``AssumptionFeature``. See ``opgraph.assumptions.core``."""
 
+from opgraph.assumptions import alloc as _alloc  # noqa: F401 - registers rules
+from opgraph.assumptions import dimshuffle as _dimshuffle  # noqa: F401 - registers rules
 from opgraph.assumptions import display as _display  # noqa: F401 - fills debugprint's table
+from opgraph.assumptions import reshape as _reshape  # noqa: F401 - registers rules
+from opgraph.assumptions import shape as _shape  # noqa: F401 - registers rules
 from opgraph.assumptions import tensor_rules as _tensor_rules  # noqa: F401 - registers rules
 from opgraph.assumptions.core import (
     ALL_KEYS,
