@@ -81,3 +81,23 @@ def test_load_shared_variable():
     v = load_shared_variable(np.arange(3.0))
     assert isinstance(v, TensorSharedVariable)
     np.testing.assert_array_equal(v.get_value(), np.arange(3.0))
+
+
+def test_warn_reuse_warns_on_the_second_use():
+    import warnings
+
+    from opgraph.tensor.random.variable import warn_reuse
+
+    calls = []
+
+    @warn_reuse
+    def draw(self):
+        calls.append(1)
+        return len(calls)
+
+    r = pt.random.type.rng("r")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert draw(r) == 1
+    with pytest.warns(UserWarning, match="already been used"):
+        assert draw(r) == 2
