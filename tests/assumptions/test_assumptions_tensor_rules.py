@@ -69,3 +69,19 @@ def test_rule_bodies_for_eye_and_alloc_diag():
     assert alloc_diag_at_offset_zero(A.DIAGONAL, _Op(), None, None, None, []) == [
         FactState.TRUE]
     np.testing.assert_array_equal(eye.eval(), np.eye(3))
+
+
+def test_indexing_batch_axes_keeps_facts(lower):
+    assert _state(lower[0], A.LOWER_TRIANGULAR) is FactState.TRUE
+    assert _state(lower[1:], A.LOWER_TRIANGULAR) is FactState.TRUE
+    assert _state(lower[:, 1:], A.LOWER_TRIANGULAR) is FactState.UNKNOWN
+    assert _state(lower[:, :, 0], A.LOWER_TRIANGULAR) is FactState.UNKNOWN
+    other = A.assume(pt.matrix("o", shape=(3, 3)), lower_triangular=True)
+    assert _state(pt.set_subtensor(lower[0], other), A.LOWER_TRIANGULAR) is FactState.TRUE
+    assert _state(pt.inc_subtensor(lower[0], other), A.LOWER_TRIANGULAR) is FactState.TRUE
+    plain = pt.matrix("p", shape=(3, 3))
+    assert _state(pt.set_subtensor(lower[0], plain), A.LOWER_TRIANGULAR) is FactState.UNKNOWN
+    orth = A.assume(pt.tensor3("q", shape=(2, 3, 3)), orthogonal=True)
+    o2 = A.assume(pt.matrix("r", shape=(3, 3)), orthogonal=True)
+    assert _state(pt.inc_subtensor(orth[0], o2), A.ORTHOGONAL) is FactState.UNKNOWN
+    assert _state(pt.set_subtensor(orth[0], o2), A.ORTHOGONAL) is FactState.TRUE

@@ -7,6 +7,7 @@ from opgraph.assumptions import dimshuffle as _dimshuffle  # noqa: F401 - regist
 from opgraph.assumptions import display as _display  # noqa: F401 - fills debugprint's table
 from opgraph.assumptions import reshape as _reshape  # noqa: F401 - registers rules
 from opgraph.assumptions import shape as _shape  # noqa: F401 - registers rules
+from opgraph.assumptions import subtensor as _subtensor  # noqa: F401 - registers rules
 from opgraph.assumptions import tensor_rules as _tensor_rules  # noqa: F401 - registers rules
 from opgraph.assumptions.core import (
     ALL_KEYS,
