@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from opgraph.graph.utils import lazy_exports
 
 if TYPE_CHECKING:
+    from opgraph.compile.aliasing import add_supervisor_to_fgraph
     from opgraph.compile.builders import OpFromGraph
     from opgraph.compile.io import In, Out
     from opgraph.compile.mode import (
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
         get_mode,
         get_rewriter,
     )
+    from opgraph.compile.ops import FromFunctionOp
     from opgraph.compile.prepare import UnusedInputError
     from opgraph.compile.profiling import ProfileStats
+    from opgraph.compile.rebuild import rebuild_collect_shared
     from opgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 _LAZY = {
@@ -39,6 +42,9 @@ _LAZY = {
     "get_default_mode": "opgraph.compile.mode",
     "get_rewriter": "opgraph.compile.mode",
     "UnusedInputError": "opgraph.compile.prepare",
+    "rebuild_collect_shared": "opgraph.compile.rebuild",
+    "add_supervisor_to_fgraph": "opgraph.compile.aliasing",
+    "FromFunctionOp": "opgraph.compile.ops",
     "ProfileStats": "opgraph.compile.profiling",
     "SharedVariable": "opgraph.compile.sharedvalue",
     "shared": "opgraph.compile.sharedvalue",
@@ -98,6 +104,7 @@ __all__ = [
     "C",
     "DebugMode",
     "DeepCopyOp",
+    "FromFunctionOp",
     "Function",
     "FunctionMaker",
     "In",
@@ -113,6 +120,7 @@ __all__ = [
     "SymbolicOutput",
     "UnusedInputError",
     "ViewOp",
+    "add_supervisor_to_fgraph",
     "as_op",
     "deep_copy_op",
     "function",
@@ -126,6 +134,7 @@ __all__ = [
     "predefined_linkers",
     "predefined_modes",
     "predefined_optimizers",
+    "rebuild_collect_shared",
     "register_linker",
     "register_mode",
     "register_optimizer",

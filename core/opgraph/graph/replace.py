@@ -15,6 +15,7 @@ that Op its own vectorisation.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -302,3 +303,13 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
             memo.setdefault(old, new)
     result = [memo.get(o, o) for o in outs]
     return result[0] if single else result
+
+
+#: what ``replace``/``clone_replace`` take: pairs or a mapping
+ReplaceTypes = Iterable[tuple[Any, Any]] | dict[Any, Any]
+
+
+def vectorize(*args: Any, **kwargs: Any) -> Any:
+    """The old name of :func:`vectorize_graph` (warns, then calls it)."""
+    warnings.warn("vectorize was renamed to vectorize_graph", UserWarning, stacklevel=2)
+    return vectorize_graph(*args, **kwargs)

@@ -100,7 +100,13 @@ from opgraph.tensor import (  # noqa: E402, F401
 from opgraph.tensor.interpolate import interp, interpolate1d  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.subtensor_more import flip, slice_at_axis  # noqa: E402, F401
-from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+from opgraph.tensor.type_other import (  # noqa: E402, F401 - PyTensor's pt names
+    NoneConst,
+    NoneSliceConst,
+    make_slice,
+    none_type_t,
+    slicetype,
+)
 
 # NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
 inf = _np.inf

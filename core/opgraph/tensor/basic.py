@@ -65,7 +65,7 @@ from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
     shape_padright,
 )
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
-from opgraph.tensor.ufuncs import tensor_copy  # noqa: F401 (PyTensor's tensor.basic name)
+from opgraph.tensor.ufuncs import identity, tensor_copy  # noqa: F401 (PyTensor's names)
 from opgraph.tensor.variable import (  # noqa: F401 (_as_tensor_variable: PyTensor's dispatcher)
     TensorConstant,
     TensorVariable,

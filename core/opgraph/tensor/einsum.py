@@ -473,3 +473,8 @@ def _general_dot(
     ]
     spec = f"...{''.join(x_labels)},...{''.join(y_labels)}->...{''.join(out)}"
     return einsum(spec, xc, yc)
+
+
+# PyTensor's annotation aliases: one contraction step, and a contraction path
+CONTRACTION_STEP = tuple[tuple[int, ...], set[str], str]
+PATH = tuple[tuple[int] | tuple[int, int], ...]

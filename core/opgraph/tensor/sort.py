@@ -8,7 +8,7 @@ indexing update along the sorted axis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -148,3 +148,8 @@ def argsort(a: Any, axis: Any = -1, kind: str | None = None, order: Any = None,
 
 
 register_tensor_methods(sort=sort, argsort=argsort)
+
+
+#: the sorting algorithms ``sort``/``argsort`` take (PyTensor's annotation alias and values)
+KIND = Literal["quicksort", "mergesort", "heapsort", "stable"]
+KIND_VALUES = ("quicksort", "mergesort", "heapsort", "stable")
