@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.compile.debug.callback import CallbackLinker, NodeHook
-from opgraph.compile.mode import Mode
+from opgraph.compile.moderecord import Mode
 
 __all__ = ["MonitorMode"]
 

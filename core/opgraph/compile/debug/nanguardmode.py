@@ -16,7 +16,7 @@ import numpy as np
 
 from opgraph.compile.debug.callback import CallbackLinker
 from opgraph.compile.flags import flag
-from opgraph.compile.mode import Mode
+from opgraph.compile.moderecord import Mode
 from opgraph.link.basic import node_description
 
 __all__ = ["BIG_VALUE", "NanGuardMode", "contains_inf", "contains_nan"]
