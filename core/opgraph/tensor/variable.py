@@ -567,6 +567,3 @@ register_pattern_constant(constant)  # numbers in logic patterns become tensor c
 DenseTensorVariable = TensorVariable
 DenseTensorConstant = TensorConstant
 
-
-# TensorType.filter_variable (opgraph.tensor.type, below this module) converts with this.
-register_tensor_functions(as_tensor_variable=as_tensor_variable)
