@@ -51,9 +51,13 @@ class FunctionTable:
             except AttributeError:
                 continue
         if self.fallback is not None and not name.startswith("__"):
-            value = self.fallback(name)  # AttributeError when it has none either
-            self.functions[name] = value
-            return value
+            try:
+                value = self.fallback(name)
+            except AttributeError:
+                pass  # it serves no such name either
+            else:
+                self.functions[name] = value
+                return value
         raise AttributeError(
             f"no {self.filled_by} function {name!r} is registered (the modules of "
             f"{self.filled_by} register theirs when it is imported)"
