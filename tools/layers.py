@@ -96,7 +96,6 @@ DOCUMENTED_IMPORTS = {
     # opgraph.compile`` stay light; the modules below ask it only when they run a hook.
     ("opgraph.autodiff.hooks", "opgraph.plugins.manager"): "lazy plugin manager",
     ("opgraph.autodiff.evaluate", "opgraph.plugins.manager"): "lazy plugin manager",
-    ("opgraph.compile.mode", "opgraph.plugins.manager"): "lazy plugin manager",
     ("opgraph.compile.function.types", "opgraph.plugins.manager"): "lazy plugin manager",
 }
 

@@ -36,6 +36,7 @@ from opgraph.tensor import ifelse as _ifelse
 from opgraph.tensor import indexing_along as _indexing_along
 from opgraph.tensor import math as _math
 from opgraph.tensor import math_names as _math_names
+from opgraph.tensor import operators as _operators  # noqa: F401 - fills the operator table
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
 from opgraph.tensor import printers as _printers  # noqa: F401

@@ -294,6 +294,3 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
 register_constant_rule(TensorFromScalar, passthrough)
 register_constant_rule(ScalarFromTensor, passthrough)
 SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py
-
-# as_tensor_variable of a scalar variable (opgraph.tensor.variable) converts with this.
-register_tensor_functions(tensor_from_scalar=tensor_from_scalar)

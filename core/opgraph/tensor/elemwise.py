@@ -40,7 +40,6 @@ from opgraph.tensor.variable import (
     as_tensor_variable,
     constant,
     python_number_dtype,
-    register_tensor_functions,
 )
 
 __all__ = [
@@ -698,8 +697,6 @@ __getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduc
 register_constant_rule(DimShuffle, passthrough)
 register_constant_rule(Elemwise, elemwise_constant)
 
-# ``x.dimshuffle(...)``, ``x.T`` (the methods live in opgraph.tensor.variable).
-register_tensor_functions(DimShuffle=DimShuffle, transpose=transpose)
 
 
 def get_normalized_batch_axes(core_axes: int | tuple[int, ...] | None, core_ndim: int,

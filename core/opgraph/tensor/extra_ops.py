@@ -24,7 +24,7 @@ from opgraph.tensor.reduction import max as pt_max
 from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, specify_shape, squeeze
 from opgraph.tensor.subtensor import advanced_inc_subtensor1
 from opgraph.tensor.type import TensorType, get_floatX, integer_dtypes
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = ["Bartlett", "CpuContiguous", "CumOp", "FillDiagonal", "FillDiagonalOffset",
            "RavelMultiIndex", "Repeat", "SearchsortedOp", "Unique", "UnravelIndex", "bartlett",
@@ -764,13 +764,6 @@ def geomspace(start: Any, end: Any, steps: int = 50, base: float = 10.0,
     return ptm.cast(values, dtype) if dtype is not None else values
 
 
-register_tensor_methods(
-    cumsum=cumsum,
-    cumprod=cumprod,
-    repeat=lambda x, repeats, axis=None: repeat(x, repeats, axis),
-    searchsorted=lambda a, v, side="left", sorter=None: searchsorted(a, v, side, sorter),
-    compress=lambda x, condition, axis=None: compress(condition, x, axis),
-)
 
 
 def concat_with_broadcast(tensor_list: Sequence[Any], axis: int = 0) -> Variable:

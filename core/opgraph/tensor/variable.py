@@ -568,8 +568,6 @@ DenseTensorVariable = TensorVariable
 DenseTensorConstant = TensorConstant
 
 
-# TensorType.filter_variable (opgraph.tensor.type, below this module) converts with this.
-register_tensor_functions(as_tensor_variable=as_tensor_variable)
 
 
 def get_unique_constant_value(x: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.compile.debug.callback import CallbackLinker, NodeHook
-from opgraph.compile.mode import Mode
+from opgraph.compile.moderecord import Mode
 
 __all__ = ["MonitorMode", "detect_nan"]
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from opgraph.compile.debug.callback import CallbackLinker
 from opgraph.compile.flags import flag
-from opgraph.compile.mode import Mode
+from opgraph.compile.moderecord import Mode
 from opgraph.link.basic import node_description
 from opgraph.utils import flatten as utils_flatten
 

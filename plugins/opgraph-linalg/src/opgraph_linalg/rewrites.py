@@ -210,15 +210,16 @@ def register_rewrites(db: Any) -> None:
     # Blockwise's own clean-up (it lives in the core; this package is its main user). A
     # pass of its own after specialize, so the rewrites above still see Blockwise nodes.
     db.register("local_useless_blockwise", local_useless_blockwise, "fast_run", "linalg",
-                phase="post_specialize", use_db_name_as_tag=False)
+                phase="post_specialize", use_db_name_as_tag=False, before=("BlasOpt",))
     db["canonicalize"].register("linalg_transposed_triangular", transposed_triangular_solve,
                                 "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("linalg_cholesky_of_cholesky_product",
                                 cholesky_of_cholesky_product, "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("optimize_inline_constant_args", inline_constant_args,
                                 "fast_run", "fast_compile", "linalg")
+    # the solvers claim their buffers before the generic in-place passes look at them
     db.register("linalg_inplace", LinalgInplace(), "fast_run", "inplace", "linalg",
-                phase="inplace")
+                phase="inplace", before=("InplaceBlasOpt", "inplace_elemwise"))
     # PyTensor's names; the earlier opgraph names stay as tags (``excluding`` either works)
     db["stabilize"].register("inv_to_solve", inv_to_solve, "fast_run", "linalg",
                              "linalg_inv_to_solve")
