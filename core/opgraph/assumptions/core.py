@@ -21,11 +21,12 @@ from typing import Any
 
 import attrs
 
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.features import AlreadyThere, Feature
 
 __all__ = [
     "ASSUMPTION_INFER_REGISTRY",
+    "CONSTANT_INFER_REGISTRY",
     "DIAGONAL",
     "IMPLIES",
     "LOWER_TRIANGULAR",
@@ -38,6 +39,7 @@ __all__ = [
     "ConflictingAssumptionsError",
     "FactState",
     "register_assumption",
+    "register_constant_inference",
     "same_as_input",
 ]
 
@@ -111,6 +113,20 @@ Rule = Callable[..., Iterable[FactState]]
 #: ``{(key, op class): rule}``; a rule is
 #: ``rule(key, op, feature, fgraph, node, input_states) -> [state per output]``.
 ASSUMPTION_INFER_REGISTRY: dict[tuple[AssumptionKey, type], Rule] = {}
+
+
+ConstantInferFn = Callable[[Any], FactState]
+
+#: ``{key: fn}``; ``fn(constant)`` says what the value of a graph constant shows about ``key``
+CONSTANT_INFER_REGISTRY: dict[AssumptionKey, ConstantInferFn] = {}
+
+
+def register_constant_inference(key: AssumptionKey, fn: ConstantInferFn) -> None:
+    """Register ``fn``: what a constant's value shows about ``key`` (constant folding turns
+    ``eye(n)`` into a constant; its facts must survive)."""
+    if not isinstance(key, AssumptionKey):
+        raise TypeError(f"register_constant_inference: key must be an AssumptionKey, got {key!r}")
+    CONSTANT_INFER_REGISTRY[key] = fn
 
 
 def register_assumption(key: AssumptionKey, *op_types: type) -> Callable[[Rule], Rule]:
@@ -256,7 +272,11 @@ class AssumptionFeature(Feature):
             node = v.owner
             rule = find_rule(key, node.op) if node is not None else None
             if rule is None:
-                self._cache[(v, key)] = self._declared.get((v, key), FactState.UNKNOWN)
+                state = self._declared.get((v, key), FactState.UNKNOWN)
+                infer = CONSTANT_INFER_REGISTRY.get(key) if node is None else None
+                if infer is not None and isinstance(v, Constant):
+                    state = FactState.join(state, infer(v))
+                self._cache[(v, key)] = state
                 continue
             if not expanded:
                 stack.append((v, True))

@@ -33,14 +33,17 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.products import Dot, MatMul
+from opgraph_linalg import assumption_rules as _assumption_rules  # noqa: F401 - registers rules
 from opgraph_linalg._util import matrix_transpose, transposed_operand
 from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
 from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
+from opgraph_linalg.rewrites_diag import register_diag_rewrites
 from opgraph_linalg.rewrites_logprod import register_logprod_rewrites
 from opgraph_linalg.rewrites_structure import register_structure_rewrites
+from opgraph_linalg.rewrites_summary import register_summary_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
 
@@ -229,3 +232,5 @@ def register_rewrites(db: Any) -> None:
     register_structure_rewrites(db)
     register_decomposition_rewrites(db)
     register_logprod_rewrites(db)
+    register_diag_rewrites(db)
+    register_summary_rewrites(db)
