@@ -11,7 +11,8 @@ zero pattern of the operands:
 - ``TrueDiv``: the numerator is a full matrix with the pattern;
 - unary Ops with ``f(0) == 0`` (neg, abs, sqr, sqrt, sin, ...) keep it;
 - ``DimShuffle``: batch axes may move; a transpose of the matrix axes keeps
-  diagonal and symmetric and swaps lower and upper triangular.
+  diagonal, symmetric, orthogonal and positive definite and swaps lower and
+  upper triangular.
 
 Symmetry flows through ``Mul``/``Add``/``Sub`` when every full matrix operand
 is symmetric and the others are broadcast over both matrix axes.
@@ -26,6 +27,8 @@ import opgraph.scalar as ps
 from opgraph.assumptions import (
     DIAGONAL,
     LOWER_TRIANGULAR,
+    ORTHOGONAL,
+    POSITIVE_DEFINITE,
     SYMMETRIC,
     UPPER_TRIANGULAR,
     FactState,
@@ -94,6 +97,7 @@ def elemwise_facts(key: Any, op: Elemwise, feature: Any, fgraph: Any, node: Appl
     return _true_if(False, n_out)
 
 
+_TRANSPOSE_KEEPS = (DIAGONAL, SYMMETRIC, ORTHOGONAL, POSITIVE_DEFINITE)
 _SWAPPED = {LOWER_TRIANGULAR: UPPER_TRIANGULAR, UPPER_TRIANGULAR: LOWER_TRIANGULAR}
 
 
@@ -110,11 +114,13 @@ def dimshuffle_facts(key: Any, op: DimShuffle, feature: Any, fgraph: Any, node: 
     if order[-2:] == (nd - 1, nd - 2):
         other = _SWAPPED.get(key)
         if other is None:
-            return [input_states[0]] if key in (DIAGONAL, SYMMETRIC) else [FactState.UNKNOWN]
+            return [input_states[0]] if key in _TRANSPOSE_KEEPS else [FactState.UNKNOWN]
         return [feature.get(node.inputs[0], other)]
     return [FactState.UNKNOWN]
 
 
 for _key in (*_ZERO_PATTERN, SYMMETRIC):
     register_assumption(_key, Elemwise)(elemwise_facts)
+    register_assumption(_key, DimShuffle)(dimshuffle_facts)
+for _key in (ORTHOGONAL, POSITIVE_DEFINITE):
     register_assumption(_key, DimShuffle)(dimshuffle_facts)

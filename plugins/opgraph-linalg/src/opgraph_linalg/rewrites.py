@@ -41,7 +41,10 @@ from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
 from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
 from opgraph_linalg.rewrites_diag import register_diag_rewrites
+from opgraph_linalg.rewrites_inverse import register_inverse_rewrites
 from opgraph_linalg.rewrites_logprod import register_logprod_rewrites
+from opgraph_linalg.rewrites_products import register_product_rewrites
+from opgraph_linalg.rewrites_solvers import register_solver_rewrites
 from opgraph_linalg.rewrites_structure import register_structure_rewrites
 from opgraph_linalg.rewrites_summary import register_summary_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
@@ -234,3 +237,6 @@ def register_rewrites(db: Any) -> None:
     register_logprod_rewrites(db)
     register_diag_rewrites(db)
     register_summary_rewrites(db)
+    register_inverse_rewrites(db)
+    register_product_rewrites(db)
+    register_solver_rewrites(db)

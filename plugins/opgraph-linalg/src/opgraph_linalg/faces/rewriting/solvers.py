@@ -7,6 +7,13 @@ from opgraph_linalg.rewrites_decomposition import (
     reuse_decomposition_multiple_solves,
     scan_split_non_sequence_decomposition_and_solve,
 )
+from opgraph_linalg.rewrites_solvers import (
+    diagonal_solve_to_division,
+    orthogonal_solve_to_transpose_matmul,
+    paired_triangular_solves_to_cho_solve,
+    solve_of_inv_to_matmul,
+    solve_sylvester_of_diag,
+)
 from opgraph_linalg.rewrites_structure import (
     generic_solve_to_solve_triangular,
     scalar_solve_to_division,
@@ -15,9 +22,14 @@ from opgraph_linalg.rewrites_structure import (
 psd_solve_to_chol_solve = psd_solve_to_cho_solve
 
 __all__ = [
+    "diagonal_solve_to_division",
     "generic_solve_to_solve_triangular",
+    "orthogonal_solve_to_transpose_matmul",
+    "paired_triangular_solves_to_cho_solve",
     "psd_solve_to_chol_solve",
     "reuse_decomposition_multiple_solves",
     "scalar_solve_to_division",
     "scan_split_non_sequence_decomposition_and_solve",
+    "solve_of_inv_to_matmul",
+    "solve_sylvester_of_diag",
 ]
