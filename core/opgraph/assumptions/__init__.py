@@ -3,6 +3,7 @@ definite, orthogonal), stated with ``assume`` and inferred through the graph
 by ``AssumptionFeature``. See ``opgraph.assumptions.core``."""
 
 from opgraph.assumptions import display as _display  # noqa: F401 - fills debugprint's table
+from opgraph.assumptions import elemwise_rules as _elemwise_rules  # noqa: F401 - registers rules
 from opgraph.assumptions import tensor_rules as _tensor_rules  # noqa: F401 - registers rules
 from opgraph.assumptions.core import (
     ASSUMPTION_INFER_REGISTRY,

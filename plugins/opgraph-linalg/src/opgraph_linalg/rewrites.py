@@ -33,7 +33,6 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.products import Dot, MatMul
-from opgraph_linalg import assumption_rules as _assumption_rules  # noqa: F401 - registers rules
 from opgraph_linalg._util import matrix_transpose, transposed_operand
 from opgraph_linalg.decomposition import Cholesky, cholesky
 from opgraph_linalg.inplace import LinalgInplace

@@ -84,7 +84,7 @@ def cholesky_of_diag(fgraph: Any, node: Apply) -> Any:
     """cholesky(D) -> diag(sqrt(diagonal(D)))."""
     if _core_op(node, Cholesky) is None:
         return None
-    (x,) = node.inputs
+    x = node.inputs[0]
     if all(x.type.broadcastable[-2:]):
         return _out([pt.sqrt(x)], node)
     if not is_diagonal(fgraph, x):
@@ -130,7 +130,7 @@ def eigvalsh_of_diag(fgraph: Any, node: Apply) -> Any:
 def svd_of_diag(fgraph: Any, node: Apply) -> Any:
     """svd(D): singular values |d| sorted descending, u and vh permutations (signed)."""
     op = _core_op(node, SVD)
-    (x,) = node.inputs
+    x = node.inputs[0]
     if op is None or x.type.ndim != 2 or not is_diagonal(fgraph, x):
         return None
     dtype = node.outputs[-1].type.dtype if not op.compute_uv else node.outputs[1].type.dtype
@@ -152,7 +152,7 @@ def svd_of_diag(fgraph: Any, node: Apply) -> Any:
 def lu_of_diag(fgraph: Any, node: Apply) -> Any:
     """lu(D) -> (I, I, D) (``permute_l``: (I, D); ``p_indices``: (arange(n), I, D))."""
     op = _core_op(node, LU)
-    (x,) = node.inputs
+    x = node.inputs[0]
     if op is None or not is_diagonal(fgraph, x):
         return None
     dtype = node.outputs[-1].type.dtype
@@ -169,7 +169,7 @@ def lu_of_diag(fgraph: Any, node: Apply) -> Any:
 @node_rewriter([Blockwise])
 def lu_factor_of_diag(fgraph: Any, node: Apply) -> Any:
     """lu_factor(D) -> (D, arange(n))."""
-    (x,) = node.inputs
+    x = node.inputs[0]
     if _core_op(node, LUFactor) is None or not is_diagonal(fgraph, x):
         return None
     piv = pt.arange(x.shape[-1], dtype=node.outputs[1].type.dtype)
@@ -180,7 +180,7 @@ def lu_factor_of_diag(fgraph: Any, node: Apply) -> Any:
 def qr_of_diag(fgraph: Any, node: Apply) -> Any:
     """qr(D) -> (I, D); ``raw``: (D, zeros, D)."""
     op = _core_op(node, QR)
-    (x,) = node.inputs
+    x = node.inputs[0]
     # column pivoting reorders by column norm: no closed form kept here
     if op is None or op.pivoting or not is_diagonal(fgraph, x):
         return None
@@ -216,7 +216,7 @@ def _selected(sort: str, a: Variable, b: Variable | None) -> Variable:
 def schur_of_diag(fgraph: Any, node: Apply) -> Any:
     """schur(D) -> (D, I); with ``sort`` the selected eigenvalues first."""
     op = _core_op(node, Schur)
-    (x,) = node.inputs
+    x = node.inputs[0]
     if op is None or not is_diagonal(fgraph, x):
         return None
     dtype = node.outputs[0].type.dtype

@@ -66,7 +66,7 @@ def is_matrix_transpose(x: Any) -> bool:
 def inv_of_diag_to_diag_reciprocal(fgraph: Any, node: Apply) -> Any:
     """inv(D) -> diag(1 / d); pinv(D) -> diag(1 / d) with zeros kept zero."""
     op = _core(node, MATRIX_INVERSE_OPS)
-    (x,) = node.inputs
+    x = node.inputs[0]
     if op is None or not is_diagonal(fgraph, x):
         return None
     d = diagonal(x, axis1=-2, axis2=-1)
@@ -79,7 +79,7 @@ def inv_of_diag_to_diag_reciprocal(fgraph: Any, node: Apply) -> Any:
 @node_rewriter([Blockwise])
 def inv_of_orthogonal_to_transpose(fgraph: Any, node: Apply) -> Any:
     """inv(Q) -> Q.T for an orthogonal Q."""
-    (x,) = node.inputs
+    x = node.inputs[0]
     if _core(node, MATRIX_INVERSE_OPS) is None or x.type.ndim < 2:
         return None
     if not _feature(fgraph).check(x, ORTHOGONAL):
@@ -93,7 +93,7 @@ def eig_to_eigh(fgraph: Any, node: Apply) -> Any:
     op = _core(node, Eig)
     if op is None or isinstance(op, Eigh):
         return None
-    (x,) = node.inputs
+    x = node.inputs[0]
     if x.type.ndim < 2 or not _feature(fgraph).check(x, SYMMETRIC):
         return None
     w, v = eigh(x)
@@ -111,7 +111,7 @@ def svd_uv_merge(fgraph: Any, node: Apply) -> Any:
     op = _core(node, SVD)
     if op is None or fgraph is None:
         return None
-    (x,) = node.inputs
+    x = node.inputs[0]
     others = [c for c, _ in fgraph.clients.get(x, [])
               if not isinstance(c, str) and c is not node and _core(c, SVD) is not None]
     if op.compute_uv:
@@ -135,7 +135,7 @@ def useless_symmetric_transpose(fgraph: Any, node: Apply) -> Any:
     out = node.outputs[0]
     if not is_matrix_transpose(out):
         return None
-    (x,) = node.inputs
+    x = node.inputs[0]
     if not _feature(fgraph).check(x, SYMMETRIC):
         return None
     new = x

@@ -12,6 +12,9 @@
   alloc_diag(ravel(outer(da, db))) for diagonal Da, Db
 - ``expm_of_diag`` (canonicalize, stabilize): expm(D) -> alloc_diag(exp(d));
   a 1x1 matrix -> exp(x)
+- ``linalg_extract_diag_of_alloc_diag`` (canonicalize, stabilize, specialize):
+  diagonal(alloc_diag(v)) -> v for the same offset and axes (PyTensor's
+  ``local_extract_diag_of_alloc_diag``, here for this package's own two Ops)
 - ``orthogonal_dot_transpose_to_eye`` (canonicalize, stabilize): Q @ Q.T and Q.T @ Q ->
   eye for an orthogonal Q (Q @ Q.T only for Q statically square: a matrix with
   orthonormal columns has Q.T @ Q = I but not Q @ Q.T = I)
@@ -28,7 +31,13 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg._util import transposed_operand
-from opgraph_linalg.constructors import BlockDiagonal, ExtractDiag, alloc_diag, diagonal
+from opgraph_linalg.constructors import (
+    AllocDiag,
+    BlockDiagonal,
+    ExtractDiag,
+    alloc_diag,
+    diagonal,
+)
 from opgraph_linalg.products import Expm, KroneckerProduct
 from opgraph_linalg.rewrites_diag import is_diagonal
 from opgraph_linalg.rewrites_structure import _feature, _like
@@ -38,6 +47,7 @@ __all__ = [
     "det_of_blockdiag",
     "diag_of_blockdiag",
     "expm_of_diag",
+    "extract_diag_of_alloc_diag",
     "fuse_blockdiagonal",
     "kron_of_diagonal_to_diagonal",
     "orthogonal_dot_transpose_to_eye",
@@ -144,6 +154,20 @@ def expm_of_diag(fgraph: Any, node: Apply) -> Any:
     return [_like(new, node.outputs[0])]
 
 
+@node_rewriter([ExtractDiag])
+def extract_diag_of_alloc_diag(fgraph: Any, node: Apply) -> Any:
+    """diagonal(alloc_diag(v)) -> v (same offset, same axes in the same order)."""
+    inner = node.inputs[0].owner
+    if inner is None or not isinstance(inner.op, AllocDiag):
+        return None
+    nd = node.inputs[0].type.ndim
+    op, alloc = node.op, inner.op
+    if op.offset != alloc.offset or (op.axis1 % nd, op.axis2 % nd) != (
+            alloc.axis1 % nd, alloc.axis2 % nd):
+        return None
+    return [_like(inner.inputs[0], node.outputs[0])]
+
+
 def _eye_like(q: Variable, n: Variable, out: Variable) -> Variable:
     eye = pt.eye(n, dtype=out.type.dtype)
     if out.type.ndim > 2:
@@ -184,3 +208,7 @@ def register_product_rewrites(db: Any) -> None:
         for phase in both:
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
             db[phase].register(name, rewriter, *tags, "linalg")
+    for phase in ("canonicalize", "stabilize", "specialize"):
+        tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
+        db[phase].register("linalg_extract_diag_of_alloc_diag", extract_diag_of_alloc_diag,
+                           *tags, "linalg")

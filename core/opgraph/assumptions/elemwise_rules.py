@@ -1,4 +1,4 @@
-"""How matrix facts flow through elementwise Ops and DimShuffle.
+"""How matrix facts flow through elementwise Ops and DimShuffle (loaded by the package).
 
 The linear-algebra rewrites ask whether a matrix is diagonal or triangular
 (``eye(n) * x``, ``alloc_diag(v).T``, ``-D``); these rules answer from the
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import opgraph.scalar as ps
-from opgraph.assumptions import (
+from opgraph.assumptions.core import (
     DIAGONAL,
     LOWER_TRIANGULAR,
     ORTHOGONAL,

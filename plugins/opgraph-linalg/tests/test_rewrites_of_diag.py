@@ -1,0 +1,180 @@
+"""The closed forms for diagonal, orthogonal and block matrices keep values and gradients.
+
+Each case: FAST_RUN has no factorization left (the rewrite fired), its values equal
+NumPy/SciPy's, and (``check_rewrite``) FAST_RUN's values and gradients equal the
+unrewritten graph's and finite differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import opgraph_linalg as la
+import pytest
+import scipy.linalg as sl
+from test_rewrite_gradients import FAST, _core_names, check_rewrite
+
+import opgraph.tensor as pt
+from opgraph.assumptions import (
+    DIAGONAL,
+    LOWER_TRIANGULAR,
+    SYMMETRIC,
+    UPPER_TRIANGULAR,
+    AssumptionFeature,
+)
+from opgraph.assumptions.specify import assume
+from opgraph.compile.function import function
+
+FACTORIZATIONS = {"Cholesky", "Eigh", "Eigvalsh", "SVD", "LU", "LUFactor", "QR", "Schur", "QZ",
+                  "MatrixInverse", "MatrixPinv", "Det", "Expm", "Solve", "SolveTriangular",
+                  "CholeskySolve", "SolveSylvester", "KroneckerProduct", "BlockDiagonal",
+                  "Eig"}
+
+
+def _run(inputs, outputs, vals):
+    fn = function(inputs, outputs, mode=FAST)
+    left = FACTORIZATIONS.intersection(_core_names(fn))
+    assert not left, f"not rewritten: {left}"
+    return fn(*vals)
+
+
+@pytest.fixture
+def dvals(rng):
+    d = rng.normal(size=5)
+    d[1] = -3.0  # a negative entry and a repeated magnitude
+    d[3] = 3.0
+    return d
+
+
+def test_facts_flow_through_eye_products_and_transposes():
+    x, v = pt.dmatrix("x"), pt.dvector("v")
+    f = AssumptionFeature()
+    assert f.check(pt.eye(4) * v, DIAGONAL)
+    assert f.check(-(pt.eye(4) * x), DIAGONAL)
+    assert not f.check(pt.eye(4, k=1) * x, DIAGONAL)
+    assert not f.check(pt.eye(4) + x, DIAGONAL)
+    low = assume(x, lower_triangular=True)
+    assert f.check(low.T, UPPER_TRIANGULAR) and not f.check(low.T, LOWER_TRIANGULAR)
+    assert f.check(pt.constant(np.eye(3)), DIAGONAL)
+    assert not f.check(pt.constant(np.ones((3, 3))), DIAGONAL)
+    assert f.check(pt.constant(np.ones((3, 3))), SYMMETRIC)
+
+
+def test_decompositions_of_diag_values(dvals):
+    d = pt.dvector("d")
+    dm = np.diag(dvals)
+    D = pt.eye(5) * d
+    chol, lu3, luf, qr2, schur2 = _run(
+        [d], [la.cholesky(pt.eye(5) * pt.abs(d)), la.lu(D)[2], la.lu_factor(D)[0],
+              la.qr(D)[0], la.schur(D)[0]], [dvals])
+    np.testing.assert_allclose(chol, np.linalg.cholesky(np.abs(dm)))
+    np.testing.assert_allclose(lu3, sl.lu(dm)[2])
+    np.testing.assert_allclose(luf, sl.lu_factor(dm)[0])
+    np.testing.assert_allclose(qr2, sl.qr(dm)[0])
+    np.testing.assert_allclose(schur2, sl.schur(dm)[0])
+
+
+def test_eigh_svd_of_diag_reconstruct(dvals):
+    d = pt.dvector("d")
+    dm = np.diag(dvals)
+    w, v = la.eigh(pt.diag(d))
+    u, s, vh = la.svd(pt.diag(d))
+    got = _run([d], [w, v, u, s, vh, la.eigvalsh(pt.diag(d))], [dvals])
+    np.testing.assert_allclose(got[0], np.linalg.eigvalsh(dm))
+    np.testing.assert_allclose(got[1] @ np.diag(got[0]) @ got[1].T, dm, atol=1e-12)
+    np.testing.assert_allclose(got[3], np.linalg.svd(dm, compute_uv=False))
+    np.testing.assert_allclose(got[2] @ np.diag(got[3]) @ got[4], dm, atol=1e-12)
+    np.testing.assert_allclose(got[5], np.linalg.eigvalsh(dm))
+
+
+@pytest.mark.parametrize("sort", ["lhp", "rhp", "iuc", "ouc"])
+def test_sorted_schur_and_qz_of_diag(rng, sort):
+    a, b = pt.dvector("a"), pt.dvector("b")
+    av, bv = rng.uniform(-2, 2, 5), rng.uniform(0.5, 2, 5)
+    t, z = la.schur(pt.diag(a), sort=sort)
+    aa, bb, q, zz = la.qz(pt.diag(a), pt.diag(b), sort=sort)
+    tv, zv, aav, bbv, qv, zzv = _run([a, b], [t, z, aa, bb, q, zz], [av, bv])
+    ref_t, _, n_sel = sl.schur(np.diag(av), sort=sort)
+    np.testing.assert_allclose(zv @ tv @ zv.T, np.diag(av), atol=1e-12)
+    np.testing.assert_allclose(np.sort(np.diag(tv)[:n_sel]), np.sort(np.diag(ref_t)[:n_sel]))
+    np.testing.assert_allclose(qv @ aav @ zzv.T, np.diag(av), atol=1e-12)
+    np.testing.assert_allclose(qv @ bbv @ zzv.T, np.diag(bv), atol=1e-12)
+
+
+def test_inverses_of_diag_keep_zero_pivots_for_pinv(dvals):
+    d = pt.dvector("d")
+    dz = dvals.copy()
+    dz[2] = 0.0
+    inv, pinv = _run([d], [la.inv(pt.diag(d)), la.pinv(pt.diag(d))], [dz])
+    assert np.isinf(inv[2, 2])
+    np.testing.assert_allclose(pinv, np.linalg.pinv(np.diag(dz)))
+
+
+@pytest.mark.parametrize("build", [
+    lambda d: la.cholesky(pt.eye(4) * pt.exp(d)),
+    lambda d: la.eigvalsh(pt.diag(d)),
+    lambda d: la.inv(pt.diag(pt.exp(d))),
+    lambda d: la.det(pt.eye(4) * d),
+    lambda d: la.expm(pt.diag(d)),
+    lambda d: la.solve(pt.diag(pt.exp(d)), d[::-1]),
+    lambda d: la.cho_solve((pt.diag(pt.exp(d)), True), d[::-1]),
+    lambda d: la.solve_sylvester(pt.diag(pt.exp(d)), pt.diag(pt.exp(-d)), pt.outer(d, d)),
+    lambda d: la.kron(assume(pt.diag(d), diagonal=True), pt.diag(d[:2])),
+], ids=["cholesky", "eigvalsh", "inv", "det", "expm", "solve", "cho_solve", "sylvester",
+        "kron"])
+def test_diag_rewrites_keep_gradients(rng, build):
+    d = pt.dvector("d")
+    out = build(d)
+    names = _core_names(function([d], out, mode=FAST))
+    assert not FACTORIZATIONS.intersection(names), names
+    check_rewrite([d], out, [rng.normal(size=4)], rng)
+
+
+def test_orthogonal_rewrites(rng):
+    x, b = pt.dmatrix("x", shape=(4, 4)), pt.dvector("b")
+    q = assume(x, orthogonal=True)
+    qv, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    bv = rng.normal(size=4)
+    inv, sol, eye = _run([x, b], [la.inv(q), la.solve(q, b), q @ q.T], [qv, bv])
+    np.testing.assert_allclose(inv, np.linalg.inv(qv), atol=1e-12)
+    np.testing.assert_allclose(sol, np.linalg.solve(qv, bv), atol=1e-12)
+    np.testing.assert_allclose(eye, np.eye(4), atol=1e-12)
+
+
+def test_orthonormal_columns_are_not_square_identity(rng):
+    """Q @ Q.T is not I for a tall Q with orthonormal columns: no rewrite then."""
+    x = pt.dmatrix("x")
+    q = assume(x, orthogonal=True)
+    qv, _ = np.linalg.qr(rng.normal(size=(5, 3)))
+    got = function([x], q @ q.T, mode=FAST)(qv)
+    np.testing.assert_allclose(got, qv @ qv.T)
+
+
+def test_block_diagonal_rewrites(rng):
+    s = pt.tensor("s", shape=(3, 2, 2))
+    sv = rng.normal(size=(3, 2, 2))
+    bd = la.block_diag(*[s[i] for i in range(3)])
+    fn = function([s], [la.diagonal(bd), la.det(bd)], mode=FAST)
+    assert "BlockDiagonal" not in _core_names(fn)  # det of each 2x2 block instead
+    diag, det = fn(sv)
+    full = sl.block_diag(*sv)
+    np.testing.assert_allclose(diag, np.diag(full))
+    np.testing.assert_allclose(det, np.linalg.det(full))
+
+
+def test_rectangular_blocks_keep_the_full_determinant(rng):
+    a, b = pt.dmatrix("a"), pt.dmatrix("b")
+    av, bv = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
+    got = function([a, b], la.det(la.block_diag(a, b)), mode=FAST)(av, bv)
+    np.testing.assert_allclose(got, np.linalg.det(sl.block_diag(av, bv)), atol=1e-12)
+
+
+def test_eig_of_symmetric_is_eigh(rng):
+    x = pt.dmatrix("x")
+    w, v = la.eig(assume(x, symmetric=True))
+    a = rng.normal(size=(4, 4))
+    a = a + a.T
+    fn = function([x], [w, v], mode=FAST)
+    assert "Eig" not in _core_names(fn)
+    wv, vv = fn(a)
+    assert wv.dtype == np.complex128
+    np.testing.assert_allclose(a @ vv, vv * wv, atol=1e-10)
