@@ -16,8 +16,9 @@ from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
 from opgraph.graph.traversal import ancestors, graph_inputs
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
+from opgraph_rewrites.scan.body import has_duplicates, make_equiv
 
-__all__ = ["ScanMerge", "merge_args"]
+__all__ = ["ScanMerge", "has_duplicates", "make_equiv", "merge_args"]
 
 _GROUPS = ("outer_in_seqs", "inner_in_seqs", "outer_in_mit_mot", "inner_in_mit_mot",
            "outer_in_mit_sot", "inner_in_mit_sot", "outer_in_sit_sot", "inner_in_sit_sot",
