@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
+
 import opgraph.scalar as ps
 from opgraph.assumptions import (
     LOWER_TRIANGULAR,
@@ -59,10 +61,15 @@ def get_assume_a(fgraph: Any, a: Variable) -> str:
 
 
 def _is_identity(var: Variable) -> bool:
-    """``eye(n, m, 0)``, possibly with batch axes added on the left."""
+    """``eye(n, m, 0)`` (or the constant it folds to), possibly with batch axes added
+    on the left."""
     node = var.owner
     if node is not None and isinstance(node.op, DimShuffle) and node.op.is_left_expand_dims:
-        node = node.inputs[0].owner
+        var = node.inputs[0]
+        node = var.owner
+    if isinstance(var, Constant):
+        data = np.asarray(var.data)
+        return data.ndim == 2 and bool(np.array_equal(data, np.eye(*data.shape)))
     if node is None or not isinstance(node.op, Eye):
         return False
     k = node.inputs[-1]

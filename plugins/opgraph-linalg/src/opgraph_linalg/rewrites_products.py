@@ -15,6 +15,8 @@
 - ``linalg_extract_diag_of_alloc_diag`` (canonicalize, stabilize, specialize):
   diagonal(alloc_diag(v)) -> v for the same offset and axes (PyTensor's
   ``local_extract_diag_of_alloc_diag``, here for this package's own two Ops)
+- ``linalg_extract_diag_of_eye_mul`` (canonicalize, stabilize, specialize):
+  diagonal(eye(n) * x) -> the diagonal of x broadcast to n x n (square, static n)
 - ``orthogonal_dot_transpose_to_eye`` (canonicalize, stabilize): Q @ Q.T and Q.T @ Q ->
   eye for an orthogonal Q (Q @ Q.T only for Q statically square: a matrix with
   orthonormal columns has Q.T @ Q = I but not Q @ Q.T = I)
@@ -24,11 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import opgraph.scalar as ps
 import opgraph.tensor as pt
 from opgraph.assumptions import ORTHOGONAL
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.products import Dot, MatMul
 from opgraph_linalg._util import transposed_operand
 from opgraph_linalg.constructors import (
@@ -39,6 +43,7 @@ from opgraph_linalg.constructors import (
     diagonal,
 )
 from opgraph_linalg.products import Expm, KroneckerProduct
+from opgraph_linalg.rewrite_utils import is_eye_mul
 from opgraph_linalg.rewrites_diag import is_diagonal
 from opgraph_linalg.rewrites_structure import _feature, _like
 from opgraph_linalg.summary import Det
@@ -168,6 +173,48 @@ def extract_diag_of_alloc_diag(fgraph: Any, node: Apply) -> Any:
     return [_like(inner.inputs[0], node.outputs[0])]
 
 
+def _diag_part(f: Variable, n: Variable) -> Variable:
+    """The main diagonal (length ``n``) of ``f`` broadcast to a square matrix."""
+    rows, cols = f.type.broadcastable[-2:]
+    if rows and cols:
+        return pt.expand_dims(f[..., 0, 0], -1)
+    if rows:
+        return f[..., 0, :]
+    if cols:
+        return f[..., :, 0]
+    return diagonal(f, axis1=-2, axis2=-1)
+
+
+@node_rewriter([ExtractDiag])
+def extract_diag_of_eye_mul(fgraph: Any, node: Apply) -> Any:
+    """diagonal(eye(n) * x) -> the diagonal of x (broadcast): the eye's is all ones."""
+    op = node.op
+    x = node.inputs[0]
+    nd = x.type.ndim
+    if op.offset != 0 or nd < 2 or (op.axis1 % nd, op.axis2 % nd) != (nd - 2, nd - 1):
+        return None
+    found = is_eye_mul(x)
+    if found is None:
+        return None
+    _eye, rest = found
+    rows, cols = x.type.shape[-2:]
+    if rows is None or rows != cols:
+        return None  # a rectangular eye's diagonal is shorter than x's factors
+    parts = [_diag_part(f, rows) for f in (rest.owner.inputs if _is_mul(rest) else [rest])]
+    new = parts[0]
+    for p in parts[1:]:
+        new = new * p
+    new = pt.broadcast_to(new, pt.shape_tuple(node.outputs[0])) if new.type.shape != \
+        node.outputs[0].type.shape else new
+    return [_like(new, node.outputs[0])]
+
+
+def _is_mul(v: Variable) -> bool:
+    node = v.owner
+    return node is not None and isinstance(node.op, Elemwise) and isinstance(
+        node.op.scalar_op, ps.Mul) and v.type.ndim >= 2
+
+
 def _eye_like(q: Variable, n: Variable, out: Variable) -> Variable:
     eye = pt.eye(n, dtype=out.type.dtype)
     if out.type.ndim > 2:
@@ -211,4 +258,6 @@ def register_product_rewrites(db: Any) -> None:
     for phase in ("canonicalize", "stabilize", "specialize"):
         tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
         db[phase].register("linalg_extract_diag_of_alloc_diag", extract_diag_of_alloc_diag,
+                           *tags, "linalg")
+        db[phase].register("linalg_extract_diag_of_eye_mul", extract_diag_of_eye_mul,
                            *tags, "linalg")

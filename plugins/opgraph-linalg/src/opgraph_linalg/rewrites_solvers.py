@@ -13,6 +13,11 @@
   solve_triangular(L.T, solve_triangular(L, b, lower=True), lower=False) with
   L = cholesky(.) -> cho_solve((L, True), b)
 
+- ``block_diag_solve_to_block_diag_solves`` (canonicalize, stabilize): a solve against
+  block_diag(A1, A2) with statically square blocks -> the blocks' solves, joined
+- ``batched_vector_b_solve_to_matrix_b_solve`` (specialize): a batch of vector ``b``
+  against one (unbatched) matrix -> one solve against the matrix of those columns
+
 A diagonal or singular matrix that LAPACK would reject gives inf/nan after the
 division rewrites, as in PyTensor.
 """
@@ -27,7 +32,7 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise
 from opgraph_linalg._util import transposed_operand
-from opgraph_linalg.constructors import diagonal
+from opgraph_linalg.constructors import BlockDiagonal, diagonal
 from opgraph_linalg.control import SolveSylvester
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse
@@ -36,6 +41,8 @@ from opgraph_linalg.rewrites_structure import _feature, _like
 from opgraph_linalg.solvers import CholeskySolve, Solve, SolveBase, SolveTriangular, cho_solve
 
 __all__ = [
+    "batched_vector_b_solve_to_matrix_b_solve",
+    "block_diag_solve_to_block_diag_solves",
     "diagonal_solve_to_division",
     "orthogonal_solve_to_transpose_matmul",
     "paired_triangular_solves_to_cho_solve",
@@ -75,6 +82,8 @@ def solve_of_inv_to_matmul(fgraph: Any, node: Apply) -> Any:
         return None
     (x,) = inv.inputs
     x = pt.swapaxes(x, -1, -2) if op.transposed else x
+    if op.b_ndim == 1 and b.type.ndim == 1 and x.type.ndim == 2:
+        return [_like(pt.matmul(x, b), node.outputs[0])]
     return [_like(_matmul(x, b, op.b_ndim), node.outputs[0])]
 
 
@@ -155,7 +164,56 @@ def paired_triangular_solves_to_cho_solve(fgraph: Any, node: Apply) -> Any:
     low, b = inner_out.owner.inputs
     if low is not factor:
         return None
-    new = cho_solve((factor, True), b, b_ndim=outer.b_ndim, check_finite=False)
+    new = cho_solve((factor, True), b, b_ndim=outer.b_ndim, check_finite=outer.check_finite)
+    return [_like(new, node.outputs[0])]
+
+
+def _square_blocks(var: Variable) -> list[Variable] | None:
+    node = var.owner
+    if _core(node, BlockDiagonal) is None:
+        return None
+    if any(m.type.shape[-1] is None or m.type.shape[-1] != m.type.shape[-2]
+           for m in node.inputs):
+        return None
+    return list(node.inputs)
+
+
+@node_rewriter([Blockwise])
+def block_diag_solve_to_block_diag_solves(fgraph: Any, node: Apply) -> Any:
+    """solve(block_diag(A1, A2), b) -> concatenate(solve(A1, b1), solve(A2, b2))."""
+    op = _core(node, SolveBase)
+    if op is None:
+        return None
+    a, b = node.inputs
+    blocks = _square_blocks(a)
+    if blocks is None:
+        return None
+    axis = b.type.ndim - op.b_ndim
+    parts, start = [], 0
+    for m in blocks:
+        n = m.type.shape[-1]
+        index = [slice(None)] * b.type.ndim
+        index[axis] = slice(start, start + n)
+        parts.append(Blockwise(op)(m, b[tuple(index)]))
+        start += n
+    return [_like(pt.concatenate(parts, axis=axis - b.type.ndim), node.outputs[0])]
+
+
+@node_rewriter([Blockwise])
+def batched_vector_b_solve_to_matrix_b_solve(fgraph: Any, node: Apply) -> Any:
+    """A batch of vector solves against one matrix -> one solve with a matrix of columns."""
+    op = _core(node, SolveBase)
+    if op is None or op.b_ndim != 1:
+        return None
+    a, b = node.inputs
+    if a.type.ndim != 2 or b.type.ndim < 2:
+        return None
+    m = b.shape[-1]
+    cols = pt.reshape(b, (-1, m), ndim=2).T
+    props = {k: getattr(op, k) for k in op.__props__}
+    props["b_ndim"] = 2
+    x = Blockwise(type(op)(**props))(a, cols)
+    new = pt.reshape(x.T, pt.shape_tuple(b), ndim=b.type.ndim)
     return [_like(new, node.outputs[0])]
 
 
@@ -167,9 +225,12 @@ def register_solver_rewrites(db: Any) -> None:
         ("diagonal_solve_to_division", diagonal_solve_to_division),
         ("orthogonal_solve_to_transpose_matmul", orthogonal_solve_to_transpose_matmul),
         ("solve_sylvester_of_diag", solve_sylvester_of_diag),
+        ("block_diag_solve_to_block_diag_solves", block_diag_solve_to_block_diag_solves),
     ):
         for phase in ("canonicalize", "stabilize"):
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
             db[phase].register(name, rewriter, *tags, "linalg")
+    db["specialize"].register("batched_vector_b_solve_to_matrix_b_solve",
+                              batched_vector_b_solve_to_matrix_b_solve, "fast_run", "linalg")
     db["specialize"].register("paired_triangular_solves_to_cho_solve",
                               paired_triangular_solves_to_cho_solve, "fast_run", "linalg")

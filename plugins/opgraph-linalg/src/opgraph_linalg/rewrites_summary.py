@@ -114,7 +114,9 @@ def _det_of_output(fgraph: Any, det_node: Apply, x: Variable) -> Variable | None
     owner = x.owner
     core = _core(owner.op)
     outs = owner.outputs
-    one = pt.ones(pt.shape_tuple(x)[:-2], dtype=det_node.outputs[0].type.dtype)
+    dtype = det_node.outputs[0].type.dtype
+    one = (pt.constant(np.asarray(1, dtype=dtype)) if x.type.ndim == 2
+           else pt.ones(pt.shape_tuple(x)[:-2], dtype=dtype))
     if isinstance(core, Cholesky):
         return matrix_diagonal_product(x)
     if isinstance(core, LU):
