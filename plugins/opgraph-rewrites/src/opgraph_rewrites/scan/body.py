@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.graph.basic import Variable
+from opgraph.graph.basic import Constant, Variable
 from opgraph.scan.utils import ScanArgs
+from opgraph_rewrites.scan.save_mem import _from_end, _tail_slice
 
 __all__ = ["get_outer_ndim", "has_duplicates", "inner_sitsot_only_last_step_used",
            "make_equiv", "set_inner_outputs"]
@@ -21,30 +22,29 @@ def set_inner_outputs(args: ScanArgs, outs: list[Any]) -> None:
 
 
 def get_outer_ndim(var: Variable, scan_args: ScanArgs) -> int:
-    """The rank ``var`` (an inner input or output) has outside the loop: one more for
-    what the loop stacks (sequences and traced outputs), the same for the rest."""
-    loop_invariant = (scan_args.inner_in_non_seqs + scan_args.inner_in_shared
-                      + scan_args.inner_out_shared)
-    if var in loop_invariant:
+    """The rank ``var`` (an inner variable) would have computed outside the loop: the same
+    for a non-sequence or a constant, one more (the steps) for anything else."""
+    if var in scan_args.inner_in_non_seqs or isinstance(var, Constant):
         return var.type.ndim
     return var.type.ndim + 1
 
 
-def inner_sitsot_only_last_step_used(fgraph: Any, var: Variable, scan_args: ScanArgs) -> bool:
-    """``var``, the inner input of a sit-sot state, is a state whose outer buffer is read
-    only at its last row (``buf[-1]``): its history is not needed after the loop."""
-    idx = scan_args.inner_in_sit_sot.index(var)
-    outer = scan_args.outer_out_sit_sot[idx]
-    clients = fgraph.clients.get(outer, [])
+def _only_client(fgraph: Any, var: Variable) -> Any:
+    clients = fgraph.clients.get(var, [])
     if len(clients) != 1 or isinstance(clients[0][0], str):
-        return False
-    node = clients[0][0]
-    idx_list = getattr(node.op, "idx_list", None)
-    if idx_list is None or len(node.inputs) != 2:
-        return False
-    last = node.inputs[1]
-    data = getattr(last, "data", None)
-    return data is not None and getattr(data, "ndim", 1) == 0 and int(data) == -1
+        return None
+    return clients[0][0]
+
+
+def inner_sitsot_only_last_step_used(fgraph: Any, var: Variable, scan_args: ScanArgs) -> bool:
+    """``var``, an inner sit-sot output, is read after the loop only at its last step:
+    the outer output's one reader is ``[-1]`` (or ``[1:]``, what ``scan`` returns, whose
+    one reader is ``[-1]``)."""
+    idx = scan_args.inner_out_sit_sot.index(var)
+    client = _only_client(fgraph, scan_args.outer_out_sit_sot[idx])
+    if client is not None and _tail_slice(client, 1):
+        client = _only_client(fgraph, client.outputs[0])
+    return client is not None and _from_end(client) == 1
 
 
 def has_duplicates(items: Any) -> bool:
