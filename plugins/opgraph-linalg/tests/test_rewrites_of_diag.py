@@ -153,12 +153,13 @@ def test_block_diagonal_rewrites(rng):
     s = pt.tensor("s", shape=(3, 2, 2))
     sv = rng.normal(size=(3, 2, 2))
     bd = la.block_diag(*[s[i] for i in range(3)])
-    fn = function([s], [la.diagonal(bd), la.det(bd)], mode=FAST)
+    fn = function([s], [la.diagonal(bd), la.det(bd), *la.slogdet(bd)], mode=FAST)
     assert "BlockDiagonal" not in _core_names(fn)  # det of each 2x2 block instead
-    diag, det = fn(sv)
+    diag, det, sign, logabs = fn(sv)
     full = sl.block_diag(*sv)
     np.testing.assert_allclose(diag, np.diag(full))
     np.testing.assert_allclose(det, np.linalg.det(full))
+    np.testing.assert_allclose([sign, logabs], np.linalg.slogdet(full))
 
 
 def test_rectangular_blocks_keep_the_full_determinant(rng):

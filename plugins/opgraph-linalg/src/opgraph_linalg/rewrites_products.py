@@ -5,7 +5,8 @@
 - ``diag_of_blockdiag`` (canonicalize, stabilize): diagonal(block_diag(a, b)) ->
   concatenate(diagonal(a), diagonal(b)); only for blocks statically square (a
   rectangular block shifts the diagonal across blocks)
-- ``det_of_blockdiag`` (canonicalize, stabilize): det(block_diag(a, b)) -> det(a) * det(b);
+- ``det_of_blockdiag`` (canonicalize, stabilize): det(block_diag(a, b)) -> det(a) * det(b)
+  (slogdet: signs multiplied, logs added);
   only for blocks statically square (the determinant of a block-diagonal matrix of
   rectangular blocks is not the product: det would raise on a block)
 - ``kron_of_diagonal_to_diagonal`` (canonicalize, stabilize): kron(Da, Db) ->
@@ -46,7 +47,7 @@ from opgraph_linalg.products import Expm, KroneckerProduct
 from opgraph_linalg.rewrite_utils import is_eye_mul
 from opgraph_linalg.rewrites_diag import is_diagonal
 from opgraph_linalg.rewrites_structure import _feature, _like
-from opgraph_linalg.summary import Det
+from opgraph_linalg.summary import Det, SLogDet
 
 __all__ = [
     "det_of_blockdiag",
@@ -115,19 +116,26 @@ def diag_of_blockdiag(fgraph: Any, node: Apply) -> Any:
     return [_like(pt.concatenate(parts, axis=-1), node.outputs[0])]
 
 
-@node_rewriter([Blockwise, Det])
+@node_rewriter([Blockwise, Det, SLogDet])
 def det_of_blockdiag(fgraph: Any, node: Apply) -> Any:
-    """det(block_diag(a, b)) -> det(a) * det(b)."""
-    if _core(node, Det) is None:
+    """det(block_diag(a, b)) -> det(a) * det(b); slogdet: signs multiplied, logs added."""
+    core = _core(node, (Det, SLogDet))
+    if core is None:
         return None
     blocks = _square_blocks(node.inputs[0])
     if blocks is None:
         return None
-    dets = [node.op(m) for m in blocks]
-    new = dets[0]
-    for d in dets[1:]:
-        new = new * d
-    return [_like(new, node.outputs[0])]
+    if isinstance(core, Det):
+        dets = [node.op(m) for m in blocks]
+        new = dets[0]
+        for d in dets[1:]:
+            new = new * d
+        return [_like(new, node.outputs[0])]
+    parts = [node.op(m) for m in blocks]
+    sign, logabs = parts[0]
+    for s_, l_ in parts[1:]:
+        sign, logabs = sign * s_, logabs + l_
+    return [_like(sign, node.outputs[0]), _like(logabs, node.outputs[1])]
 
 
 @node_rewriter([KroneckerProduct])
