@@ -9,8 +9,9 @@
 - ``svd_uv_merge`` (canonicalize, stabilize, specialize): an SVD whose ``u``/``v`` are
   unused becomes ``compute_uv=False`` (or reuses one that is); an SVD with
   ``compute_uv=False`` reuses the singular values of one computing ``u``/``v`` anyway
-- ``useless_symmetric_transpose`` (canonicalize, stabilize, specialize): ``X.T`` -> ``X``
-  for symmetric ``X``
+- ``useless_symmetric_transpose`` (canonicalize, stabilize, specialize; opt-in, unlike
+  PyTensor: the transpose is a free view, and dropping it changes the values when
+  the symmetry assumed is false): ``X.T`` -> ``X`` for symmetric ``X``
 """
 
 from __future__ import annotations
@@ -152,8 +153,11 @@ def register_inverse_rewrites(db: Any) -> None:
         ("inv_of_orthogonal_to_transpose", inv_of_orthogonal_to_transpose, both),
         ("eig_to_eigh", eig_to_eigh, both),
         ("svd_uv_merge", svd_uv_merge, (*both, "specialize")),
-        ("useless_symmetric_transpose", useless_symmetric_transpose, (*both, "specialize")),
     ):
         for phase in phases:
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
             db[phase].register(name, rewriter, *tags, "linalg")
+    # opt-in (``including("useless_symmetric_transpose")``): a transpose is a free view,
+    # and dropping it gives other values when the symmetry assumed is not true
+    for phase in (*both, "specialize"):
+        db[phase].register("useless_symmetric_transpose", useless_symmetric_transpose)
