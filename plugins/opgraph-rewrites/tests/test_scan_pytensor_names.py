@@ -11,7 +11,7 @@ import opgraph
 import opgraph.tensor as pt
 from opgraph.graph.fg import FunctionGraph
 from opgraph.scan.op import Scan
-from opgraph.scan.utils import ScanArgs
+from opgraph.scan.utils import ScanArgs, until
 
 
 def _loop(seq_len: int = 4):
@@ -87,3 +87,18 @@ def test_push_out_helpers_read_the_loop() -> None:
     node2 = next(n for n in fg2.apply_nodes if isinstance(n.op, Scan))
     args2 = ScanArgs.from_node(node2)
     assert not push_out.inner_sitsot_only_last_step_used(fg2, args2.inner_out_sit_sot[0], args2)
+
+
+def test_while_loops_over_sequences_of_one_static_length_merge() -> None:
+    """Two while loops over different sequences of static length 5, one condition: one loop."""
+    c = pt.dscalar("c")
+    x, y, z = (pt.tensor(n, shape=(5,), dtype="float64") for n in "xyz")
+    sx = opgraph.scan(lambda s1, s2, k: (s1 + 1, until(s2 > k)), sequences=[x, z],
+                      non_sequences=[c], return_updates=False)
+    sy = opgraph.scan(lambda s1, s2, k: (s1 - 1, until(s2 > k)), sequences=[y, z],
+                      non_sequences=[c], return_updates=False)
+    f = opgraph.function([x, y, z, c], [sx, sy])
+    assert sum(isinstance(n.op, Scan) for n in f.maker.fgraph.apply_nodes) == 1
+    got = f(np.zeros(5), np.zeros(5), np.arange(5.0), 1.0)
+    np.testing.assert_array_equal(got[0], [1, 1, 1])
+    np.testing.assert_array_equal(got[1], [-1, -1, -1])
