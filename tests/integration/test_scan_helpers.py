@@ -9,7 +9,7 @@ import opgraph
 import opgraph.tensor as pt
 from opgraph.graph.basic import equal_computations
 from opgraph.scan.basic import get_updates_and_outputs
-from opgraph.scan.op import check_broadcast, copy_var_format
+from opgraph.scan.op import Scan, ScanInfo, check_broadcast, copy_var_format
 from opgraph.scan.utils import (
     InnerFunctionError,
     default_filter_scanargs,
@@ -82,3 +82,17 @@ def test_get_updates_and_outputs_orders_the_parts() -> None:
     assert get_updates_and_outputs({shared: x}) == (None, [], {shared: x})
     with pytest.raises(ValueError, match="may return only"):
         get_updates_and_outputs([x, 3.0])
+
+
+def test_mitmots_preallocated_says_every_mit_mot_has_its_loop_buffer() -> None:
+    info = ScanInfo(n_seqs=0, mit_mot_in_slices=((0, 1),), mit_mot_out_slices=((1,),),
+                    mit_sot_in_slices=(), sit_sot_in_slices=(), n_nit_sot=0,
+                    n_untraced_sit_sot=0, n_non_seqs=0, as_while=False)
+    a0, a1 = pt.dvector("a0"), pt.dvector("a1")
+    op = Scan([a0, a1], [a0 + a1], info)
+    assert op.mitmots_preallocated == (True,)
+    out = op(pt.constant(3), pt.dmatrix("buf"))
+    buf = np.ones((4, 2))
+    got = opgraph.function([out.owner.inputs[1]], out, mode="FAST_COMPILE")(buf)
+    # row i + 1 = row i + row i + 1, for i = 0, 1, 2
+    np.testing.assert_allclose(got, [[1, 1], [2, 2], [3, 3], [4, 4]])

@@ -204,6 +204,12 @@ class Scan(EqualByValueKey, Op, HasInnerGraph):
         new._fgraph = None
         return new
 
+    @property
+    def mitmots_preallocated(self) -> tuple[bool, ...]:
+        """PyTensor's flag, per mit-mot output, for "written into a buffer allocated before
+        the loop": opgraph's loop always writes them so, in every linker."""
+        return (True,) * self.info.n_mit_mot
+
     # -- equality ---------------------------------------------------------------------
     def _value_key(self) -> Any:
         if self._key is None:
