@@ -98,13 +98,13 @@ def diagonal_solve_to_division(fgraph: Any, node: Apply) -> Any:
         return None
     if isinstance(op, SolveTriangular) and op.unit_diagonal:
         return [_like(b, node.outputs[0])]
-    d = diagonal(a, axis1=-2, axis2=-1)
-    if isinstance(op, CholeskySolve):
-        d = d * d
-    elif not isinstance(op, Solve | SolveTriangular):
+    if not isinstance(op, CholeskySolve | Solve | SolveTriangular):
         return None
+    d = diagonal(a, axis1=-2, axis2=-1)
     if op.b_ndim == 2:
         d = pt.expand_dims(d, -1)
+    if isinstance(op, CholeskySolve):
+        d = pt.sqr(d)  # D @ D.T = diag(d**2)
     return [_like(b / d, node.outputs[0])]
 
 
