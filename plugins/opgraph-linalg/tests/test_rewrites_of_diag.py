@@ -179,3 +179,22 @@ def test_eig_of_symmetric_is_eigh(rng):
     wv, vv = fn(a)
     assert wv.dtype == np.complex128
     np.testing.assert_allclose(a @ vv, vv * wv, atol=1e-10)
+
+
+def test_block_diagonal_solves(rng):
+    a1, a2 = pt.dmatrix("a1", shape=(3, 3)), pt.dmatrix("a2", shape=(2, 2))
+    b1, b2 = pt.dmatrix("b1", shape=(3, 3)), pt.dmatrix("b2", shape=(2, 2))
+    y = pt.dvector("y", shape=(5,))
+    a = la.block_diag(a1, a2)
+    fn = function([a1, a2, b1, b2, y], [la.solve(a, la.block_diag(b1, b2)), la.solve(a, y)],
+                  mode=FAST)
+    vals = [rng.normal(size=(3, 3)) + 3 * np.eye(3), rng.normal(size=(2, 2)) + 3 * np.eye(2),
+            rng.normal(size=(3, 3)), rng.normal(size=(2, 2)), rng.normal(size=5)]
+    both, vec = fn(*vals)
+    full = sl.block_diag(vals[0], vals[1])
+    np.testing.assert_allclose(both, np.linalg.solve(full, sl.block_diag(vals[2], vals[3])),
+                               atol=1e-12)
+    np.testing.assert_allclose(vec, np.linalg.solve(full, vals[4]), atol=1e-12)
+    solves = [n for n in fn.maker.fgraph.apply_nodes if "Solve" in str(n.op)]
+    assert all(i.owner is None or "BlockDiagonal" not in str(i.owner.op)
+               for n in solves for i in n.inputs)

@@ -14,7 +14,8 @@
   L = cholesky(.) -> cho_solve((L, True), b)
 
 - ``block_diag_solve_to_block_diag_solves`` (canonicalize, stabilize): a solve against
-  block_diag(A1, A2) with statically square blocks -> the blocks' solves, joined
+  block_diag(A1, A2) with statically square blocks -> the blocks' solves, joined (a
+  block-diagonal ``b`` of matching blocks: the block-diagonal of the blocks' solves)
 - ``batched_vector_b_solve_to_matrix_b_solve`` (specialize): a batch of vector ``b``
   against one (unbatched) matrix -> one solve against the matrix of those columns
 
@@ -32,7 +33,7 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise
 from opgraph_linalg._util import transposed_operand
-from opgraph_linalg.constructors import BlockDiagonal, diagonal
+from opgraph_linalg.constructors import BlockDiagonal, block_diag, diagonal
 from opgraph_linalg.control import SolveSylvester
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse
@@ -188,6 +189,12 @@ def block_diag_solve_to_block_diag_solves(fgraph: Any, node: Apply) -> Any:
     blocks = _square_blocks(a)
     if blocks is None:
         return None
+    b_blocks = b.owner.inputs if _core(b.owner, BlockDiagonal) is not None else None
+    if op.b_ndim == 2 and b_blocks is not None and len(b_blocks) == len(blocks) and all(
+            bb.type.shape[-2] == m.type.shape[-1] for bb, m in zip(b_blocks, blocks)):
+        # block-diagonal on both sides: the solution is block diagonal too
+        new = block_diag(*(Blockwise(op)(m, bb) for m, bb in zip(blocks, b_blocks)))
+        return [_like(new, node.outputs[0])]
     axis = b.type.ndim - op.b_ndim
     parts, start = [], 0
     for m in blocks:
