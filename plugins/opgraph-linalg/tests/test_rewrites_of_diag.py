@@ -11,6 +11,8 @@ import numpy as np
 import opgraph_linalg as la
 import pytest
 import scipy.linalg as sl
+from opgraph.tensor.rewriting.linalg.solvers import decompose_A, solve_decomposed_system
+from opgraph_linalg.solvers import Solve
 from test_rewrite_gradients import FAST, _core_names, check_rewrite
 
 import opgraph.tensor as pt
@@ -198,3 +200,34 @@ def test_block_diagonal_solves(rng):
     solves = [n for n in fn.maker.fgraph.apply_nodes if "Solve" in str(n.op)]
     assert all(i.owner is None or "BlockDiagonal" not in str(i.owner.op)
                for n in solves for i in n.inputs)
+
+
+@pytest.mark.parametrize("fact, kind", [("lower_triangular", "SolveTriangular"),
+                                        ("positive_definite", None), ("symmetric", "Solve")])
+def test_generic_solve_to_structured_form(rng, fact, kind):
+    x, b = pt.dmatrix("x"), pt.dmatrix("b")
+    a0 = rng.normal(size=(4, 4))
+    a0 = {"lower_triangular": np.tril(a0) + 4 * np.eye(4),
+          "positive_definite": a0 @ a0.T + 4 * np.eye(4), "symmetric": a0 + a0.T}[fact]
+    bv = rng.normal(size=(4, 2))
+    fn = function([x, b], la.solve(assume(x, **{fact: True}), b), mode=FAST)
+    np.testing.assert_allclose(fn(a0, bv), np.linalg.solve(a0, bv), rtol=1e-8)
+    ops = [n.op.core_op if hasattr(n.op, "core_op") else n.op for n in fn.maker.fgraph.apply_nodes]
+    solves = [op for op in ops if "Solve" in type(op).__name__]
+    assert all(getattr(op, "assume_a", "tri") != "gen" for op in solves), solves
+    if kind is not None:
+        assert any(type(op).__name__ == kind for op in solves)
+
+
+@pytest.mark.parametrize("assume_a", ["gen", "pos"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_decompose_and_solve_helpers(rng, assume_a, transposed):
+    x, b = pt.dmatrix("x"), pt.dvector("b")
+    a0 = rng.normal(size=(4, 4))
+    a0 = a0 @ a0.T + 4 * np.eye(4) if assume_a == "pos" else a0 + 3 * np.eye(4)
+    op = Solve(assume_a=assume_a, b_ndim=1, lower=True)
+    out = solve_decomposed_system(decompose_A(x, assume_a, True), b, transposed, True,
+                                  core_solve_op=op)
+    bv = rng.normal(size=4)
+    want = np.linalg.solve(a0.T if transposed else a0, bv)
+    np.testing.assert_allclose(function([x, b], out, mode=FAST)(a0, bv), want, rtol=1e-8)

@@ -16,6 +16,8 @@
 - ``block_diag_solve_to_block_diag_solves`` (canonicalize, stabilize): a solve against
   block_diag(A1, A2) with statically square blocks -> the blocks' solves, joined (a
   block-diagonal ``b`` of matching blocks: the block-diagonal of the blocks' solves)
+- ``generic_solve_to_structured_form`` (canonicalize, stabilize): a general solve
+  against a matrix known triangular, positive definite or symmetric -> that solver
 - ``batched_vector_b_solve_to_matrix_b_solve`` (specialize): a batch of vector ``b``
   against one (unbatched) matrix -> one solve against the matrix of those columns
 
@@ -37,14 +39,24 @@ from opgraph_linalg.constructors import BlockDiagonal, block_diag, diagonal
 from opgraph_linalg.control import SolveSylvester
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.inverse import MatrixInverse
+from opgraph_linalg.rewrite_utils import get_assume_a
 from opgraph_linalg.rewrites_diag import is_diagonal
 from opgraph_linalg.rewrites_structure import _feature, _like
-from opgraph_linalg.solvers import CholeskySolve, Solve, SolveBase, SolveTriangular, cho_solve
+from opgraph_linalg.solvers import (
+    CholeskySolve,
+    Solve,
+    SolveBase,
+    SolveTriangular,
+    cho_solve,
+    solve,
+    solve_triangular,
+)
 
 __all__ = [
     "batched_vector_b_solve_to_matrix_b_solve",
     "block_diag_solve_to_block_diag_solves",
     "diagonal_solve_to_division",
+    "generic_solve_to_structured_form",
     "orthogonal_solve_to_transpose_matmul",
     "paired_triangular_solves_to_cho_solve",
     "register_solver_rewrites",
@@ -169,6 +181,25 @@ def paired_triangular_solves_to_cho_solve(fgraph: Any, node: Apply) -> Any:
     return [_like(new, node.outputs[0])]
 
 
+@node_rewriter([Blockwise])
+def generic_solve_to_structured_form(fgraph: Any, node: Apply) -> Any:
+    """solve(A, b, assume_a="gen") -> the solver for what ``A`` is known to be
+    (triangular: ``solve_triangular``; positive definite: ``"pos"``; symmetric: ``"sym"``)."""
+    op = _core(node, Solve)
+    if op is None or not _general(op) or op.transposed:
+        return None
+    a, b = node.inputs
+    kind = get_assume_a(fgraph, a)
+    if kind == "gen":
+        return None
+    if kind.endswith("triangular"):
+        new = solve_triangular(a, b, lower=kind.startswith("lower"), b_ndim=op.b_ndim,
+                               check_finite=op.check_finite)
+    else:
+        new = solve(a, b, assume_a=kind, b_ndim=op.b_ndim, check_finite=op.check_finite)
+    return [_like(new, node.outputs[0])]
+
+
 def _square_blocks(var: Variable) -> list[Variable] | None:
     node = var.owner
     if _core(node, BlockDiagonal) is None:
@@ -233,6 +264,7 @@ def register_solver_rewrites(db: Any) -> None:
         ("orthogonal_solve_to_transpose_matmul", orthogonal_solve_to_transpose_matmul),
         ("solve_sylvester_of_diag", solve_sylvester_of_diag),
         ("block_diag_solve_to_block_diag_solves", block_diag_solve_to_block_diag_solves),
+        ("generic_solve_to_structured_form", generic_solve_to_structured_form),
     ):
         for phase in ("canonicalize", "stabilize"):
             tags = ("fast_run", "fast_compile") if phase == "canonicalize" else ("fast_run",)
