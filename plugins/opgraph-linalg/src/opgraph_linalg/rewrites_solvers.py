@@ -196,7 +196,9 @@ def generic_solve_to_structured_form(fgraph: Any, node: Apply) -> Any:
         new = solve_triangular(a, b, lower=kind.startswith("lower"), b_ndim=op.b_ndim,
                                check_finite=op.check_finite)
     else:
-        new = solve(a, b, assume_a=kind, b_ndim=op.b_ndim, check_finite=op.check_finite)
+        # A is symmetric: either triangle holds it; the lower one, as psd_solve_to_chol_solve
+        new = solve(a, b, assume_a=kind, lower=True, b_ndim=op.b_ndim,
+                    check_finite=op.check_finite)
     return [_like(new, node.outputs[0])]
 
 
