@@ -5,6 +5,7 @@ by ``AssumptionFeature``. See ``opgraph.assumptions.core``."""
 from opgraph.assumptions import alloc as _alloc  # noqa: F401 - registers rules
 from opgraph.assumptions import dimshuffle as _dimshuffle  # noqa: F401 - registers rules
 from opgraph.assumptions import display as _display  # noqa: F401 - fills debugprint's table
+from opgraph.assumptions import elemwise_rules as _elemwise_rules  # noqa: F401 - registers rules
 from opgraph.assumptions import reshape as _reshape  # noqa: F401 - registers rules
 from opgraph.assumptions import shape as _shape  # noqa: F401 - registers rules
 from opgraph.assumptions import subtensor as _subtensor  # noqa: F401 - registers rules
