@@ -67,7 +67,7 @@ def test_draws_match_python_bit_for_bit():
 
 def test_bad_parameters_raise_before_any_draw():
     loc, sc = pt.vector("loc"), pt.scalar("sc")
-    fc, _, (rc, rp) = compile_pair(lambda rng: ([x := normal(loc, sc, rng=rng)],
+    fc, _, (rc, _) = compile_pair(lambda rng: ([x := normal(loc, sc, rng=rng)],
                                                 x.owner.outputs[0]), [loc, sc])
     before = rc.get_value().bit_generator.state
     for bad in (-1.0, -0.0):
