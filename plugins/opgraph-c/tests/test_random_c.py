@@ -19,7 +19,7 @@ from opgraph_c.codegen.scan_c import emit_scan
 import opgraph
 import opgraph.tensor as pt
 from opgraph.scan.op import Scan
-from opgraph.tensor.random.basic import lognormal, normal
+from opgraph.tensor.random.basic import halfnormal, lognormal, normal
 
 pytestmark = pytest.mark.skipif(random_c.npyrandom_dir() is None,
                                 reason="this NumPy ships no libnpyrandom.a")
@@ -63,6 +63,28 @@ def test_draws_match_python_bit_for_bit():
             assert got.dtype == want.dtype and got.shape == want.shape
             np.testing.assert_array_equal(got, want)
         assert same_state(rc, rp)
+
+
+def test_halfnormal_matches_scipy_stream():
+    """halfnormal draws with scipy.stats.halfnorm.rvs: |z| * scale + loc, each rounded."""
+    loc, sc = pt.vector("loc"), pt.scalar("sc")
+
+    def build(rng):
+        a = halfnormal(loc, sc, rng=rng)
+        b = halfnormal(0.1, 0.7, size=(300,), rng=a.owner.outputs[0])  # no fused rounding
+        c = halfnormal(loc, 0.0, rng=b.owner.outputs[0])  # scale 0: loc, no draw
+        return [a, b, c], c.owner.outputs[0]
+
+    fc, fp, (rc, rp) = compile_pair(build, [loc, sc])
+    assert fc.linker.module_source.count("og_rng_draw2(") >= 4
+    for args in [(np.arange(3.0), 0.5), (np.array([1e-300, -2.0, 7.0]), 3.0)]:
+        for got, want in zip(fc(*args), fp(*args)):
+            np.testing.assert_array_equal(got, want)
+        assert same_state(rc, rp)
+    for bad in (-1.0, np.nan):
+        with pytest.raises(ValueError, match="Domain error"):
+            fc(np.zeros(3), bad)
+    assert same_state(rc, rp)
 
 
 def test_bad_parameters_raise_before_any_draw():

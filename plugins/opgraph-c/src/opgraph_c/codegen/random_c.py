@@ -3,7 +3,9 @@
 A draw that runs as a Python thunk costs microseconds of call overhead; inside
 a Scan's C loop (``scan_c``) it would also force the whole loop back to Python.
 For the distributions in :data:`DISTRIBUTIONS` whose Op draws with the
-Generator method of its name (``RandomVariable.rng_fn``), the node's C calls
+Generator method of its name (``RandomVariable.rng_fn``), and those of
+:data:`SCIPY_DISTRIBUTIONS` drawn through ``scipy.stats`` (halfnormal: what
+``halfnorm.rvs`` computes from ``Generator.standard_normal``), the node's C calls
 the function that method calls (``random_normal``, ... from NumPy's
 ``libnpyrandom.a``, declared in ``numpy/random/distributions.h``) on the
 Generator's ``bitgen_t``: the same checks first, the same numbers, the same
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.tensor.random.basic import ScipyRandomVariable
 from opgraph.tensor.random.op import RandomVariable
 from opgraph.tensor.random.type import RandomGeneratorType
 from opgraph.tensor.type import TensorType
@@ -27,10 +30,14 @@ from opgraph_c.codegen.ctypes_ import typenum
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.runtime_c import runtime_file
 
-__all__ = ["DISTRIBUTIONS", "RANDOM_SUPPORT", "emit_random", "npyrandom_dir"]
+__all__ = ["DISTRIBUTIONS", "RANDOM_SUPPORT", "SCIPY_DISTRIBUTIONS", "distribution_code",
+           "emit_random", "npyrandom_dir"]
 
 #: Generator method name -> the distribution code of runtime/random.h (two parameters each)
 DISTRIBUTIONS = {"normal": "OG_RNG_NORMAL", "lognormal": "OG_RNG_LOGNORMAL"}
+#: ``scipy.stats`` distribution of a ScipyRandomVariable -> its code (the same stream as
+#: ``<dist>.rvs(..., random_state=generator)``)
+SCIPY_DISTRIBUTIONS = {"halfnorm": "OG_RNG_HALFNORMAL"}
 
 RANDOM_SUPPORT = runtime_file("random.h")
 """og_rng_draw2 and its helpers (fixed C, package data)."""
@@ -59,12 +66,20 @@ def _size_ok(v: Any) -> bool:
         np.dtype(v.type.dtype).kind in "iu"
 
 
+def distribution_code(op: Any) -> str | None:
+    """The runtime/random.h code of ``op``'s draws, or None when it has no C here."""
+    if isinstance(op, ScipyRandomVariable):
+        own = (type(op).rng_fn is ScipyRandomVariable.rng_fn
+               and type(op).rng_fn_scipy is ScipyRandomVariable.rng_fn_scipy)
+        return SCIPY_DISTRIBUTIONS.get(op.scipy_name) if own else None
+    if isinstance(op, RandomVariable) and type(op).rng_fn is RandomVariable.rng_fn:
+        return DISTRIBUTIONS.get(op.name)
+    return None
+
+
 def supported_node(node: Any) -> bool:
     """Whether :func:`emit_random` gives C for ``node``."""
-    op = node.op
-    if not isinstance(op, RandomVariable) or op.name not in DISTRIBUTIONS:
-        return False
-    if type(op).rng_fn is not RandomVariable.rng_fn or len(node.inputs) != 4:
+    if distribution_code(node.op) is None or len(node.inputs) != 4:
         return False
     rng, size, *params = node.inputs
     draw = node.outputs[1]
@@ -78,7 +93,7 @@ def emit_random(node: Any, ctx: EmitContext) -> NodeC | None:
     if not supported_node(node):
         return None
     op = node.op
-    dist = DISTRIBUTIONS[op.name]
+    dist = distribution_code(op)
     body = (f"if (og_rng_draw2({dist}, {int(bool(op.inplace))}, "
             f"{typenum(node.outputs[1].type.dtype)}, (PyObject *)i0, (PyObject *)i1, "
             "(PyObject *)i2, (PyObject *)i3, &o0, &o1)) goto fail;")

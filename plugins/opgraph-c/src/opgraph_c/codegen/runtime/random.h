@@ -1,5 +1,6 @@
 /* Draws of a RandomVariable node through NumPy's C random API (numpy/random/distributions.h,
-   linked from NumPy's libnpyrandom.a): the functions Generator.normal & co. call, on the
+   linked from NumPy's libnpyrandom.a): the functions Generator.normal & co. (and SciPy's
+   halfnorm.rvs, through Generator.standard_normal) call, on the
    Generator's own bitgen_t, so a seeded stream gives the very numbers the Python perform
    gives and leaves the Generator in the same state.
 
@@ -7,10 +8,16 @@
    the parameters run first (no draw on bad parameters), then one draw per element of the
    output in C order, each with its broadcast parameters, as NumPy's `cont` loops. */
 
-enum { OG_RNG_NORMAL = 0, OG_RNG_LOGNORMAL = 1 };
+enum { OG_RNG_NORMAL = 0, OG_RNG_LOGNORMAL = 1, OG_RNG_HALFNORMAL = 2 };
 
 static double og_rng_one(int dist, bitgen_t *b, double p0, double p1) {
     if (dist == OG_RNG_LOGNORMAL) return random_lognormal(b, p0, p1);
+    if (dist == OG_RNG_HALFNORMAL) {
+        /* scipy.stats.halfnorm.rvs: |standard normal| * scale + loc, two roundings (the
+           volatile keeps the compiler from fusing them into one fma) */
+        volatile double scaled = fabs(random_standard_normal(b)) * p1;
+        return scaled + p0;
+    }
     return random_normal(b, p0, p1);
 }
 
@@ -49,25 +56,39 @@ static PyObject *og_rng_copy(PyObject *gen) {
     return PyObject_CallOneArg(fn, gen);
 }
 
-/* 0 when no element of p (double) is negative (NaN passes, -0.0 does not: NumPy's rule). */
-static int og_rng_check_nonneg(PyArrayObject *p, const char *name) {
+/* The check of the second parameter before any draw: NumPy's CONS_NON_NEGATIVE (NaN passes,
+   -0.0 does not: "scale < 0"), or for halfnormal SciPy's (scale >= 0, NaN fails). Sets
+   *all_zero when every scale is 0 (SciPy then returns loc without drawing). */
+static int og_rng_check(int dist, PyArrayObject *p, int *all_zero) {
     npy_intp n = PyArray_SIZE(p);
-    if (PyArray_IS_C_CONTIGUOUS(p)) {
-        const double *d = (const double *)PyArray_DATA(p);
-        for (npy_intp i = 0; i < n; i++)
-            if (!isnan(d[i]) && signbit(d[i])) goto bad;
-        return 0;
-    }
-    {
+    if (!PyArray_IS_C_CONTIGUOUS(p)) {
         PyArrayObject *c = (PyArrayObject *)PyArray_NewCopy(p, NPY_CORDER);
         if (c == NULL) return -1;
-        int rc = og_rng_check_nonneg(c, name);
+        int rc = og_rng_check(dist, c, all_zero);
         Py_DECREF(c);
         return rc;
     }
-bad:
-    PyErr_Format(PyExc_ValueError, "%s < 0", name);
-    return -1;
+    const double *d = (const double *)PyArray_DATA(p);
+    *all_zero = 0;
+    if (dist == OG_RNG_HALFNORMAL) {
+        int zero = 1;
+        for (npy_intp i = 0; i < n; i++) {
+            if (!(d[i] >= 0.0)) {
+                PyErr_SetString(PyExc_ValueError, "Domain error in arguments. The `scale` "
+                                "parameter must be positive for all distributions (halfnorm)");
+                return -1;
+            }
+            zero &= d[i] == 0.0;
+        }
+        *all_zero = zero;
+        return 0;
+    }
+    for (npy_intp i = 0; i < n; i++)
+        if (!isnan(d[i]) && signbit(d[i])) {
+            PyErr_Format(PyExc_ValueError, "%s < 0", og_rng_nonneg_name(dist));
+            return -1;
+        }
+    return 0;
 }
 
 /* The draw's shape: `size` (a vector of ints) or, when it is None, the parameters' broadcast
@@ -111,8 +132,9 @@ static int og_rng_shape(PyObject *size, PyArrayObject *a, PyArrayObject *b, npy_
 
 /* Fill out (C-ordered double) with draws, the parameters broadcast against it. */
 static int og_rng_fill(int dist, bitgen_t *bg, PyArrayObject *out, PyArrayObject *a,
-                       PyArrayObject *b) {
+                       PyArrayObject *b, int no_draw) {
     double *o = (double *)PyArray_DATA(out);
+    if (no_draw) return PyArray_CopyInto(out, a);  /* every scale 0: loc, broadcast */
     if (PyArray_NDIM(a) == 0 && PyArray_NDIM(b) == 0) {  /* scalar parameters */
         double pa = *(const double *)PyArray_DATA(a), pb = *(const double *)PyArray_DATA(b);
         for (npy_intp i = 0, n = PyArray_SIZE(out); i < n; i++) o[i] = og_rng_one(dist, bg, pa, pb);
@@ -150,15 +172,15 @@ static int og_rng_draw2(int dist, int inplace, int typenum, PyObject *rng, PyObj
     PyObject *gen = NULL;
     PyArrayObject *out = NULL;
     npy_intp dims[NPY_MAXDIMS];
-    int nd;
-    if (b == NULL || og_rng_check_nonneg(b, og_rng_nonneg_name(dist)) < 0) goto fail;
+    int nd, no_draw = 0;
+    if (b == NULL || og_rng_check(dist, b, &no_draw) < 0) goto fail;
     if ((nd = og_rng_shape(size, a, b, dims)) < 0) goto fail;
     gen = inplace ? (Py_INCREF(rng), rng) : og_rng_copy(rng);
     if (gen == NULL) goto fail;
     bitgen_t *bg = og_rng_bitgen(gen);
     if (bg == NULL) goto fail;
     out = (PyArrayObject *)PyArray_EMPTY(nd, dims, NPY_DOUBLE, 0);
-    if (out == NULL || og_rng_fill(dist, bg, out, a, b) < 0) goto fail;
+    if (out == NULL || og_rng_fill(dist, bg, out, a, b, no_draw) < 0) goto fail;
     if (typenum != NPY_DOUBLE) {
         PyArrayObject *cast = (PyArrayObject *)PyArray_Cast(out, typenum);
         Py_DECREF(out);
