@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# one BLAS thread on every side (as benchmarks/run.py sets): the children inherit it
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 
