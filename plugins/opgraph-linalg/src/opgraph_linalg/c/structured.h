@@ -61,7 +61,7 @@ static PyArrayObject *ogla_as_type(PyArrayObject *a, int typenum) {
         o[i * n + i] = (T)0.5 * r[(n - 1 - i) * (n + 1)];                               \
     }
 
-/* Small matrices: L^-T Phi(L^T G) L^-1 by loops over rows (one pass each, in double),
+/* Small matrices: sym(L^-T Phi(L^T G) L^-1) by loops over rows (in double),
    where LAPACK's blocked routines cost more in calls than in flops.  l and g are row-major
    n x n (l read as lower); w holds 2 n^2 doubles; the symmetric part, folded onto the lower
    triangle, goes to out (T) as the LAPACK path writes it. */
@@ -98,6 +98,8 @@ static void ogla_solve_lt_rows(const double *l, const double *b, double *x, npy_
     }
 }
 
+/* w (2 n^2) <- in its second half, the lower triangle of L^-T sym(Phi(L^T G)) L^-1 (the
+   symmetric part of the pullback, computed as a congruence of a symmetric matrix). */
 static void ogla_pullback_rows(const double *l, const double *g, double *w, npy_intp n) {
     double *p = w, *x = w + n * n;
     memset(p, 0, sizeof(double) * (size_t)(n * n));
@@ -105,10 +107,22 @@ static void ogla_pullback_rows(const double *l, const double *g, double *w, npy_
         ogla_rows_axpy(p + i * n, g, l, i, i, n, i + 1, 1.0);
         p[i * n + i] *= 0.5;
     }
-    ogla_solve_lt_rows(l, p, x, n);  /* x = L^-T Phi */
-    for (npy_intp i = 0; i < n; i++)  /* p = x^T */
+    for (npy_intp i = 0; i < n; i++)  /* p = sym(Phi) = M */
+        for (npy_intp j = 0; j < i; j++) {
+            double v = 0.5 * p[i * n + j];
+            p[i * n + j] = v;
+            p[j * n + i] = v;
+        }
+    ogla_solve_lt_rows(l, p, x, n);  /* x = L^-T M */
+    for (npy_intp i = 0; i < n; i++)  /* p = x^T = M L^-1 */
         for (npy_intp j = 0; j < n; j++) p[j * n + i] = x[i * n + j];
-    ogla_solve_lt_rows(l, p, x, n);  /* x = L^-T x^T = (x L^-1)^T = S^T */
+    for (npy_intp i = n - 1; i >= 0; i--) {  /* x = L^-T p, lower triangle only (symmetric) */
+        double *xi = x + i * n;
+        memcpy(xi, p + i * n, sizeof(double) * (size_t)(i + 1));
+        ogla_rows_axpy(xi, x, l, i, i + 1, n, i + 1, -1.0);
+        double d = 1.0 / l[i * n + i];
+        for (npy_intp j = 0; j <= i; j++) xi[j] *= d;
+    }
 }
 
 /* The small path: l, g and the result S^T in one malloc'd block; 0 or -1 (no memory). */
@@ -125,11 +139,11 @@ static int ogla_pullback_small(const char *lb, npy_intp l0, npy_intp l1, const c
             g[i * n + j] = dbl ? OGLA_AT(double, gb, g0, g1, i, j)
                                : (double)OGLA_AT(float, gb, g0, g1, i, j);
         }
-    ogla_pullback_rows(l, g, w, n);  /* st (= w + n^2) holds S^T */
+    ogla_pullback_rows(l, g, w, n);  /* st (= w + n^2): the symmetric part, lower triangle */
     char *ob = PyArray_BYTES(out);
     for (npy_intp i = 0; i < n; i++)
         for (npy_intp j = 0; j <= i; j++) {
-            double v = i == j ? st[i * n + i] : st[i * n + j] + st[j * n + i];
+            double v = i == j ? st[i * n + i] : 2.0 * st[i * n + j];  /* both mirrored terms */
             npy_intp r = lower ? i : j, c = lower ? j : i;
             if (dbl) ((double *)ob)[r * n + c] = v;
             else ((float *)ob)[r * n + c] = (float)v;
