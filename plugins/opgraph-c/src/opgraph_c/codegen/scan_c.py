@@ -324,9 +324,16 @@ def _write_loop(w: CWriter, p: _Plan) -> None:
                        f"{typenum(p.node.outputs[n_st + q].type.dtype)});",
                        f"if (!{o}) {fail}")
             w.line(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
-        for q, inner in enumerate(_shared_inner(p)):  # the next step's generator
-            nxt = f"sv[{slot[f_out[n_st + n_nit + q]]}]"
-            w.line(f"Py_INCREF({nxt}); Py_XSETREF(sv[{slot[inner]}], {nxt});")
+        # the next step's generators; one the step returned for two states is copied for
+        # the later one (the Python loop's function copies one of two aliased arguments)
+        nexts = [f"sv[{slot[f_out[n_st + n_nit + q]]}]" for q in range(info.n_shared_outs)]
+        for q, inner in enumerate(_shared_inner(p)):
+            alias = " || ".join(f"{nexts[q]} == {e}" for e in nexts[:q]) or "0"
+            with w.block():
+                w.line(f"PyObject *nx = {nexts[q]};",
+                       f"if ({alias}) {{ nx = og_rng_copy(nx); if (!nx) {fail} }}",
+                       "else Py_INCREF(nx);",
+                       f"Py_XSETREF(sv[{slot[inner]}], nx);")
         if info.as_while:  # the condition is the body's output after the per-step ones
             cond = f"sv[{slot[f_out[n_st + n_nit + info.n_shared_outs]]}]"
             with w.block():
