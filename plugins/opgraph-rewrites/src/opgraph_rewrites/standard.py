@@ -32,6 +32,7 @@ from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.subtensor import subtensor_rewriters
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.subtensor_merge import subtensor_merge_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -75,6 +76,9 @@ def register_standard_rewrites(db: Any) -> None:
     # see exp(z)/sum(exp(z)) in gradients of log(sum(exp(z))) in FAST_COMPILE too.
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
+    for name, rw, tags in subtensor_merge_rewriters():
+        canon.register(name, rw, "fast_run", "fast_compile", *tags)
+        spec.register(name, rw, "fast_run", *tags)
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
                            *matmul_rewriters()]:
