@@ -60,3 +60,27 @@ def test_merged_subtensor_with_symbolic_bounds_and_gradient():
                 continue
             for got, want in zip(fast(value, av, iv), expected):
                 np.testing.assert_allclose(got, want)
+
+
+JOINS = [  # (axis, slices, Join nodes left)
+    (0, ((slice(None, 5),), (slice(5, None),)), 0),
+    (0, ((slice(0, 2, 1),), (slice(2, 4),), (slice(4, None, 1),)), 0),
+    (0, ((slice(None, 5), slice(None, -1)), (slice(5, None), slice(None, -1))), 0),
+    (1, ((slice(2, None, 2), slice(None, 2)), (slice(2, None, 2), slice(2, 4))), 0),
+    (0, ((slice(4, 2),), (slice(2, 6),)), 1),  # first piece empty: not merged
+    (0, ((slice(-3, 5),), (slice(5, 7),)), 1),  # negative bound: not merged
+    (0, ((slice(3, 7),), (slice(7, 9),), (slice(1, 2),), (slice(2, 4),)), 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(JOINS)))
+def test_join_of_adjacent_slices(case):
+    axis, slices, joins = JOINS[case]
+    x = pt.dmatrix("x")
+    out = pt.concatenate([x[s] for s in slices], axis=axis)
+    fast, ref = compile_pair([x], [out, grad(out.sum() * 2, x)])
+    assert op_counts(fast)["Join"] == joins
+    base = np.arange(100.0).reshape(10, 10)
+    for value in (base, base[:4, :3], base[:0], base[:6, :1]):
+        for got, want in zip(fast(value), ref(value)):
+            np.testing.assert_array_equal(got, want)

@@ -32,7 +32,7 @@ from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.subtensor import subtensor_rewriters
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
-from opgraph_rewrites.subtensor_merge import subtensor_merge_rewriters
+from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -79,6 +79,7 @@ def register_standard_rewrites(db: Any) -> None:
     for name, rw, tags in subtensor_merge_rewriters():
         canon.register(name, rw, "fast_run", "fast_compile", *tags)
         spec.register(name, rw, "fast_run", *tags)
+    spec.register("local_join_subtensors", local_join_subtensors, "fast_run")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
                            *matmul_rewriters()]:

@@ -17,6 +17,7 @@ from typing import Any
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.raise_op import CheckAndRaise
+from opgraph.tensor.join import Join, join
 from opgraph.tensor.math import and_, clip, ge, gt, int_div, lt, maximum, switch
 from opgraph.tensor.shape import static_int
 from opgraph.tensor.subtensor import Subtensor, get_item
@@ -25,6 +26,7 @@ from opgraph_rewrites.subtensor_lift import basic_index
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
+    "local_join_subtensors",
     "local_subtensor_merge_integer",
     "local_subtensor_merge_slice",
     "merge_two_slices",
@@ -155,6 +157,92 @@ def local_subtensor_merge_slice(fgraph: Any, node: Apply) -> Any:
 def local_subtensor_merge_integer(fgraph: Any, node: Apply) -> Any:
     """x[s1][i] -> x[j] for an integer into a slice, bounds checked (IndexError)."""
     return _merge(node, integers=True)
+
+
+def _nonneg_const(value: Any) -> int | None:
+    if value is None:
+        return None
+    v = static_int(value)
+    return None if v is None or v < 0 else int(v)
+
+
+def _same_entry(a: Any, b: Any) -> bool:
+    if isinstance(a, slice) and isinstance(b, slice):
+        return all(_same_entry(p, q) for p, q in ((a.start, b.start), (a.stop, b.stop),
+                                                   (a.step, b.step)))
+    if a is b:
+        return True
+    va, vb = (None if v is None else static_int(v) for v in (a, b))
+    return va is not None and va == vb
+
+
+def _join_piece(var: Variable, axis: int) -> tuple[Variable, list[Any], int, int | None] | None:
+    """(x, index, start, stop) of ``var = x[index]`` with a constant, non-negative,
+    step-1 slice on ``axis`` (stop None: to the end)."""
+    node = var.owner
+    if node is None or not isinstance(node.op, Subtensor):
+        return None
+    index = basic_index(node)
+    if any(not isinstance(e, slice) for e in index):
+        return None
+    index += [slice(None)] * (node.inputs[0].type.ndim - len(index))
+    sl = index[axis]
+    if sl.step is not None and static_int(sl.step) != 1:
+        return None
+    start = 0 if sl.start is None else _nonneg_const(sl.start)
+    stop = None if sl.stop is None else _nonneg_const(sl.stop)
+    if start is None or (sl.stop is not None and (stop is None or stop < start)):
+        return None
+    return node.inputs[0], index, start, stop
+
+
+def _mergeable(a: Any, b: Any, axis: int) -> bool:
+    xa, ia, _, stop_a = a
+    xb, ib, start_b, _ = b
+    return (xa is xb and stop_a is not None and stop_a == start_b
+            and all(_same_entry(p, q) for k, (p, q) in enumerate(zip(ia, ib)) if k != axis))
+
+
+@node_rewriter([Join], name="local_join_subtensors")
+def local_join_subtensors(fgraph: Any, node: Apply) -> Any:
+    """join(axis, x[a:b], x[b:c]) -> x[a:c] for constant 0 <= a <= b <= c.
+
+    Only constant non-negative bounds in order: then clipping to the run-time
+    length keeps the pieces adjacent (with a negative or symbolic bound the
+    first piece can be empty while the merged slice is not; PyTensor merges
+    ``x[1:s], x[s:5]`` although ``s = 0`` then gives a different result).
+    """
+    axis = static_int(node.inputs[0])
+    if axis is None:
+        return None
+    tensors = node.inputs[1:]
+    ndim = node.outputs[0].type.ndim
+    axis = axis + ndim if axis < 0 else axis
+    pieces = [_join_piece(t, axis) for t in tensors]
+    groups: list[list[int]] = []
+    for k, piece in enumerate(pieces):
+        if groups and piece is not None and pieces[groups[-1][-1]] is not None and _mergeable(
+                pieces[groups[-1][-1]], piece, axis):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    if len(groups) == len(tensors):
+        return None
+    new_tensors = []
+    for group in groups:
+        if len(group) == 1:
+            new_tensors.append(tensors[group[0]])
+            continue
+        x, index, start, _ = pieces[group[0]]
+        stop = pieces[group[-1]][3]
+        index = list(index)
+        index[axis] = slice(start or None, stop)
+        while index and index[-1] == slice(None):
+            index.pop()
+        new_tensors.append(get_item(x, tuple(index)) if index else x)
+    new = new_tensors[0] if len(new_tensors) == 1 else join(node.inputs[0], *new_tensors)
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else None
 
 
 def subtensor_merge_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
