@@ -67,7 +67,7 @@ JOINS = [  # (axis, slices, Join nodes left)
     (0, ((slice(0, 2, 1),), (slice(2, 4),), (slice(4, None, 1),)), 0),
     (0, ((slice(None, 5), slice(None, -1)), (slice(5, None), slice(None, -1))), 0),
     (1, ((slice(2, None, 2), slice(None, 2)), (slice(2, None, 2), slice(2, 4))), 0),
-    (0, ((slice(4, 2),), (slice(2, 6),)), 1),  # first piece empty: not merged
+    (0, ((slice(4, 2),), (slice(2, 6),)), 0),  # statically empty piece: dropped, not merged
     (0, ((slice(-3, 5),), (slice(5, 7),)), 1),  # negative bound: not merged
     (0, ((slice(3, 7),), (slice(7, 9),), (slice(1, 2),), (slice(2, 4),)), 1),
 ]

@@ -43,7 +43,14 @@ from opgraph.tensor.subtensor import (
     get_item,
     inc_subtensor,
 )
+from opgraph_rewrites.registering import register_useless
 from opgraph_rewrites.subtensor_lift import _diag_indices, basic_index
+from opgraph_rewrites.subtensor_merge import (
+    local_join_subtensors,
+    local_subtensor_merge_integer,
+    local_subtensor_merge_slice,
+    merge_two_slices,
+)
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.utils import const_value, keep_type
 
@@ -54,8 +61,13 @@ __all__ = [
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_join_subtensors",
     "local_replace_AdvancedSubtensor",
+    "local_subtensor_merge_integer",
+    "local_subtensor_merge_slice",
     "local_useless_slice",
+    "merge_two_slices",
+    "register_useless",
     "subtensor_rewriters",
 ]
 
