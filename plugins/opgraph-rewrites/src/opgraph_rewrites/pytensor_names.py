@@ -52,6 +52,7 @@ PYTENSOR_TAGS: dict[str, tuple[str, ...]] = {
     "local_second_to_alloc": ("local_fill_to_alloc",),
     "local_second_sink": ("local_fill_sink", "specialize_fill_sink"),
     "local_useless_fill": ("local_useless_fill",),
+    "local_sqrt_sqr": ("canonical_pattern_1:(Sqrt, (Sqr, x)) -> (Abs, x)",),
 }
 
 

@@ -9,6 +9,7 @@ from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.basic_more import basic_more_rewriters
+from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.blockwise_passes import register_blockwise_passes
@@ -22,6 +23,7 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_more import math_more_rewriters
 from opgraph_rewrites.matmul import matmul_rewriters
 from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
@@ -58,7 +60,8 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
-    for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items()]:
+    for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
+                          *basic_vector_rewriters().items(), *math_more_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
