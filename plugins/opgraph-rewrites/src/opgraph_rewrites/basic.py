@@ -30,6 +30,7 @@ from opgraph_rewrites.basic_more import (
     local_join_empty,
     local_useless_split,
 )
+from opgraph_rewrites.basic_vectors import local_join_make_vector, local_sum_make_vector
 from opgraph_rewrites.canonicalize import local_useless_cast
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import local_fill_sink
@@ -60,6 +61,7 @@ __all__ = [
     "local_dimshuffle_alloc",
     "local_join_1",
     "local_join_empty",
+    "local_join_make_vector",
     "local_merge_alloc",
     "local_merge_switch_same_cond",
     "local_remove_all_assert",
@@ -67,6 +69,7 @@ __all__ = [
     "local_scalar_tensor_scalar",
     "local_second_sink",
     "local_second_to_alloc",
+    "local_sum_make_vector",
     "local_tensor_scalar_tensor",
     "local_useless_alloc",
     "local_useless_elemwise",

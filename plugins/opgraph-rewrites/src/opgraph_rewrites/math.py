@@ -48,6 +48,15 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_more import (
+    local_div_exp_to_mul_exp,
+    local_log_sqrt,
+    local_mul_exp_to_exp_add,
+    local_mul_pow_to_pow_add,
+    local_pow_canonicalize,
+    local_sqrt_sqr,
+    local_sub_neg_to_add,
+)
 from opgraph_rewrites.matmul import local_batched_matmul_to_core_matmul_with_reshape
 from opgraph_rewrites.mul_tree import (
     compute_mul,
@@ -82,6 +91,7 @@ __all__ = [
     "local_1msigmoid",
     "local_add_canonizer",
     "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
     "local_dot_to_mul",
     "local_exp_log",
@@ -91,15 +101,21 @@ __all__ = [
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
     "local_log1p",
+    "local_log_sqrt",
     "local_log_sum_exp",
     "local_mul_canonizer",
+    "local_mul_exp_to_exp_add",
+    "local_mul_pow_to_pow_add",
     "local_mul_switch_sink",
     "local_mul_to_sqr",
+    "local_pow_canonicalize",
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
     "local_sigm_times_exp",
+    "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
+    "local_sub_neg_to_add",
     "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
     "local_useless_conj",

@@ -28,6 +28,7 @@ __all__ = [
     "local_expm1",
     "local_log1p",
     "local_log_sum_exp",
+    "local_logsoftmax",
     "local_second_sink",
     "local_second_to_alloc",
     "local_sigm_times_exp",
@@ -53,6 +54,10 @@ PYTENSOR_TAGS: dict[str, tuple[str, ...]] = {
     "local_second_sink": ("local_fill_sink", "specialize_fill_sink"),
     "local_useless_fill": ("local_useless_fill",),
     "local_sqrt_sqr": ("canonical_pattern_1:(Sqrt, (Sqr, x)) -> (Abs, x)",),
+    "local_join_dims": ("local_join_dims_to_reshape",),
+    "local_split_dims": ("local_split_dims_to_reshape",),
+    "local_Unique_second": ("local_Unique_second_lift",),
+    "local_logsoftmax": ("log_softmax",),
 }
 
 
@@ -90,6 +95,7 @@ local_log_sum_exp = _group("local_log_sum_exp", _STANDARD)
 local_sigm_times_exp = _group("local_sigm_times_exp", _STANDARD)
 local_add_canonizer = add_canonizer = _group("local_add_canonizer", _STANDARD)
 local_second_to_alloc = _group("local_second_to_alloc", _STANDARD)
+local_logsoftmax = _STANDARD["log_softmax"]
 local_second_sink = _STANDARD["local_fill_sink"]
 local_useless_fill = _STANDARD["local_useless_fill"]
 
