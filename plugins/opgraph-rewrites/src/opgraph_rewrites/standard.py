@@ -17,6 +17,7 @@ from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
+from opgraph_rewrites.extract_diag import ExtractDiag, extract_diag_lift_pass
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
@@ -85,6 +86,9 @@ def register_standard_rewrites(db: Any) -> None:
         canon.register(name, rw, "fast_run", "fast_compile", *tags)
         spec.register(name, rw, "fast_run", *tags)
     spec.register("local_join_subtensors", local_join_subtensors, "fast_run")
+    if ExtractDiag is not None:  # the Op comes from opgraph-linalg
+        spec.register("extract_diag_lift_pass", extract_diag_lift_pass, "fast_run",
+                      "shape_unsafe")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
                            *matmul_rewriters()]:
