@@ -58,6 +58,7 @@ PYTENSOR_TAGS: dict[str, tuple[str, ...]] = {
     "local_split_dims": ("local_split_dims_to_reshape",),
     "local_Unique_second": ("local_Unique_second_lift",),
     "local_logsoftmax": ("log_softmax",),
+    "local_useless_subtensor": ("local_useless_slice",),
 }
 
 
