@@ -123,11 +123,24 @@ def _merge_factors(node: Apply, kind: type, combine: Any) -> Any:
     return merged if not rest else ew(ps.mul)(merged, *rest)
 
 
+def _signed_sum(plus: list[Any], minus: list[Any]) -> Any:
+    """sum(plus) - sum(minus); a ``-b`` term in ``plus`` is subtracted as ``b``."""
+    pos, neg = [], list(minus)
+    for term in plus:
+        inner = elemwise_of(term, ps.Neg)
+        (neg if inner is not None else pos).append(inner.inputs[0] if inner is not None
+                                                   else term)
+    if pos:
+        total = ew(ps.add)(*pos) if len(pos) > 1 else pos[0]
+    else:
+        total, neg = ew(ps.neg)(neg[0]), neg[1:]
+    for term in neg:
+        total = ew(ps.sub)(total, term)
+    return total
+
+
 def _exp_of_sum(up: list[Apply], down: list[Apply]) -> Any:
-    total = ew(ps.add)(*[n.inputs[0] for n in up]) if len(up) > 1 else up[0].inputs[0]
-    for n in down:
-        total = ew(ps.sub)(total, n.inputs[0])
-    return ew(ps.exp)(total)
+    return ew(ps.exp)(_signed_sum([n.inputs[0] for n in up], [n.inputs[0] for n in down]))
 
 
 @node_rewriter([Elemwise], name="local_mul_exp_to_exp_add")
@@ -141,10 +154,7 @@ def _pow_of_sum(up: list[Apply], down: list[Apply]) -> Any:
     base = up[0].inputs[0]
     if any(n.inputs[0] is not base for n in [*up, *down]):
         return None
-    total = ew(ps.add)(*[n.inputs[1] for n in up]) if len(up) > 1 else up[0].inputs[1]
-    for n in down:
-        total = ew(ps.sub)(total, n.inputs[1])
-    return ew(ps.pow)(base, total)
+    return ew(ps.pow)(base, _signed_sum([n.inputs[1] for n in up], [n.inputs[1] for n in down]))
 
 
 @node_rewriter([Elemwise], name="local_mul_pow_to_pow_add")
@@ -163,7 +173,11 @@ def local_div_exp_to_mul_exp(fgraph: Any, node: Apply) -> Any:
     den = elemwise_of(d, ps.Exp)
     if den is None or elemwise_of(a, ps.Exp) is not None:
         return None
-    return _fixed(node, ew(ps.mul)(a, ew(ps.exp)(ew(ps.neg)(den.inputs[0]))))
+    inverse = ew(ps.exp)(ew(ps.neg)(den.inputs[0]))
+    value = const_value(a)
+    if value is not None and value == 1:
+        return _fixed(node, inverse)
+    return _fixed(node, ew(ps.mul)(a, inverse))
 
 
 def math_more_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...]]]]:
