@@ -84,7 +84,8 @@ def local_reshape_lift(fgraph: Any, node: Apply) -> Any:
 
 @node_rewriter([Sum], name="local_sum_make_vector")
 def local_sum_make_vector(fgraph: Any, node: Apply) -> Any:
-    """sum(make_vector(a, b, c)) -> a + b + c in the sum's accumulator dtype."""
+    """sum(make_vector(a, b, c)) -> a + b + c when the sum accumulates in its output
+    dtype (a float32 sum accumulating in float64 is left alone)."""
     mv = node.inputs[0].owner
     if mv is None or not isinstance(mv.op, MakeVector) or node.op.axis not in (None, (0,)):
         return None
@@ -94,9 +95,12 @@ def local_sum_make_vector(fgraph: Any, node: Apply) -> Any:
     out_dtype = node.outputs[0].type.dtype
     if not elems:
         return _fixed(node, constant(0, dtype=out_dtype))
+    if len(elems) == 1:  # one element is its own sum, whatever the accumulator
+        return _fixed(node, cast(elems[0], out_dtype))
     acc = node.op.accumulate_dtype(mv.outputs[0].type.dtype)
-    terms = [cast(e, acc) for e in elems]
-    total = terms[0] if len(terms) == 1 else ew(ps.add)(*terms)
+    if acc != out_dtype:
+        return None  # a wider accumulator rounds once at the end: not the same additions
+    total = ew(ps.add)(*[cast(e, acc) for e in elems])
     return _fixed(node, cast(total, out_dtype))
 
 
