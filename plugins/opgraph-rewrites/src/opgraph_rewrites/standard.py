@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.graph.rewriting.merge import MergeOptimizer
+from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
@@ -14,6 +15,7 @@ from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.blockwise_passes import register_blockwise_passes
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
+from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
@@ -101,6 +103,9 @@ def register_standard_rewrites(db: Any) -> None:
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
+    db.register("local_inline_composite_constants",
+                in2out(local_inline_composite_constants, name="local_inline_composite_constants"),
+                "fast_run", "fusion", phase="fusion")
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
                 "inplace_elemwise_optimizer", phase="inplace")
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
