@@ -38,6 +38,7 @@ from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor_inplace import register_subtensor_inplace
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
 from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
@@ -108,6 +109,7 @@ def register_standard_rewrites(db: Any) -> None:
                 "fast_run", "fusion", phase="fusion")
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
                 "inplace_elemwise_optimizer", phase="inplace")
+    register_subtensor_inplace(db)
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")

@@ -45,6 +45,11 @@ from opgraph.tensor.subtensor import (
 )
 from opgraph.tensor.type_other import NoneTypeT
 from opgraph_rewrites.registering import register_useless
+from opgraph_rewrites.subtensor_inplace import (
+    local_inplace_AdvancedIncSubtensor,
+    local_inplace_AdvancedIncSubtensor1,
+    local_inplace_setsubtensor,
+)
 from opgraph_rewrites.subtensor_lift import _diag_indices, basic_index
 from opgraph_rewrites.subtensor_merge import (
     local_join_subtensors,
@@ -64,6 +69,9 @@ __all__ = [
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_inplace_AdvancedIncSubtensor",
+    "local_inplace_AdvancedIncSubtensor1",
+    "local_inplace_setsubtensor",
     "local_join_subtensors",
     "local_replace_AdvancedSubtensor",
     "local_subtensor_merge_integer",
