@@ -16,7 +16,9 @@ from opgraph.graph.rewriting.basic import NodeRewriter, SequentialNodeRewriter
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.fill import local_fill_sink, local_fill_to_alloc, local_useless_fill
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
+from opgraph_rewrites.specialize import local_pow_specialize as _pow_specialize
 from opgraph_rewrites.stabilize import stabilize_rewriters
+from opgraph_rewrites.useless import local_reshape_reshape as _reshape_reshape
 
 __all__ = [
     "PYTENSOR_TAGS",
@@ -29,11 +31,14 @@ __all__ = [
     "local_log1p",
     "local_log_sum_exp",
     "local_logsoftmax",
+    "local_pow_specialize",
+    "local_reshape_chain",
     "local_second_sink",
     "local_second_to_alloc",
     "local_sigm_times_exp",
     "local_useless_fill",
     "log1msigm_to_softplus",
+    "log1p_neg_sigmoid",
     "logmexpm1_to_log1mexp",
     "logsigm_to_softplus",
     "tag_pytensor_names",
@@ -59,6 +64,7 @@ PYTENSOR_TAGS: dict[str, tuple[str, ...]] = {
     "local_Unique_second": ("local_Unique_second_lift",),
     "local_logsoftmax": ("log_softmax",),
     "local_useless_subtensor": ("local_useless_slice",),
+    "local_reshape_chain": ("local_reshape_reshape",),
 }
 
 
@@ -97,6 +103,9 @@ local_sigm_times_exp = _group("local_sigm_times_exp", _STANDARD)
 local_add_canonizer = add_canonizer = _group("local_add_canonizer", _STANDARD)
 local_second_to_alloc = _group("local_second_to_alloc", _STANDARD)
 local_logsoftmax = _STANDARD["log_softmax"]
+log1p_neg_sigmoid = _STANDARD["log1p_neg_sigmoid"]
+local_pow_specialize = _pow_specialize()
+local_reshape_chain = _reshape_reshape()
 local_second_sink = _STANDARD["local_fill_sink"]
 local_useless_fill = _STANDARD["local_useless_fill"]
 

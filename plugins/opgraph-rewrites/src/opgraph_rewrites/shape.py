@@ -29,6 +29,7 @@ from opgraph.tensor.subtensor import IncSubtensor, Subtensor
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import constant
 from opgraph_rewrites.basic_vectors import local_merge_consecutive_specify_shape, local_reshape_lift
+from opgraph_rewrites.pytensor_names import local_reshape_chain
 from opgraph_rewrites.shape_feature import ShapeFeature, ShapeOptimizer, shape_rewriters
 from opgraph_rewrites.shape_feature import local_shape_to_shape_i as _shape_to_shape_i
 from opgraph_rewrites.useless import _entries as vector_entries
@@ -43,6 +44,7 @@ __all__ = [
     "local_lift_specify_shape_elemwise",
     "local_lift_specify_shape_inc_subtensor",
     "local_merge_consecutive_specify_shape",
+    "local_reshape_chain",
     "local_reshape_lift",
     "local_reshape_to_dimshuffle",
     "local_shape_to_shape_i",
