@@ -23,9 +23,22 @@ from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.math import eq, switch
+from opgraph_rewrites.basic_more import (
+    local_alloc_unary,
+    local_cast_cast,
+    local_join_1,
+    local_join_empty,
+    local_useless_split,
+)
+from opgraph_rewrites.basic_vectors import local_join_make_vector, local_sum_make_vector
 from opgraph_rewrites.canonicalize import local_useless_cast
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.fill import local_fill_sink
+from opgraph_rewrites.pytensor_names import (
+    local_second_sink,
+    local_second_to_alloc,
+    local_useless_fill,
+)
 from opgraph_rewrites.registering import (
     register_canonicalize,
     register_specialize,
@@ -33,6 +46,7 @@ from opgraph_rewrites.registering import (
     register_uncanonicalize,
     register_useless,
 )
+from opgraph_rewrites.uncanonicalize import local_dimshuffle_alloc
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.useless import local_useless_alloc as _useless_alloc
 from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes
@@ -42,14 +56,25 @@ __all__ = [
     "basic_rewriters",
     "constant_folding",
     "local_alloc_sink_dimshuffle",
+    "local_alloc_unary",
+    "local_cast_cast",
+    "local_dimshuffle_alloc",
+    "local_join_1",
+    "local_join_empty",
+    "local_join_make_vector",
     "local_merge_alloc",
     "local_merge_switch_same_cond",
     "local_remove_all_assert",
     "local_remove_useless_assert",
     "local_scalar_tensor_scalar",
+    "local_second_sink",
+    "local_second_to_alloc",
+    "local_sum_make_vector",
     "local_tensor_scalar_tensor",
     "local_useless_alloc",
     "local_useless_elemwise",
+    "local_useless_fill",
+    "local_useless_split",
     "local_useless_switch",
     "register_canonicalize",
     "register_specialize",

@@ -12,11 +12,21 @@ from typing import Any
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
+from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.utils import keep_type
 
-__all__ = ["FusionOptimizer", "elemwise_rewriters", "local_dimshuffle_lift"]
+__all__ = [
+    "FusionOptimizer",
+    "InplaceElemwiseOptimizer",
+    "elemwise_rewriters",
+    "local_dimshuffle_lift",
+    "local_inline_composite_constants",
+    "local_useless_dimshuffle_makevector",
+]
 
 _compose = local_dimshuffle_dimshuffle()
 

@@ -27,6 +27,7 @@ __all__ = [
     "local_Unique_Alloc_lift",
     "local_Unique_Repeat_lift",
     "local_Unique_scalar",
+    "local_Unique_second",
     "local_Unique_second_lift",
 ]
 
@@ -102,3 +103,6 @@ def extra_ops_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_Unique_Repeat_lift", local_Unique_Repeat_lift, ()),
         ("local_Unique_second_lift", local_Unique_second_lift, ()),
     ]
+
+#: PyTensor's name for the same rewrite.
+local_Unique_second = local_Unique_second_lift

@@ -42,7 +42,22 @@ from opgraph.tensor.reduction import CAReduce, Prod, Sum
 from opgraph.tensor.shape import Shape, Shape_i, static_int
 from opgraph.tensor.subtensor import Subtensor
 from opgraph.tensor.variable import constant
+from opgraph_rewrites.basic_more import (
+    local_mul_to_sqr,
+    local_sum_prod_all_to_none,
+    local_useless_reduce,
+)
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_more import (
+    local_div_exp_to_mul_exp,
+    local_log_sqrt,
+    local_mul_exp_to_exp_add,
+    local_mul_pow_to_pow_add,
+    local_pow_canonicalize,
+    local_sqrt_sqr,
+    local_sub_neg_to_add,
+)
+from opgraph_rewrites.matmul import local_batched_matmul_to_core_matmul_with_reshape
 from opgraph_rewrites.mul_tree import (
     compute_mul,
     is_1pexp,
@@ -50,28 +65,69 @@ from opgraph_rewrites.mul_tree import (
     perform_sigm_times_exp,
     simplify_mul,
 )
+from opgraph_rewrites.pytensor_names import (
+    add_canonizer,
+    local_1msigmoid,
+    local_add_canonizer,
+    local_exp_log,
+    local_exp_log_nan_switch,
+    local_expm1,
+    local_log1p,
+    local_log_sum_exp,
+    local_pow_specialize,
+    local_sigm_times_exp,
+    log1msigm_to_softplus,
+    log1p_neg_sigmoid,
+    logmexpm1_to_log1mexp,
+    logsigm_to_softplus,
+)
 from opgraph_rewrites.sigmoid_div import local_exp_over_1_plus_exp
 from opgraph_rewrites.specialize import local_sum_of_mul
 from opgraph_rewrites.utils import const_value, is_elemwise, keep_type, single_client
 
 __all__ = [
+    "add_canonizer",
     "compute_mul",
     "fast_math_rewriters",
     "is_1pexp",
+    "local_1msigmoid",
+    "local_add_canonizer",
+    "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
     "local_dot_to_mul",
+    "local_exp_log",
+    "local_exp_log_nan_switch",
     "local_exp_over_1_plus_exp",
+    "local_expm1",
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
+    "local_log1p",
+    "local_log_sqrt",
+    "local_log_sum_exp",
     "local_mul_canonizer",
+    "local_mul_exp_to_exp_add",
+    "local_mul_pow_to_pow_add",
     "local_mul_switch_sink",
+    "local_mul_to_sqr",
+    "local_pow_canonicalize",
+    "local_pow_specialize",
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
+    "local_sigm_times_exp",
+    "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
+    "local_sub_neg_to_add",
+    "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
     "local_useless_conj",
     "local_useless_elemwise_comparison",
+    "local_useless_reduce",
+    "log1msigm_to_softplus",
+    "log1p_neg_sigmoid",
+    "logmexpm1_to_log1mexp",
+    "logsigm_to_softplus",
     "math_rewriters",
     "mul_canonizer",
     "parse_mul_tree",

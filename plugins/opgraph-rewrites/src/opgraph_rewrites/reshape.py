@@ -15,7 +15,13 @@ from opgraph.tensor.shape import expand_dims, reshape, shape, specify_shape, squ
 from opgraph_rewrites.useless import _entries as vector_entries
 from opgraph_rewrites.utils import keep_type
 
-__all__ = ["local_join_dims_to_reshape", "local_split_dims_to_reshape", "reshape_dims_rewriters"]
+__all__ = [
+    "local_join_dims",
+    "local_join_dims_to_reshape",
+    "local_split_dims",
+    "local_split_dims_to_reshape",
+    "reshape_dims_rewriters",
+]
 
 
 def _length(x: Variable, axis: int) -> Any:
@@ -84,3 +90,7 @@ def reshape_dims_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_join_dims_to_reshape", local_join_dims_to_reshape, ("fast_compile", "shape")),
         ("local_split_dims_to_reshape", local_split_dims_to_reshape, ("fast_compile", "shape")),
     ]
+
+#: PyTensor's names for the same rewrites.
+local_join_dims = local_join_dims_to_reshape
+local_split_dims = local_split_dims_to_reshape

@@ -28,7 +28,10 @@ from opgraph.tensor.shape import (
 from opgraph.tensor.subtensor import IncSubtensor, Subtensor
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import constant
+from opgraph_rewrites.basic_vectors import local_merge_consecutive_specify_shape, local_reshape_lift
+from opgraph_rewrites.pytensor_names import local_reshape_chain
 from opgraph_rewrites.shape_feature import ShapeFeature, ShapeOptimizer, shape_rewriters
+from opgraph_rewrites.shape_feature import local_shape_to_shape_i as _shape_to_shape_i
 from opgraph_rewrites.useless import _entries as vector_entries
 from opgraph_rewrites.useless import local_useless_reshape as _useless_reshape
 from opgraph_rewrites.utils import keep_type, order_with_new_axes
@@ -40,7 +43,11 @@ __all__ = [
     "local_fuse_squeeze_reshape",
     "local_lift_specify_shape_elemwise",
     "local_lift_specify_shape_inc_subtensor",
+    "local_merge_consecutive_specify_shape",
+    "local_reshape_chain",
+    "local_reshape_lift",
     "local_reshape_to_dimshuffle",
+    "local_shape_to_shape_i",
     "local_subtensor_of_shape",
     "local_useless_expand_dims_in_reshape",
     "local_useless_reshape",
@@ -226,3 +233,5 @@ def reshape_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_lift_specify_shape_inc_subtensor", local_lift_specify_shape_inc_subtensor,
          ("fast_compile", "shape")),
     ]
+
+local_shape_to_shape_i = _shape_to_shape_i()

@@ -18,12 +18,17 @@ from opgraph.tensor.advanced import AdvancedSubtensor
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import AdvancedSubtensor1, Subtensor
+from opgraph_rewrites.pytensor_names import local_logsoftmax
 from opgraph_rewrites.utils import is_elemwise, keep_type, single_client
 
-__all__ = ["local_log_of_indexed_softmax", "special_rewriters"]
+__all__ = ["local_log_of_indexed_softmax", "local_logsoftmax", "special_rewriters",
+           "subtensor_ops"]
 
 _MOVES = (Subtensor, AdvancedSubtensor1, AdvancedSubtensor, DimShuffle)
 """Ops that only select or move elements: log commutes with them."""
+
+#: PyTensor's tuple of the indexing Ops (``tensor.rewriting.special.subtensor_ops``).
+subtensor_ops = (Subtensor, AdvancedSubtensor, AdvancedSubtensor1)
 
 
 @node_rewriter([Elemwise], name="local_log_of_indexed_softmax")

@@ -5,23 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 from opgraph.graph.rewriting.merge import MergeOptimizer
+from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
+from opgraph_rewrites.basic_more import basic_more_rewriters
+from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.blockwise_passes import register_blockwise_passes
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
+from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
+from opgraph_rewrites.extract_diag import ExtractDiag, extract_diag_lift_pass
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
 from opgraph_rewrites.fusion import FusionOptimizer
 from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_more import math_more_rewriters
 from opgraph_rewrites.matmul import matmul_rewriters
+from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
@@ -31,7 +38,9 @@ from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor_inplace import register_subtensor_inplace
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -55,7 +64,8 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
-    for phase, entries in basic_rewriters().items():
+    for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
+                          *basic_vector_rewriters().items(), *math_more_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
@@ -75,6 +85,13 @@ def register_standard_rewrites(db: Any) -> None:
     # see exp(z)/sum(exp(z)) in gradients of log(sum(exp(z))) in FAST_COMPILE too.
     canon.register("local_useless_fill_fast_compile", local_useless_fill(), "fast_compile",
                    "finite")
+    for name, rw, tags in subtensor_merge_rewriters():
+        canon.register(name, rw, "fast_run", "fast_compile", *tags)
+        spec.register(name, rw, "fast_run", *tags)
+    spec.register("local_join_subtensors", local_join_subtensors, "fast_run")
+    if ExtractDiag is not None:  # the Op comes from opgraph-linalg
+        spec.register("extract_diag_lift_pass", extract_diag_lift_pass, "fast_run",
+                      "shape_unsafe")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
                            *matmul_rewriters()]:
@@ -87,10 +104,14 @@ def register_standard_rewrites(db: Any) -> None:
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
+    db.register("local_inline_composite_constants",
+                in2out(local_inline_composite_constants, name="local_inline_composite_constants"),
+                "fast_run", "fusion", phase="fusion")
     # Gemm/Gemv/Ger and Blockwise claim their buffers first
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
                 "inplace_elemwise_optimizer", phase="inplace",
                 after=("InplaceBlasOpt", "c_blas_destructive", "blockwise_inplace"))
+    register_subtensor_inplace(db)
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
@@ -102,3 +123,4 @@ def register_standard_rewrites(db: Any) -> None:
     register_blas_rewrites(db)
     canon.register("sidestep_unused_rng_consumer", sidestep_unused_rng_consumer, "fast_run",
                    "fast_compile", "random_unsafe")
+    tag_pytensor_names(db)

@@ -43,23 +43,73 @@ from opgraph.tensor.subtensor import (
     get_item,
     inc_subtensor,
 )
+from opgraph.tensor.type_other import NoneTypeT
+from opgraph_rewrites.registering import register_useless
+from opgraph_rewrites.subtensor_inplace import (
+    local_inplace_AdvancedIncSubtensor,
+    local_inplace_AdvancedIncSubtensor1,
+    local_inplace_setsubtensor,
+)
 from opgraph_rewrites.subtensor_lift import _diag_indices, basic_index
+from opgraph_rewrites.subtensor_merge import (
+    local_join_subtensors,
+    local_subtensor_merge_integer,
+    local_subtensor_merge_slice,
+    merge_two_slices,
+)
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.utils import const_value, keep_type
 
 __all__ = [
     "_diag_indices",
     "_slice_to_arange",
+    "get_advsubtensor_axis",
+    "is_full_slice",
     "local_add_of_sparse_write",
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_inplace_AdvancedIncSubtensor",
+    "local_inplace_AdvancedIncSubtensor1",
+    "local_inplace_setsubtensor",
+    "local_join_subtensors",
     "local_replace_AdvancedSubtensor",
+    "local_subtensor_merge_integer",
+    "local_subtensor_merge_slice",
     "local_useless_slice",
+    "local_useless_subtensor",
+    "merge_two_slices",
+    "register_useless",
     "subtensor_rewriters",
 ]
 
 _EVAL_BUDGET = 16
+
+
+def is_full_slice(x: Any) -> bool:
+    """Whether ``x`` is a slice taking a whole axis (``:``, every bound None)."""
+    if not isinstance(x, slice):
+        return False
+    return all(b is None or isinstance(getattr(b, "type", None), NoneTypeT)
+               for b in (x.start, x.stop, x.step))
+
+
+def _is_array_index(idx: Any) -> bool:
+    ndim = getattr(getattr(idx, "type", None), "ndim", None)
+    return (ndim if ndim is not None else np.ndim(idx)) > 0
+
+
+def get_advsubtensor_axis(indices: Any) -> int | None:
+    """The axis a take-like index ``x[:, :, idx]`` applies its one array to, else None
+    (anything but whole slices around a single array index)."""
+    found = None
+    for axis, idx in enumerate(indices):
+        if is_full_slice(idx):
+            continue
+        if found is not None or isinstance(idx, slice) or not _is_array_index(idx):
+            return None
+        found = axis
+    return found
 
 
 def _const_array(var: Variable, budget: int = _EVAL_BUDGET) -> np.ndarray | None:
@@ -364,3 +414,7 @@ def subtensor_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_add_of_sparse_write", local_add_of_sparse_write, ()),
         ("local_blockwise_inc_subtensor", local_blockwise_inc_subtensor, ()),
     ]
+
+
+#: PyTensor's name: a Subtensor taking whole axes goes (``local_useless_slice``'s job).
+local_useless_subtensor = local_useless_slice

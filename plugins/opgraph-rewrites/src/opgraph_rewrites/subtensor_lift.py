@@ -29,11 +29,23 @@ from opgraph.tensor.shape import MakeVector, Shape, make_vector, static_int
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import Subtensor, get_item
 from opgraph.tensor.variable import constant
+from opgraph_rewrites.extract_diag import (
+    extract_diag_lift_pass,
+    local_extract_diag_lift,
+    local_extract_diag_of_alloc,
+    local_extract_diag_of_alloc_diag,
+    local_extract_diag_of_eye,
+)
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
     "_diag_indices",
     "basic_index",
+    "extract_diag_lift_pass",
+    "local_extract_diag_lift",
+    "local_extract_diag_of_alloc",
+    "local_extract_diag_of_alloc_diag",
+    "local_extract_diag_of_eye",
     "local_subtensor_make_vector",
     "local_subtensor_of_batch_dims",
     "local_subtensor_of_expand_dims",

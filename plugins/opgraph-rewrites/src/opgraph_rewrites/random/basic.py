@@ -18,12 +18,14 @@ from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.indexing import INT, SliceSpec, split_inputs
 from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.shape import Shape, Shape_i
 from opgraph.tensor.subtensor import AdvancedSubtensor, Subtensor
 from opgraph.tensor.type_other import NoneConst, NoneTypeT
 from opgraph_rewrites.swap import NodeSwapRewriter
 
 __all__ = [
     "RandomMakeInplace",
+    "is_rv_used_in_graph",
     "local_dimshuffle_rv_lift",
     "local_rv_size_lift",
     "local_subtensor_rv_lift",
@@ -156,6 +158,17 @@ def _index_entries(op: Any, inputs: Sequence[Any]) -> list[Any] | None:
         else:
             return None
     return index
+
+
+def is_rv_used_in_graph(base_rv: Variable, node: Apply, fgraph: Any) -> bool:
+    """Whether a node other than ``node`` reads ``base_rv``'s values in ``fgraph`` (or it
+    is an output); ``Shape``/``Shape_i`` readers only need its shape and do not count.
+    A lift that redraws the variable is only valid when nothing else sees the draw."""
+    for client, _ in fgraph.clients.get(base_rv, ()):
+        if client is node or isinstance(getattr(client, "op", None), Shape | Shape_i):
+            continue
+        return True
+    return False
 
 
 def _consumed_dims(index: Sequence[Any]) -> int:
