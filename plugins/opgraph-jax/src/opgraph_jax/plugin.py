@@ -40,12 +40,15 @@ def opgraph_public_modules() -> list[PublicModule]:
     return [
         PublicModule("opgraph.link.jax", "opgraph_jax.link"),
         PublicModule("opgraph.tensor.rewriting.jax", "opgraph_jax.rewriting"),
+        PublicModule("opgraph.tensor.random.rewriting.jax", "opgraph_jax.random_rewriting"),
     ]
 
 
 @hookimpl
 def opgraph_register_rewrites(db: Any) -> None:
-    """The JAX-only rewrites (tag ``jax``), loaded with the database."""
-    from opgraph_jax.rewriting import register_rewrites
+    """The JAX-only rewrites (tag ``jax``) and PyTensor's opt-in JAX random rewrites,
+    loaded with the database."""
+    from opgraph_jax import random_rewriting, rewriting
 
-    register_rewrites(db)
+    rewriting.register_rewrites(db)
+    random_rewriting.register_rewrites(db)

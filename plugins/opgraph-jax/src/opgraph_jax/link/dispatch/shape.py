@@ -11,19 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from opgraph.graph.basic import Apply
-from opgraph.graph.op import Op
-from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape
-from opgraph.tensor.type import TensorType
 from opgraph_jax.link.dispatch.basic import (
     JAXUnsupportedOpError,
     is_concrete,
     jax_funcify,
     registered_translation,
 )
+from opgraph_jax.shape_tuple import JAXShapeTuple
 
 __all__ = ["SHAPE_NOT_COMPATIBLE", "JAXShapeTuple", "assert_shape_argument_jax_compatible",
            "jax_funcify_JAXShapeTuple", "jax_funcify_Reshape", "jax_funcify_Shape",
@@ -41,23 +36,6 @@ def assert_shape_argument_jax_compatible(shape: Any) -> None:
     values = shape if isinstance(shape, tuple | list) else (shape,)
     if not all(is_concrete(v) for v in values):
         raise JAXUnsupportedOpError(SHAPE_NOT_COMPATIBLE)
-
-
-class JAXShapeTuple(Op):
-    """Scalar integer entries gathered into one shape vector (a tuple under JAX)."""
-
-    __props__ = ()
-
-    def make_node(self, *entries: Any) -> Apply:
-        inputs = [as_tensor_variable(e) for e in entries]
-        for k, var in enumerate(inputs):
-            if var.type.ndim != 0 or not var.type.dtype.startswith(("int", "uint")):
-                raise TypeError(f"JAXShapeTuple: entry {k} must be an integer scalar, "
-                                f"got {var.type}")
-        return Apply(self, inputs, [TensorType("int64", shape=(len(inputs),))()])
-
-    def perform(self, node: Apply, inputs: list[Any], output_storage: list[Any]) -> None:
-        output_storage[0][0] = np.asarray([int(v) for v in inputs], dtype="int64")
 
 
 @jax_funcify.register(JAXShapeTuple)
