@@ -95,7 +95,7 @@ def test_equal_indexings_merge_and_print():
     assert x[1:].owner.op == x[1:, :].owner.op
     assert x[1].owner.op == Subtensor(("int",))
     assert str(x[1:, 0].owner.op) == "Subtensor{start:, int}"
-    assert x[1:].owner.op.idx_list == (SliceSpec(True, False, False),)
+    assert x[1:].owner.op.idx_spec == (SliceSpec(True, False, False),)
 
 
 def test_basic_indexing_bad_input():
