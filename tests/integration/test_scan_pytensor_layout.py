@@ -31,7 +31,7 @@ def test_tap_inputs_are_initial_rows_written_into_an_empty_buffer():
     ys, zs = scan(lambda a, b, p: [a + b, p * 2],
                   outputs_info=[{"initial": m0, "taps": [-2, -1]}, x0], n_steps=4,
                   return_updates=False)
-    node, states = _state_inputs(ys)
+    _node, states = _state_inputs(ys)
     for buf, init, rows in zip(states, [m0, x0], [2, 1]):
         op = buf.owner.op
         assert isinstance(op, IncSubtensor) and op.set_instead_of_inc
@@ -74,8 +74,8 @@ def test_clones_of_the_inner_fgraph_keep_the_inner_inputs():
 def test_scan_args_edited_without_sit_sot_taps_rebuild():
     """Code written for PyTensor drops a sit-sot from the lists only (its taps are derived)."""
     x0, c = pt.vector("x0"), pt.vector("c")
-    ys, zs = scan(lambda p, q, c: [p * c, q + c], outputs_info=[x0, x0], non_sequences=[c],
-                  n_steps=3, return_updates=False)
+    ys, _zs = scan(lambda p, q, c: [p * c, q + c], outputs_info=[x0, x0], non_sequences=[c],
+                   n_steps=3, return_updates=False)
     node = ys.owner.inputs[0].owner
     args = ScanArgs.from_node(node)
     for field in ("inner_in_sit_sot", "outer_in_sit_sot", "inner_out_sit_sot",
