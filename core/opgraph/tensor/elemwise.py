@@ -288,12 +288,15 @@ def weak_scalar_dtype(value: Any, strong_dtypes: Sequence[str]) -> str:
     return dtype.name
 
 
-def as_elemwise_inputs(inputs: Sequence[Any]) -> list[Variable]:
-    """Convert Elemwise inputs; Python numbers are weak scalars (see ``weak_scalar_dtype``)."""
+def as_elemwise_inputs(inputs: Sequence[Any], integer_inputs: Sequence[int] = ()
+                       ) -> list[Variable]:
+    """Convert Elemwise inputs; Python numbers are weak scalars (see ``weak_scalar_dtype``),
+    except a Python int at a position of ``integer_inputs`` (an order, a count), which
+    keeps an integer dtype whatever the other inputs are."""
     converted: list[Any] = [None] * len(inputs)
     weak = []
     for i, x in enumerate(inputs):
-        if _is_python_number(x):
+        if _is_python_number(x) and not (i in integer_inputs and isinstance(x, int)):
             weak.append(i)
         else:
             try:
@@ -430,7 +433,7 @@ class Elemwise(Op):
 
     def make_node(self, *inputs: Any) -> Apply:
         try:
-            inputs = as_elemwise_inputs(inputs)
+            inputs = as_elemwise_inputs(inputs, getattr(self.scalar_op, "integer_inputs", ()))
         except TypeError as exc:
             raise TypeError(f"{self}: {exc}") from None
         if self.nin >= 0 and len(inputs) != self.nin:

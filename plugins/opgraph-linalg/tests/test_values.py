@@ -7,8 +7,10 @@ import opgraph_linalg as la
 import pytest
 import scipy.linalg
 from helpers_la import compile_py, spd, well_conditioned
+from opgraph.tensor.linalg import eigh
 
 import opgraph.tensor as pt
+from opgraph import function
 from opgraph.tensor.blockwise import Blockwise
 
 
@@ -292,3 +294,22 @@ def test_tensorinv_is_one_op_with_static_shape_and_shape_inference(rng):
     assert tuple(shape) == (2, 15, 30)
     with pytest.raises(ValueError, match="product of the first 2 axes"):
         compile_py([b], la.tensorinv(b))(rng.normal(size=(2, 3, 4)))
+
+
+@pytest.mark.parametrize("driver", ["evr", "evd"])
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh_driver_matches_scipy_with_that_driver(driver, lower):
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(5, 5))
+    a = a + a.T
+    x = pt.matrix("x")
+    w, v = function([x], eigh(x, lower=lower, driver=driver))(a)
+    want_w, want_v = scipy.linalg.eigh(a, lower=lower, driver=driver)
+    np.testing.assert_allclose(w, want_w, rtol=1e-12, atol=1e-12)
+    # eigenvectors agree up to the sign of each column
+    np.testing.assert_allclose(np.abs(np.sum(v * want_v, axis=0)), 1.0, rtol=1e-10)
+
+
+def test_eigh_rejects_an_unknown_driver():
+    with pytest.raises(ValueError, match="driver must be one of"):
+        eigh(pt.matrix("x"), driver="gvx")

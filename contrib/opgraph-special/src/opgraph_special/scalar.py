@@ -219,6 +219,7 @@ class Polygamma(ScalarOp):
     """
 
     nin = 2
+    integer_inputs = (0,)  # polygamma(1, x): the order stays an integer beside float x
 
     def __init__(self, name: str | None = None) -> None:
         super().__init__(_polygamma_out, name=name or "polygamma")

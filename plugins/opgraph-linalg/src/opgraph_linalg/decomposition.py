@@ -185,15 +185,28 @@ for _key in (LOWER_TRIANGULAR, UPPER_TRIANGULAR):
     register_assumption(_key, Cholesky)(_cholesky_facts)
 
 
+EIGH_DRIVERS = ("evr", "evd")
+
+
 class Eigh(Op):
     """Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix, or
-    of the pencil ``a v = w b v`` with ``b`` positive definite when ``generalized``."""
+    of the pencil ``a v = w b v`` with ``b`` positive definite when ``generalized``.
 
-    __props__ = ("lower", "generalized")
+    ``driver`` picks LAPACK's routine for the standard problem, as PyTensor's:
+    ``"evr"`` (relatively robust representations, SciPy's default) or ``"evd"``
+    (divide and conquer, what NumPy and JAX use); the pencil always uses
+    divide and conquer.
+    """
 
-    def __init__(self, lower: bool = True, generalized: bool = False) -> None:
+    __props__ = ("lower", "generalized", "driver")
+
+    def __init__(self, lower: bool = True, generalized: bool = False,
+                 driver: str = "evr") -> None:
+        if driver not in EIGH_DRIVERS:
+            raise ValueError(f"Eigh: driver must be one of {EIGH_DRIVERS}, got {driver!r}")
         self.lower = bool(lower)
         self.generalized = bool(generalized)
+        self.driver = "evd" if self.generalized else driver
 
     @property
     def gufunc_signature(self) -> str:
@@ -226,8 +239,11 @@ class Eigh(Op):
         check_square_value(inputs[0], "eigh", "a")
         if self.generalized:
             w, v = scipy_linalg.eigh(inputs[0], inputs[1], lower=self.lower)
-        else:
+        elif self.driver == "evd":
             w, v = np.linalg.eigh(inputs[0], UPLO=self.UPLO)
+        else:
+            w, v = scipy_linalg.eigh(inputs[0], lower=self.lower, driver="evr",
+                                     check_finite=False)
         output_storage[0][0] = np.asarray(w, dtype=node.outputs[0].type.numpy_dtype)
         output_storage[1][0] = np.asarray(v, dtype=node.outputs[1].type.numpy_dtype)
 
@@ -260,11 +276,13 @@ class Eigh(Op):
         return grads
 
 
-def eigh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None) -> list[Variable]:
+def eigh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None,
+         driver: str = "evr") -> list[Variable]:
     """``(w, v)`` of symmetric ``a`` (or of ``a v = w b v``), as ``scipy_linalg.eigh``.
 
     Only the ``lower`` (or upper) triangle is read; ``UPLO="L"/"U"`` is
-    accepted too, as in ``numpy.linalg.eigh``.
+    accepted too, as in ``numpy.linalg.eigh``. ``driver`` is ``"evr"`` or
+    ``"evd"`` (see :class:`Eigh`).
     """
     if UPLO is not None:
         if UPLO not in ("L", "U"):
@@ -273,8 +291,8 @@ def eigh(a: Any, b: Any = None, lower: bool = True, UPLO: str | None = None) -> 
     a = as_matrix(a, "eigh", "a")
     check_square_static(a, "eigh", "a")
     if b is None:
-        return Blockwise(Eigh(lower))(a)
-    return Blockwise(Eigh(lower, generalized=True))(a, b)
+        return Blockwise(Eigh(lower, driver=driver))(a)
+    return Blockwise(Eigh(lower, generalized=True, driver=driver))(a, b)
 
 
 class Eigvalsh(Op):

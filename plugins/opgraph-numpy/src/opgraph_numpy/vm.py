@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.link.basic import (
@@ -221,6 +221,66 @@ def _loop_runner(
     return vm_run
 
 
+class _LazyTables(NamedTuple):
+    """What the lazy stack machine reads per node, by position in the order."""
+
+    prereq: list[list[int]]
+    input_owner: list[list[int]]
+    input_computed: list[list[list]]
+    output_computed: list[list[list]]
+    reset_cells: list[list]
+    roots: list[int]
+    readers: dict[Variable, int]
+    freeable: list[list[tuple[StorageCell, Variable]]]
+    intermediates: list[StorageCell]
+
+
+def _lazy_tables(fgraph: Any, order: list[Apply], storage_map: dict[Variable, StorageCell],
+                 compute_map: dict[Variable, list], keep: set[Variable]) -> _LazyTables:
+    """The per-node tables of :func:`_lazy_runner`, built once per function."""
+    index = {node: k for k, node in enumerate(order)}
+    # Destroy/view orderings (readers before destroyers) become hard prerequisites.
+    orderings = fgraph.orderings() if hasattr(fgraph, "orderings") else {}
+    # GC: a value dies when every reader that runs has run; leftovers die at the end.
+    readers: dict[Variable, int] = {}
+    for node in order:
+        for v in dict.fromkeys(node.inputs):
+            readers[v] = readers.get(v, 0) + 1
+    return _LazyTables(
+        prereq=[[index[p] for p in orderings.get(node, ()) if p in index] for node in order],
+        input_owner=[[index[v.owner] if v.owner is not None and v.owner in index else -1
+                      for v in node.inputs] for node in order],
+        input_computed=[[compute_map[v] for v in node.inputs] for node in order],
+        output_computed=[[compute_map[v] for v in node.outputs] for node in order],
+        reset_cells=[compute_map[v] for node in order for v in node.outputs],
+        roots=[index[v.owner] for v in fgraph.outputs
+               if v.owner is not None and v.owner in index],
+        readers=readers,
+        freeable=[[(storage_map[v], v) for v in dict.fromkeys(node.inputs)
+                   if v not in keep and v.owner is not None] for node in order],
+        intermediates=[storage_map[v] for node in order for v in node.outputs
+                       if v not in keep],
+    )
+
+
+def _missing_inputs(op: Any, k: int, needed: list[int], owners: list[int],
+                    computed: list[list], asked: dict[int, Any]) -> list[int]:
+    """The nodes to run before lazy node ``k`` (which asked for inputs ``needed``) can go on;
+    empty when they are all computed already and the node is to run again."""
+    missing = [owners[i] for i in needed if not computed[i][0]]
+    if not missing:
+        if asked.get(k) == needed:
+            raise RuntimeError(
+                f"lazy thunk of {op} asked twice for inputs {needed} that are already computed"
+            )
+        asked[k] = needed
+        return []
+    if any(m < 0 for m in missing):
+        raise RuntimeError(f"lazy thunk of {op} asked for an input that no node computes")
+    asked.pop(k, None)
+    return missing
+
+
 def _lazy_runner(
     fgraph: Any,
     order: list[Apply],
@@ -234,32 +294,10 @@ def _lazy_runner(
     on_error: Callable[[BaseException, int], None],
 ) -> Callable[[], None]:
     """A stack machine: compute a node's inputs only when it asks for them."""
-    index = {node: k for k, node in enumerate(order)}
     n = len(order)
-    # Destroy/view orderings (readers before destroyers) become hard prerequisites.
-    orderings = fgraph.orderings() if hasattr(fgraph, "orderings") else {}
-    prereq = [[index[p] for p in orderings.get(node, ()) if p in index] for node in order]
-    input_owner = [
-        [index[v.owner] if v.owner is not None and v.owner in index else -1 for v in node.inputs]
-        for node in order
-    ]
-    input_computed = [[compute_map[v] for v in node.inputs] for node in order]
-    output_computed = [[compute_map[v] for v in node.outputs] for node in order]
-    reset_cells = [compute_map[v] for node in order for v in node.outputs]
-    roots = [
-        index[v.owner] for v in fgraph.outputs if v.owner is not None and v.owner in index
-    ]
-    # GC: a value dies when every reader that runs has run; leftovers die at the end.
-    readers: dict[Variable, int] = {}
-    for node in order:
-        for v in dict.fromkeys(node.inputs):
-            readers[v] = readers.get(v, 0) + 1
-    freeable = [
-        [(storage_map[v], v) for v in dict.fromkeys(node.inputs)
-         if v not in keep and v.owner is not None]
-        for node in order
-    ]
-    intermediates = [storage_map[v] for node in order for v in node.outputs if v not in keep]
+    t = _lazy_tables(fgraph, order, storage_map, compute_map, keep)
+    prereq, input_owner, input_computed = t.prereq, t.input_owner, t.input_computed
+    output_computed, freeable = t.output_computed, t.freeable
     thunks = plan.thunks
     lazy = plan.lazy
     clock = time.perf_counter
@@ -276,13 +314,13 @@ def _lazy_runner(
     def vm_run() -> None:
         k = -1
         try:
-            for cell in reset_cells:
+            for cell in t.reset_cells:
                 cell[0] = False
             for cell in recycle_cells:
                 cell[0] = None
-            remaining = dict(readers) if allow_gc else None
+            remaining = dict(t.readers) if allow_gc else None
             done = [False] * n
-            stack = list(reversed(roots))
+            stack = list(reversed(t.roots))
             asked: dict[int, Any] = {}
             while stack:
                 k = stack[-1]
@@ -302,25 +340,8 @@ def _lazy_runner(
                 if lazy[k]:
                     needed = run_node(k)
                     if needed:
-                        needed = list(needed)
-                        missing = [
-                            input_owner[k][i] for i in needed if not input_computed[k][i][0]
-                        ]
-                        if not missing:
-                            if asked.get(k) == needed:
-                                raise RuntimeError(
-                                    f"lazy thunk of {order[k].op} asked twice for inputs "
-                                    f"{needed} that are already computed"
-                                )
-                            asked[k] = needed
-                            continue
-                        if any(m < 0 for m in missing):
-                            raise RuntimeError(
-                                f"lazy thunk of {order[k].op} asked for an input that no "
-                                "node computes"
-                            )
-                        asked.pop(k, None)
-                        stack.extend(missing)
+                        stack.extend(_missing_inputs(order[k].op, k, list(needed),
+                                                     input_owner[k], input_computed[k], asked))
                         continue
                 else:
                     run_node(k)
@@ -335,7 +356,7 @@ def _lazy_runner(
                         if left == 0:
                             cell[0] = None
             if allow_gc:
-                for cell in intermediates:
+                for cell in t.intermediates:
                     cell[0] = None
         except Exception as exc:
             on_error(exc, k)

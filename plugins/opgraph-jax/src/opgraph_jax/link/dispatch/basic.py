@@ -20,12 +20,15 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from opgraph_ofg import OpFromGraph
 
-from opgraph.compile.ops import DeepCopyOp, ViewOp
+from opgraph.compile.ops import DeepCopyOp, TypeCastingOp
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.fg import FunctionGraph
+from opgraph.ifelse import IfElse
 from opgraph.link.basic import raise_with_op
 from opgraph.plugins import find_op_impl
+from opgraph.raise_op import CheckAndRaise
 
 __all__ = [
     "JAXUnsupportedOpError",
@@ -72,7 +75,7 @@ def jax_typify(data: Any, dtype: Any = None, **kwargs: Any) -> Any:
 
 
 @jax_typify.register(np.ndarray)
-def _typify_ndarray(data: np.ndarray, dtype: Any = None, **kwargs: Any) -> Any:
+def jax_typify_ndarray(data: np.ndarray, dtype: Any = None, **kwargs: Any) -> Any:
     return jnp.asarray(data, dtype=dtype)
 
 
@@ -194,14 +197,57 @@ def typify_constant(var: Constant) -> Any:
 
 
 @jax_funcify.register(FunctionGraph)
-def _funcify_fgraph(fgraph: FunctionGraph, node: Any = None, **kwargs: Any) -> Callable:
+def jax_funcify_FunctionGraph(fgraph: FunctionGraph, node: Any = None,
+                              **kwargs: Any) -> Callable:
+    """A whole graph as one JAX function (PyTensor's name for this translation)."""
     return funcify_graph(fgraph, **kwargs)
 
 
+def jnp_safe_copy(x: Any) -> Any:
+    """A copy of ``x``: ``jnp.copy`` for what JAX takes, the value's own ``copy`` else."""
+    try:
+        return jnp.copy(x)
+    except TypeError:
+        return x.copy() if hasattr(x, "copy") else x
+
+
 @jax_funcify.register(DeepCopyOp)
-@jax_funcify.register(ViewOp)
-def _funcify_identity(op: Any, **kwargs: Any) -> Callable:
-    def identity(x: Any) -> Any:
+def jax_funcify_DeepCopyOp(op: Any, **kwargs: Any) -> Callable:
+    """JAX arrays are immutable: the output may be the input itself."""
+
+    def deep_copy(x: Any) -> Any:
         return x
 
-    return identity
+    return deep_copy
+
+
+@jax_funcify.register(TypeCastingOp)
+def jax_funcify_TypeCastingOp(op: Any, **kwargs: Any) -> Callable:
+    """A view or a type cast (``ViewOp``, output guards) is the value unchanged."""
+
+    def type_cast(x: Any) -> Any:
+        return x
+
+    return type_cast
+
+
+def registered_translation(op_class: type) -> Callable[..., Any]:
+    """The translation ``jax_funcify`` uses for ``op_class``.
+
+    PyTensor names each translation ``jax_funcify_<Op>`` in the dispatch module
+    of its area; opgraph registers many Ops through one table per area, and the
+    modules at PyTensor's paths bind those names with this.
+    """
+    return jax_funcify.dispatch(op_class)
+
+
+# Translations registered by the area modules this one is imported before
+# (PyTensor defines them here): resolved when asked for.
+_REGISTERED_LATER = {"jax_funcify_IfElse": IfElse, "jax_funcify_CheckAndRaise": CheckAndRaise,
+                     "jax_funcify_OpFromGraph": OpFromGraph}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REGISTERED_LATER:
+        return registered_translation(_REGISTERED_LATER[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

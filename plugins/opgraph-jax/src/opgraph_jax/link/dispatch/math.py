@@ -39,7 +39,7 @@ from opgraph_jax.link.dispatch.basic import (
     static_ints,
 )
 
-__all__ = ["REDUCERS"]
+__all__ = ["REDUCERS", "jax_funcify_Argmax", "jax_funcify_Dot", "jax_funcify_Max"]
 
 REDUCERS: dict[type, Callable[..., Any]] = {
     Add: jnp.sum,
@@ -278,3 +278,9 @@ def _funcify_add_along_axis(op: AddAlongAxis, **kwargs: Any) -> Callable:
         return x.at[tuple(grids)].add(values)
 
     return add_along_axis
+
+
+# PyTensor's names for these translations (``link.jax.dispatch.math``).
+jax_funcify_Argmax = _funcify_argmax
+jax_funcify_Dot = _funcify_dot
+jax_funcify_Max = _funcify_careduce

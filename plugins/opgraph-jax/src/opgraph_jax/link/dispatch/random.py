@@ -23,8 +23,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import opgraph.tensor.random.basic as rb
-from opgraph.graph.basic import Apply
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.tensor.random.op import RandomVariable
+from opgraph.tensor.shape import Shape, Shape_i
 from opgraph_jax.link.dispatch.basic import (
     JAXUnsupportedOpError,
     jax_funcify,
@@ -32,7 +33,17 @@ from opgraph_jax.link.dispatch.basic import (
     static_ints,
 )
 
-__all__ = ["SAMPLERS", "generator_to_key", "jax_sample_fn", "numpyro_available"]
+__all__ = ["SAMPLERS", "SIZE_NOT_COMPATIBLE", "assert_size_argument_jax_compatible",
+           "generator_to_key", "jax_funcify_RandomVariable", "jax_sample_fn",
+           "jax_typify_Generator", "numpy_bit_gens", "numpyro_available"]
+
+SIZE_NOT_COMPATIBLE = (
+    "JAX draws need their size as values known when the function is compiled: a constant, "
+    "or computed from the shapes of inputs. This size depends on an input's value."
+)
+
+numpy_bit_gens = {"MT19937": 0, "PCG64": 1, "Philox": 2, "SFC64": 3}
+"""NumPy bit generator name -> the index PyTensor stores with an RNG's JAX state."""
 
 numpyro_available = importlib.util.find_spec("numpyro") is not None
 
@@ -48,7 +59,7 @@ def generator_to_key(value: Any) -> Any:
 
 
 @jax_typify.register(np.random.Generator)
-def _typify_generator(data: np.random.Generator, dtype: Any = None, **kwargs: Any) -> Any:
+def jax_typify_Generator(data: np.random.Generator, dtype: Any = None, **kwargs: Any) -> Any:
     return generator_to_key(data)
 
 
@@ -226,3 +237,50 @@ def _funcify_rv(op: RandomVariable, node: Apply | None = None, **kwargs: Any) ->
         return next_key, jnp.asarray(draw).astype(dtype)
 
     return random_variable
+
+
+jax_funcify_RandomVariable = _funcify_rv  # PyTensor's name for this translation
+
+
+def _known_when_compiled(var: Variable) -> bool:
+    """True when ``var`` is a constant or is computed from constants and shapes only."""
+    if isinstance(var, Constant):
+        return True
+    if var.owner is None:
+        return False
+    if isinstance(var.owner.op, Shape | Shape_i):
+        return True
+    return all(_known_when_compiled(v) for v in var.owner.inputs)
+
+
+def assert_size_argument_jax_compatible(node: Apply) -> None:
+    """Raise ``NotImplementedError`` (:data:`SIZE_NOT_COMPATIBLE`) when the size of the draw
+    ``node`` depends on an input's value, which JAX cannot compile."""
+    if not _known_when_compiled(node.inputs[1]):
+        raise JAXUnsupportedOpError(SIZE_NOT_COMPATIBLE)
+
+
+# PyTensor's names for its per-distribution sample functions; here each is what
+# ``jax_sample_fn`` dispatches to for that distribution (random_more registers some).
+_SAMPLE_FN_NAMES = {
+    "jax_sample_fn_generic": rb.BetaRV,
+    "jax_sample_fn_loc_scale": rb.NormalRV,
+    "jax_sample_mvnormal": rb.MvNormalRV,
+    "jax_sample_fn_bernoulli": rb.BernoulliRV,
+    "jax_sample_fn_categorical": rb.CategoricalRV,
+    "jax_sample_fn_uniform": rb.UniformRV,
+    "jax_sample_fn_shape_scale": rb.GammaRV,
+    "jax_sample_fn_exponential": rb.ExponentialRV,
+    "jax_sample_fn_t": rb.StudentTRV,
+    "jax_funcify_choice": rb.ChoiceWithoutReplacement,
+    "jax_sample_fn_permutation": rb.PermutationRV,
+    "jax_sample_fn_binomial": rb.BinomialRV,
+    "jax_sample_fn_multinomial": rb.MultinomialRV,
+    "jax_sample_fn_vonmises": rb.VonMisesRV,
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SAMPLE_FN_NAMES:
+        return jax_sample_fn.dispatch(_SAMPLE_FN_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,6 +11,9 @@ broadcasts), so each scalar Op is translated once for both.
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +24,7 @@ import numpy as np
 
 import opgraph.scalar
 from opgraph.graph.basic import Apply
+from opgraph.scalar.arith import Add, IntDiv, Mod, Mul, Sub
 from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.complex import Angle, Complex, ComplexFromPolar, Conj, Imag, Real
 from opgraph.scalar.composite import Composite
@@ -31,7 +35,8 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_jax.link.dispatch.basic import JAXUnsupportedOpError, funcify_graph, jax_funcify
 from opgraph_jax.link.dispatch.special_inverse import betaincinv, gammainccinv, gammaincinv
 
-__all__ = ["SCALAR_TABLE", "scalar_function"]
+__all__ = ["SCALAR_TABLE", "all_inputs_are_scalar", "jax_funcify_scalar_op_via_py_operators",
+           "scalar_function", "try_import_tfp_jax_op"]
 
 
 def _log1mexp(x: Any) -> Any:
@@ -231,3 +236,68 @@ def _funcify_dimshuffle(op: DimShuffle, node: Apply | None = None, **kwargs: Any
         return y
 
     return dimshuffle
+
+
+def all_inputs_are_scalar(node: Apply) -> bool:
+    """True when every input of ``node`` is a 0-d value (Python operators then suffice)."""
+    return all(getattr(var.type, "ndim", 0) == 0 for var in node.inputs)
+
+
+@functools.singledispatch
+def jax_funcify_scalar_op_via_py_operators(op: Any) -> Callable[..., Any]:
+    """A function computing ``op`` with Python's operators (``+``, ``*``, ``//``...), which
+    keep Python scalars as they are; registered for the arithmetic Ops that have one."""
+    raise NotImplementedError(f"{op} has no Python-operator form; use jax_funcify")
+
+
+def _via(binary: Callable[[Any, Any], Any]) -> Callable[[Any], Callable[..., Any]]:
+    def for_op(op: Any) -> Callable[..., Any]:
+        return lambda *xs: functools.reduce(binary, xs[1:], xs[0])
+
+    return for_op
+
+
+jax_funcify_scalar_Add = jax_funcify_scalar_op_via_py_operators.register(Add)(_via(operator.add))
+jax_funcify_scalar_Mul = jax_funcify_scalar_op_via_py_operators.register(Mul)(_via(operator.mul))
+jax_funcify_scalar_Sub = jax_funcify_scalar_op_via_py_operators.register(Sub)(_via(operator.sub))
+jax_funcify_scalar_IntDiv = jax_funcify_scalar_op_via_py_operators.register(IntDiv)(
+    _via(operator.floordiv))
+jax_funcify_scalar_Mod = jax_funcify_scalar_op_via_py_operators.register(Mod)(_via(operator.mod))
+
+_TFP = "tensorflow_probability.substrates.jax.math"
+
+
+def try_import_tfp_jax_op(op: ScalarOp, jax_op_name: str | None = None) -> Callable[..., Any]:
+    """TensorFlow Probability's JAX function for ``op`` (named ``jax_op_name`` or the Op's
+    NumPy name); ImportError naming the package when it is not installed."""
+    if importlib.util.find_spec("tensorflow_probability") is None:
+        raise ImportError(f"The JAX translation of {op} through TensorFlow Probability needs "
+                          "the package tensorflow-probability (pip install tensorflow-probability)")
+    name = jax_op_name or op.nfunc_spec[0]
+    return getattr(importlib.import_module(_TFP), name)
+
+
+def jax_funcify_from_tfp(op: ScalarOp, **kwargs: Any) -> Callable[..., Any]:
+    """PyTensor's translation through TensorFlow Probability (opgraph translates those Ops
+    itself; this stays for code that asks for TFP's version)."""
+    return try_import_tfp_jax_op(op)
+
+
+# PyTensor names one translation per scalar Op; opgraph's is one table (scalar_function).
+jax_funcify_ScalarOp = _funcify_scalar_op
+jax_funcify_Cast = _funcify_scalar_op
+jax_funcify_Clip = _funcify_scalar_op
+jax_funcify_Composite = _funcify_scalar_op
+jax_funcify_Erf = _funcify_scalar_op
+jax_funcify_Erfc = _funcify_scalar_op
+jax_funcify_Erfinv = _funcify_scalar_op
+jax_funcify_GammaIncCInv = _funcify_scalar_op
+jax_funcify_GammaIncInv = _funcify_scalar_op
+jax_funcify_Identity = _funcify_scalar_op
+jax_funcify_Ive = _funcify_scalar_op
+jax_funcify_Kve = _funcify_scalar_op
+jax_funcify_Log1mexp = _funcify_scalar_op
+jax_funcify_Psi = _funcify_scalar_op
+jax_funcify_Second = _funcify_scalar_op
+jax_funcify_Softplus = _funcify_scalar_op
+jax_funcify_TriGamma = _funcify_scalar_op

@@ -28,7 +28,7 @@ from opgraph_jax.link.dispatch.basic import (
     static_int,
 )
 
-__all__: list[str] = []
+__all__ = ["jax_funcify_Scan"]
 
 
 @jax_funcify.register(Scan)
@@ -59,8 +59,7 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
             args = list(xs)
             args += _mit_mot_reads(mms, info.mit_mot_in_slices, i)
             for win, t in zip(wins, taps):
-                k = win.shape[0]
-                args += [win[k + tap] for tap in t]
+                args += [win[win.shape[0] + tap] for tap in t]
             args += list(sh) + non_seqs
             res = inner(*args)
             mms = _mit_mot_writes(mms, info.mit_mot_out_slices, res[:n_mm_out], i, done)
@@ -72,13 +71,16 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
                 new_states = [jnp.where(done, w[-1], s) for w, s in zip(wins, new_states)]
                 new_sh = [jnp.where(done, o, s) for o, s in zip(sh, new_sh)]
                 stop = done | jnp.asarray(res[n_st + n_nit + n_sh]).astype(bool)
+                active = ~done
             else:
-                stop = done
-            new_wins = [jnp.concatenate([w[1:], s[None]]) for w, s in zip(wins, new_states)]
-            return (new_wins, new_sh, stop, mms, i + 1), (new_states, nits, ~done)
+                stop = active = None  # a fixed-length loop carries no stop flag
+            new_wins = [_slide(w, s) for w, s in zip(wins, new_states)]
+            nxt = None if i is None else i + 1  # the step index is read by mit-mot rows only
+            return (new_wins, new_sh, stop, mms, nxt), (new_states, nits, active)
 
-        carry0 = (windows, [jnp.asarray(v) for v in shared], jnp.asarray(False), mm0,
-                  jnp.asarray(0, dtype="int64"))
+        carry0 = (windows, [jnp.asarray(v) for v in shared],
+                  jnp.asarray(False) if info.as_while else None, mm0,
+                  jnp.asarray(0, dtype="int64") if n_mm else None)
         (_, final_sh, _, final_mm, _), (ys, nit_ys, active) = jax.lax.scan(
             step, carry0, seqs, length=n)
         n_done = jnp.sum(active) if info.as_while else n
@@ -93,6 +95,13 @@ def _funcify_scan(op: Scan, node: Apply | None = None, **kwargs: Any) -> Callabl
         return outs
 
     return scan
+
+
+def _slide(win: Any, new: Any) -> Any:
+    """The window of a state's last values moved on by one step."""
+    if win.shape[0] == 1:
+        return new[None]
+    return jnp.concatenate([win[1:], new[None]])
 
 
 def _mit_mot_buffer(buf: Any, dtype: str, ins: tuple, outs: tuple, n: int, op: Scan) -> Any:
@@ -117,8 +126,10 @@ def _mit_mot_writes(mms: list[Any], out_slices: tuple, values: Any, i: Any,
     new, pos = [], 0
     for buf, taps in zip(mms, out_slices):
         for t in taps:
-            old = jax.lax.dynamic_index_in_dim(buf, i + t, axis=0, keepdims=False)
-            row = jnp.where(done, old, jnp.asarray(values[pos]).astype(buf.dtype))
+            row = jnp.asarray(values[pos]).astype(buf.dtype)
+            if done is not None:  # a while-scan leaves the rows alone after its stop
+                old = jax.lax.dynamic_index_in_dim(buf, i + t, axis=0, keepdims=False)
+                row = jnp.where(done, old, row)
             buf = jax.lax.dynamic_update_index_in_dim(buf, row, i + t, axis=0)
             pos += 1
         new.append(buf)
@@ -137,3 +148,6 @@ def _trim(full: Any, k: int, n: int, n_done: Any, keep: int, op: Scan) -> Any:
         )
     start = jnp.maximum(k + n_done - rows, 0)
     return jax.lax.dynamic_slice_in_dim(full, start, rows, axis=0)
+
+
+jax_funcify_Scan = _funcify_scan  # PyTensor's name for this translation

@@ -28,7 +28,17 @@ from opgraph.tensor.subtensor import (
 from opgraph.tensor.type_other import MakeSlice
 from opgraph_jax.link.dispatch.basic import JAXUnsupportedOpError, is_concrete, jax_funcify
 
-__all__ = ["jax_index"]
+__all__ = ["BOOLEAN_MASK_ERROR", "DYNAMIC_SLICE_LENGTH_ERROR", "jax_funcify_IncSubtensor",
+           "jax_funcify_Subtensor", "jax_index"]
+
+BOOLEAN_MASK_ERROR = (
+    "JAX cannot index with a boolean mask whose values are known only when the function runs "
+    "(the output's length would depend on them); make the mask a constant or use another mode"
+)
+DYNAMIC_SLICE_LENGTH_ERROR = (
+    "JAX needs slice bounds known when it compiles; this one depends on an input's value "
+    "(use dynamic_slice-friendly integer indices or another mode)"
+)
 
 
 def _bound(value: Any, op: Any) -> Any:
@@ -37,10 +47,7 @@ def _bound(value: Any, op: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype == object:
         return None
     if not is_concrete(value):
-        raise JAXUnsupportedOpError(
-            f"{op}: JAX needs slice bounds known when it compiles; this one depends on an "
-            "input's value (use dynamic_slice-friendly integer indices or another mode)"
-        )
+        raise JAXUnsupportedOpError(f"{op}: {DYNAMIC_SLICE_LENGTH_ERROR}")
     return int(np.asarray(value))
 
 
@@ -164,3 +171,7 @@ def _funcify_advanced_inc_subtensor1(op: AdvancedIncSubtensor1, node: Apply | No
 @jax_funcify.register(MakeSlice)
 def _funcify_make_slice(op: MakeSlice, **kwargs: Any) -> Callable:
     return lambda *parts: slice(*parts)
+
+
+jax_funcify_Subtensor = _funcify_subtensor
+jax_funcify_IncSubtensor = _funcify_inc_subtensor

@@ -1,0 +1,1 @@
+"""PyTensor's ``link.jax.dispatch.signal`` path."""
