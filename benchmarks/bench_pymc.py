@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# one BLAS thread on every side (as benchmarks/run.py sets): the children inherit it
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 
@@ -317,7 +321,12 @@ def bench_prior_predictive(report: Any, python: str) -> list[str]:
     return _errors(list(runs.values()))
 
 
-def run(report: Any) -> None:
+CASES = {"import": bench_import, "per_call": bench_per_call,
+         "prior_predictive": bench_prior_predictive, "compile": bench_compile}
+"""The cases, in the order a full run takes them (``--case`` picks some)."""
+
+
+def run(report: Any, cases: tuple[str, ...] = tuple(CASES)) -> None:
     python = pymc_python()
     report.section("PyMC 6.0.0 on opgraph vs PyTensor 3.0.7 (Numba, C)")
     if python is None:
@@ -328,10 +337,8 @@ def run(report: Any) -> None:
                 "(PyTensor's default mode), c (PyTensor Mode(linker='cvm', "
                 "optimizer='fast_run')); '/ numba' and '/ c' are opgraph's ratios")
     errors = []
-    errors += bench_import(report, python)
-    errors += bench_per_call(report, python)
-    errors += bench_prior_predictive(report, python)
-    errors += bench_compile(report, python)
+    for case in cases:
+        errors += CASES[case](report, python)
     for err in dict.fromkeys(errors):
         report.note(f"failed: {err}")
 
@@ -340,6 +347,12 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child_main(sys.argv[2:])
     else:
+        import argparse
+
         from report import run_standalone
 
-        run_standalone(run)
+        parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+        parser.add_argument("--case", nargs="+", choices=list(CASES), default=list(CASES),
+                            help="the cases to run (default: all; compile takes minutes)")
+        picked = tuple(parser.parse_args().case)
+        run_standalone(lambda report: run(report, picked))

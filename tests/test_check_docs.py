@@ -39,10 +39,12 @@ def tiny(tmp_path: Path) -> Path:
     _project(tmp_path, ".", "opgraph")
     _project(tmp_path, "plugins/opgraph-fast", "opgraph-fast")
     _project(tmp_path, "plugins/opgraph-extra", "opgraph-extra")
-    _write(tmp_path, "core/opgraph/compile/mode.py", """
+    _write(tmp_path, "core/opgraph/compile/resolver.py", """
         FAST_RUN = "FAST_RUN"
-        BUILTIN_MODES = {FAST_RUN: None}
+        STANDARD_MODES = {FAST_RUN: None}
         PREDEFINED_MODE_TARGETS = {"DebugMode": "x:DebugMode"}
+        """)
+    _write(tmp_path, "core/opgraph/compile/linkers.py", """
         BACKEND_PLUGINS = {"JAX": "opgraph-jax", "jax": "opgraph-jax"}
         LINKER_ALIASES = {"c|py": None}
         """)

@@ -124,13 +124,16 @@ def _dict_keys(tree: ast.Module, name: str, consts: dict[str, str]) -> set[str]:
 def known_names(root: Path) -> tuple[set[str], set[str], set[str]]:
     """(mode names, linker names, class names) the sources declare."""
     modes, linkers, classes = set(), set(), set()
-    mode_py = ast.parse((root / "core/opgraph/compile/mode.py").read_text(encoding="utf-8"))
-    consts = _string_constants(mode_py)
-    modes |= _dict_keys(mode_py, "BUILTIN_MODES", consts)
-    modes |= _dict_keys(mode_py, "PREDEFINED_MODE_TARGETS", consts)
-    backends = _dict_keys(mode_py, "BACKEND_PLUGINS", consts)  # names that raise a clear error
-    modes |= {b for b in backends if b.isupper()}
-    linkers |= {b for b in backends if b.islower()} | _dict_keys(mode_py, "LINKER_ALIASES", consts)
+    compile_dir = root / "core/opgraph/compile"
+    trees = [ast.parse(p.read_text(encoding="utf-8")) for p in sorted(compile_dir.glob("*.py"))]
+    for tree in trees:  # the mode tables: resolver.py (modes), linkers.py (linker names)
+        consts = _string_constants(tree)
+        modes |= _dict_keys(tree, "STANDARD_MODES", consts)
+        modes |= _dict_keys(tree, "PREDEFINED_MODE_TARGETS", consts)
+        backends = _dict_keys(tree, "BACKEND_PLUGINS", consts)  # names that raise a clear error
+        modes |= {b for b in backends if b.isupper()}
+        linkers |= {b for b in backends if b.islower()} | _dict_keys(tree, "LINKER_ALIASES",
+                                                                     consts)
     for path in _sources(root):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):

@@ -96,7 +96,6 @@ DOCUMENTED_IMPORTS = {
     # opgraph.compile`` stay light; the modules below ask it only when they run a hook.
     ("opgraph.autodiff.hooks", "opgraph.plugins.manager"): "lazy plugin manager",
     ("opgraph.autodiff.evaluate", "opgraph.plugins.manager"): "lazy plugin manager",
-    ("opgraph.compile.mode", "opgraph.plugins.manager"): "lazy plugin manager",
     ("opgraph.compile.function.types", "opgraph.plugins.manager"): "lazy plugin manager",
 }
 
@@ -128,6 +127,8 @@ DOCUMENTED_GETATTR = {
     "opgraph.tensor.elemwise": "PyTensor path alias: CAReduce (tensor/reduction.py)",
     "opgraph.tensor.subtensor": "PyTensor path aliases: take, flip... (subtensor_more.py)",
     "opgraph.scalar.basic": "PyTensor path aliases: every scalar op (scalar/*.py)",
+    "opgraph.graph.rewriting.utils": "PyTensor path alias: is_same_graph_with_merge "
+                                     "(rewriting/merge.py, which imports the rewriting base)",
     "opgraph.graph.rewriting.basic": "PyTensor path aliases: in2out, out2in... (walking.py)",
     # the optional kanren extra (opgraph[kanren]): loads kanren only when used
     "opgraph.graph.rewriting.unify": "optional extra: ConstrainedVar... (logic.py, kanren)",

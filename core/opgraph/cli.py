@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from opgraph import __version__
+from opgraph.graph.table import table_rows
 from opgraph.plugins.manager import (
     OpgraphPluginWarning,
     command_records,
@@ -49,6 +50,31 @@ class Subcommand:
 
 def _setup_plugins(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--tables", action="store_true",
+                        help="list the per-class tables (batching rules, ...) and which "
+                        "module registered each entry")
+
+
+_TABLE_FILLERS = ("opgraph.tensor:TensorType", "opgraph.raise_op:CheckAndRaise")
+"""What ``--tables`` imports first: the tensor library fills most tables at import."""
+
+
+def _run_tables(args: argparse.Namespace) -> int:
+    for target in _TABLE_FILLERS:
+        load_target(target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OpgraphPluginWarning)
+        get_plugin_manager()  # plugins register their entries when they load
+    rows = table_rows()
+    if args.json:
+        keys = ("table", "class", "value", "registered_by")
+        print(json.dumps([dict(zip(keys, row)) for row in rows], indent=2))
+        return 0
+    header = ("TABLE", "CLASS", "VALUE", "REGISTERED BY")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+    for r in [header, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    return 0
 
 
 def _join(items: Sequence[str]) -> str:
@@ -75,6 +101,8 @@ def _ops_summary(ops: Sequence[str]) -> str:
 
 
 def _run_plugins(args: argparse.Namespace) -> int:
+    if args.tables:
+        return _run_tables(args)
     with warnings.catch_warnings():
         # Load failures are shown in the report itself; no need to warn twice.
         warnings.simplefilter("ignore", OpgraphPluginWarning)

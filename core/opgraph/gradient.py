@@ -6,6 +6,9 @@ implementation lives in the small modules of :mod:`opgraph.autodiff`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
 from opgraph.autodiff.batched import Batched, batched_jacobian
 from opgraph.autodiff.derived import hessian, hessian_vector_product, jacobian, subgraph_grad
 from opgraph.autodiff.forward import Rop, pushforward, pushforward_through_pullback
@@ -96,3 +99,22 @@ __all__ = [
     "zero_grad",
     "zero_grad_",
 ]
+
+V = TypeVar("V")  # PyTensor's annotation alias
+
+
+def as_list_or_tuple(use_list: bool, use_tuple: bool, outputs: Any) -> Any:
+    """``outputs`` as a list (``use_list``), a tuple (``use_tuple``) or, with neither, the
+    one object (a sequence must then hold exactly one)."""
+    if use_list and use_tuple:
+        raise ValueError("as_list_or_tuple: use_list and use_tuple cannot both be True")
+    is_seq = isinstance(outputs, Sequence)
+    if use_list or use_tuple:
+        items = list(outputs) if is_seq else [outputs]
+        return items if use_list else tuple(items)
+    if is_seq:
+        if len(outputs) != 1:
+            raise ValueError(f"as_list_or_tuple: expected a one-element sequence, got "
+                             f"{len(outputs)} elements")
+        return outputs[0]
+    return outputs

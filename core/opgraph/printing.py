@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 import attrs
 
@@ -36,6 +36,7 @@ from opgraph.graph.printer import (
     pprint,
     register_pprint_extension,
 )
+from opgraph.printing_describe import hex_digest, position_independent_str, var_descriptor
 from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
 from opgraph.printing_rich import build_rich_tree
@@ -45,6 +46,7 @@ from opgraph.printing_util import (
     LeafPrinter,
     PatternPrinter,
     Printer,
+    char_from_number,
     constant_printer,
     greek,
     leaf_printer,
@@ -72,30 +74,21 @@ __all__ = [
     "dprint",
     "get_node_by_id",
     "greek",
+    "hex_digest",
     "leaf_printer",
     "min_informative_str",
+    "position_independent_str",
     "pp",
     "pprint",
     "pydotprint",
     "register_pprint_extension",
     "set_precedence",
+    "var_descriptor",
 ]
 
 _MID, _LAST, _PIPE, _SPACE = " ├─ ", " └─ ", " │ ", "   "
 _SEEN_MARK = " ···"
 _MAX_INDENT = 3 * 64
-
-
-def char_from_number(number: int) -> str:
-    """0 -> 'A', 25 -> 'Z', 26 -> 'BA' (base 26 with letters as digits, like PyTensor)."""
-    base = 26
-    digits = []
-    while True:
-        number, rem = divmod(number, base)
-        digits.append(chr(ord("A") + rem))
-        if number == 0:
-            break
-    return "".join(reversed(digits))
 
 
 # ------------------------------------------------------------------------------ debugprint
@@ -370,3 +363,7 @@ def get_node_by_id(graphs: Any, target_var_id: str, id_types: str = "CHAR") -> A
         if found == target_var_id:
             return obj
     return None
+
+
+#: ``debugprint``'s ``id_type`` values
+IDTypesType = Literal["id", "int", "CHAR", "auto", ""]

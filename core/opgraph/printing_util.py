@@ -19,6 +19,7 @@ __all__ = [
     "LeafPrinter",
     "PatternPrinter",
     "Printer",
+    "char_from_number",
     "constant_printer",
     "greek",
     "leaf_printer",
@@ -176,3 +177,15 @@ def _informative_lines(obj: Variable, level: int, seen: dict, tags: Iterator[str
         emit(f"{pad}{tag}. {var.owner.op}")
         for inp in reversed(var.owner.inputs):
             stack.append((inp, depth + 1))
+
+
+def char_from_number(number: int) -> str:
+    """0 -> 'A', 25 -> 'Z', 26 -> 'BA' (base 26 with letters as digits, like PyTensor)."""
+    base = 26
+    digits = []
+    while True:
+        number, rem = divmod(number, base)
+        digits.append(chr(ord("A") + rem))
+        if number == 0:
+            break
+    return "".join(reversed(digits))

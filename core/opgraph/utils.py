@@ -1,15 +1,18 @@
-"""Small helpers PyTensor exposes as ``pytensor.utils``: platform facts and hashing.
+"""Small helpers PyTensor exposes as ``pytensor.utils``: platform facts, hashing,
+subprocesses without a console window, lazy dispatch fallbacks.
 
-Only the pieces user code and tests import are here; the subprocess and
-compiler helpers of PyTensor belong to the C plugin in opgraph.
+The compiler helpers of PyTensor belong to the C plugin in opgraph.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
+import logging
 import os
 import struct
+import subprocess
 import types
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -20,8 +23,14 @@ from opgraph.factcache import cached_machine_fact, uname_key
 
 __all__ = [
     "LOCAL_BITWIDTH",
+    "NDARRAY_C_VERSION",
+    "NPY_RAVEL_AXIS",
     "PYTHON_INT_BITWIDTH",
+    "NoDuplicateOptWarningFilter",
+    "add_lazy_dispatcher",
+    "apply_across_args",
     "cached_machine_fact",
+    "call_subprocess_Popen",
     "difference",
     "flatten",
     "from_return_values",
@@ -30,6 +39,8 @@ __all__ = [
     "lazy_module",
     "lazy_scipy_module",
     "maybe_add_to_os_environ_pathlist",
+    "output_subprocess_Popen",
+    "subprocess_Popen",
     "to_return_values",
     "uname_key",
     "uniq",
@@ -40,6 +51,111 @@ LOCAL_BITWIDTH: int = struct.calcsize("P") * 8
 
 PYTHON_INT_BITWIDTH: int = np.dtype(int).itemsize * 8
 """Width of the NumPy integer that a Python ``int`` becomes (``np.array(1).dtype``)."""
+
+NPY_RAVEL_AXIS: int = np.iinfo(np.int32).min
+"""The ``axis`` value NumPy's C API uses for "ravel first" (NumPy 2)."""
+
+NDARRAY_C_VERSION: int = np._core._multiarray_umath._get_ndarray_c_version()
+"""The C API version of the NumPy this process runs (what compiled extensions check)."""
+
+
+class NoDuplicateOptWarningFilter(logging.Filter):
+    """A logging filter that lets each "Optimization Warning: ..." message through once."""
+
+    prev_msgs: set = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        if not msg.startswith("Optimization Warning: "):
+            return True
+        if msg in self.prev_msgs:
+            return False
+        self.prev_msgs.add(msg)
+        return True
+
+
+def subprocess_Popen(command: list[str], **params: Any) -> subprocess.Popen:
+    """``subprocess.Popen`` that opens no console window on Windows."""
+    startupinfo = None
+    if os.name == "nt":
+        startupinfo = subprocess.STARTUPINFO()  # type: ignore[attr-defined]
+        startupinfo.dwFlags |= subprocess.STARTF_USESHOWWINDOW  # type: ignore[attr-defined]
+        if isinstance(command, list):  # arguments with spaces: one string on Windows
+            command = " ".join(command)  # type: ignore[assignment]
+    return subprocess.Popen(command, startupinfo=startupinfo, **params)
+
+
+def call_subprocess_Popen(command: list[str], **params: Any) -> int:
+    """Run ``command`` with its output discarded; its exit code."""
+    if "stdout" in params or "stderr" in params:
+        raise TypeError("call_subprocess_Popen discards the output: do not pass stdout/stderr")
+    with open(os.devnull, "wb") as null:
+        params.setdefault("stdin", null)
+        proc = subprocess_Popen(command, stdout=null, stderr=null, **params)
+        return proc.wait()
+
+
+def output_subprocess_Popen(command: list[str], **params: Any) -> tuple[bytes, bytes, int]:
+    """Run ``command``; ``(stdout bytes, stderr bytes, exit code)``."""
+    if "stdout" in params or "stderr" in params:
+        raise TypeError("output_subprocess_Popen captures the output: do not pass "
+                        "stdout/stderr")
+    if "encoding" in params:
+        raise TypeError("output_subprocess_Popen returns bytes: do not pass encoding")
+    proc = subprocess_Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **params)
+    out, err = proc.communicate()
+    return out, err, proc.returncode
+
+
+def add_lazy_dispatcher(dispatcher: Any) -> Any:
+    """Give a ``functools.singledispatch`` function ``register_lazy(fallback)``.
+
+    A fallback ``fallback(obj) -> handler | None`` is tried, in order, when
+    dispatch reaches the ``object`` default; the first handler it returns is
+    registered for ``type(obj)`` and called.  It lets a package handle a
+    third-party type without importing that package until an instance shows up.
+    A second call on the same dispatcher changes nothing.
+    """
+    if hasattr(dispatcher, "register_lazy"):
+        return dispatcher
+    fallbacks: list[Callable[[Any], Any]] = []
+    default = dispatcher.registry[object]
+
+    def lazy_default(arg: Any, *args: Any, **kwargs: Any) -> Any:
+        for fallback in fallbacks:
+            handler = fallback(arg)
+            if handler is not None and handler is not lazy_default:
+                dispatcher.register(type(arg))(handler)
+                return handler(arg, *args, **kwargs)
+        return default(arg, *args, **kwargs)
+
+    dispatcher.register(object)(lazy_default)
+
+    def register_lazy(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        fallbacks.append(fallback)
+        return fallback
+
+    dispatcher.register_lazy = register_lazy
+    return dispatcher
+
+
+def apply_across_args(*fns: Callable[[Any], Any]) -> Any:
+    """``fn`` (or each of ``fns``) mapped over its arguments: ``f("x", "y") == [f("x"), f("y")]``.
+
+    One argument gives one result; a leading int ``n`` gives ``n`` results of ``f()``.
+    """
+    def across(fn: Callable[..., Any], *names: Any) -> Any:
+        if names and isinstance(names[0], int):
+            return [fn() for _ in range(names[0])]
+        if len(names) == 1:
+            names = names[0]
+        if len(names) == 1:
+            return fn(names)
+        return [fn(name) for name in names]
+
+    if len(fns) == 1:
+        return functools.partial(across, fns[0])
+    return [functools.partial(across, fn) for fn in fns]
 
 
 def hash_from_code(msg: str | bytes) -> str:

@@ -36,13 +36,16 @@ def _pm(*plugins: object) -> object:
 def test_unknown_mode_lists_names_and_provider() -> None:
     pm = _pm(TinyPlugin())
     with pytest.raises(UnknownModeError) as info:
-        get_mode("FAST_COMPILE", pm=pm)
+        get_mode("CVM", pm=pm)
     text = str(info.value)
     assert "FAST_RUN" in text and "TINY" in text
-    assert "opgraph-numpy" in text
+    assert "opgraph-c" in text
     with pytest.raises(UnknownModeError, match="available modes"):
         get_mode("NO_SUCH_MODE", pm=pm)
-    assert available_modes(pm) == ["FAST_RUN", "TINY"]
+    # the standard modes are the core's records, whatever the plugins
+    assert available_modes(pm) == ["FAST_COMPILE", "FAST_RUN", "TINY"]
+    with pytest.raises(LinkerUnavailableError, match=r"'vm' is not available.*opgraph-numpy"):
+        _ = get_mode("FAST_COMPILE", pm=pm).linker
 
 
 def test_mode_names_are_case_insensitive_and_modes_pass_through() -> None:

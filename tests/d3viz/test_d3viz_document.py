@@ -63,3 +63,16 @@ def test_d3write_writes_dot(tmp_path):
     out = d3write(_graph()[2], tmp_path / "g.dot")
     text = open(out, encoding="utf-8").read()
     assert text.startswith("digraph opgraph {") and "->" in text and "Tanh" in text
+
+
+def test_d3viz_module_path_and_text_helpers():
+    import importlib
+    import json
+
+    import opgraph.d3viz as package
+
+    mod = importlib.import_module("opgraph.d3viz.d3viz")
+    assert package.d3viz is mod.d3viz and package.d3write is mod.d3write
+    text = mod.safe_json({"a": "</script><b>"})
+    assert "<" not in text and json.loads(text) == {"a": "</script><b>"}
+    assert mod.replace_patterns("x-y-z", {"-": "+", "z": 1}) == "x+y+1"

@@ -141,3 +141,30 @@ def test_variable_basics():
     assert var().auto_name.startswith("auto_")
     assert str(add(x, x)) == "add.0"
     assert isinstance(Elemwise2("sub")(x, x).owner, Apply)
+
+
+def test_graph_utils_pytensor_helpers():
+    from opgraph.graph.utils import AssocList, MetaObject, get_variable_trace_string
+
+    table = AssocList()
+    table[[1, 2]] = "list key"
+    table["k"] = "hashable"
+    assert table[[1, 2]] == "list key" and table["k"] == "hashable" and table[[3]] is None
+    del table[[1, 2]]
+    assert table.get([1, 2], "gone") == "gone"
+    with pytest.raises(KeyError):
+        del table[[9]]
+
+    class Pair(MetaObject):
+        __props__ = ("a", "b")
+
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    assert Pair(1, 2) == Pair(1, 2) and Pair(1, 2) != Pair(1, 3)
+    assert hash(Pair(1, 2)) == hash(Pair(1, 2)) and str(Pair(1, 2)) == "Pair{a=1, b=2}"
+    v = var("v")
+    v.tag.trace = [("f.py", 3, "build", "x = 1")]
+    assert "f.py" in get_variable_trace_string(v) and "build" in get_variable_trace_string(v)
+    v.tag.trace = []
+    assert get_variable_trace_string(v) == ""

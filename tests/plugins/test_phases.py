@@ -9,6 +9,7 @@ from opgraph.plugins.phases import (
     Phase,
     PhaseCycleError,
     PhaseError,
+    order_entries,
     order_phases,
     phase_for_position,
 )
@@ -88,3 +89,12 @@ def test_float_positions_fall_in_the_phase_they_reach(position, phase):
 def test_float_positions_need_an_anchored_phase():
     with pytest.raises(PhaseError, match="no phase has an anchor"):
         phase_for_position([Phase("a")], 1.0)
+
+
+def test_order_entries_keeps_the_default_order_as_far_as_constraints_allow() -> None:
+    names = ["a", "b", "c", "d"]
+    assert order_entries(names, {}, {}) == names
+    assert order_entries(names, {"a": ("c",)}, {}) == ["b", "c", "a", "d"]
+    assert order_entries(names, {}, {"d": ("b",), "c": ("absent",)}) == ["a", "c", "d", "b"]
+    with pytest.raises(PhaseCycleError, match="a -> b -> a"):
+        order_entries(names, {"a": ("b",), "b": ("a",)}, {})

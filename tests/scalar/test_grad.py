@@ -19,7 +19,7 @@ UNARY = {
     "reciprocal": "pos", "sin": "real", "cos": "real", "tan": "small", "arcsin": "unit",
     "arccos": "unit", "arctan": "real", "sinh": "small", "cosh": "small", "tanh": "small",
     "arcsinh": "real", "arccosh": "ge1", "arctanh": "unit", "sigmoid": "real",
-    "softplus": "real", "identity": "real",
+    "softplus": "real", "identity": "real", "deg2rad": "real", "rad2deg": "real",
 }
 BINARY = {
     "add": ("real", "real"), "sub": ("real", "real"), "mul": ("real", "real"),

@@ -21,24 +21,37 @@ from typing import Any
 
 import attrs
 
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.features import AlreadyThere, Feature
 
 __all__ = [
+    "ALL_KEYS",
     "ASSUMPTION_INFER_REGISTRY",
+    "CONSTANT_INFER_REGISTRY",
     "DIAGONAL",
     "IMPLIES",
     "LOWER_TRIANGULAR",
     "ORTHOGONAL",
+    "PERMUTATION",
     "POSITIVE_DEFINITE",
+    "SELECTION",
     "SYMMETRIC",
     "UPPER_TRIANGULAR",
     "AssumptionFeature",
     "AssumptionKey",
     "ConflictingAssumptionsError",
+    "ConstantInferFn",
     "FactState",
+    "InferFactFn",
+    "all_inputs_have_key",
+    "check_assumption",
+    "infer_assumption_for_node",
+    "propagate_first",
     "register_assumption",
+    "register_constant_inference",
+    "register_implies",
     "same_as_input",
+    "true_if",
 ]
 
 
@@ -94,19 +107,48 @@ UPPER_TRIANGULAR = AssumptionKey("upper_triangular", "triu")
 SYMMETRIC = AssumptionKey("symmetric", "sym")
 POSITIVE_DEFINITE = AssumptionKey("positive_definite", "pd")
 ORTHOGONAL = AssumptionKey("orthogonal", "orth")
+#: a 0/1 matrix with at most one 1 per row (it selects entries of what it multiplies)
+SELECTION = AssumptionKey("selection", "sel")
+#: a permutation matrix (a selection that is also orthogonal)
+PERMUTATION = AssumptionKey("permutation", "perm")
 
 #: The built-in keys, in the order debugprint lists them.
 BUILTIN_KEYS: tuple[AssumptionKey, ...] = (
     DIAGONAL, LOWER_TRIANGULAR, UPPER_TRIANGULAR, SYMMETRIC, POSITIVE_DEFINITE, ORTHOGONAL,
+    SELECTION, PERMUTATION,
 )
+ALL_KEYS = BUILTIN_KEYS  # PyTensor's name
 
 #: ``IMPLIES[stronger]`` is the set of keys a TRUE ``stronger`` makes TRUE (transitively).
 IMPLIES: dict[AssumptionKey, set[AssumptionKey]] = {
     DIAGONAL: {SYMMETRIC, LOWER_TRIANGULAR, UPPER_TRIANGULAR},
     POSITIVE_DEFINITE: {SYMMETRIC},
+    PERMUTATION: {SELECTION, ORTHOGONAL},
 }
 
+
+def register_implies(stronger: AssumptionKey, *weaker: AssumptionKey) -> None:
+    """Declare that ``stronger`` TRUE makes each of ``weaker`` TRUE (and, the other way,
+    a FALSE weaker key makes ``stronger`` FALSE)."""
+    for key in (stronger, *weaker):
+        if not isinstance(key, AssumptionKey):
+            raise TypeError(f"register_implies: expected AssumptionKeys, got {key!r}")
+    IMPLIES.setdefault(stronger, set()).update(weaker)
+
+
+ConstantInferFn = Callable[[Any], "FactState"]
+#: ``{key: fn}``: how a fact is read off a constant's value (a root with data)
+CONSTANT_INFER_REGISTRY: dict[AssumptionKey, ConstantInferFn] = {}
+
+
+def register_constant_inference(key: AssumptionKey, fn: ConstantInferFn) -> None:
+    """Make ``fn(constant) -> FactState`` say what ``key`` is for constant variables."""
+    if not isinstance(key, AssumptionKey):
+        raise TypeError(f"register_constant_inference: key must be an AssumptionKey, got {key!r}")
+    CONSTANT_INFER_REGISTRY[key] = fn
+
 Rule = Callable[..., Iterable[FactState]]
+InferFactFn = Rule  # PyTensor's name
 
 #: ``{(key, op class): rule}``; a rule is
 #: ``rule(key, op, feature, fgraph, node, input_states) -> [state per output]``.
@@ -133,6 +175,46 @@ def same_as_input(key: AssumptionKey, op: Any, feature: Any, fgraph: Any, node: 
     """A rule for Ops whose output has a fact exactly when their first input has it
     (the inverse of a matrix is diagonal iff the matrix is, ...)."""
     return [input_states[0]] * len(node.outputs)
+
+
+def true_if(cond: bool, else_false: bool = False) -> list[FactState]:
+    """``[TRUE]`` when ``cond``, else ``[FALSE]`` (``else_false``) or ``[UNKNOWN]``."""
+    if cond:
+        return [FactState.TRUE]
+    return [FactState.FALSE if else_false else FactState.UNKNOWN]
+
+
+def propagate_first(key: AssumptionKey, op: Any, feature: Any, fgraph: Any, node: Apply,
+                    input_states: list[FactState]) -> list[FactState]:
+    """A rule: the output has the fact when the first input is known to have it."""
+    return true_if(input_states[0] is FactState.TRUE)
+
+
+def all_inputs_have_key(key: AssumptionKey, op: Any, feature: Any, fgraph: Any, node: Apply,
+                        input_states: list[FactState]) -> list[FactState]:
+    """A rule: the output has the fact when every input is known to have it."""
+    return true_if(all(s is FactState.TRUE for s in input_states))
+
+
+def _from_constant(var: Variable, key: AssumptionKey) -> FactState:
+    fn = CONSTANT_INFER_REGISTRY.get(key)
+    if fn is None or not isinstance(var, Constant):
+        return FactState.UNKNOWN
+    return fn(var)
+
+
+def infer_assumption_for_node(key: AssumptionKey, op: Any, feature: Any, fgraph: Any,
+                              node: Apply, input_states: list[FactState]) -> list[FactState]:
+    """The ``key`` state of each output of ``node`` by the rule for its Op (UNKNOWN when
+    there is none)."""
+    rule = find_rule(key, op)
+    if rule is None:
+        return [FactState.UNKNOWN] * len(node.outputs)
+    states = list(rule(key, op, feature, fgraph, node, input_states))
+    if len(states) != len(node.outputs):
+        raise ValueError(f"an assumption rule returned {len(states)} states for "
+                         f"{len(node.outputs)} outputs on {node}")
+    return states
 
 
 def find_rule(key: AssumptionKey, op: Any) -> Rule | None:
@@ -256,19 +338,15 @@ class AssumptionFeature(Feature):
             node = v.owner
             rule = find_rule(key, node.op) if node is not None else None
             if rule is None:
-                self._cache[(v, key)] = self._declared.get((v, key), FactState.UNKNOWN)
+                self._cache[(v, key)] = FactState.join(
+                    self._declared.get((v, key), FactState.UNKNOWN), _from_constant(v, key))
                 continue
             if not expanded:
                 stack.append((v, True))
                 stack.extend((i, False) for i in node.inputs if (i, key) not in self._cache)
                 continue
             ins = [self._state(i, key) for i in node.inputs]
-            outs = list(rule(key, node.op, self, self.fgraph, node, ins))
-            if len(outs) != len(node.outputs):
-                raise ValueError(
-                    f"assumption rule for '{key.name}' on {node.op} returned {len(outs)} "
-                    f"states for {len(node.outputs)} outputs"
-                )
+            outs = infer_assumption_for_node(key, node.op, self, self.fgraph, node, ins)
             for o, st in zip(node.outputs, outs, strict=True):
                 self._cache[(o, key)] = FactState.join(
                     st, self._declared.get((o, key), FactState.UNKNOWN))
@@ -283,3 +361,15 @@ class AssumptionFeature(Feature):
             if st is not FactState.UNKNOWN:
                 out[k] = st
         return out
+
+
+def check_assumption(fgraph: Any, var: Variable, key: AssumptionKey) -> bool:
+    """Whether ``key`` is known TRUE for ``var`` in ``fgraph`` (an AssumptionFeature is
+    attached when the graph has none; no graph: False)."""
+    if fgraph is None:
+        return False
+    feature = getattr(fgraph, "assumption_feature", None)
+    if feature is None:
+        feature = AssumptionFeature()
+        fgraph.attach_feature(feature)
+    return feature.check(var, key)

@@ -7,7 +7,7 @@ Shows only the strongest facts: a TRUE fact implied by another TRUE fact shown
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from opgraph.assumptions.core import (
@@ -18,9 +18,10 @@ from opgraph.assumptions.core import (
     weaker_keys,
 )
 from opgraph.graph.basic import Variable
+from opgraph.graph.fg import FunctionGraph
 from opgraph.printing import DEBUGPRINT_ANNOTATIONS
 
-__all__ = ["assumptions_tag"]
+__all__ = ["assumption_tags", "assumptions_tag", "summarize_assumptions"]
 
 
 def assumptions_tag(feature: AssumptionFeature, var: Variable) -> str:
@@ -37,6 +38,22 @@ def assumptions_tag(feature: AssumptionFeature, var: Variable) -> str:
         elif facts.get(k) is FactState.CONFLICT:
             shown.append(f"?{k.short}")
     return f"a={{{', '.join(shown)}}}" if shown else ""
+
+
+def summarize_assumptions(feature: AssumptionFeature, var: Variable) -> str:
+    """``{diag, !sym}``: the strongest facts known about ``var``, ``""`` when none."""
+    tag = assumptions_tag(feature, var)
+    return tag[len("a="):] if tag else ""
+
+
+def assumption_tags(outputs: Sequence[Variable]) -> dict[Variable, str]:
+    """Every variable of the graph of ``outputs`` with something known about it, mapped to
+    its :func:`summarize_assumptions` tag."""
+    fgraph = FunctionGraph(outputs=list(outputs), clone=False)
+    feature = AssumptionFeature()
+    fgraph.attach_feature(feature)
+    tags = {var: summarize_assumptions(feature, var) for var in fgraph.variables}
+    return {var: tag for var, tag in tags.items() if tag}
 
 
 def _annotator(roots: list[Variable], fgraph: Any) -> Callable[[Variable], str]:

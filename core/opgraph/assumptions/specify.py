@@ -22,7 +22,11 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 from opgraph.tensor.basic import as_tensor_variable
 
-__all__ = ["SpecifyAssumptions", "assume"]
+__all__ = [
+    "SpecifyAssumptions",
+    "assume",
+    "specify_assumption_rule",
+]
 
 
 class SpecifyAssumptions(Op):
@@ -109,6 +113,8 @@ def _asserted(key: Any, op: SpecifyAssumptions, feature: Any, fgraph: Any, node:
         )
     return [state]
 
+
+specify_assumption_rule = _asserted  # PyTensor's name of the rule
 
 for _key in BUILTIN_KEYS:
     register_assumption(_key, SpecifyAssumptions)(_asserted)

@@ -9,7 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from opgraph.assumptions.core import BUILTIN_KEYS, FactState, find_rule
+import numpy as np
+
+from opgraph.assumptions.core import (
+    BUILTIN_KEYS,
+    DIAGONAL,
+    LOWER_TRIANGULAR,
+    SYMMETRIC,
+    UPPER_TRIANGULAR,
+    FactState,
+    find_rule,
+    register_constant_inference,
+)
 from opgraph.assumptions.core import register_assumption as _register
 from opgraph.graph.basic import Apply
 from opgraph.tensor.blockwise import Blockwise
@@ -43,3 +54,27 @@ def _eye(key: Any, op: Eye, feature: Any, fgraph: Any, node: Apply,
 
 for _key in BUILTIN_KEYS:
     _register(_key, Eye)(_eye)
+
+
+def _constant_facts(key: Any) -> Any:
+    """What a constant matrix's value shows: zero pattern and symmetry, checked exactly
+    (a folded ``eye(n)`` stays diagonal). Non-square or non-numeric values: nothing."""
+
+    def infer(const: Any) -> FactState:
+        data = np.asarray(const.data)
+        if data.ndim < 2 or data.shape[-1] != data.shape[-2] or data.dtype.kind not in "biufc":
+            return FactState.UNKNOWN
+        if key is SYMMETRIC:
+            return FactState.TRUE if np.array_equal(data, np.swapaxes(data, -1, -2)) \
+                else FactState.FALSE
+        n = data.shape[-1]
+        below = np.tril(np.ones((n, n), dtype=bool), -1)
+        zero = {DIAGONAL: below | below.T, LOWER_TRIANGULAR: below.T,
+                UPPER_TRIANGULAR: below}[key]
+        return FactState.TRUE if not np.any(data[..., zero]) else FactState.FALSE
+
+    return infer
+
+
+for _key in (DIAGONAL, LOWER_TRIANGULAR, UPPER_TRIANGULAR, SYMMETRIC):
+    register_constant_inference(_key, _constant_facts(_key))

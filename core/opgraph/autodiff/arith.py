@@ -19,6 +19,7 @@ import attrs
 from opgraph.config import config
 from opgraph.graph.basic import Variable
 from opgraph.graph.null_type import DisconnectedType, NullType
+from opgraph.graph.table import TypeTable
 from opgraph.graph.utils import type_name
 
 __all__ = [
@@ -57,10 +58,11 @@ class GradientArithmetic:
     add: Callable[..., Variable]
 
 
-ARITHMETIC: dict[type, GradientArithmetic] = {}
-"""Type class -> the arithmetic of its variables (looked up along the Type's MRO)."""
-
-_DEFAULT: list[GradientArithmetic] = []  # for variables of any other Type (the tensor one)
+ARITHMETIC: TypeTable[GradientArithmetic] = TypeTable(
+    "gradient_arithmetic", "zeros, seeds, broadcasts, casts and sums of gradient terms, "
+    "per Type class")
+"""Type class -> the arithmetic of its variables (looked up along the Type's MRO); the
+entry of ``object`` is the default, for variables of any other Type (the tensor one)."""
 _TENSOR_LIBRARY: list[Any] = []
 
 
@@ -76,9 +78,9 @@ def register_gradient_arithmetic(
             "register_gradient_arithmetic: expected a Type class and a GradientArithmetic, "
             f"got {type_name(type_class)} and {type_name(arithmetic)}"
         )
-    ARITHMETIC[type_class] = arithmetic
+    ARITHMETIC.register(type_class, arithmetic, stacklevel=2)
     if default:
-        _DEFAULT[:] = [arithmetic]
+        ARITHMETIC.register(object, arithmetic, stacklevel=2)
 
 
 def register_tensor_library(library: Any) -> None:
@@ -99,16 +101,13 @@ _pt = tensor_library  # the drivers' short name
 
 
 def _arithmetic(var: Any) -> GradientArithmetic:
-    for klass in type(getattr(var, "type", None)).__mro__:
-        found = ARITHMETIC.get(klass)
-        if found is not None:
-            return found
-    if not _DEFAULT:
+    found = ARITHMETIC.lookup(getattr(var, "type", None))
+    if found is None:
         raise RuntimeError(
             f"no gradient arithmetic for {var!r} of type {type_name(getattr(var, 'type', None))}"
             ": import opgraph.tensor (or the library of its type) first"
         )
-    return _DEFAULT[0]
+    return found
 
 
 def is_tensor(var: Any) -> bool:

@@ -3,9 +3,10 @@
 Used by jacobian/hessian: the vector-Jacobian product graph is built once for
 a symbolic cotangent ``u``, then rebuilt over a batch of unit cotangents, so
 row k of the result is the gradient of element k.  Each Op class has a rule
-in a table that the module defining the Op fills (``register_batching_rule``);
-an Op without one (or whose rule declines) goes to the fallback registered by
-:mod:`opgraph.autodiff.batched`, a loop over the rows.
+in the batching table (:data:`opgraph.graph.replace.BATCHING_RULES`) that the
+module defining the Op fills (``register_batching_rule``); an Op without one
+(or whose rule declines) goes to the table's fallback, the entry of ``object``
+that :mod:`opgraph.autodiff.batched` registers: a loop over the rows.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from typing import Any
 from opgraph.autodiff import arith
 from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.graph.basic import Apply, Variable
-from opgraph.graph.replace import BATCHING_RULES, NoBatchingRule, batching_rule_for
+from opgraph.graph.replace import (
+    BATCHING_RULES,
+    NoBatchingRule,
+    batching_rule_for,
+    register_batching_rule,
+)
 
 __all__ = [
     "BATCHING_RULES",
@@ -35,42 +41,24 @@ __all__ = [
 Rule = Callable[[Apply, list[Variable], list[bool]], tuple[list[Variable], list[bool]]]
 
 
-#: The rule used for Ops without one (set by :mod:`opgraph.autodiff.batched`).
-_FALLBACK: list[Rule] = []
-
-
-def register_batching_rule(op_class: type, rule: Rule) -> None:
-    """Give ``op_class`` (and its subclasses) a batching rule; called next to the Op.
-
-    The table is the graph layer's (:data:`opgraph.graph.replace.BATCHING_RULES`),
-    so ``vectorize_graph`` and ``jacobian`` use the same rules.
-    """
-    BATCHING_RULES[op_class] = rule
-
-
 def register_fallback(rule: Rule) -> None:
-    """The rule for Ops that have none (or whose rule raises :class:`NoBatchingRule`)."""
-    _FALLBACK[:] = [rule]
+    """The rule for Ops that have none (or whose rule raises :class:`NoBatchingRule`).
 
-
-def _rule_for(op: Any) -> Rule | None:
-    try:
-        return batching_rule_for(op)
-    except NoBatchingRule:
-        return None
+    The batching table's entry of ``object`` (``register_batching_rule(object, rule)``).
+    """
+    register_batching_rule(object, rule, stacklevel=2)
 
 
 def batch_node(node: Apply, ins: list[Variable], flags: list[bool]) -> tuple[list[Any], list[bool]]:
     """``node`` rebuilt over inputs ``ins`` that carry a batch axis where ``flags`` say."""
-    rule = _rule_for(node.op)
-    if rule is not None:
-        try:
-            return rule(node, ins, flags)
-        except NoBatchingRule:
-            pass
-    if not _FALLBACK:
+    try:
+        return batching_rule_for(node.op)(node, ins, flags)
+    except NoBatchingRule:
+        pass
+    fallback = BATCHING_RULES.get(object)
+    if fallback is None or fallback.rule is None:
         raise NoBatchingRule(f"no batching rule for {node.op}")
-    return _FALLBACK[0](node, ins, flags)
+    return fallback.rule(node, ins, flags)
 
 
 def vectorize_graph(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from opgraph.graph.utils import lazy_exports
 
 if TYPE_CHECKING:
+    from opgraph.compile.aliasing import add_supervisor_to_fgraph
     from opgraph.compile.builders import OpFromGraph
     from opgraph.compile.io import In, Out
     from opgraph.compile.mode import (
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
         get_mode,
         get_rewriter,
     )
+    from opgraph.compile.ops import FromFunctionOp
     from opgraph.compile.prepare import UnusedInputError
     from opgraph.compile.profiling import ProfileStats
+    from opgraph.compile.rebuild import rebuild_collect_shared
     from opgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
 
 _LAZY = {
@@ -39,6 +42,9 @@ _LAZY = {
     "get_default_mode": "opgraph.compile.mode",
     "get_rewriter": "opgraph.compile.mode",
     "UnusedInputError": "opgraph.compile.prepare",
+    "rebuild_collect_shared": "opgraph.compile.rebuild",
+    "add_supervisor_to_fgraph": "opgraph.compile.aliasing",
+    "FromFunctionOp": "opgraph.compile.ops",
     "ProfileStats": "opgraph.compile.profiling",
     "SharedVariable": "opgraph.compile.sharedvalue",
     "shared": "opgraph.compile.sharedvalue",
@@ -55,6 +61,14 @@ _LAZY = {
     "C": "opgraph.compile.mode",
     "CVM": "opgraph.compile.mode",
     "JAX": "opgraph.compile.mode",
+    "NUMBA": "opgraph.compile.mode",
+    "PYTORCH": "opgraph.compile.mode",
+    "MLX": "opgraph.compile.mode",
+    "VM": "opgraph.compile.mode",
+    "OPT_MINIMUM": "opgraph.compile.mode",
+    "AddDestroyHandler": "opgraph.compile.mode",
+    "PrintCurrentFunctionGraph": "opgraph.compile.mode",
+    "fast_run_linkers_to_mode": "opgraph.compile.mode",
     "OPT_FAST_RUN_STABLE": "opgraph.compile.mode",
     "OPT_MERGE": "opgraph.compile.mode",
     "OPT_O2": "opgraph.compile.mode",
@@ -85,19 +99,26 @@ __all__ = [
     "FAST_COMPILE",
     "FAST_RUN",
     "JAX",
+    "MLX",
+    "NUMBA",
     "OPT_FAST_COMPILE",
     "OPT_FAST_RUN",
     "OPT_FAST_RUN_STABLE",
     "OPT_MERGE",
+    "OPT_MINIMUM",
     "OPT_NONE",
     "OPT_O2",
     "OPT_O3",
     "OPT_STABILIZE",
     "OPT_UNSAFE",
+    "PYTORCH",
+    "VM",
+    "AddDestroyHandler",
     "AddFeatureOptimizer",
     "C",
     "DebugMode",
     "DeepCopyOp",
+    "FromFunctionOp",
     "Function",
     "FunctionMaker",
     "In",
@@ -106,6 +127,7 @@ __all__ = [
     "NanGuardMode",
     "OpFromGraph",
     "Out",
+    "PrintCurrentFunctionGraph",
     "ProfileStats",
     "RewriteQuery",
     "SharedVariable",
@@ -113,8 +135,10 @@ __all__ = [
     "SymbolicOutput",
     "UnusedInputError",
     "ViewOp",
+    "add_supervisor_to_fgraph",
     "as_op",
     "deep_copy_op",
+    "fast_run_linkers_to_mode",
     "function",
     "function_dump",
     "get_default_mode",
@@ -126,6 +150,7 @@ __all__ = [
     "predefined_linkers",
     "predefined_modes",
     "predefined_optimizers",
+    "rebuild_collect_shared",
     "register_linker",
     "register_mode",
     "register_optimizer",

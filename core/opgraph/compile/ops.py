@@ -28,6 +28,7 @@ __all__ = [
     "ViewOp",
     "as_op",
     "deep_copy_op",
+    "load_back",
     "view_op",
     "wrap_py",
 ]
@@ -203,3 +204,9 @@ def as_op(itypes: Any, otypes: Any,
     warnings.warn("as_op is deprecated: use wrap_py (same arguments)", FutureWarning,
                   stacklevel=2)
     return wrap_py(itypes, otypes, infer_shape)
+
+
+def load_back(mod: str, name: str) -> Any:
+    """The object ``name`` of module ``mod`` (imported if needed): how a pickled
+    ``as_op`` function is found again."""
+    return getattr(importlib.import_module(mod), name)

@@ -179,30 +179,14 @@ def prepare_graph(
     rest = iter(exprs[n_out + len(update_pairs):])
     in_updates = [next(rest) if i.update is not None else None for i in explicit]
 
-    # Shared variables: implicit inputs, plus their default updates (to a fixpoint).
+    # Shared variables: implicit inputs, plus their default updates (to a fixpoint), in
+    # PyTensor's order (see _collect_shared): the order of the function's inputs, hence of
+    # its update outputs, decides which generator a seeded re-seeding (PyMC) gives each RNG.
     input_vars = [i.variable for i in explicit]
     known = set(input_vars)
-    updated = {s for s, _ in update_pairs}
-    implicit: list[SharedVariable] = []
-    pending = [o.variable for o in outputs] + [e for _, e in update_pairs]
-    pending += [e for e in in_updates if e is not None]
-    scanned: set[Variable] = set()
-    while pending:
-        found = [v for v in graph_inputs(pending, blockers=known) if v not in scanned]
-        scanned.update(found)
-        pending = []
-        for v in found:
-            if isinstance(v, SharedVariable) and v not in known:
-                known.add(v)
-                implicit.append(v)
-            if isinstance(v, SharedVariable) and v not in updated:
-                upd = getattr(v, "default_update", None)
-                if upd is not None and _wants_default_update(v, no_default_updates):
-                    if given_pairs:  # givens apply to default updates too
-                        upd = clone_replace([upd], replace=given_pairs)[0]
-                    update_pairs.append((v, _update_value(v, upd)))
-                    updated.add(v)
-                    pending.append(update_pairs[-1][1])
+    implicit, update_pairs = _collect_shared(
+        [o.variable for o in outputs] + [e for e in in_updates if e is not None],
+        update_pairs, known, given_pairs, no_default_updates)
 
     all_exprs = [o.variable for o in outputs] + [e for _, e in update_pairs]
     all_exprs += [e for e in in_updates if e is not None]
@@ -214,27 +198,83 @@ def prepare_graph(
         if upd is not None:
             spec_inputs[i] = _with_update(explicit[i], upd)
     spec_inputs += [In(s, implicit=True) for s in implicit]
-    index = {i.variable: k for k, i in enumerate(spec_inputs)}
-    for shared, _ in update_pairs:
-        if shared not in index:  # updated but not read: still an (implicit) input
-            spec_inputs.append(In(shared, implicit=True))
-            index[shared] = len(spec_inputs) - 1
     for k, i in enumerate(spec_inputs):
         if isinstance(i.variable, SharedVariable) and i.update is not None:
             raise TypeError(
                 f"function(): input {k} is the shared variable {i.variable}; give its update "
                 "in updates=..., not in In(update=...)"
             )
+    # Update outputs in the order of the inputs they update (as PyTensor's function).
+    shared_updates = dict(update_pairs)
     all_outputs = list(outputs)
     targets: list[int] = []
-    for shared, expr in update_pairs:
-        all_outputs.append(Out(expr, borrow=True))
-        targets.append(index[shared])
     for k, i in enumerate(spec_inputs):
-        if i.update is not None:
-            all_outputs.append(Out(i.update, borrow=True))
+        expr = i.update if i.update is not None else shared_updates.get(i.variable)
+        if expr is not None:
+            all_outputs.append(Out(expr, borrow=True))
             targets.append(k)
     return GraphSpec(spec_inputs, all_outputs, n_out, targets)
+
+
+def _leaves_in_order(root: Variable, blockers: set[Variable],
+                     visited: set[Variable]) -> list[Variable]:
+    """The leaves of ``root``'s graph as a left-to-right depth-first walk first reaches
+    them (stopping at ``blockers``), skipping what ``visited`` holds (and adding to it)."""
+    found: list[Variable] = []
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        if v in visited:
+            continue
+        visited.add(v)
+        if v.owner is not None and v not in blockers:
+            stack.extend(reversed(v.owner.inputs))
+        else:
+            found.append(v)
+    return found
+
+
+def _collect_shared(roots: list[Variable], given: list[tuple[SharedVariable, Variable]],
+                    known: set[Variable], given_pairs: list, no_default_updates: Any
+                    ) -> tuple[list[SharedVariable], list[tuple[SharedVariable, Variable]]]:
+    """The implicit shared inputs and every update, in PyTensor's order.
+
+    The outputs are walked first, each left to right, a shared variable becoming
+    an input when first reached (its ``default_update``, when it has one and no
+    update was given, joining the updates); then each update expression in turn,
+    the given ones first, its target becoming an input after it if not one yet.
+    """
+    updates = list(given)
+    updated = {s for s, _ in updates}
+    implicit: list[SharedVariable] = []
+    visited: set[Variable] = set()
+
+    def walk(root: Variable) -> None:
+        for v in _leaves_in_order(root, known, visited):
+            if not isinstance(v, SharedVariable):
+                continue
+            if v not in known:
+                known.add(v)
+                implicit.append(v)
+            upd = getattr(v, "default_update", None)
+            if v not in updated and upd is not None and \
+                    _wants_default_update(v, no_default_updates):
+                if given_pairs:  # givens apply to default updates too
+                    upd = clone_replace([upd], replace=given_pairs)[0]
+                updates.append((v, _update_value(v, upd)))
+                updated.add(v)
+
+    for root in roots:
+        walk(root)
+    k = 0
+    while k < len(updates):  # grows while default updates are discovered
+        target, expr = updates[k]
+        walk(expr)
+        if target not in known:  # updated but not read: still an (implicit) input
+            known.add(target)
+            implicit.append(target)
+        k += 1
+    return implicit, updates
 
 
 def _with_update(item: In, update: Variable) -> In:

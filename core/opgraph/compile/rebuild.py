@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opgraph.compile.io import Out
+from opgraph.compile.prepare import UnusedInputError  # noqa: F401  (PyTensor imports it here)
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.traversal import io_toposort
 from opgraph.link.sharedvalue import SharedVariable

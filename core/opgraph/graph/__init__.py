@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from opgraph.graph.null_type import DisconnectedType, NullType
     from opgraph.graph.op import HasInnerGraph, Op
     from opgraph.graph.replace import graph_replace, vectorize_graph
-    from opgraph.graph.rewriting.basic import node_rewriter
+    from opgraph.graph.rewriting.basic import graph_rewriter, node_rewriter
     from opgraph.graph.rewriting.utils import rewrite_graph
     from opgraph.graph.traversal import explicit_graph_inputs, toposort
     from opgraph.graph.type import Type
@@ -75,6 +75,7 @@ _LAZY: dict[str, str] = {
     "graph_replace": "opgraph.graph.replace",
     "vectorize_graph": "opgraph.graph.replace",
     "rewrite_graph": "opgraph.graph.rewriting.utils",
+    "graph_rewriter": "opgraph.graph.rewriting.basic",
     "node_rewriter": "opgraph.graph.rewriting.basic",
     "RewriteDatabaseQuery": "opgraph.graph.rewriting.db",  # served by opgraph-rewrites
     "explicit_graph_inputs": "opgraph.graph.traversal",
@@ -110,6 +111,7 @@ __all__ = [
     "general_toposort",
     "graph_inputs",
     "graph_replace",
+    "graph_rewriter",
     "io_toposort",
     "node_rewriter",
     "orphans_between",

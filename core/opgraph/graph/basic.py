@@ -9,7 +9,7 @@ meets the recursion limit.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -356,3 +356,35 @@ def io_connection_pattern(
         pattern.append([bool(reach.get(o, 0) & bit) for o in outputs])
     return pattern
 
+
+def op_as_string(i: Sequence[Variable], op: Apply,
+                 leaf_formatter: Callable[[Variable], str] = str,
+                 node_formatter: Callable[[Apply, Sequence[str]], str] = default_node_formatter
+                 ) -> str:
+    """The node ``op`` written with its inputs' subgraphs from ``i`` (``as_string``)."""
+    return node_formatter(op, as_string(i, op.inputs, leaf_formatter, node_formatter))
+
+
+def clone_node_and_cache(node: Apply, clone_d: dict, clone_inner_graphs: bool = False,
+                         **kwargs: Any) -> Apply | None:
+    """Clone ``node`` on the clones of its inputs in ``clone_d`` and record the clone (node,
+    Op, outputs) there; None when every output already has one.  An Op clone already in
+    ``clone_d`` is reused, so inner-graph Ops are cloned once."""
+    if all(out in clone_d for out in node.outputs):
+        return None
+    cached_op = clone_d.get(node.op)
+    new_node = node.clone_with_new_inputs(
+        [clone_d[i] for i in node.inputs],
+        clone_inner_graph=clone_inner_graphs if cached_op is None else False, **kwargs)
+    if cached_op is not None:
+        new_node.op = cached_op
+    clone_d[node] = new_node
+    clone_d.setdefault(node.op, new_node.op)
+    for old, new in zip(node.outputs, new_node.outputs, strict=True):
+        clone_d.setdefault(old, new)
+    return new_node
+
+
+# PyTensor's annotation aliases
+OpType = TypeVar("OpType", bound="Op")  # noqa: F821
+OptionalApplyType = TypeVar("OptionalApplyType", None, "Apply", covariant=True)

@@ -33,7 +33,13 @@ from opgraph.graph.basic import (
 from opgraph.graph.cycles import cycle_through
 from opgraph.graph.feature_host import FeatureHost
 from opgraph.graph.features import ReplaceValidate
-from opgraph.graph.frozen import MUTABLE_GRAPH, FrozenFunctionGraph, Output, _debugprint
+from opgraph.graph.frozen import (
+    MUTABLE_GRAPH,
+    AbstractFunctionGraph,
+    FrozenFunctionGraph,
+    Output,
+    _debugprint,
+)
 from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
 from opgraph.graph.utils import InconsistencyError, MissingInputError, type_name
@@ -81,6 +87,7 @@ def _node_label(node: Any) -> str:
 
 
 @attrs.define(eq=False, repr=False, slots=False, init=False)
+@AbstractFunctionGraph.register
 class FunctionGraph(FeatureHost):
     """A subgraph between ``inputs`` and ``outputs`` that Features can watch.
 

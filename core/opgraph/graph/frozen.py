@@ -8,6 +8,7 @@ to equal objects (same interned nodes), so a frozen graph can key a cache
 from __future__ import annotations
 
 import weakref
+from abc import ABC
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,6 +66,13 @@ def _intern_constant(c: Constant) -> Constant:
     return found
 
 
+class AbstractFunctionGraph(ABC):  # noqa: B024 - an interface for isinstance checks
+    """What FunctionGraph and FrozenFunctionGraph share (``inputs``, ``outputs``,
+    ``apply_nodes``, ``variables``, ``clients``, ``toposort()``): PyTensor's common base,
+    for ``isinstance`` checks and annotations."""
+
+
+@AbstractFunctionGraph.register
 class FrozenFunctionGraph:
     """An immutable graph of interned nodes: hashable, and equal when structurally equal.
 

@@ -11,6 +11,7 @@ owns a per-op table that the layer defining the ops fills.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["FunctionTable"]
@@ -21,16 +22,18 @@ class FunctionTable:
 
     ``register(*namespaces, **functions)`` adds named functions and whole
     namespaces (modules): a name not registered on its own is looked up in the
-    namespaces, in registration order.  A name nobody registered raises
+    namespaces, in registration order, then asked of ``fallback(name)`` (which
+    raises AttributeError for a name it does not serve either).  A name nobody registered raises
     AttributeError naming the table and the package whose import fills it.
     """
 
-    __slots__ = ("filled_by", "functions", "namespaces")
+    __slots__ = ("fallback", "filled_by", "functions", "namespaces")
 
-    def __init__(self, filled_by: str) -> None:
+    def __init__(self, filled_by: str, fallback: Callable[[str], Any] | None = None) -> None:
         self.functions: dict[str, Any] = {}
         self.namespaces: list[Any] = []
         self.filled_by = filled_by
+        self.fallback = fallback
 
     def register(self, *namespaces: Any, **functions: Any) -> None:
         """Add ``functions`` by name and ``namespaces`` (each once)."""
@@ -47,6 +50,14 @@ class FunctionTable:
                 return getattr(namespace, name)
             except AttributeError:
                 continue
+        if self.fallback is not None and not name.startswith("__"):
+            try:
+                value = self.fallback(name)
+            except AttributeError:
+                pass  # it serves no such name either
+            else:
+                self.functions[name] = value
+                return value
         raise AttributeError(
             f"no {self.filled_by} function {name!r} is registered (the modules of "
             f"{self.filled_by} register theirs when it is imported)"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -365,3 +365,19 @@ class HasInnerGraph:
     def clone(self) -> HasInnerGraph:
         """A copy whose inner graph is cloned too."""
         raise NotImplementedError
+
+
+# PyTensor's annotation aliases of the storage and thunk protocol
+StorageCellType = list[Any]
+StorageMapType = dict[Variable, StorageCellType]
+InputStorageType = list[StorageCellType]
+OutputStorageType = list[StorageCellType]
+PerformMethodType = Callable[[Apply, list[Any], OutputStorageType], None]
+BasicThunkType = Callable[[], None]
+ThunkCallableType = Callable[[Any, Any, Any, Any], None]
+C = TypeVar("C", bound=Callable)
+
+
+def is_thunk_type(thunk: Any) -> Any:
+    """``thunk`` itself, typed as a thunk (an annotation helper: it checks nothing)."""
+    return thunk

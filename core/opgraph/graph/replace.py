@@ -4,10 +4,11 @@ Duck-typed on the node fields (``owner``, ``inputs``, ``outputs``,
 ``clone_with_new_inputs``) so that it sits below ``basic``, which re-exports
 ``clone_replace`` at its historical place.
 
-``vectorize_graph`` gives graphs a leading batch axis through a table of
-batching rules owned here (``BATCHING_RULES``, ``type(op) -> rule``); the
-modules that know the Ops fill it (``opgraph.autodiff.vectorize`` registers
-the tensor rules, which ``jacobian`` uses too). ``_vectorize_node`` is the
+``vectorize_graph`` gives graphs a leading batch axis through the one
+batching table owned here (``BATCHING_RULES``, Op class -> one-axis rule and
+any-axes rule, ``register_batching_rule``); the modules that define the Ops
+fill it, ``jacobian`` and Blockwise use it too, and the entry of ``object``
+is the fallback. ``_vectorize_node`` is the
 per-Op dispatch point, as in PyTensor: register an Op class on it to give
 that Op its own vectorisation.
 """
@@ -15,21 +16,29 @@ that Op its own vectorisation.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
+from opgraph.graph.table import TypeTable
+from opgraph.graph.table import caller_module as _caller_module
 from opgraph.graph.traversal import _postorder_nodes, ancestors
 
 __all__ = [
     "BATCHING_RULES",
-    "VECTORIZE_FALLBACKS",
+    "BatchingEntry",
     "NoBatchingRule",
+    "batching_rule_for",
     "clone_replace",
     "graph_replace",
+    "register_batching_rule",
     "register_batching_rules",
     "vectorize_graph",
     "vectorize_node",
     "vectorize_node_dispatch",
+    "vectorize_rule_for",
 ]
 
 
@@ -169,33 +178,83 @@ class NoBatchingRule(NotImplementedError):
 #: rule(node, inputs, batched) -> (outputs, batched flags); ``inputs[i]`` carries
 #: one extra leading (batch) axis where ``batched[i]`` is True.
 Rule = Callable[[Any, list, list], tuple[list, list]]
+#: vectorize(node, inputs, extra) -> outputs; ``inputs[i]`` carries ``extra[i]`` extra
+#: leading axes (any number; different counts broadcast as in NumPy).
+VectorizeRule = Callable[[Any, list, list], list]
 
-BATCHING_RULES: dict[type, Rule] = {}
-_RULE_LOADERS: list[Callable[[], Mapping[type, Rule]]] = []
+
+@attrs.frozen
+class BatchingEntry:
+    """How one Op class gets batch axes: ``rule`` (one axis), ``vectorize`` (any number).
+
+    Either may be None.  The entry of ``object`` is the table's fallback: its
+    ``rule`` loops over rows (``autodiff.batched``), its ``vectorize`` wraps the
+    node in a Blockwise (``tensor.blockwise``).
+    """
+
+    rule: Rule | None = None
+    vectorize: VectorizeRule | None = None
+
+    def describe(self) -> str:
+        """``rule=<name>, vectorize=<name>`` (for ``opgraph plugins --tables``)."""
+        parts = [f"{k}={getattr(v, '__qualname__', v)}" for k, v in
+                 (("rule", self.rule), ("vectorize", self.vectorize)) if v is not None]
+        return ", ".join(parts)
 
 
-#: ``fallback(op, node, *batched_inputs) -> outputs`` for Ops without a batching rule;
-#: filled by a higher layer (opgraph.tensor.blockwise), the first one is used.
-VECTORIZE_FALLBACKS: list[Callable[..., Any]] = []
+BATCHING_RULES: TypeTable[BatchingEntry] = TypeTable(
+    "batching", "how each Op class gets batch axes (vectorize_graph, jacobian, Blockwise)")
+"""The one batching table: Op class -> :class:`BatchingEntry`, filled next to the Ops."""
+
+
+def register_batching_rule(op_class: type, rule: Rule | None = None, *,
+                           vectorize: VectorizeRule | None = None, stacklevel: int = 1) -> None:
+    """Give ``op_class`` (and subclasses) a one-axis ``rule`` and/or an any-axes ``vectorize``.
+
+    The one registration API of the batching table; ``op_class=object`` sets the
+    fallback.  A part not given keeps what was registered before.
+    """
+    old = BATCHING_RULES.get(op_class)
+    entry = BatchingEntry(rule if rule is not None or old is None else old.rule,
+                          vectorize if vectorize is not None or old is None else old.vectorize)
+    origin = _caller_module(stacklevel)
+    if old is not None and (rule is None or vectorize is None):  # a merge: name both
+        before = BATCHING_RULES.origin(op_class)
+        origin = before if origin in before.split(", ") else f"{before}, {origin}"
+    BATCHING_RULES.register(op_class, entry, origin=origin)
 
 
 def register_batching_rules(loader: Callable[[], Mapping[type, Rule]]) -> None:
-    """Add a callable returning ``{Op class: rule}``, called on first need.
+    """Add a callable returning ``{Op class: one-axis rule}``, called on first need.
 
     Lets a module register rules for Ops it cannot import at module load.
     """
-    _RULE_LOADERS.append(loader)
+    BATCHING_RULES.add_loader(lambda: {cls: BatchingEntry(rule) for cls, rule in loader().items()})
 
 
-def batching_rule_for(op: Any) -> Rule:
-    """The rule of ``type(op)`` (or of its nearest base class), or NoBatchingRule."""
-    while _RULE_LOADERS:
-        BATCHING_RULES.update(_RULE_LOADERS.pop(0)())
+def _column(attr: str, op: Any, fallback: bool) -> Any:
     for cls in type(op).__mro__:
-        rule = BATCHING_RULES.get(cls)
-        if rule is not None:
-            return rule
-    raise NoBatchingRule(f"no batching rule for {op} (Op class {type(op).__qualname__})")
+        entry = BATCHING_RULES.get(cls)
+        if entry is not None and getattr(entry, attr) is not None and (
+                fallback or cls is not object):
+            return getattr(entry, attr)
+    return None
+
+
+def batching_rule_for(op: Any, *, fallback: bool = False) -> Rule:
+    """The one-axis rule of ``type(op)`` (or its nearest base class), or NoBatchingRule.
+
+    ``fallback=True`` also accepts the table's fallback (the entry of ``object``).
+    """
+    rule = _column("rule", op, fallback)
+    if rule is None:
+        raise NoBatchingRule(f"no batching rule for {op} (Op class {type(op).__qualname__})")
+    return rule
+
+
+def vectorize_rule_for(op: Any, *, fallback: bool = True) -> VectorizeRule | None:
+    """The any-axes rule of ``type(op)``; with ``fallback``, else the table's fallback."""
+    return _column("vectorize", op, fallback)
 
 
 def _batched_flags(node: Any, batched_inputs: Sequence[Any]) -> list[bool]:
@@ -223,20 +282,22 @@ def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
     try:
         rule = batching_rule_for(op)
     except NoBatchingRule as no_rule:
-        # e.g. the tensor layer maps the node over the batch axis (a Blockwise of the Op)
-        for fallback in VECTORIZE_FALLBACKS:
-            try:
-                outs = list(fallback(op, node, *batched_inputs))
-            except NotImplementedError as exc:  # the fallback does not apply either
-                raise no_rule from exc
-            owner = getattr(outs[0], "owner", None) if outs else None
-            # one new node for the whole node: give the Apply, as PyTensor's fallback does
-            if owner is not None and len(owner.outputs) == len(outs) and all(
-                a is b for a, b in zip(owner.outputs, outs)
-            ):
-                return owner
-            return outs
-        raise
+        # the table's fallback, e.g. the tensor layer maps the node over the batch axis
+        # (a Blockwise of the Op)
+        fallback = vectorize_rule_for(op)
+        if fallback is None:
+            raise
+        try:
+            outs = list(fallback(node, list(batched_inputs), [int(f) for f in flags]))
+        except NotImplementedError as exc:  # the fallback does not apply either
+            raise no_rule from exc
+        owner = getattr(outs[0], "owner", None) if outs else None
+        # one new node for the whole node: give the Apply, as PyTensor's fallback does
+        if owner is not None and len(owner.outputs) == len(outs) and all(
+            a is b for a, b in zip(owner.outputs, outs)
+        ):
+            return owner
+        return outs
     outs, _ = rule(node, list(batched_inputs), flags)
     return list(outs)
 
@@ -302,3 +363,13 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
             memo.setdefault(old, new)
     result = [memo.get(o, o) for o in outs]
     return result[0] if single else result
+
+
+#: what ``replace``/``clone_replace`` take: pairs or a mapping
+ReplaceTypes = Iterable[tuple[Any, Any]] | dict[Any, Any]
+
+
+def vectorize(*args: Any, **kwargs: Any) -> Any:
+    """The old name of :func:`vectorize_graph` (warns, then calls it)."""
+    warnings.warn("vectorize was renamed to vectorize_graph", UserWarning, stacklevel=2)
+    return vectorize_graph(*args, **kwargs)

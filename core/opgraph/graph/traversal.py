@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "ancestors",
@@ -395,3 +395,8 @@ def io_toposort(
     roots.extend(n for n in orderings if n in reachable)
     order = general_toposort(roots, deps)
     return [n for n in order if n in reachable]
+
+
+# PyTensor's annotation aliases
+T = TypeVar("T")
+NodeAndChildren = tuple[T, Iterable[T] | None]

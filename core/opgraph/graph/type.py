@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC
 from types import GenericAlias
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -155,3 +155,6 @@ class HasShape(ABC):
     __slots__ = ()
     ndim: int
     shape: tuple[int | None, ...]
+
+
+D = TypeVar("D")  # PyTensor's annotation alias: a Type's data

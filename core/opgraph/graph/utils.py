@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
 from abc import ABCMeta
 from collections.abc import Callable, Mapping
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from opgraph.config import config
+
+T = TypeVar("T")
 
 
 class InconsistencyError(Exception):
@@ -50,6 +53,110 @@ class MetaType(ABCMeta):
                 f"{name}.__props__ must be a tuple of attribute names, got {props!r}"
             )
         return super().__new__(mcs, name, bases, namespace)
+
+
+class MetaObject(metaclass=MetaType):
+    """A base whose equality, hash and str come from ``__props__`` (PyTensor's name)."""
+
+    __slots__: list = []
+    __props__: tuple[str, ...] | None = None
+
+    def _props(self) -> tuple:
+        return tuple(getattr(self, a) for a in self.__props__ or ())
+
+    def __eq__(self, other: object) -> bool:
+        if self.__props__ is None:
+            return self is other
+        return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        if self.__props__ is None:
+            return id(self)
+        return hash((type(self), self._props()))
+
+    def __str__(self) -> str:
+        if not self.__props__:
+            return type(self).__name__
+        args = ", ".join(f"{p}={getattr(self, p)!r}" for p in self.__props__)
+        return f"{type(self).__name__}{{{args}}}"
+
+
+class AssocList:
+    """A mapping that also takes unhashable keys (kept in a list, found by ``==``)."""
+
+    def __init__(self) -> None:
+        self._dict: dict = {}
+        self._list: list[tuple[Any, Any]] = []
+
+    def _index(self, item: Any) -> int | None:
+        return next((i for i, (key, _) in enumerate(self._list) if key is item or key == item),
+                    None)
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.get(item, None)
+
+    def __setitem__(self, item: Any, value: Any) -> None:
+        try:
+            self._dict[item] = value
+            return
+        except TypeError:  # unhashable: the list
+            pass
+        i = self._index(item)
+        if i is None:
+            self._list.append((item, value))
+        else:
+            self._list[i] = (item, value)
+
+    def discard(self, item: Any) -> bool:
+        """Remove ``item`` if present; whether it was."""
+        try:
+            if item in self._dict:
+                del self._dict[item]
+                return True
+        except TypeError:
+            pass
+        i = self._index(item)
+        if i is not None:
+            del self._list[i]
+        return i is not None
+
+    def __delitem__(self, item: Any) -> None:
+        if not self.discard(item):
+            raise KeyError(item)
+
+    def get(self, item: Any, default: Any) -> Any:
+        try:
+            return self._dict[item]
+        except (KeyError, TypeError):
+            pass
+        i = self._index(item)
+        return default if i is None else self._list[i][1]
+
+    def clear(self) -> None:
+        self._dict, self._list = {}, []
+
+    def __repr__(self) -> str:
+        return f"AssocList({self._dict}, {self._list})"
+
+
+def get_variable_trace_string(v: Any) -> str:
+    """Where ``v`` was created (its ``tag.trace``), as text for an error message; "" if unknown."""
+    trace = getattr(v.tag, "trace", [])
+    if not isinstance(trace, list) or not trace:
+        return ""
+    out = io.StringIO()
+    print(" \nBacktrace when that variable is created:\n", file=out)
+    if isinstance(trace[0], tuple):
+        traceback.print_list(trace, out)
+    else:
+        for i, sub in enumerate(trace):
+            if len(trace) > 1:
+                print(f"trace {i}", file=out)
+            traceback.print_list(sub, out)
+    return out.getvalue()
 
 
 class Scratchpad:

@@ -564,3 +564,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return _faces.provided_name(__name__, name)
+
+
+#: what ``make_thunk`` returns: the thunk, the input and the output containers
+ThunkAndContainersType = tuple[Callable[[], None], list[Any], list[Any]]

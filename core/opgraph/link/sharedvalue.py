@@ -12,8 +12,9 @@ path for the same names.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from opgraph.graph.basic import Variable
@@ -27,6 +28,7 @@ __all__ = [
     "Container",
     "GenericType",
     "SharedVariable",
+    "collect_new_shareds",
     "generic_type",
     "shared",
     "shared_constructor",
@@ -205,7 +207,7 @@ def shared(
             errors.append(str(exc))
             continue
         var.tag.is_shared = True
-        return var
+        return _collected(var)
     if kwargs.keys() - {"borrow"}:
         raise TypeError(
             f"shared(): no constructor accepts {type_name(value)} with keywords "
@@ -215,4 +217,26 @@ def shared(
     data = value if borrow else copy.deepcopy(value)
     var = SharedVariable(generic_type, data, strict, allow_downcast, name=name)
     var.tag.is_shared = True
+    return _collected(var)
+
+
+#: the lists of the open ``collect_new_shareds`` blocks (innermost last)
+_COLLECTING: list[list[SharedVariable]] = []
+
+
+def _collected(var: SharedVariable) -> SharedVariable:
+    if _COLLECTING:
+        _COLLECTING[-1].append(var)
     return var
+
+
+@contextlib.contextmanager
+def collect_new_shareds() -> Iterator[list[SharedVariable]]:
+    """``with collect_new_shareds() as new:`` -- ``new`` lists the shared variables
+    ``shared()`` creates inside the block (an inner block collects its own)."""
+    collected: list[SharedVariable] = []
+    _COLLECTING.append(collected)
+    try:
+        yield collected
+    finally:
+        _COLLECTING.pop()

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         Phase,
         PhaseCycleError,
         PhaseError,
+        order_entries,
         order_phases,
         phase_for_position,
     )
@@ -104,8 +105,8 @@ _LAZY = {
         "opgraph.plugins.manager",
     ),
     **dict.fromkeys(
-        ("STANDARD_PHASES", "Phase", "PhaseCycleError", "PhaseError", "order_phases",
-         "phase_for_position"),
+        ("STANDARD_PHASES", "Phase", "PhaseCycleError", "PhaseError", "order_entries",
+         "order_phases", "phase_for_position"),
         "opgraph.plugins.phases",
     ),
     **dict.fromkeys(("CompileModeProtocol", "RewriteDatabaseProtocol"),
@@ -168,6 +169,7 @@ __all__ = [
     "load_target",
     "make_plugin_manager",
     "mode_records",
+    "order_entries",
     "order_phases",
     "phase_for_position",
     "plugin_registry",

@@ -26,6 +26,7 @@ __all__ = [
     "Phase",
     "PhaseCycleError",
     "PhaseError",
+    "order_entries",
     "order_phases",
     "phase_for_position",
 ]
@@ -187,3 +188,42 @@ def phase_for_position(ordered: Sequence[Phase], position: float) -> Phase:
         if phase.anchor <= position:  # type: ignore[operator]
             chosen = phase
     return chosen
+
+
+def order_entries(names: Sequence[str], after: dict[str, tuple[str, ...]],
+                  before: dict[str, tuple[str, ...]]) -> list[str]:
+    """``names`` (the entries of one phase, in their default order) meeting after/before.
+
+    Where several plugins register into one phase (``inplace``,
+    ``post_specialize``), an entry says ``after=("inplace_elemwise",)``
+    instead of guessing a float.  A constraint naming an entry that is not
+    among ``names`` (another phase, or a plugin not installed) is ignored;
+    otherwise the default order is kept as far as the constraints allow.
+    Raises :class:`PhaseCycleError` naming a cycle.
+    """
+    index = {name: i for i, name in enumerate(names)}
+    succ: dict[str, list[str]] = {n: [] for n in names}
+    indegree = dict.fromkeys(names, 0)
+    for name in names:
+        edges = [(o, name) for o in after.get(name, ())] + [(name, o) for o in before.get(name, ())]
+        for src, dst in edges:
+            if src in index and dst in index:
+                succ[src].append(dst)
+                indegree[dst] += 1
+    ready = sorted(index[n] for n, d in indegree.items() if d == 0)
+    out: list[str] = []
+    while ready:
+        name = names[ready.pop(0)]
+        out.append(name)
+        for nxt in succ[name]:
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                ready.append(index[nxt])
+                ready.sort()
+    if len(out) < len(names):
+        cycle = _find_cycle({n for n, d in indegree.items() if d > 0}, succ)
+        raise PhaseCycleError(
+            "rewrite entries form a cycle: " + " -> ".join(cycle)
+            + " (each arrow: 'runs before'); fix their after=/before= constraints"
+        )
+    return out

@@ -21,7 +21,9 @@ class RewriteDatabaseProtocol(Protocol):
     """Named rewriters with tags, run phase by phase; queries pick them by tag.
 
     ``register(name, rewriter, *tags, phase=...)`` adds an entry (a float
-    ``position=`` as in PyTensor also works); ``db[name]`` is a registered
+    ``position=`` as in PyTensor also works); ``after=``/``before=`` name
+    entries of the same phase it runs after/before, where several plugins
+    meet in one phase (absent names are ignored); ``db[name]`` is a registered
     entry, e.g. the ``"canonicalize"`` sub-database; ``query(*tags)`` the
     rewriter(s) for a query (``"a"``/``"+a"`` include, ``"-b"`` exclude,
     ``"&c"`` require).  ``phases`` is the run order; ``add_phase`` declares a

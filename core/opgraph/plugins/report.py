@@ -249,7 +249,6 @@ def _conflict_over(name: str, pm: Any) -> Conflict | None:
 KNOWN_PROVIDERS: dict[str, str] = {
     "py": "opgraph-numpy",
     "vm": "opgraph-numpy",
-    "FAST_COMPILE": "opgraph-numpy",
     "c": "opgraph-c",
     "cvm": "opgraph-c",
     "rewrites": "opgraph-rewrites",

@@ -39,6 +39,8 @@ __all__ = [
     "Neg",
     "Pow",
     "Reciprocal",
+    "ScalarMaximum",
+    "ScalarMinimum",
     "Sign",
     "Sqr",
     "Sub",
@@ -288,6 +290,10 @@ abs = Abs(name="abs")
 sign = Sign(name="sign")
 sqr = Sqr(name="sqr")
 reciprocal = Reciprocal(name="reciprocal")
+#: PyTensor's other names of the classes
+ScalarMaximum = Maximum
+ScalarMinimum = Minimum
+
 maximum = Maximum(name="maximum")
 minimum = Minimum(name="minimum")
 clip = Clip(name="clip")

@@ -30,14 +30,18 @@ from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.gradhelpers import scalar_pullback, scalar_pushforward
 from opgraph.scalar.type import ScalarType, as_scalar
 
-__all__ = ["Composite"]
+__all__ = ["Composite", "ScalarInnerGraphOp"]
 
 _NAME_LIMIT = 120
 
 Step = tuple[Any, tuple[int, ...], tuple[int, ...]]
 
 
-class Composite(HasInnerGraph, ScalarOp):
+class ScalarInnerGraphOp(HasInnerGraph, ScalarOp):
+    """Base of the scalar Ops defined by an inner scalar graph (``Composite``)."""
+
+
+class Composite(ScalarInnerGraphOp):
     """``Composite(inputs, outputs)``: the scalar graph from inputs to outputs as one op.
 
     Equal when the inner programs are equal (same ops, wiring, constants and

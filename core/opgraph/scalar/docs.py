@@ -29,6 +29,7 @@ FUNCTION_DOCS: dict[str, str] = {
     "reciprocal": "``1 / x``, always a float (NumPy's reciprocal truncates integers).",
     "maximum": "The larger of ``a`` and ``b``; NaN propagates (np.maximum).",
     "minimum": "The smaller of ``a`` and ``b``; NaN propagates (np.minimum).",
+    "clip": "``x`` limited to ``[lo, hi]``: ``minimum(maximum(x, lo), hi)`` (np.clip).",
     "exp": "``e ** x`` (np.exp).",
     "exp2": "``2 ** x`` (np.exp2).",
     "expm1": "``exp(x) - 1``, accurate for small ``x`` (np.expm1).",

@@ -23,10 +23,13 @@ __all__ = [
     "NEQ",
     "OR",
     "XOR",
+    "BinaryBitOp",
+    "FixedLogicalComparison",
     "Invert",
     "IsInf",
     "IsNan",
     "LogicalComparison",
+    "UnaryBitOp",
     "and_",
     "eq",
     "ge",
@@ -85,7 +88,19 @@ class GE(LogicalComparison):
     symbol = ">="
 
 
-class AND(_ZeroGrad, BinaryScalarOp):
+class FixedLogicalComparison(_ZeroGrad, UnaryScalarOp):
+    """Base of the one-input tests with a bool result (``isnan``, ``isinf``)."""
+
+
+class BinaryBitOp(_ZeroGrad, BinaryScalarOp):
+    """Base of the bitwise ops of two integers or bools (``and_``, ``or_``, ``xor``)."""
+
+
+class UnaryBitOp(_ZeroGrad, UnaryScalarOp):
+    """Base of the bitwise ops of one integer or bool (``invert``)."""
+
+
+class AND(BinaryBitOp):
     nfunc_spec = ("bitwise_and", 2, 1)
     commutative = True
     associative = True
@@ -93,7 +108,7 @@ class AND(_ZeroGrad, BinaryScalarOp):
     symbol = "&"
 
 
-class OR(_ZeroGrad, BinaryScalarOp):
+class OR(BinaryBitOp):
     nfunc_spec = ("bitwise_or", 2, 1)
     commutative = True
     associative = True
@@ -101,7 +116,7 @@ class OR(_ZeroGrad, BinaryScalarOp):
     symbol = "|"
 
 
-class XOR(_ZeroGrad, BinaryScalarOp):
+class XOR(BinaryBitOp):
     nfunc_spec = ("bitwise_xor", 2, 1)
     commutative = True
     associative = True
@@ -109,16 +124,16 @@ class XOR(_ZeroGrad, BinaryScalarOp):
     symbol = "^"
 
 
-class Invert(_ZeroGrad, UnaryScalarOp):
+class Invert(UnaryBitOp):
     nfunc_spec = ("invert", 1, 1)
     symbol = "~"
 
 
-class IsNan(_ZeroGrad, UnaryScalarOp):
+class IsNan(FixedLogicalComparison):
     nfunc_spec = ("isnan", 1, 1)
 
 
-class IsInf(_ZeroGrad, UnaryScalarOp):
+class IsInf(FixedLogicalComparison):
     nfunc_spec = ("isinf", 1, 1)
 
 

@@ -24,6 +24,7 @@ from opgraph.scalar.basic import (
 from opgraph.scalar.docs import attach_docs as _attach_docs
 from opgraph.scalar.function_table import SCALAR_FUNCTIONS
 from opgraph.scalar.gradhelpers import const_like, grad_zeros
+from opgraph.utils import lazy_scipy_module
 
 __all__ = [
     "ArcCos",
@@ -36,6 +37,7 @@ __all__ = [
     "Ceil",
     "Cos",
     "Cosh",
+    "Deg2Rad",
     "Exp",
     "Exp2",
     "Expm1",
@@ -45,6 +47,7 @@ __all__ = [
     "Log1p",
     "Log2",
     "Log10",
+    "Rad2Deg",
     "RoundHalfAwayFromZero",
     "RoundHalfToEven",
     "Sigmoid",
@@ -65,6 +68,7 @@ __all__ = [
     "ceil",
     "cos",
     "cosh",
+    "deg2rad",
     "exp",
     "exp2",
     "expm1",
@@ -74,6 +78,7 @@ __all__ = [
     "log1p",
     "log2",
     "log10",
+    "rad2deg",
     "round_half_away_from_zero",
     "round_half_away_from_zero_vec",
     "round_half_to_even",
@@ -200,6 +205,24 @@ class ArcTan(FloatUnaryOp):
 
     def derivative(self, x: Variable, out: Variable) -> Variable:
         return true_div(_one(x), add(_one(x), sqr(x)))
+
+
+class Deg2Rad(FloatUnaryOp):
+    """Degrees to radians (np.deg2rad)."""
+
+    nfunc_spec = ("deg2rad", 1, 1)
+
+    def derivative(self, x: Variable, out: Variable) -> Variable:
+        return const_like(np.pi / 180.0, out)
+
+
+class Rad2Deg(FloatUnaryOp):
+    """Radians to degrees (np.rad2deg)."""
+
+    nfunc_spec = ("rad2deg", 1, 1)
+
+    def derivative(self, x: Variable, out: Variable) -> Variable:
+        return const_like(180.0 / np.pi, out)
 
 
 class Sinh(FloatUnaryOp):
@@ -370,6 +393,8 @@ arcsin = ArcSin(name="arcsin")
 arccos = ArcCos(name="arccos")
 arctan = ArcTan(name="arctan")
 arctan2 = ArcTan2(name="arctan2")
+deg2rad = Deg2Rad(name="deg2rad")
+rad2deg = Rad2Deg(name="rad2deg")
 sinh = Sinh(name="sinh")
 cosh = Cosh(name="cosh")
 tanh = Tanh(name="tanh")
@@ -388,6 +413,9 @@ _attach_docs(globals())
 
 #: The NumPy function behind ``round_half_away_from_zero`` (PyTensor's reference for it).
 round_half_away_from_zero_vec = round_half_away_from_zero.numpy_fn
+
+#: ``scipy.special``, loaded on first use (PyTensor's ``scalar.math.special``)
+special = lazy_scipy_module("special")
 
 # Lower scalar modules (type, gradhelpers) call these ops by name.
 SCALAR_FUNCTIONS.register(_sys.modules[__name__])

@@ -23,15 +23,17 @@ from opgraph.scalar.structural import Identity
 
 __all__ = ["register_scalar_printers"]
 
+# Precedence and associativity of the infix ops; the symbol is the op class's own
+# ``symbol`` (arith.py, logic.py), the one place it is written (Composite names use it too).
 _OPERATORS = [
-    (OR, "|", -10, "either"), (XOR, "^", -9, "either"), (AND, "&", -8, "either"),
-    (EQ, "==", -5, "left"), (NEQ, "!=", -5, "left"), (LT, "<", -5, "left"),
-    (LE, "<=", -5, "left"), (GT, ">", -5, "left"), (GE, ">=", -5, "left"),
-    (Add, "+", -2, "either"), (Sub, "-", -2, "left"),
-    (Mul, "*", -1, "either"), (TrueDiv, "/", -1, "left"),
-    (IntDiv, "//", -1, "left"), (Mod, "%", -1, "left"),
-    (Neg, "-", 0, "either"), (Invert, "~", 0, "either"),
-    (Pow, "**", 1, "right"),
+    (OR, -10, "either"), (XOR, -9, "either"), (AND, -8, "either"),
+    (EQ, -5, "left"), (NEQ, -5, "left"), (LT, -5, "left"),
+    (LE, -5, "left"), (GT, -5, "left"), (GE, -5, "left"),
+    (Add, -2, "either"), (Sub, -2, "left"),
+    (Mul, -1, "either"), (TrueDiv, -1, "left"),
+    (IntDiv, -1, "left"), (Mod, -1, "left"),
+    (Neg, 0, "either"), (Invert, 0, "either"),
+    (Pow, 1, "right"),
 ]
 
 
@@ -46,8 +48,8 @@ class _ScalarFunctionPrinter:
 
 def register_scalar_printers(pprinter: PPrinter) -> None:
     """Add the scalar ops' printers to ``pprinter``."""
-    for klass, symbol, precedence, assoc in _OPERATORS:
-        pprinter.assign(klass, OperatorPrinter(symbol, precedence, assoc))
+    for klass, precedence, assoc in _OPERATORS:
+        pprinter.assign(klass, OperatorPrinter(klass.symbol, precedence, assoc))
     pprinter.assign(Identity, IgnorePrinter())
     pprinter.assign(ScalarOp, _ScalarFunctionPrinter())
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.table import TypeTable
 from opgraph.graph.type import HasDataType, HasShape, Type
 from opgraph.graph.utils import type_name
 from opgraph.link.c.type import CType
@@ -392,7 +393,8 @@ def constant(x: Any, name: str | None = None, dtype: Any = None) -> ScalarConsta
     return ScalarConstant(stype, stype.filter(x, allow_downcast=True), name=name)
 
 
-SCALAR_CONVERSIONS: dict[type, Callable[[Variable], Variable]] = {}
+SCALAR_CONVERSIONS: TypeTable[Callable[[Variable], Variable]] = TypeTable(
+    "scalar_conversions", "how as_scalar turns a 0-d variable of each Type class into a scalar")
 """Type class -> how a 0-d variable of it becomes a scalar (the tensor library adds
 ``scalar_from_tensor`` for TensorType); :func:`as_scalar` looks here."""
 
@@ -407,9 +409,9 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
         if isinstance(x.type, ScalarType):
             return x
         if getattr(x.type, "ndim", None) == 0:
-            for klass in type(x.type).__mro__:
-                if klass in SCALAR_CONVERSIONS:
-                    return SCALAR_CONVERSIONS[klass](x)
+            convert = SCALAR_CONVERSIONS.lookup(x.type, skip=(object,))
+            if convert is not None:
+                return convert(x)
         raise TypeError(f"as_scalar: cannot convert the variable {x} of type {x.type} to a scalar")
     if isinstance(x, Apply):
         outs = x.outputs

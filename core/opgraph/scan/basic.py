@@ -19,13 +19,14 @@ import opgraph.tensor as pt
 from opgraph.graph.basic import Constant, Variable, clone, clone_replace, graph_inputs
 from opgraph.graph.utils import MissingInputError
 from opgraph.link.sharedvalue import SharedVariable
+from opgraph.scan.helpers import get_updates_and_outputs
 from opgraph.scan.op import Scan, ScanInfo
 from opgraph.scan.utils import until
 from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["scan"]
+__all__ = ["get_updates_and_outputs", "scan"]
 
 _SIGNATURE_WARNING = (
     "Scan return signature will change. Updates dict will not be returned, only the "

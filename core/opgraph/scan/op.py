@@ -30,13 +30,22 @@ from opgraph.graph.basic import Apply, Variable, clone, io_toposort
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
+from opgraph.scan.helpers import (
+    TensorConstructorType,
+    check_broadcast,
+    copy_var_format,
+    err_msg1,
+    err_msg2,
+    err_msg3,
+)
 from opgraph.scan.key import InnerGraphKey
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.random.utils import custom_rng_deepcopy
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["InnerFunctionGraph", "Scan", "ScanInfo"]
+__all__ = ["InnerFunctionGraph", "Scan", "ScanInfo", "TensorConstructorType", "check_broadcast",
+           "copy_var_format", "err_msg1", "err_msg2", "err_msg3"]
 
 
 @attrs.frozen
@@ -211,6 +220,12 @@ class Scan(EqualByValueKey, Op, HasInnerGraph):
         new._fn = None
         new._fgraph = None
         return new
+
+    @property
+    def mitmots_preallocated(self) -> tuple[bool, ...]:
+        """PyTensor's flag, per mit-mot output, for "written into a buffer allocated before
+        the loop": opgraph's loop always writes them so, in every linker."""
+        return (True,) * self.info.n_mit_mot
 
     # -- equality ---------------------------------------------------------------------
     def _value_key(self) -> Any:

@@ -36,6 +36,7 @@ from opgraph.tensor import ifelse as _ifelse
 from opgraph.tensor import indexing_along as _indexing_along
 from opgraph.tensor import math as _math
 from opgraph.tensor import math_names as _math_names
+from opgraph.tensor import operators as _operators  # noqa: F401 - fills the operator table
 
 # pprint's tensor spellings, added to the global table when pprint is first used.
 from opgraph.tensor import printers as _printers  # noqa: F401
@@ -100,7 +101,13 @@ from opgraph.tensor import (  # noqa: E402, F401
 from opgraph.tensor.interpolate import interp, interpolate1d  # noqa: E402, F401
 from opgraph.tensor.pad import pad  # noqa: E402, F401
 from opgraph.tensor.subtensor_more import flip, slice_at_axis  # noqa: E402, F401
-from opgraph.tensor.type_other import NoneConst  # noqa: E402, F401
+from opgraph.tensor.type_other import (  # noqa: E402, F401 - PyTensor's pt names
+    NoneConst,
+    NoneSliceConst,
+    make_slice,
+    none_type_t,
+    slicetype,
+)
 
 # NumPy's constants, which PyTensor's namespace re-exports (``pt.inf``, ``pt.pi``).
 inf = _np.inf

@@ -25,7 +25,7 @@ from opgraph.tensor.reduction import min as pt_min
 from opgraph.tensor.shape import flatten, shape_i
 from opgraph.tensor.sort import sort
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = [
     "Nonzero",
@@ -288,11 +288,3 @@ def meshgrid(*xi: Any, indexing: str = "xy") -> list[Variable]:
         out.append(alloc(v.dimshuffle(*pattern), *shape))
     return out
 
-
-register_tensor_methods(
-    nonzero=nonzero,
-    nonzero_values=nonzero_values,
-    ptp=ptp,
-    swapaxes=swapaxes,
-    take=take,
-)

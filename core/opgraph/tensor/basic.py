@@ -65,7 +65,7 @@ from opgraph.tensor.shape import (  # noqa: F401 (PyTensor's names)
     shape_padright,
 )
 from opgraph.tensor.type import TensorType, normalize_dtype, tensor
-from opgraph.tensor.ufuncs import tensor_copy  # noqa: F401 (PyTensor's tensor.basic name)
+from opgraph.tensor.ufuncs import identity, tensor_copy  # noqa: F401 (PyTensor's names)
 from opgraph.tensor.variable import (  # noqa: F401 (_as_tensor_variable: PyTensor's dispatcher)
     TensorConstant,
     TensorVariable,
@@ -294,6 +294,3 @@ def atleast_3d(*arrays: Any) -> Variable | list[Variable]:
 register_constant_rule(TensorFromScalar, passthrough)
 register_constant_rule(ScalarFromTensor, passthrough)
 SCALAR_CONVERSIONS[TensorType] = scalar_from_tensor  # as_scalar(0-d tensor), scalar/type.py
-
-# as_tensor_variable of a scalar variable (opgraph.tensor.variable) converts with this.
-register_tensor_functions(tensor_from_scalar=tensor_from_scalar)

@@ -7,6 +7,7 @@ them); ``Choose``, ``AllocEmpty`` and ``PermuteRowElements`` are Ops.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "choose",
     "empty",
     "empty_like",
+    "extract_diag",
     "horizontal_stack",
     "infer_static_shape",
     "inverse_permutation",
@@ -40,6 +42,7 @@ __all__ = [
     "ogrid",
     "permute_row_elements",
     "stacklists",
+    "transfer",
     "tri",
     "tril_indices",
     "tril_indices_from",
@@ -366,3 +369,25 @@ def matrix_transpose(x: Any) -> Variable:
             f"{x.type.ndim}-d {x.type}"
         )
     return swapaxes(x, -1, -2)
+
+
+def extract_diag(x: Any) -> Variable:
+    """The old name of ``diagonal`` (warns FutureWarning, then calls it)."""
+    warnings.warn("opgraph.tensor.extract_diag is deprecated. Use opgraph.tensor.diagonal "
+                  "instead.", FutureWarning, stacklevel=2)
+    return as_tensor_variable(x).diagonal()
+
+
+def transfer(var: Any, target: str) -> Variable:
+    """``var`` moved to ``target``: ``"cpu"`` (a tensor) or a target a function in
+    ``transfer._others`` handles (each returns None for targets it does not know)."""
+    if target == "cpu":
+        return as_tensor_variable(var)
+    for other in transfer._others:  # type: ignore[attr-defined]
+        out = other(var, target)
+        if out is not None:
+            return out
+    raise ValueError(f"Can't transfer to target {target}")
+
+
+transfer._others = []  # type: ignore[attr-defined]

@@ -9,7 +9,8 @@ accept stacks of matrices.
 Gradients are not written per Op: the core Op's pullback/pushforward graph is
 built on core-shaped stand-ins and then *vectorised*: every node in it is
 rebuilt with the batch axes (:func:`vectorize_core_graph`, rules per Op class
-in :data:`VECTORIZE_RULES`, anything else wrapped in a Blockwise of its own).
+in the batching table, ``opgraph.graph.replace.BATCHING_RULES``; anything else
+wrapped in a Blockwise of its own).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from opgraph.graph.basic import (
 )
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
-from opgraph.graph.replace import VECTORIZE_FALLBACKS
+from opgraph.graph.replace import vectorize_rule_for
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise, _is_disconnected, broadcast_static_shape
@@ -43,7 +44,6 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
-    "VECTORIZE_RULES",
     "Blockwise",
     "BlockwiseWithCoreShape",
     "parse_gufunc_signature",
@@ -560,8 +560,9 @@ def _vec_shape_i(node: Apply, ins: list[Variable], extra: list[int]) -> list[Var
     return [Shape_i(node.op.i + extra[0])(ins[0])]
 
 
-#: Per-Op-class vectorisation; an Op without an entry becomes a Blockwise of itself.
-VECTORIZE_RULES: dict[type, VectorizeRule] = {
+# Per-Op-class vectorisation in the one batching table; an Op without an entry
+# becomes a Blockwise of itself (the table's fallback, registered below).
+for _cls, _rule in {
     Elemwise: _vec_elemwise,
     DimShuffle: _vec_dimshuffle,
     CAReduce: _vec_careduce,
@@ -570,7 +571,8 @@ VECTORIZE_RULES: dict[type, VectorizeRule] = {
     MatMul: _vec_matrix_product,
     Shape: _vec_shape,
     Shape_i: _vec_shape_i,
-}
+}.items():
+    register_batching_rule(_cls, vectorize=_rule)
 
 #: Rules whose outputs do not carry the batch axes (the extra count is 0).
 _UNBATCHED_OUTPUTS = {Shape, Shape_i}
@@ -592,15 +594,11 @@ def vectorize_node_fallback(op: Op, node: Apply, *batched_inputs: Variable) -> l
     return Blockwise(op, signature=signature).make_node(*batched_inputs).outputs
 
 
-VECTORIZE_FALLBACKS.append(vectorize_node_fallback)  # graph.replace: Ops without a rule
+def _blockwise_fallback(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    return vectorize_node_fallback(node.op, node, *ins)
 
 
-def _rule_for(op: Op) -> VectorizeRule | None:
-    for cls in type(op).__mro__:
-        rule = VECTORIZE_RULES.get(cls)
-        if rule is not None:
-            return rule
-    return None
+register_batching_rule(object, vectorize=_blockwise_fallback)  # Ops without a rule
 
 
 def vectorize_core_graph(
@@ -634,10 +632,7 @@ def vectorize_core_graph(
             else:
                 continue
         else:
-            rule = _rule_for(node.op)
-            outs = rule(node, ins, ext) if rule is not None else vectorize_node_fallback(
-                node.op, node, *ins
-            )
+            outs = vectorize_rule_for(node.op)(node, ins, ext)
         for old, o in zip(node.outputs, outs):
             new[old] = o
             extra[old] = 0 if type(node.op) in _UNBATCHED_OUTPUTS else max(ext)

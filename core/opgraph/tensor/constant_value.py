@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.table import TypeTable
 from opgraph.scalar import Cast, Identity
 from opgraph.tensor.exceptions import EmptyConstantError, NotScalarConstantError
 from opgraph.tensor.type import TensorType
@@ -38,7 +39,8 @@ Returns None when the op tells nothing about ``v``; raises NotScalarConstantErro
 when the value is known not to be a constant.  ``budget`` is the recursion left.
 """
 
-CONSTANT_RULES: dict[type, ConstantRule] = {}
+CONSTANT_RULES: TypeTable[ConstantRule] = TypeTable(
+    "constant_value", "what get_underlying_scalar_constant_value reads through, per Op class")
 """Op class -> its rule; subclasses inherit it (looked up along the MRO)."""
 
 
@@ -49,7 +51,7 @@ def register_constant_rule(op_class: type, rule: ConstantRule) -> ConstantRule:
             f"register_constant_rule: expected an Op class and a function, got {op_class!r}, "
             f"{rule!r}"
         )
-    CONSTANT_RULES[op_class] = rule
+    CONSTANT_RULES.register(op_class, rule, stacklevel=2)
     return rule
 
 
@@ -74,11 +76,7 @@ def passthrough(v: Variable, owner: Apply, elemwise: bool, budget: int) -> Any:
 
 
 def _rule_for(op: Any) -> ConstantRule | None:
-    for klass in type(op).__mro__:
-        rule = CONSTANT_RULES.get(klass)
-        if rule is not None:
-            return rule
-    return None
+    return CONSTANT_RULES.lookup(op)
 
 
 def get_underlying_scalar_constant_value(

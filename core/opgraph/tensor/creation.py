@@ -35,7 +35,6 @@ from opgraph.tensor.variable import (
     _as_tensor_variable,
     as_tensor_variable,
     constant,
-    register_tensor_functions,
 )
 
 __all__ = [
@@ -413,6 +412,3 @@ def _range_to_tensor(x: range, name: str | None, ndim: int | None, **kwargs: Any
 
 
 register_constant_rule(Alloc, passthrough)  # every element is the filled value
-
-# ``x.zeros_like()``, ``x.ones_like()`` (the methods live in opgraph.tensor.variable).
-register_tensor_functions(zeros_like=zeros_like, ones_like=ones_like)

@@ -24,7 +24,6 @@ from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor import math as ptm
-from opgraph.tensor.blockwise import VECTORIZE_RULES
 from opgraph.tensor.creation import arange, zeros
 from opgraph.tensor.products import matmul
 from opgraph.tensor.reduction import sum as pt_sum
@@ -403,8 +402,7 @@ def _batch_einsum(node: Apply, ins: list[Variable], batched: list[bool]) -> tupl
     return _vectorize_einsum(node, ins, [int(b) for b in batched]), [True]
 
 
-VECTORIZE_RULES[Einsum] = _vectorize_einsum
-register_batching_rule(Einsum, _batch_einsum)
+register_batching_rule(Einsum, _batch_einsum, vectorize=_vectorize_einsum)
 
 
 @node_rewriter([Einsum])
@@ -473,3 +471,8 @@ def _general_dot(
     ]
     spec = f"...{''.join(x_labels)},...{''.join(y_labels)}->...{''.join(out)}"
     return einsum(spec, xc, yc)
+
+
+# PyTensor's annotation aliases: one contraction step, and a contraction path
+CONTRACTION_STEP = tuple[tuple[int, ...], set[str], str]
+PATH = tuple[tuple[int] | tuple[int, int], ...]

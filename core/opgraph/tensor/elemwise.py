@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 
+import opgraph.scalar as _scalar_ops
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.null_type import DisconnectedType, NullType, disconnected_type
 from opgraph.graph.op import Op
@@ -39,7 +40,6 @@ from opgraph.tensor.variable import (
     as_tensor_variable,
     constant,
     python_number_dtype,
-    register_tensor_functions,
 )
 
 __all__ = [
@@ -697,5 +697,35 @@ __getattr__, __dir__ = lazy_exports(__name__, {"CAReduce": "opgraph.tensor.reduc
 register_constant_rule(DimShuffle, passthrough)
 register_constant_rule(Elemwise, elemwise_constant)
 
-# ``x.dimshuffle(...)``, ``x.T`` (the methods live in opgraph.tensor.variable).
-register_tensor_functions(DimShuffle=DimShuffle, transpose=transpose)
+
+
+def get_normalized_batch_axes(core_axes: int | tuple[int, ...] | None, core_ndim: int,
+                              batch_ndim: int) -> tuple[int, ...]:
+    """The axes of a batched input that a core operation's ``core_axes`` (None: all core
+    axes) become: ``sum(matrix, axis=0)`` batched to 4 dims reduces axis 2."""
+    if core_axes is None:
+        core_axes = tuple(range(core_ndim))
+    else:
+        core_axes = tuple(np.lib.array_utils.normalize_axis_tuple(core_axes, core_ndim))
+    return tuple(axis + batch_ndim for axis in core_axes)
+
+
+def scalar_elemwise(*symbol: Any, nfunc: str | None = None, nin: int | None = None,
+                    nout: int | None = None, symbolname: str | None = None) -> Any:
+    """Decorator: the function becomes the Elemwise of the scalar op of the same name
+    (``symbolname`` overrides it) with the function's docstring.  ``nfunc``/``nin``/
+    ``nout`` are accepted for PyTensor code; the scalar op already knows its NumPy function.
+    """
+    def construct(fn: Any) -> Elemwise:
+        name = symbolname or fn.__name__
+        if name.endswith("_inplace"):
+            raise ValueError("scalar_elemwise: automatic in-place Elemwise ops are not made")
+        scalar_op = getattr(_scalar_ops, name, None)
+        if scalar_op is None:
+            raise AttributeError(f"scalar_elemwise: opgraph.scalar has no op named {name!r}")
+        out = Elemwise(scalar_op)
+        if fn.__doc__:
+            out.__doc__ = fn.__doc__
+        return out
+
+    return construct(symbol[0]) if symbol else construct

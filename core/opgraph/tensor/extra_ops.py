@@ -19,46 +19,20 @@ from opgraph.graph.op import Op
 from opgraph.tensor import math as ptm
 from opgraph.tensor.creation import alloc, arange, zeros, zeros_like
 from opgraph.tensor.indexing_along import add_along_axis
+from opgraph.tensor.join import join
 from opgraph.tensor.reduction import max as pt_max
 from opgraph.tensor.shape import flatten, is_int_dtype, shape_i, specify_shape, squeeze
 from opgraph.tensor.subtensor import advanced_inc_subtensor1
 from opgraph.tensor.type import TensorType, get_floatX, integer_dtypes
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable, constant
 
-__all__ = [
-    "Bartlett",
-    "CpuContiguous",
-    "CumOp",
-    "FillDiagonal",
-    "FillDiagonalOffset",
-    "RavelMultiIndex",
-    "Repeat",
-    "SearchsortedOp",
-    "Unique",
-    "UnravelIndex",
-    "bartlett",
-    "bincount",
-    "broadcast_arrays",
-    "broadcast_shape",
-    "broadcast_to",
-    "compress",
-    "cpu_contiguous",
-    "cumprod",
-    "cumsum",
-    "diff",
-    "fill_diagonal",
-    "fill_diagonal_offset",
-    "geomspace",
-    "linspace",
-    "logspace",
-    "ravel_multi_index",
-    "repeat",
-    "searchsorted",
-    "squeeze",
-    "to_one_hot",
-    "unique",
-    "unravel_index",
-]
+__all__ = ["Bartlett", "CpuContiguous", "CumOp", "FillDiagonal", "FillDiagonalOffset",
+           "RavelMultiIndex", "Repeat", "SearchsortedOp", "Unique", "UnravelIndex", "bartlett",
+           "bincount", "broadcast_arrays", "broadcast_shape", "broadcast_to", "compress",
+           "concat_with_broadcast", "cpu_contiguous", "cumprod", "cumsum", "diff",
+           "fill_diagonal", "fill_diagonal_offset", "geomspace", "linspace", "logspace",
+           "ravel_multi_index", "repeat", "searchsorted", "squeeze", "to_one_hot", "unique",
+           "unravel_index"]
 
 
 def _name(var: Any) -> str:
@@ -790,10 +764,26 @@ def geomspace(start: Any, end: Any, steps: int = 50, base: float = 10.0,
     return ptm.cast(values, dtype) if dtype is not None else values
 
 
-register_tensor_methods(
-    cumsum=cumsum,
-    cumprod=cumprod,
-    repeat=lambda x, repeats, axis=None: repeat(x, repeats, axis),
-    searchsorted=lambda a, v, side="left", sorter=None: searchsorted(a, v, side, sorter),
-    compress=lambda x, condition, axis=None: compress(condition, x, axis),
-)
+
+
+def concat_with_broadcast(tensor_list: Sequence[Any], axis: int = 0) -> Variable:
+    """Join tensors along ``axis`` after broadcasting their other axes to a common length
+    (an axis of length 1 stretches, as NumPy broadcasting does)."""
+    if not tensor_list:
+        raise ValueError("concat_with_broadcast: cannot concatenate an empty list of tensors")
+    tensors = [as_tensor_variable(t) for t in tensor_list]
+    ndims = [t.type.ndim for t in tensors]
+    if len(set(ndims)) != 1:
+        raise TypeError("concat_with_broadcast: the tensors must have the same number of "
+                        f"dimensions, got {ndims}")
+    axis = _int_axis(tensors[0], axis, "concat_with_broadcast")
+    shape: list[Any] = [1] * ndims[0]
+    for t in tensors:
+        for i, static in enumerate(t.type.shape):
+            if i != axis and static != 1:
+                shape[i] = t.shape[i]
+    parts = []
+    for t in tensors:
+        shape[axis] = t.shape[axis]
+        parts.append(broadcast_to(t, list(shape)))
+    return join(axis, *parts)

@@ -103,3 +103,13 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     if period is not None:
         raise NotImplementedError("interp: period is not supported")
     return interpolate1d(xp, fp, "linear", left_pad=left, right_pad=right, extrapolate=False)(x)
+
+
+def pad_or_return(x: Any, idx: Any, output: Any, left_pad: Any, right_pad: Any,
+                  extrapolate: bool) -> Any:
+    """``output``, except where ``idx`` is 0 (``left_pad``) or ``len(x)`` (``right_pad``),
+    unless ``extrapolate``: then ``output`` everywhere."""
+    if extrapolate:
+        return output
+    n = x.shape[0]
+    return ptm.switch(ptm.eq(idx, 0), left_pad, ptm.switch(ptm.eq(idx, n), right_pad, output))

@@ -31,7 +31,7 @@ from opgraph.tensor.shape import (
 )
 from opgraph.tensor.subtensor import get_item
 from opgraph.tensor.type import TensorType, discrete_dtypes, get_floatX
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = ["Join", "Split", "concatenate", "join", "split", "stack"]
 
@@ -332,6 +332,3 @@ class Split(Op):
 def split(x: Any, splits_size: Any, n_splits: int, axis: Any = 0) -> list[Variable]:
     """The ``n_splits`` pieces of ``x`` along ``axis`` with lengths ``splits_size``."""
     return Split(int(n_splits))(x, axis, splits_size, return_list=True)
-
-# as_tensor_variable of a list of variables (opgraph.tensor.variable) stacks them.
-register_tensor_functions(stack=stack)

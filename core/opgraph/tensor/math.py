@@ -10,7 +10,6 @@ functions in ``opgraph.tensor.ufuncs``, the reductions in
 
 from __future__ import annotations
 
-import sys as _sys
 from typing import Any
 
 import numpy as np
@@ -60,7 +59,6 @@ from opgraph.tensor.type import TOLERANCES
 from opgraph.tensor.ufuncs import *  # noqa: F403
 from opgraph.tensor.ufuncs import __all__ as _ufuncs_all
 from opgraph.tensor.ufuncs import _clip, _conj, isnan  # noqa: F401
-from opgraph.tensor.variable import register_tensor_functions
 
 __all__ = _ufuncs_all + _reduction_all + _products_all
 
@@ -94,5 +92,3 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
-register_tensor_functions(_sys.modules[__name__])

@@ -19,7 +19,7 @@ from opgraph.tensor.products import dot, matmul
 from opgraph.tensor.reduction import mean
 from opgraph.tensor.reduction import sum as pt_sum
 from opgraph.tensor.shape import shape_i
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = [
     "ceil_intdiv",
@@ -192,19 +192,6 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False,
     dtype = m.type.dtype if m.type.dtype.startswith("float") else "float64"
     return dot(centered, centered.T) / ptm.cast(n - ddof, dtype)
 
-
-register_tensor_methods(
-    deg2rad=deg2rad,
-    rad2deg=rad2deg,
-    **{
-        name: getattr(ptm, name)
-        for name in (
-            "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cos", "cosh",
-            "exp", "exp2", "expm1", "log", "log10", "log1p", "log2", "sin", "sinh", "sqrt",
-            "tan", "tanh",
-        )
-    },
-)
 
 
 def variadic_add(*args: Any) -> Any:

@@ -16,6 +16,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
+from opgraph.tensor.subtensor_more import flip  # noqa: F401  (PyTensor imports it here)
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 

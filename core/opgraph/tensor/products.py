@@ -8,7 +8,6 @@ contracts its last axis (as ``np.dot`` does) through MatMul.
 
 from __future__ import annotations
 
-import sys as _sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +24,7 @@ from opgraph.tensor.elemwise import (
     broadcast_static_shape,
 )
 from opgraph.tensor.type import TensorType, continuous_dtypes
-from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["Dot", "MatMul", "dot", "matmul", "outer"]
 
@@ -336,5 +335,3 @@ def outer(x: Any, y: Any) -> Variable:
         y = y.flatten()
     return _dot(x.dimshuffle(0, "x"), y.dimshuffle("x", 0))
 
-# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
-register_tensor_functions(_sys.modules[__name__])

@@ -10,7 +10,6 @@ int8 is int64); float32 is accumulated in float64 and returned as float32.
 from __future__ import annotations
 
 import builtins
-import sys as _sys
 from collections.abc import Callable, Sequence
 from typing import Any as _Any
 
@@ -27,7 +26,7 @@ from opgraph.tensor import ufuncs as _uf
 from opgraph.tensor.elemwise import DimShuffle, _float_zeros_like, _is_disconnected
 from opgraph.tensor.shape import shape_i
 from opgraph.tensor.type import TensorType, continuous_dtypes, normalize_dtype
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = [
     "All",
@@ -643,5 +642,3 @@ def argmin(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Index of the minimum over ``axis`` (None: over the flattened input)."""
     return _reduce(Argmin, x, axis, keepdims)
 
-# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
-register_tensor_functions(_sys.modules[__name__])

@@ -27,7 +27,7 @@ from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.exceptions import NotScalarConstantError, ShapeAssertionError, ShapeError
 from opgraph.tensor.type import TensorType, integer_dtypes
 from opgraph.tensor.type_other import NoneTypeT
-from opgraph.tensor.variable import as_tensor_variable, constant, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable, constant
 
 __all__ = [
     "MakeVector",
@@ -792,7 +792,3 @@ register_constant_rule(SpecifyShape, passthrough)
 
 # ``x.shape``, ``x.reshape``... (the methods live in opgraph.tensor.variable), and
 # TensorType.convert_variable's specify_shape.
-register_tensor_functions(
-    shape=shape, reshape=reshape, flatten=flatten, squeeze=squeeze, shape_padleft=shape_padleft,
-    specify_shape=specify_shape,
-)

@@ -92,3 +92,8 @@ def scalar_constructor(
 # Tried newest first: a number is not an ndarray, so the order between these two is free.
 shared_constructor(tensor_constructor)
 shared_constructor(scalar_constructor)
+
+
+def load_shared_variable(val: Any) -> TensorSharedVariable:
+    """A tensor shared variable holding ``val`` (the name old pickles call)."""
+    return tensor_constructor(val)

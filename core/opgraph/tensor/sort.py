@@ -8,7 +8,7 @@ indexing update along the sorted axis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from opgraph.tensor.creation import zeros_like
 from opgraph.tensor.indexing_along import add_along_axis, axis_input
 from opgraph.tensor.shape import flatten
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable, register_tensor_methods
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = ["ArgSortOp", "SortOp", "argsort", "sort"]
 
@@ -147,4 +147,8 @@ def argsort(a: Any, axis: Any = -1, kind: str | None = None, order: Any = None,
     return ArgSortOp(_kind(kind, stable), order)(x, ax)
 
 
-register_tensor_methods(sort=sort, argsort=argsort)
+
+
+#: the sorting algorithms ``sort``/``argsort`` take (PyTensor's annotation alias and values)
+KIND = Literal["quicksort", "mergesort", "heapsort", "stable"]
+KIND_VALUES = ("quicksort", "mergesort", "heapsort", "stable")

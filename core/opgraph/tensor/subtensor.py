@@ -52,7 +52,7 @@ from opgraph.tensor.shape import (
     static_int,
 )
 from opgraph.tensor.type import TensorType
-from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
     "AdvancedIncSubtensor",
@@ -541,6 +541,3 @@ __getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
 ))
 
 # ``x[i]``, ``x[i].set(y)``, ``x[i].inc(y)`` (the operators live in opgraph.tensor.variable).
-register_tensor_functions(
-    get_item=get_item, set_subtensor=set_subtensor, inc_subtensor=inc_subtensor
-)

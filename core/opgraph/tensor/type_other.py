@@ -21,6 +21,7 @@ from opgraph.tensor.variable import as_tensor_variable
 __all__ = [
     "MakeSlice",
     "NoneConst",
+    "NoneSliceConst",
     "NoneTypeT",
     "SliceConstant",
     "SliceType",
@@ -117,3 +118,6 @@ class MakeSlice(Op):
 
 
 make_slice = MakeSlice()
+
+#: the constant ``slice(None)`` (``x[:]``'s index)
+NoneSliceConst = SliceConstant(slicetype, slice(None), name="slice(None)")

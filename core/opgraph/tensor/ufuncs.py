@@ -8,7 +8,6 @@ them with the reductions and products, as PyTensor keeps them all there.
 
 from __future__ import annotations
 
-import sys as _sys
 from typing import Any
 
 from opgraph.graph.basic import Variable
@@ -20,7 +19,7 @@ from opgraph.scalar import structural as _ss
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.math_docs import attach_docs as _attach_docs
 from opgraph.tensor.type import normalize_dtype
-from opgraph.tensor.variable import as_tensor_variable, register_tensor_functions
+from opgraph.tensor.variable import as_tensor_variable
 
 __all__ = [
     "abs",
@@ -254,5 +253,3 @@ complex_from_polar = Elemwise(_sc.complex_from_polar)
 __all__ += ["angle", "complex", "complex_from_polar", "imag", "real"]
 _attach_docs(globals())
 
-# The tensor operators and methods (``x + y``, ``x.sum()``, ``np.exp(x)``) call these.
-register_tensor_functions(_sys.modules[__name__])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import importlib
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,12 +14,20 @@ from opgraph.autodiff.evaluate import perform_callable
 from opgraph.graph.basic import Variable
 from opgraph.tensor.blockwise import parse_gufunc_signature as _parse_gufunc_signature
 from opgraph.tensor.blockwise import safe_signature
+from opgraph.tensor.constant_value import get_scalar_constant_value
+from opgraph.tensor.exceptions import NotScalarConstantError
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import constant
 
 __all__ = [
     "_parse_gufunc_signature",
+    "broadcast_static_dim_lengths",
+    "faster_broadcast_to",
+    "faster_ndindex",
+    "get_static_shape_from_size_variables",
     "hash_from_ndarray",
+    "import_func_from_string",
+    "normalize_reduce_axis",
     "safe_signature",
     "shape_of_variables",
 ]
@@ -96,3 +106,70 @@ def shape_of_variables(
         result[var] = tuple(int(x) for x in values[at : at + n])
         at += n
     return result
+
+
+def broadcast_static_dim_lengths(dim_lengths: Sequence[int | None]) -> int | None:
+    """The static length of a dim after broadcasting inputs of these static lengths (None:
+    unknown); ValueError when two known lengths other than 1 differ."""
+    lengths = set(dim_lengths)
+    if len(lengths) == 1:
+        return next(iter(lengths))
+    if lengths == {None, 1}:
+        return None
+    lengths -= {1, None}
+    if len(lengths) > 1:
+        raise ValueError(f"incompatible static dim lengths {sorted(lengths)}")
+    return next(iter(lengths))
+
+
+def faster_broadcast_to(x: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """``np.broadcast_to(x, shape)`` without its argument checks (a read-only view)."""
+    return np.nditer((x,), flags=["multi_index", "zerosize_ok"], op_flags=[["readonly"]],
+                     itershape=tuple(shape), order="C").itviews[0]
+
+
+def faster_ndindex(shape: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """``np.ndindex(*shape)``: every index tuple of an array of ``shape``, in C order."""
+    return itertools.product(*(range(s) for s in shape))
+
+
+def get_static_shape_from_size_variables(size_vars: Sequence[Variable]) -> tuple[int | None, ...]:
+    """Each size variable's value when it is a known constant, else None."""
+    out: list[int | None] = []
+    for size in size_vars:
+        try:
+            out.append(int(get_scalar_constant_value(size)))
+        except NotScalarConstantError:
+            out.append(None)
+    return tuple(out)
+
+
+def import_func_from_string(func_string: str) -> Any:
+    """The NumPy function of that name, or the object a dotted path names (``scipy.special.
+    gammaln``); None when it cannot be found."""
+    func = getattr(np, func_string, None)
+    if func is not None:
+        return func
+    parts = func_string.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+            if obj is None:
+                return None
+        return obj
+    return None
+
+
+def normalize_reduce_axis(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    """A reduction's ``axis`` as a tuple of non-negative axes (None stays None; a scalar
+    counts as one axis); AxisError names the bad axis."""
+    if axis is None:
+        return None
+    try:
+        return tuple(np.lib.array_utils.normalize_axis_tuple(axis, max(1, ndim)))
+    except np.exceptions.AxisError:
+        raise np.exceptions.AxisError(axis, ndim=ndim) from None

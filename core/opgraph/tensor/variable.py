@@ -568,5 +568,15 @@ DenseTensorVariable = TensorVariable
 DenseTensorConstant = TensorConstant
 
 
-# TensorType.filter_variable (opgraph.tensor.type, below this module) converts with this.
-register_tensor_functions(as_tensor_variable=as_tensor_variable)
+
+
+def get_unique_constant_value(x: Any) -> Any:
+    """The one value every element of the constant ``x`` has; None if not a constant or not
+    uniform."""
+    if not isinstance(x, TensorConstant):
+        return None
+    data = np.asarray(x.data)
+    if data.size == 0:
+        return None
+    first = data.flat[0]
+    return first if bool(np.all(data == first)) else None  # NaN is never uniform, as PyTensor

@@ -5,6 +5,13 @@
 ``reverse``, ``index_`` and ``count`` read it or build new lists from it.
 """
 
+# what PyTensor's typed_list package re-exports from the rest of the library: the same objects
+from opgraph.graph.basic import Apply, Constant, Variable  # noqa: F401
+from opgraph.graph.op import Op  # noqa: F401
+from opgraph.link.c.op import COp  # noqa: F401
+from opgraph.tensor import lscalar  # noqa: F401
+from opgraph.tensor.type_other import SliceType  # noqa: F401
+from opgraph.tensor.variable import TensorVariable  # noqa: F401
 from opgraph.typed_list.basic import (
     Append,
     Count,
@@ -16,6 +23,7 @@ from opgraph.typed_list.basic import (
     MakeList,
     Remove,
     Reverse,
+    TypedListConstant,
     TypedListType,
     TypedListVariable,
     append,
@@ -41,6 +49,7 @@ __all__ = [
     "MakeList",
     "Remove",
     "Reverse",
+    "TypedListConstant",
     "TypedListType",
     "TypedListVariable",
     "append",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
 from opgraph.graph.type import Type
 from opgraph.tensor.type import TensorType
@@ -24,6 +24,7 @@ __all__ = [
     "MakeList",
     "Remove",
     "Reverse",
+    "TypedListConstant",
     "TypedListType",
     "TypedListVariable",
     "append",
@@ -99,6 +100,13 @@ class TypedListType(Type):
         return f"TypedList({self.ttype})"
 
     __repr__ = __str__
+
+
+class TypedListConstant(TypedListVariable, Constant):
+    """A constant list (``TypedListType(t).make_constant([...])``), with the list methods."""
+
+
+TypedListType.constant_type = TypedListConstant
 
 
 def _as_element(x: Any) -> Variable:

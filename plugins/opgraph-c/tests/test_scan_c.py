@@ -117,7 +117,8 @@ def test_bad_step_counts_and_short_sequences_are_errors():
 
 def test_loops_c_does_not_cover_keep_their_python_loop():
     srng = pt.random.RandomStream(seed=1)
-    walk, updates = opgraph.scan(lambda s: s + srng.normal(), outputs_info=pt.as_tensor(0.0),
+    # a draw without C (uniform: not in opgraph_c.codegen.random_c.DISTRIBUTIONS)
+    walk, updates = opgraph.scan(lambda s: s + srng.uniform(), outputs_info=pt.as_tensor(0.0),
                                  n_steps=3, return_updates=True)
     fc = opgraph.function([], walk, updates=updates, mode="C")
     assert c_scans(fc) == [False]

@@ -158,8 +158,8 @@ def test_register_rewrites_uses_tags_and_phases():
     registered = []
 
     class FakeDB:
-        def register(self, name, rewriter, *tags, phase=None):
-            registered.append((name, set(tags), phase))
+        def register(self, name, rewriter, *tags, phase=None, after=()):
+            registered.append((name, set(tags), phase, after))
 
     register_rewrites(FakeDB())
     names = {r[0]: r for r in registered}
@@ -169,6 +169,7 @@ def test_register_rewrites_uses_tags_and_phases():
     assert names["ofg_remove_unused_io"][2] == "post_specialize"
     assert "inplace" in names["ofg_inplace"][1]
     assert names["ofg_inplace"][2] == "inplace"
+    assert names["ofg_inplace"][3] == ("inplace_elemwise",)  # its order in the phase
 
 
 def test_plugin_module_is_cheap():

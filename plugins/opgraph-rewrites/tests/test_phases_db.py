@@ -174,3 +174,34 @@ def test_the_database_satisfies_the_core_protocol_and_is_found_through_the_hook(
     assert isinstance(db, RewriteDatabaseProtocol)
     assert record.get_database(pm) is db  # built once per manager
     assert "canonicalize" in db and db.phases[0].name == "inline"
+
+
+def test_entries_of_one_phase_order_by_after_and_before():
+    db = phased()
+    db.register("elemwise", Log("elemwise"), "t", phase="inplace", after=("blas",))
+    db.register("ofg", Log("ofg"), "t", phase="inplace", after="elemwise")
+    db.register("blas", Log("blas"), "t", phase="inplace")
+    db.register("linalg", Log("linalg"), "t", phase="inplace",
+                before=("blas", "not_installed"))  # unknown names: the plugin may be absent
+    db.register("spec", Log("spec"), "t", phase="specialize", after="ofg")  # another phase
+    assert run_order(db, "t") == ["spec", "linalg", "blas", "elemwise", "ofg"]
+    # a query that leaves an entry out keeps the others' constraints
+    db.add_tags("blas", "skip")
+    assert run_order(db, "t", exclude=["skip"]) == ["spec", "linalg", "elemwise", "ofg"]
+    db.register("loop", Log("loop"), "t", phase="inplace", after="ofg", before="linalg")
+    with pytest.raises(PhaseCycleError, match="rewrite entries form a cycle"):
+        run_order(db, "t")
+    with pytest.raises(TypeError, match="after/before name entries"):
+        db.register("bad", Log("bad"), "t", phase="inplace", after=(3,))
+
+
+def test_the_standard_inplace_phase_order_is_declared():
+    db = build_database(make_plugin_manager(autoload=True))
+    names = [e.name for e in db._in_order(db._entries.values())
+             if db._phase_of(e, db.phases).name == "inplace"]
+    for earlier, later in [("InplaceBlasOpt", "inplace_elemwise"),
+                           ("blockwise_inplace", "inplace_elemwise"),
+                           ("linalg_inplace", "inplace_elemwise"),
+                           ("inplace_elemwise", "ofg_inplace")]:
+        if earlier in names and later in names:
+            assert names.index(earlier) < names.index(later), (earlier, later)

@@ -25,8 +25,7 @@ import attrs
 import numpy as np
 
 from opgraph.compile.function import function
-from opgraph.compile.mode import BUILTIN_MODES, get_mode
-from opgraph.plugins import mode_records
+from opgraph.compile.mode import get_mode, mode_table
 from opgraph_demo.examples import Example, Skip
 
 __all__ = ["Cell", "ModeRun", "cold_compile_times", "compare", "run_mode", "usable_modes"]
@@ -86,7 +85,7 @@ def usable_modes(names: Sequence[str], skips: list[Skip]) -> list[str]:
 
 def _mode_tags(name: str) -> frozenset[str]:
     """The rewrite tags a mode includes, from its declared record."""
-    record = {**BUILTIN_MODES, **mode_records()}.get(name)
+    record = mode_table().get(name)  # a ModeRecord; other entries have no include
     return frozenset(getattr(record, "include", ()) or ())
 
 

@@ -25,6 +25,9 @@ _SCALAR_NAMES = (
     "kve", "owens_t", "polygamma", "psi", "tri_gamma",
 )
 
+#: the non-regularised incomplete gamma Ops (opgraph_special.incomplete)
+_INCOMPLETE = ("GammaL", "GammaU", "gammal", "gammau")
+
 
 @hookimpl
 def opgraph_register_rewrites(db: Any) -> None:
@@ -51,4 +54,6 @@ def opgraph_public_modules() -> list[PublicModule]:
     return [PublicModule("opgraph.tensor", "opgraph_special.tensor",
                          names=(*_function_names, *_EXTRA_NAMES)),
             PublicModule("opgraph.scalar", "opgraph_special.scalar", names=_SCALAR_NAMES),
-            PublicModule("opgraph.scalar.math", "opgraph_special.scalar", names=_SCALAR_NAMES)]
+            PublicModule("opgraph.scalar.math", "opgraph_special.scalar", names=_SCALAR_NAMES),
+            PublicModule("opgraph.scalar", "opgraph_special.incomplete", names=_INCOMPLETE),
+            PublicModule("opgraph.scalar.math", "opgraph_special.incomplete", names=_INCOMPLETE)]

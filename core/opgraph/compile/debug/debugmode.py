@@ -49,7 +49,8 @@ from opgraph.compile.debug.rewritecheck import (
     compare_rewrites,
 )
 from opgraph.compile.flags import flag
-from opgraph.compile.mode import LinkerUnavailableError, Mode, UnknownModeError, resolve_linker
+from opgraph.compile.linkers import LinkerUnavailableError, UnknownModeError, resolve_linker
+from opgraph.compile.moderecord import Mode
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.fg import OUTPUT, FunctionGraph
 from opgraph.link.basic import (

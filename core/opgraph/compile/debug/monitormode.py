@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.compile.debug.callback import CallbackLinker, NodeHook
-from opgraph.compile.mode import Mode
+import numpy as np
 
-__all__ = ["MonitorMode"]
+from opgraph.compile.debug.callback import CallbackLinker, NodeHook
+from opgraph.compile.moderecord import Mode
+
+__all__ = ["MonitorMode", "detect_nan"]
 
 
 class MonitorMode(Mode):
@@ -37,3 +39,22 @@ class MonitorMode(Mode):
         fn()
         if self.post_func is not None:
             self.post_func(fgraph, i, node, fn)
+
+
+def detect_nan(fgraph: Any, i: int, node: Any, fn: Any) -> None:
+    """A ``post_func`` for MonitorMode: when an output of ``node`` holds a NaN, print
+    ``*** NaN detected ***``, the node's graph, and its input and output values."""
+    for cell in fn.outputs:
+        value = cell[0]
+        if isinstance(value, np.random.Generator):
+            continue
+        try:
+            has_nan = bool(np.isnan(value).any())
+        except TypeError:  # not numbers (a list, a string): nothing to check
+            continue
+        if has_nan:
+            print("*** NaN detected ***")
+            node.dprint()
+            print(f"Inputs : {[c[0] for c in fn.inputs]}")
+            print(f"Outputs: {[c[0] for c in fn.outputs]}")
+            break

@@ -10,18 +10,26 @@ from __future__ import annotations
 import logging
 import pdb
 import warnings
+from collections.abc import ValuesView
 from typing import Any
 
 import numpy as np
 
 from opgraph.compile.debug.callback import CallbackLinker
 from opgraph.compile.flags import flag
-from opgraph.compile.mode import Mode
+from opgraph.compile.moderecord import Mode
 from opgraph.link.basic import node_description
+from opgraph.utils import flatten as utils_flatten
 
 __all__ = ["BIG_VALUE", "NanGuardMode", "contains_inf", "contains_nan"]
 
 _logger = logging.getLogger("opgraph.compile.nanguardmode")
+logger = _logger  # PyTensor's name: where NanGuardMode's "warn" action writes
+
+
+def flatten(nested: Any) -> list[Any]:
+    """Nested lists/tuples (or a dict's ``.values()``) as one flat list."""
+    return utils_flatten(list(nested) if isinstance(nested, ValuesView) else nested)
 
 BIG_VALUE = 1e10
 """Absolute values above this count as "big" (``big_is_error``)."""

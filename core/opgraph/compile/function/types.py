@@ -27,16 +27,13 @@ from opgraph.compile.flags import flag
 from opgraph.compile.function.aliasing import aliasable_groups, argument_pairs, unalias
 from opgraph.compile.function.handles import Finder, VMHandle
 from opgraph.compile.io import In, Out, wrap_in, wrap_out
-from opgraph.compile.mode import (
-    EXTRA_BEFORE_POSITION,
-    Mode,
-    get_mode,
-    get_rewriter,
-    warn_link_fallback,
-)
+from opgraph.compile.linkers import warn_link_fallback
+from opgraph.compile.moderecord import EXTRA_PHASES, Mode
 from opgraph.compile.ops import deep_copy_op
 from opgraph.compile.prepare import GraphSpec, UnusedInputError, prepare_graph
 from opgraph.compile.profiling import ProfileStats
+from opgraph.compile.query import get_rewriter
+from opgraph.compile.resolver import get_mode
 from opgraph.config import config
 from opgraph.graph.basic import Constant, Variable
 from opgraph.graph.destroyhandler import DestroyHandler
@@ -217,15 +214,13 @@ class FunctionMaker:
         Returns the database rewriter's statistics (for ``profile_optimizer``).
         """
         stats = None
-        extra = getattr(self.mode, "extra_rewriters", ())
-        for extra_rw, position in extra:
-            if position < EXTRA_BEFORE_POSITION:
-                _run_rewriter(extra_rw, fgraph)
+        before, after = EXTRA_PHASES
+        for extra_rw in self.mode.rewriters_in(before):
+            _run_rewriter(extra_rw, fgraph)
         if self.rewriter is not None:
             stats = _run_rewriter(self.rewriter, fgraph)
-        for extra_rw, position in extra:
-            if position >= EXTRA_BEFORE_POSITION:
-                _run_rewriter(extra_rw, fgraph)
+        for extra_rw in self.mode.rewriters_in(after):
+            _run_rewriter(extra_rw, fgraph)
         return stats
 
     def _mutable_inputs(self, fgraph: FunctionGraph) -> list[Variable]:

@@ -82,3 +82,7 @@ __all__ = [
     "out2in",
     "rewrite_graph",
 ]
+
+#: a tuple PyTensor's ``graph.rewriting`` package exposes under this name (the names it meant
+#: to export at first)
+all = ("rewrite_graph",)

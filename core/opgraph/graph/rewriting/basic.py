@@ -17,10 +17,11 @@ import time
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from opgraph.config import config
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.destroyhandler import ensure_destroy_handler
 from opgraph.graph.features import ReplaceValidate
 from opgraph.graph.fg import Output
 from opgraph.graph.function_table import FunctionTable
@@ -28,6 +29,11 @@ from opgraph.graph.op import Op
 from opgraph.graph.rewriting.tracker import OpToRewriterTracker
 from opgraph.graph.rewriting.unify import OpPattern
 from opgraph.graph.rewriting.utils import check_stack_trace
+from opgraph.graph.rewriting.watchers import (  # noqa: F401  (PyTensor's path)
+    ChangeTracker,
+    CheckStackTraceFeature,
+    DispatchingFeature,
+)
 from opgraph.graph.traversal import _postorder_nodes
 from opgraph.graph.utils import InconsistencyError, lazy_exports, type_name
 
@@ -734,3 +740,27 @@ _LAZY = {
     ),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+
+
+def inplace_graph_rewriter(f: Callable[[FunctionGraph], Any]) -> FromFunctionGraphRewriter:
+    """``graph_rewriter`` for an in-place rewrite: the graph gets a DestroyHandler first."""
+    rewriter = FromFunctionGraphRewriter(f, (ensure_destroy_handler,))
+    rewriter.__name__ = f.__name__  # type: ignore[attr-defined]
+    return rewriter
+
+
+class CheckStackTraceRewriter(GraphRewriter):
+    """Attaches a :class:`CheckStackTraceFeature` (the checks run as nodes are imported)."""
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        if not any(isinstance(f, CheckStackTraceFeature) for f in fgraph.features):
+            fgraph.attach_feature(CheckStackTraceFeature())
+
+    def apply(self, fgraph: FunctionGraph) -> None:
+        return None
+
+
+# PyTensor's annotation aliases of the node-rewrite protocol
+RemoveKeyType = Literal["remove"]
+TransformOutputType = Sequence[Variable] | dict[Variable | RemoveKeyType, Any] | bool | None
+FailureCallbackType = Callable[[Exception, Any, list[tuple[Variable, Any]], Any, Any], None]

@@ -28,6 +28,7 @@ from opgraph.graph.type import Type
 
 try:  # third-party, optional: the "kanren" extra
     from cons.core import ConsError, _car, _cdr
+    from etuples import apply as etuple_apply
     from etuples import etuple, etuplize
     from etuples.core import ExpressionTuple
     from unification import var
@@ -40,7 +41,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "`pip install opgraph[kanren]`"
     ) from exc
 
-__all__ = ["ConstrainedVar", "convert_strs_to_vars", "etuplize", "eval_if_etuple"]
+__all__ = ["ConstrainedVar", "apply_Op_ExpressionTuple", "car_Op", "car_Type", "car_Variable",
+           "cdr_Op", "cdr_Type", "cdr_Variable", "convert_strs_to_vars", "etuplize",
+           "eval_if_etuple"]
 
 
 # ------------------------------------------------------------------ terms: car / cdr
@@ -84,6 +87,25 @@ _cdr.add((Variable,), _cdr_variable)
 for _cls in (Op, Type):
     _car.add((_cls,), _car_parametrised)
     _cdr.add((_cls,), _cdr_parametrised)
+
+
+#: PyTensor's names of the car / cdr rules
+car_Variable, cdr_Variable = _car_variable, _cdr_variable
+car_Op = car_Type = _car_parametrised
+cdr_Op = cdr_Type = _cdr_parametrised
+
+
+def apply_Op_ExpressionTuple(op: Op, etuple_arg: Any) -> Any:
+    """Evaluating ``etuple(op, *args)``: the node's default output (all outputs when it has
+    several and no default)."""
+    node = op.make_node(*etuple_arg)
+    try:
+        return node.default_output()
+    except ValueError:
+        return node.outputs
+
+
+etuple_apply.add((Op, ExpressionTuple), apply_Op_ExpressionTuple)
 
 
 def eval_if_etuple(x: Any) -> Any:

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from opgraph.graph.basic import Apply, Constant, io_toposort
+from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.features import Feature
+from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
 from opgraph.graph.utils import InconsistencyError
 
-if TYPE_CHECKING:
-    from opgraph.graph.fg import FunctionGraph
-
-__all__ = ["MergeFeature", "MergeOptimizer", "find_feature", "merge_optimizer"]
+__all__ = ["MergeFeature", "MergeOptimizer", "find_feature", "is_same_graph_with_merge",
+           "merge_optimizer"]
 
 _FeatureBase = Feature
 
@@ -226,3 +225,23 @@ def _merge_direction(dup: Apply, keep: Apply) -> str | None:
 
 merge_optimizer = MergeOptimizer()
 """A ready MergeOptimizer: ``merge_optimizer.rewrite(fgraph)`` merges equal computations."""
+
+
+def is_same_graph_with_merge(var1: Variable, var2: Variable, givens: Any = None) -> bool:
+    """Whether ``var1`` and ``var2`` become one node after merging equal computations
+    (``givens``, pairs or a mapping, substituted first); the graphs are not changed."""
+    givens = dict(givens or {})
+    outs = [var1, var2, *givens.keys(), *givens.values()]
+    fgraph = FunctionGraph(outputs=outs, clone=True)
+    a, b, *rest = fgraph.outputs
+    half = len(rest) // 2
+    new_givens = dict(zip(rest[:half], rest[half:], strict=True))
+    for old, new in new_givens.items():
+        if old in fgraph.variables:
+            fgraph.replace(old, new, import_missing=True)
+    MergeOptimizer().rewrite(fgraph)
+    a, b = fgraph.outputs[:2]
+    a, b = new_givens.get(a, a), new_givens.get(b, b)
+    if a.owner is None and b.owner is None:
+        return a is b
+    return a.owner is b.owner

@@ -16,6 +16,7 @@ PyTensor's unification names (``ConstrainedVar``, ``convert_strs_to_vars``,
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,9 +38,9 @@ def register_pattern_constant(build: Callable[[Any], Any]) -> None:
 
 
 _LOGIC = "opgraph.graph.rewriting.logic"
-__getattr__, __dir__ = lazy_exports(__name__, {
-    "ConstrainedVar": _LOGIC, "convert_strs_to_vars": _LOGIC, "eval_if_etuple": _LOGIC,
-})
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(
+    ("ConstrainedVar", "convert_strs_to_vars", "eval_if_etuple", "apply_Op_ExpressionTuple",
+     "car_Op", "car_Type", "car_Variable", "cdr_Op", "cdr_Type", "cdr_Variable"), _LOGIC))
 
 
 @dataclass(frozen=True)
@@ -144,3 +145,7 @@ def _equal(a: Any, b: Any) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):  # arrays and other ambiguous comparisons
         return a is b
+
+
+#: what an op position of a pattern may be: an Op class, a tuple of them, a union
+OpPatternOpTypeType = type | tuple[type, ...] | types.UnionType

@@ -9,6 +9,7 @@ from typing import Any
 from opgraph.graph.basic import Variable, equal_computations
 from opgraph.graph.fg import FunctionGraph
 from opgraph.graph.replace import graph_replace
+from opgraph.graph.utils import lazy_exports
 
 __all__ = ["check_stack_trace", "get_clients_at_depth", "is_same_graph", "rewrite_graph"]
 
@@ -130,3 +131,8 @@ def check_stack_trace(
         for node in nodes
         for out in node.outputs
     )
+
+
+# merge imports the rewriting base, which imports this module: loaded on first use
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "is_same_graph_with_merge": "opgraph.graph.rewriting.merge"})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -50,3 +50,8 @@ generic = Generic()
 
 
 CType.register(Generic)
+
+
+# PyTensor's annotation aliases
+D = TypeVar("D")
+T = TypeVar("T")

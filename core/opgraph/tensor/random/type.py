@@ -7,7 +7,7 @@ explicitly instead of being hidden inside an Op.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 import numpy as np
@@ -129,3 +129,31 @@ random_generator_type = RandomGeneratorType()
 def rng(name: str | None = None) -> Variable:
     """A symbolic random generator input (``pt.random.rng("rng")``), e.g. for a scan state."""
     return random_generator_type(name=name)
+
+
+T = TypeVar("T")  # PyTensor's annotation alias
+
+#: the state keys of each NumPy bit generator: (keys of ``state``, keys of ``state["state"]``)
+gen_states_keys: dict[str, tuple[list[str], list[str]]] = {
+    "MT19937": (["state"], ["key", "pos"]),
+    "PCG64": (["state", "has_uint32", "uinteger"], ["state", "inc"]),
+    "Philox": (["state", "buffer", "buffer_pos", "has_uint32", "uinteger"], ["counter", "key"]),
+    "SFC64": (["state", "has_uint32", "uinteger"], ["state"]),
+}
+
+#: a number for each bit generator name, in that order
+numpy_bit_gens: dict[int, str] = dict(enumerate(gen_states_keys))
+
+
+def as_rng(x: Any) -> Variable:
+    """``x`` checked to be a random generator variable (None and NumPy generators are
+    refused with what to use instead)."""
+    if x is None:
+        raise TypeError("rng must not be None: use pt.random.rng() for a symbolic input or "
+                        "pt.random.shared_rng() for a shared generator")
+    if isinstance(x, np.random.Generator):
+        raise TypeError("as_rng does not take a NumPy Generator: wrap it with "
+                        "pt.random.shared_rng(generator)")
+    if isinstance(getattr(x, "type", None), RandomGeneratorType):
+        return x
+    raise TypeError(f"Expected a RandomGeneratorVariable, got {type(x).__name__}")

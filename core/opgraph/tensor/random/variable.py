@@ -7,17 +7,28 @@ imported, so the compile package needs no knowledge of generators.
 from __future__ import annotations
 
 import copy
+import functools
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from opgraph.link.sharedvalue import SharedVariable, shared_constructor
-from opgraph.tensor.random.type import (
+from opgraph.tensor.random.type import (  # noqa: F401  (RandomGeneratorType, rng: PyTensor's path)
+    RandomGeneratorType,
     RandomGeneratorVariable,
     random_generator_type,
+    rng,
 )
+from opgraph.tensor.variable import TensorVariable
 
 _UNSET: Any = object()  # tells "seed=None" (fresh entropy) from "no seed given"
+UNSET = _UNSET
+"""The "no seed given" default of ``set_value(seed=...)`` (PyTensor's name)."""
+
+RNG_AND_DRAW = tuple[RandomGeneratorVariable, TensorVariable]
+"""What a generator method returns: the next generator and the draw (an annotation alias)."""
 
 __all__ = [
     "RandomGeneratorSharedVariable",
@@ -90,3 +101,18 @@ def shared_rng(
 
 
 shared_constructor(randomgen_constructor)
+
+
+def warn_reuse(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator for generator-variable methods: warns (UserWarning) when the generator
+    variable was already used, since a draw should use the next generator a method returned
+    (reusing one gives correlated draws)."""
+    @functools.wraps(func)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(self.tag, "used", False):
+            warnings.warn(f"RandomGeneratorVariable {self} has already been used. You probably "
+                          "want to use the new RandomGeneratorVariable that was returned when "
+                          "you used it.", UserWarning, stacklevel=2)
+        self.tag.used = True
+        return func(self, *args, **kwargs)
+    return wrapper

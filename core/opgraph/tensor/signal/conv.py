@@ -24,10 +24,14 @@ from opgraph.tensor.join import stack
 from opgraph.tensor.pad import pad
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
+from opgraph.utils import lazy_scipy_module
 
 __all__ = ["Convolve1d", "Convolve2d", "convolve1d", "convolve2d"]
 
 _MODES = ("full", "valid", "same")
+
+#: ``scipy.signal``, loaded on first use (what ``perform`` convolves with)
+scipy_signal = lazy_scipy_module("signal")
 
 
 def _full_length(a: int | None, b: int | None) -> int | None:

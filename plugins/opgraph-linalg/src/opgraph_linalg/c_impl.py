@@ -1,4 +1,7 @@
-"""C implementations of cholesky, solve_triangular, solve and cho_solve for the C linker.
+"""C implementations of the linalg Ops a model's gradient runs, for the C linker.
+
+cholesky, solve_triangular, solve, cho_solve and the Cholesky pullback (LAPACK
+and BLAS), and the diagonal Ops ``ExtractDiag``/``AllocDiag`` (NumPy's C API).
 
 opgraph-c asks every plugin for C of an Op it does not know through the
 ``opgraph_op_impl(op, backend="c")`` hook; :func:`c_provider` answers for the
@@ -19,7 +22,9 @@ from typing import Any
 
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.utils import lazy_module
-from opgraph_linalg.c_lapack import ROUTINES, SUPPORT
+from opgraph_linalg.c_lapack import BLAS_ROUTINES, ROUTINES, SUPPORT
+from opgraph_linalg.cholesky_grad import CholeskyPullback
+from opgraph_linalg.constructors import AllocDiag, ExtractDiag
 from opgraph_linalg.decomposition import Cholesky
 from opgraph_linalg.solvers import CholeskySolve, Solve, SolveTriangular
 
@@ -27,16 +32,20 @@ __all__ = ["LinalgC", "c_provider", "lapack_available"]
 
 # Loaded when a node that has C here is first compiled, not when the plugin loads.
 cython_lapack = lazy_module("scipy.linalg.cython_lapack")
+cython_blas = lazy_module("scipy.linalg.cython_blas")
 
 _TYPENUM = {"float64": "NPY_DOUBLE", "float32": "NPY_FLOAT"}
-_CORE = (Cholesky, SolveTriangular, Solve, CholeskySolve)
+_CORE = (Cholesky, SolveTriangular, Solve, CholeskySolve, CholeskyPullback)
+_DIAG = (ExtractDiag, AllocDiag)  # any dtype, no LAPACK
 
 
 @functools.cache
 def lapack_available() -> bool:
     """True when SciPy exports every routine the C code uses, in both precisions."""
     capi = getattr(cython_lapack, "__pyx_capi__", {})
-    return all(f"{p}{r}" in capi for p in "ds" for r in ROUTINES)
+    blas = getattr(cython_blas, "__pyx_capi__", {})
+    return (all(f"{p}{r}" in capi for p in "ds" for r in ROUTINES)
+            and all(f"{p}{r}" in blas for p in "ds" for r in BLAS_ROUTINES))
 
 
 def _core_call(op: Any, args: list[str], typenum: str) -> str | None:
@@ -55,7 +64,17 @@ def _core_call(op: Any, args: list[str], typenum: str) -> str | None:
     if isinstance(op, CholeskySolve):
         return (f"ogla_cho_solve({args[0]}, {args[1]}, {typenum}, {int(op.lower)}, "
                 f"{int(op.check_finite)})")
+    if isinstance(op, CholeskyPullback):
+        return f"ogla_cholesky_pullback({args[0]}, {args[1]}, {typenum}, {int(op.lower)})"
     return None
+
+
+def _diag_call(op: Any, args: list[str]) -> str:
+    """The C expression of an ExtractDiag / AllocDiag node (the dtype is its input's)."""
+    axes = f"{op.offset}, {op.axis1}, {op.axis2}"
+    if isinstance(op, ExtractDiag):
+        return f"ogla_extract_diag({args[0]}, {axes})"
+    return f"ogla_alloc_diag({args[0]}, {args[1]}, {axes})"
 
 
 def _label(var: Any) -> str:
@@ -154,20 +173,19 @@ class LinalgC:
 
     def c_code(self, node: Any, name: str, inputs: list[str], outputs: list[str],
                sub: dict[str, Any]) -> str | None:
-        typenum = _TYPENUM.get(node.outputs[0].type.dtype)
-        if typenum is None:
-            return None
         fail = sub["fail"]
         out = outputs[0]
         op = node.op
+        if isinstance(op, _DIAG):
+            return _assign(_diag_call(op, inputs), out, fail)
+        typenum = _TYPENUM.get(node.outputs[0].type.dtype)
+        if typenum is None:
+            return None
         if isinstance(op, Blockwise) and node.outputs[0].type.ndim > len(op.outputs_sig[0]):
             return _batched_body(node, op.core_op, inputs, out, typenum, fail)
         core = op.core_op if isinstance(op, Blockwise) else op
         call = _core_call(core, inputs, typenum)
-        if call is None:
-            return None
-        return (f"{{ PyArrayObject *res = {call}; if (res == NULL) {fail} "
-                f"Py_XDECREF({out}); {out} = res; }}")
+        return None if call is None else _assign(call, out, fail)
 
     def c_support_code(self) -> str:
         return SUPPORT
@@ -176,11 +194,19 @@ class LinalgC:
         return ["<math.h>", "<string.h>", "<stdlib.h>"]
 
     def c_code_cache_version(self) -> tuple[int, ...]:
-        return (1,)
+        return (2,)
+
+
+def _assign(call: str, out: str, fail: str) -> str:
+    """C setting output ``out`` to the new array ``call`` returns (``fail`` on NULL)."""
+    return (f"{{ PyArrayObject *res = {call}; if (res == NULL) {fail} "
+            f"Py_XDECREF({out}); {out} = res; }}")
 
 
 def c_provider(op: Any) -> LinalgC | None:
     """The C of ``op`` when it is one of the Ops above (bare or Blockwise), else None."""
+    if isinstance(op, _DIAG):
+        return LinalgC(op)
     core = op.core_op if isinstance(op, Blockwise) else op
     if not isinstance(core, _CORE) or not lapack_available():
         return None

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from opgraph.link.c.template import c_source
 
-__all__ = ["ROUTINES", "SUPPORT"]
+__all__ = ["BLAS_ROUTINES", "ROUTINES", "SUPPORT"]
 
 #: the LAPACK routines used (both precisions must exist for the C path)
-ROUTINES = ("potrf", "trtrs", "getrf", "getrs", "gecon", "potrs", "pocon")
+ROUTINES = ("potrf", "trtrs", "getrf", "getrs", "gecon", "potrs", "pocon", "sygst")
+#: the BLAS routines used (from ``scipy.linalg.cython_blas``)
+BLAS_ROUTINES = ("trmm",)
 
-SUPPORT = c_source(__package__, "c/lapack.h")
-"""The ``ogla_*`` functions and the capsule lookup, one text for every module that uses them."""
+SUPPORT = c_source(__package__, "c/lapack.h") + c_source(__package__, "c/structured.h")
+"""The ``ogla_*`` functions and the capsule lookups, one text for every module that uses them
+(``c/structured.h``: the Cholesky pullback and the diagonal Ops)."""

@@ -16,7 +16,8 @@ from opgraph.plugins import OpImpl, PublicModule, hookimpl
 _REWRITES = "opgraph_linalg.rewrites"
 _C_IMPL = "opgraph_linalg.c_impl"
 #: modules defining the Ops that have C; none loaded means no such Op exists yet
-_OPS_WITH_C = ("opgraph_linalg.decomposition", "opgraph_linalg.solvers")
+_OPS_WITH_C = ("opgraph_linalg.decomposition", "opgraph_linalg.solvers",
+               "opgraph_linalg.cholesky_grad", "opgraph_linalg.constructors")
 #: names ``opgraph.tensor`` takes from this plugin (``pt.diag``, ... as in PyTensor)
 _TENSOR_NAMES = ("diag", "diagonal", "trace", "tril", "triu")
 
@@ -47,7 +48,7 @@ def opgraph_public_modules() -> list[PublicModule]:
 
 @hookimpl
 def opgraph_op_impl(op: Any, backend: str) -> OpImpl | None:
-    """C (LAPACK from SciPy) for cholesky, solve_triangular, solve and cho_solve."""
+    """C (LAPACK from SciPy) for cholesky, the solves, the Cholesky pullback; diagonal Ops."""
     if backend != "c" or not any(m in sys.modules for m in _OPS_WITH_C):
         return None
     impl = importlib.import_module(_C_IMPL).c_provider(op)

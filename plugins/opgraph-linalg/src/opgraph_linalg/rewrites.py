@@ -15,7 +15,8 @@
   log(det(A)) -> log(sign) + logabsdet; log(abs(det(A))) -> logabsdet
 - ``psd_solve_to_chol_solve`` (specialize; tag ``linalg_psd_solve_to_cho_solve``):
   solve(A, b) with A positive definite
-  (assume_a="pos", A.tag.psd = True, or A = X @ X.T) -> cho_solve((cholesky(A), lower), b);
+  (assume_a="pos", A.tag.psd = True, ``assume(A, positive_definite=True)`` or A = X @ X.T)
+  -> cho_solve((cholesky(A), lower), b);
   inv(A) for such A -> cho_solve(.., I)
 - the structural rewrites of :mod:`opgraph_linalg.rewrites_structure` and the
   factorization reuse of :mod:`opgraph_linalg.rewrites_decomposition`
@@ -28,6 +29,7 @@ from typing import Any
 
 import opgraph.scalar as ps
 import opgraph.tensor as pt
+from opgraph.assumptions import POSITIVE_DEFINITE
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
@@ -39,8 +41,13 @@ from opgraph_linalg.inplace import LinalgInplace
 from opgraph_linalg.inverse import MatrixInverse
 from opgraph_linalg.optimize.rewrites import inline_constant_args
 from opgraph_linalg.rewrites_decomposition import register_decomposition_rewrites
+from opgraph_linalg.rewrites_diag import register_diag_rewrites
+from opgraph_linalg.rewrites_inverse import register_inverse_rewrites
 from opgraph_linalg.rewrites_logprod import register_logprod_rewrites
-from opgraph_linalg.rewrites_structure import register_structure_rewrites
+from opgraph_linalg.rewrites_products import register_product_rewrites
+from opgraph_linalg.rewrites_solvers import register_solver_rewrites
+from opgraph_linalg.rewrites_structure import _feature, register_structure_rewrites
+from opgraph_linalg.rewrites_summary import register_summary_rewrites
 from opgraph_linalg.solvers import Solve, SolveTriangular, cho_solve, solve, solve_triangular
 from opgraph_linalg.summary import Det, slogdet
 
@@ -189,11 +196,12 @@ def psd_solve_to_cho_solve(fgraph: Any, node: Apply) -> Any:
     core = node.op.core_op
     if isinstance(core, Solve):
         a, b = node.inputs
-        if core.transposed or not (core.assume_a == "pos" or _tagged_psd(a)):
+        if core.transposed or not (core.assume_a == "pos" or _tagged_psd(a)
+                                   or _feature(fgraph).check(a, POSITIVE_DEFINITE)):
             return None
         lower = core.lower if core.assume_a == "pos" else True
-        chol = cholesky(a, lower=lower, check_finite=core.check_finite)
-        new = cho_solve((chol, lower), b, check_finite=False, b_ndim=core.b_ndim)
+        chol = cholesky(a, lower=lower, check_finite=False)
+        new = cho_solve((chol, lower), b, check_finite=core.check_finite, b_ndim=core.b_ndim)
         return [_as_old(new, node.outputs[0])]
     if isinstance(core, MatrixInverse):
         (a,) = node.inputs
@@ -210,15 +218,16 @@ def register_rewrites(db: Any) -> None:
     # Blockwise's own clean-up (it lives in the core; this package is its main user). A
     # pass of its own after specialize, so the rewrites above still see Blockwise nodes.
     db.register("local_useless_blockwise", local_useless_blockwise, "fast_run", "linalg",
-                phase="post_specialize", use_db_name_as_tag=False)
+                phase="post_specialize", use_db_name_as_tag=False, before=("BlasOpt",))
     db["canonicalize"].register("linalg_transposed_triangular", transposed_triangular_solve,
                                 "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("linalg_cholesky_of_cholesky_product",
                                 cholesky_of_cholesky_product, "fast_run", "fast_compile", "linalg")
     db["canonicalize"].register("optimize_inline_constant_args", inline_constant_args,
                                 "fast_run", "fast_compile", "linalg")
+    # the solvers claim their buffers before the generic in-place passes look at them
     db.register("linalg_inplace", LinalgInplace(), "fast_run", "inplace", "linalg",
-                phase="inplace")
+                phase="inplace", before=("InplaceBlasOpt", "inplace_elemwise"))
     # PyTensor's names; the earlier opgraph names stay as tags (``excluding`` either works)
     db["stabilize"].register("inv_to_solve", inv_to_solve, "fast_run", "linalg",
                              "linalg_inv_to_solve")
@@ -229,3 +238,8 @@ def register_rewrites(db: Any) -> None:
     register_structure_rewrites(db)
     register_decomposition_rewrites(db)
     register_logprod_rewrites(db)
+    register_diag_rewrites(db)
+    register_summary_rewrites(db)
+    register_inverse_rewrites(db)
+    register_product_rewrites(db)
+    register_solver_rewrites(db)

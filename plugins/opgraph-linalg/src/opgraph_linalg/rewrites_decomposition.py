@@ -34,10 +34,12 @@ from opgraph_linalg.tridiagonal import (
 )
 
 __all__ = [
+    "decompose_A",
     "factor_and_solve",
     "register_decomposition_rewrites",
     "reuse_decomposition_multiple_solves",
     "scan_split_non_sequence_decomposition_and_solve",
+    "solve_decomposed_system",
 ]
 
 _FACTORED = ("gen", "pos", "tridiagonal")
@@ -73,6 +75,28 @@ def factor_and_solve(op: Solve, factors: list[Variable], b: Variable) -> Variabl
     if op.assume_a == "pos":
         return cho_solve((factors[0], op.lower), b, check_finite=False, b_ndim=op.b_ndim)
     return tridiagonal_lu_solve(factors, b, b_ndim=op.b_ndim, transposed=op.transposed)
+
+
+def decompose_A(A: Variable, assume_a: str, lower: bool) -> Any:
+    """The factorization a solve with ``assume_a`` works from: ``lu_factor(A)`` (two
+    outputs) for ``"gen"``, the tridiagonal LU for ``"tridiagonal"``, ``cholesky(A)``
+    for ``"pos"``."""
+    if assume_a not in _FACTORED:
+        raise NotImplementedError(f"decompose_A: no factorization for assume_a={assume_a!r}")
+    factors = _factor(Solve(assume_a=assume_a, lower=lower), A)
+    return factors[0] if assume_a == "pos" else factors
+
+
+def solve_decomposed_system(A_decomp: Any, b: Variable, transposed: bool = False,
+                            lower: bool = False, *, core_solve_op: Solve) -> Variable:
+    """``solve(A, b)`` as ``core_solve_op`` computes it, from ``decompose_A``'s result."""
+    if core_solve_op.assume_a not in _FACTORED:
+        raise NotImplementedError(
+            f"solve_decomposed_system: no factorization for assume_a={core_solve_op.assume_a!r}")
+    op = Solve(assume_a=core_solve_op.assume_a, lower=lower, b_ndim=core_solve_op.b_ndim,
+               transposed=transposed)
+    factors = [A_decomp] if op.assume_a == "pos" else list(A_decomp)
+    return factor_and_solve(op, factors, b)
 
 
 def _solve_op(node: Apply) -> Any:

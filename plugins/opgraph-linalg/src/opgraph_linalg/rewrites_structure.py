@@ -3,7 +3,8 @@
 - ``inv_of_inv`` (canonicalize, stabilize): inv(inv(x)), pinv(pinv(x)) and the
   mixed pairs -> x
 - ``transpose_of_inv`` (canonicalize): inv(x).T -> inv(x.T)
-- ``det_of_inv`` (canonicalize, stabilize): det(inv(x)) -> 1 / det(x)
+- ``det_of_inv`` (canonicalize, stabilize): det(inv(x)) -> 1 / det(x); slogdet(inv(x)) ->
+  (sign, -logabsdet) of slogdet(x)
 - ``det_of_kronecker`` (canonicalize, stabilize): det(kron(a, b)) -> det(a)**n *
   det(b)**m and slogdet likewise (m, n the orders of a, b)
 - ``diag_of_kronecker`` (canonicalize, stabilize): diag(kron(a, b)) ->
@@ -33,6 +34,8 @@ cholesky of a non-square factor raise, as the unrewritten graph does.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 import opgraph.tensor as pt
 from opgraph.assumptions import LOWER_TRIANGULAR, UPPER_TRIANGULAR, AssumptionFeature
@@ -118,13 +121,18 @@ def transpose_of_inv(fgraph: Any, node: Apply) -> Any:
 
 @node_rewriter([Blockwise])
 def det_of_inv(fgraph: Any, node: Apply) -> Any:
-    """det(inv(x)) -> 1 / det(x)."""
-    if not isinstance(node.op.core_op, Det):
+    """det(inv(x)) -> 1 / det(x); slogdet(inv(x)) -> (sign, -logabsdet) of slogdet(x)."""
+    core = node.op.core_op
+    if not isinstance(core, (Det, SLogDet)):
         return None
     inner = _core(node.inputs[0], MatrixInverse)
     if inner is None:
         return None
-    return [_like(pt.reciprocal(node.op(inner.inputs[0])), node.outputs[0])]
+    if isinstance(core, SLogDet):
+        sign, logabs = node.op(inner.inputs[0])
+        return [_like(sign, node.outputs[0]), _like(-logabs, node.outputs[1])]
+    one = pt.constant(np.asarray(1, dtype=node.outputs[0].type.dtype))
+    return [_like(pt.true_div(one, node.op(inner.inputs[0])), node.outputs[0])]
 
 
 @node_rewriter([Blockwise])

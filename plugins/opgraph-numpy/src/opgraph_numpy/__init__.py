@@ -1,4 +1,4 @@
-"""opgraph-numpy: the Python linkers ("py", "vm") and the FAST_COMPILE mode.
+"""opgraph-numpy: the Python linkers ("py", "vm"), which FAST_COMPILE runs on.
 
 Importing this package is cheap; the linkers are in ``opgraph_numpy.linker``
 and ``opgraph_numpy.vm`` and are loaded when a mode first uses them.

@@ -1,8 +1,12 @@
-"""Entry point module of opgraph-numpy: declares records only (imports the core only)."""
+"""Entry point module of opgraph-numpy: declares records only (imports the core only).
+
+The linkers FAST_COMPILE prefers (``vm``, ``py``) are this plugin's; the mode record
+itself is the core's, beside FAST_RUN (``opgraph.compile.resolver.STANDARD_MODES``).
+"""
 
 from __future__ import annotations
 
-from opgraph.plugins import LinkerRecord, ModeRecord, PublicModule, hookimpl
+from opgraph.plugins import LinkerRecord, PublicModule, hookimpl
 
 
 @hookimpl
@@ -17,18 +21,6 @@ def opgraph_linkers() -> list[LinkerRecord]:
             "vm",
             "opgraph_numpy.vm:VMLinker",
             description="Python VM: precomputed thunks, GC of intermediates, lazy evaluation",
-        ),
-    ]
-
-
-@hookimpl
-def opgraph_modes() -> list[ModeRecord]:
-    return [
-        ModeRecord(
-            "FAST_COMPILE",
-            linkers=("vm", "py"),
-            include=("fast_compile",),
-            description="Few rewrites, Python VM: quickest to compile",
         ),
     ]
 

@@ -157,4 +157,5 @@ def register_rewrites(db: Any) -> None:
                 "fast_compile", "fast_run", "inline", phase="inline")
     db.register("ofg_remove_unused_io", in2out(remove_unused_ofg_io), "fast_run",
                 phase="post_specialize")
-    db.register("ofg_inplace", OpFromGraphInplace(), "fast_run", "inplace", phase="inplace")
+    db.register("ofg_inplace", OpFromGraphInplace(), "fast_run", "inplace", phase="inplace",
+                after=("inplace_elemwise",))  # inner graphs see their inputs' final owners

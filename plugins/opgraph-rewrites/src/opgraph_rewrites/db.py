@@ -40,7 +40,7 @@ from opgraph.graph.rewriting.basic import (
 )
 from opgraph.graph.rewriting.walking import EquilibriumGraphRewriter, WalkingGraphRewriter
 from opgraph.graph.utils import type_name
-from opgraph.plugins import Phase, PhaseError, order_phases, phase_for_position
+from opgraph.plugins import Phase, PhaseError, order_entries, order_phases, phase_for_position
 
 __all__ = [
     "DuplicateRewriteError",
@@ -164,6 +164,8 @@ class _Entry:
     cleanup: bool = False
     phase: str | None = None
     origin: str = "<unknown>"
+    after: tuple[str, ...] = ()  # entries of the same phase this one runs after
+    before: tuple[str, ...] = ()
 
 
 class RewriteDatabase:
@@ -360,6 +362,14 @@ class RewriteDatabase:
             print(f"  {e.position:8.3f}  {e.name}  tags={sorted(e.tags - {e.name})}", file=stream)
 
 
+def _entry_names(name: str, value: Iterable[str] | str) -> tuple[str, ...]:
+    names = (value,) if isinstance(value, str) else tuple(value)
+    for other in names:
+        if not isinstance(other, str) or not other:
+            raise TypeError(f"register({name!r}): after/before name entries, got {other!r}")
+    return names
+
+
 class SequenceDB(RewriteDatabase):
     """Entries run phase by phase; within a phase by position, then registration order.
 
@@ -439,6 +449,29 @@ class SequenceDB(RewriteDatabase):
 
         return key
 
+    def _in_order(self, entries: Iterable[_Entry]) -> list[_Entry]:
+        """``entries`` in run order: by phase and position, then each phase's after/before.
+
+        The constraints order the whole database, and a query keeps its entries in
+        that order: ``a`` before ``b`` before ``c`` holds for ``a`` and ``c`` when a
+        query leaves ``b`` out.
+        """
+        chosen = sorted(entries, key=self._sort_key())
+        if not any(e.after or e.before for e in self._entries.values()):
+            return chosen
+        ordered = self.phases
+        groups: dict[Any, list[_Entry]] = {}
+        for e in sorted(self._entries.values(), key=self._sort_key()):
+            phase = self._phase_of(e, ordered) if ordered or e.phase is not None else None
+            groups.setdefault(None if phase is None else phase.name, []).append(e)
+        rank: dict[str, int] = {}
+        for group in groups.values():
+            names = order_entries([e.name for e in group],
+                                  {e.name: e.after for e in group if e.after},
+                                  {e.name: e.before for e in group if e.before})
+            rank.update((n, len(rank)) for n in names)
+        return sorted(chosen, key=lambda e: rank[e.name])
+
     def _effective_positions(self) -> dict[str, float]:
         """Each entry's number: its float position, or its phase's (last reached) anchor."""
         anchor_at: dict[str, float] = {}
@@ -473,8 +506,15 @@ class SequenceDB(RewriteDatabase):
 
     def register(self, name: str, rewriter: Any, *tags: str, position: float | str = "last",
                  phase: str | None = None, use_db_name_as_tag: bool = True,
+                 after: Iterable[str] | str = (), before: Iterable[str] | str = (),
                  **kwargs: Any) -> Any:
-        """Add ``rewriter`` in ``phase`` (a name) or at PyTensor's float ``position``."""
+        """Add ``rewriter`` in ``phase`` (a name) or at PyTensor's float ``position``.
+
+        ``after``/``before`` name entries of the same phase this one must run
+        after/before (names not in the database are ignored: the plugin that
+        registers them may not be installed).
+        """
+        kwargs["after"], kwargs["before"] = _entry_names(name, after), _entry_names(name, before)
         if phase is not None:
             if position != "last":
                 raise TypeError(
@@ -506,15 +546,15 @@ class SequenceDB(RewriteDatabase):
         positions = self._effective_positions()
         print(f"  position {sorted(positions.items(), key=lambda kv: kv[1])}", file=stream)
         print(f"  names {self._names or '{}'}", file=stream)
-        for e in sorted(self._entries.values(), key=self._sort_key()):
+        for e in self._in_order(self._entries.values()):
             where = f"{self._phase_of(e, ordered).name:18} " if ordered else ""
             print(f"  {where}{positions[e.name]:8.3f}  {e.name}  "
                   f"tags={sorted(e.tags - {e.name})}", file=stream)
 
     def __query__(self, q: RewriteDatabaseQuery) -> SequentialGraphRewriter:
         positions = self._effective_positions()
-        chosen = [e for e in self._selected(q) if positions[e.name] < q.position_cutoff]
-        chosen.sort(key=self._sort_key())
+        chosen = self._in_order(
+            e for e in self._selected(q) if positions[e.name] < q.position_cutoff)
         parts = []
         for e in chosen:
             r = self._resolve(e, q)

@@ -383,6 +383,15 @@ def local_reduce_broadcastable(fgraph: Any, node: Apply) -> Any:
     return _fixed(node, new)
 
 
+@node_rewriter([CAReduce], name="local_reduce_of_scalar")
+def local_reduce_of_scalar(fgraph: Any, node: Apply) -> Any:
+    """reduce(x) -> x for a 0-d ``x`` (nothing to reduce: PyMC sums scalar logp terms)."""
+    (x,) = node.inputs
+    if x.type.ndim != 0 or node.op.axis not in (None, ()):
+        return None
+    return _fixed(node, x)
+
+
 @node_rewriter([Elemwise], name="local_useless_conj")
 def local_useless_conj(fgraph: Any, node: Apply) -> Any:
     """conj(x) -> x when ``x`` is real (the conjugate of a real number is itself)."""
@@ -401,6 +410,7 @@ def math_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_lift_transpose_through_dot", local_lift_transpose_through_dot, ()),
         ("local_reduce_chain", local_reduce_chain, ("fast_compile",)),
         ("local_reduce_broadcastable", local_reduce_broadcastable, ("fast_compile",)),
+        ("local_reduce_of_scalar", local_reduce_of_scalar, ("fast_compile",)),
         ("local_useless_conj", local_useless_conj, ("fast_compile",)),
         ("local_reduce_join", local_reduce_join, ()),
         ("local_dot_to_mul", local_dot_to_mul, ()),

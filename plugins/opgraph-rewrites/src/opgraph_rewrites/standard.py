@@ -83,13 +83,15 @@ def register_standard_rewrites(db: Any) -> None:
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")
     spec.register("inline_optimized_einsum", inline_optimized_einsum, "fast_run", "inline_einsum")
-    register_blas_opt(db)  # before inplace_elemwise: Gemm/Gemv/Ger claim their buffers first
+    register_blas_opt(db)
     register_blockwise_passes(db)
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
+    # Gemm/Gemv/Ger and Blockwise claim their buffers first
     db.register("inplace_elemwise", InplaceElemwiseOptimizer(), "fast_run", "inplace",
-                "inplace_elemwise_optimizer", phase="inplace")
+                "inplace_elemwise_optimizer", phase="inplace",
+                after=("InplaceBlasOpt", "c_blas_destructive", "blockwise_inplace"))
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")

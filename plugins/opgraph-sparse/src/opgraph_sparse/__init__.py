@@ -105,6 +105,8 @@ _WHERE = {
     "vstack": "basic",
     "wcast": "basic",
     "zcast": "basic",
+    "SparseGradSubtensor1": "rowgrad",
+    "sparse_grad": "rowgrad",
     "SparseBlockDiagonal": "linalg",
     "block_diag": "linalg",
     "AddSD": "math",
@@ -215,19 +217,53 @@ _WHERE = {
     "hash_from_sparse": "utils",
 }
 
+#: what PyTensor's ``sparse`` package re-exports from the rest of the library: the same objects
+_CORE = {
+    "Apply": "opgraph.graph.basic",
+    "COp": "opgraph.link.c.op",
+    "Constant": "opgraph.graph.basic",
+    "DisconnectedType": "opgraph.gradient",
+    "Op": "opgraph.graph.op",
+    "Split": "opgraph.tensor.basic",
+    "TensorType": "opgraph.tensor.type",
+    "Variable": "opgraph.graph.basic",
+    "as_symbolic": "opgraph.basic",
+    "config": "opgraph",
+    "disconnected_type": "opgraph.gradient",
+    "generic": "opgraph.link.c.type",
+    "grad_not_implemented": "opgraph.gradient",
+    "grad_undefined": "opgraph.gradient",
+    "ivector": "opgraph.tensor",
+    "join_dims": "opgraph.tensor",
+    "minimum": "opgraph.tensor",
+    "scalar": "opgraph.tensor",
+    "specify_broadcastable": "opgraph.tensor",
+    "split_dims": "opgraph.tensor",
+    "tensor": "opgraph.tensor",
+    "vector": "opgraph.tensor",
+}
+#: PyTensor's names for the tensor dtype groups
+_RENAMED = {"tensor_continuous_dtypes": ("opgraph.tensor.type", "continuous_dtypes"),
+            "tensor_discrete_dtypes": ("opgraph.tensor.type", "discrete_dtypes")}
+
 __all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
     if name in SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
-    where = _WHERE.get(name)
-    if where is None:
+    if name in _CORE:
+        value = getattr(importlib.import_module(_CORE[name]), name)
+    elif name in _RENAMED:
+        module, attr = _RENAMED[name]
+        value = getattr(importlib.import_module(module), attr)
+    elif name in _WHERE:
+        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
     setattr(sys.modules[__name__], name, value)
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE) | set(SUBMODULES))
+    return sorted(set(globals()) | set(_WHERE) | set(_CORE) | set(_RENAMED) | set(SUBMODULES))

@@ -356,7 +356,7 @@ def register_rewrites(db: Any) -> None:
                 in2out(local_dense_from_sparse_sparse_from_dense), "fast_run",
                 phase="specialize")
     db.register("local_inplace_remove0", in2out(local_inplace_remove0), "fast_run",
-                "inplace", phase="inplace")
+                "inplace", phase="inplace", before=("inplace_elemwise",))
     # They make the Ops whose point is their C code (CSC/CSR-specific products): tagged
     # cxx_only, as PyTensor tags most of them, so backends without C (JAX) keep the
     # general Ops they translate.

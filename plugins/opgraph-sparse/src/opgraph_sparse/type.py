@@ -9,7 +9,7 @@ an ndarray (PyTensor subclasses TensorType; see docs/migrating.md).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -21,7 +21,10 @@ from opgraph.utils import lazy_scipy_module
 
 sp = lazy_scipy_module("sparse")  # SciPy loads when a sparse value is first used
 
-__all__ = ["SparseTensorType", "_is_sparse"]
+__all__ = ["SparseTensorType", "SparsityTypes", "_is_sparse"]
+
+#: the formats a SparseTensorType may name (annotation only)
+SparsityTypes = Literal["csr", "csc", "bsr"]
 
 FORMATS = ("csr", "csc", "bsr")
 

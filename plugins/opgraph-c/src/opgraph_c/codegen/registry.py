@@ -17,7 +17,7 @@ from opgraph.plugins import find_op_impl
 from opgraph.scan.op import Scan
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.reduction import CAReduce
-from opgraph_c.codegen import blas, more_ops, scan_c, shape_ops
+from opgraph_c.codegen import blas, more_ops, random_c, scan_c, shape_ops
 from opgraph_c.codegen.elemwise import emit_elemwise
 from opgraph_c.codegen.nodec import EmitContext, NodeC
 from opgraph_c.codegen.reduce import emit_careduce
@@ -37,6 +37,7 @@ def _builtin_table() -> dict[type, Emitter]:
     table.update(more_ops.table())
     table[CAReduce] = emit_careduce
     table.update(blas.table())
+    table.update(random_c.table())
     return table
 
 

@@ -45,7 +45,7 @@ RUNTIME_FILES = (
     "prelude.h", "pool.c", "state.c", "profile.c", "run_py.c", "module_tail.c",
     "scalar_ops.h", "views.h", "index.h", "elemwise_support.h", "release.c", "scan.h",
     "blas_support.h", "blas_fallback.c", "gather_loops.h", "index_error.h", "aligned.h",
-    "inc_view.h", "fpenv.c",
+    "inc_view.h", "fpenv.c", "random.h",
 )
 """The files of ``opgraph_c/codegen/runtime/``: the module frame in the order a module
 includes it, then the support code the emitters ask for (``NodeC.support``)."""

@@ -22,11 +22,12 @@ from opgraph.plugins import (
     find_op_impl,
 )
 from opgraph.scalar import arith, logic, math, structural
+from opgraph.scalar import complex as cplx
 from opgraph.scalar.type import get_scalar_type
 from opgraph_c.codegen.ctypes_ import c_type, kind, supported
 from opgraph_c.codegen.runtime_c import SCALAR_SUPPORT
 
-__all__ = ["SCALAR_C", "CExpr", "scalar_c_expr"]
+__all__ = ["PERFORM_ONLY", "SCALAR_C", "CExpr", "c_row", "scalar_c_expr"]
 
 
 def _float(fn: str) -> CExpr:
@@ -103,6 +104,25 @@ SCALAR_C: dict[type, CExpr] = {
         float="copysign{f}(floor{f}(fabs{f}({0}) + ({T})0.5), {0})", int="{0}", bool="{0}"
     ),
 }
+
+
+PERFORM_ONLY: dict[type, str] = {
+    cplx.Real: "complex input: generated C has no complex types",
+    cplx.Imag: "complex input: generated C has no complex types",
+    cplx.Angle: "complex input: generated C has no complex types",
+    cplx.Complex: "complex output: generated C has no complex types",
+    cplx.ComplexFromPolar: "complex output: generated C has no complex types",
+    math.Log1mexp: "no C yet: its two-branch formula runs in NumPy (perform)",
+}
+"""Scalar ops that have no C row on purpose, and why: their nodes run ``perform``.
+
+An elementwise op must be in :data:`SCALAR_C`, answer the ``opgraph_op_impl``
+hook with a :class:`CExpr`, or be listed here (tests/test_elemwise_contract.py)."""
+
+
+def c_row(op: object) -> CExpr | None:
+    """The C expression record of scalar op ``op`` (table or plugin hook), or None."""
+    return _lookup(op)
 
 
 def _lookup(op: object) -> CExpr | None:

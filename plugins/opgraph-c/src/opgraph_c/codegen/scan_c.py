@@ -22,10 +22,14 @@ A while loop (``until``) reads its condition after each step's stores and
 stops after the step where it holds; its outputs are then the rows written
 (views of the buffers' first rows, as the Python loop returns).
 
-Loops this does not cover (mit-mot outputs, untraced states such as random
-generators, a body with a node without C, a non-tensor or unsupported dtype,
-a Scan given its own Mode object) return None: the node then runs its Python
-loop.
+Untraced states that are random generators (a draw per step, e.g. PyMC's
+AR or GaussianRandomWalk forward sampling) run here when every draw of the
+body has C (``random_c``): the loop copies each generator once, as the Python
+loop does, and the body's draws advance that copy in place.
+
+Loops this does not cover (mit-mot outputs, other untraced states, a body
+with a node without C, a non-tensor or unsupported dtype, a Scan given its
+own Mode object) return None: the node then runs its Python loop.
 """
 
 from __future__ import annotations
@@ -39,10 +43,13 @@ import numpy as np
 from opgraph.graph.basic import Constant
 from opgraph.tensor.blas import Gemv
 from opgraph.tensor.products import Dot, MatMul
+from opgraph.tensor.random.type import RandomGeneratorType
 from opgraph.tensor.type import TensorType
+from opgraph.tensor.type_other import NoneTypeT
 from opgraph_c.codegen.ctypes_ import supported, typenum
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
+from opgraph_c.codegen.random_c import RANDOM_SUPPORT
 from opgraph_c.codegen.runtime_c import runtime_file
 
 __all__ = ["SCAN_SUPPORT", "emit_scan"]
@@ -55,6 +62,15 @@ def _tensor_ok(v: Any) -> bool:
     return isinstance(v.type, TensorType) and supported(v.type.dtype)
 
 
+def _is_rng(v: Any) -> bool:
+    return isinstance(v.type, RandomGeneratorType)
+
+
+def _body_var_ok(v: Any) -> bool:
+    """A body variable the loop can hold: a tensor, a generator, or the None constant."""
+    return _tensor_ok(v) or _is_rng(v) or isinstance(v.type, NoneTypeT)
+
+
 def _tiny_operand(node: Any) -> int | None:
     """The input index of a float matrix-vector product's vector, else None.
 
@@ -62,7 +78,7 @@ def _tiny_operand(node: Any) -> int | None:
     2**-600 (``og_scan_tiny_in`` in runtime/scan.h): a gradient decaying through
     time would otherwise cost a microcode assist per multiplication.
     """
-    if node.outputs[0].type.dtype not in ("float32", "float64"):
+    if getattr(node.outputs[0].type, "dtype", None) not in ("float32", "float64"):
         return None
     if isinstance(node.op, Gemv):
         # y <- alpha A x + beta y: the result scales with x only when beta is a zero
@@ -80,7 +96,10 @@ def _tiny_operand(node: Any) -> int | None:
 
 def _constant_c(w: CWriter, var: Constant, slot: str, ctx: EmitContext, fail: str) -> None:
     """C creating a new array for an inner constant, read from the parameter buffer."""
-    data = np.ascontiguousarray(var.data, dtype=var.type.dtype)
+    if isinstance(var.type, NoneTypeT):  # a draw's size=None
+        w.line(f"Py_INCREF(Py_None); {slot} = Py_None;")
+        return
+    data = np.asarray(var.data, dtype=var.type.dtype, order="C")  # 0-d stays 0-d
     dims = ", ".join(str(s) for s in data.shape) or "0"
     first = ctx.param(var.type.dtype, data)  # every element, in order, from there on
     with w.block():
@@ -116,11 +135,15 @@ def _body(node: Any) -> tuple[list, list, list] | None:
     """(nodes, inputs, outputs) of the compiled body, or None when the loop has no C."""
     op = node.op
     info = op.info
-    if info.n_mit_mot or info.n_shared_outs:
+    if info.n_mit_mot:
         return None
     if op.mode is not None and not isinstance(op.mode, str):
         return None  # a Mode object (e.g. a MonitorMode) wants its own linker to run the body
-    if not all(_tensor_ok(v) for v in [*node.inputs, *node.outputs]):
+    sl = op.outer_slices()
+    shared = {*node.inputs[sl["shared"]], *node.outputs[info.n_states + info.n_nit_sot:]}
+    if not all(_is_rng(v) for v in shared):
+        return None  # untraced states other than generators
+    if not all(_tensor_ok(v) or v in shared for v in [*node.inputs, *node.outputs]):
         return None
     fg = op.fn.maker.fgraph
     order = fg.toposort()
@@ -129,7 +152,7 @@ def _body(node: Any) -> tuple[list, list, list] | None:
         return None
     if any(o.owner is None for o in f_out):
         return None
-    if not all(_tensor_ok(v) for n in order for v in [*n.inputs, *n.outputs]):
+    if not all(_body_var_ok(v) for n in order for v in [*n.inputs, *n.outputs]):
         return None
     if any(type(n.op) is type(op) for n in order):
         return None  # a nested loop keeps its Python loop (its helpers would share names)
@@ -197,6 +220,8 @@ def emit_scan(node: Any, ctx: EmitContext) -> NodeC | None:
     _write_loop(w, plan)
     _write_finish(w, plan)
     support = [SCAN_SUPPORT]
+    if plan.info.n_shared_outs:
+        support.insert(0, RANDOM_SUPPORT)  # og_rng_copy, before the body's functions
     if plan.info.n_non_seqs:  # the huge-page buffers of og_scan_pin, kept between calls
         support.append("".join(f"static og_pin_slot og_scan_{k}_pin{q};\n"
                                for q in range(plan.info.n_non_seqs)))
@@ -253,6 +278,17 @@ def _write_setup(w: CWriter, p: _Plan, ctx: EmitContext) -> None:
                        f"if (rc) {fail}")
     for q in range(info.n_nit_sot):
         w.line(f"Py_XDECREF(o{n_st + q});", f"o{n_st + q} = NULL;")
+    sh0 = sl["shared"].start
+    for q, inner in enumerate(_shared_inner(p)):  # the loop's own copy of each generator
+        w.line(f"sv[{slot[inner]}] = og_rng_copy((PyObject *)i{sh0 + q});",
+               f"if (!sv[{slot[inner]}]) {fail}")
+
+
+def _shared_inner(p: _Plan) -> list:
+    """The body's inputs that receive the untraced states (generators)."""
+    info = p.info
+    start = info.n_seqs + sum(len(t) for t in info.state_taps)
+    return p.f_in[start:start + info.n_shared_outs]
 
 
 def _write_loop(w: CWriter, p: _Plan) -> None:
@@ -288,8 +324,18 @@ def _write_loop(w: CWriter, p: _Plan) -> None:
                        f"{typenum(p.node.outputs[n_st + q].type.dtype)});",
                        f"if (!{o}) {fail}")
             w.line(f"if (og_scan_store({o}, t, {val}, {n_st + q})) {fail}")
+        # the next step's generators; one the step returned for two states is copied for
+        # the later one (the Python loop's function copies one of two aliased arguments)
+        nexts = [f"sv[{slot[f_out[n_st + n_nit + q]]}]" for q in range(info.n_shared_outs)]
+        for q, inner in enumerate(_shared_inner(p)):
+            alias = " || ".join(f"{nexts[q]} == {e}" for e in nexts[:q]) or "0"
+            with w.block():
+                w.line(f"PyObject *nx = {nexts[q]};",
+                       f"if ({alias}) {{ nx = og_rng_copy(nx); if (!nx) {fail} }}",
+                       "else Py_INCREF(nx);",
+                       f"Py_XSETREF(sv[{slot[inner]}], nx);")
         if info.as_while:  # the condition is the body's output after the per-step ones
-            cond = f"sv[{slot[f_out[n_st + n_nit]]}]"
+            cond = f"sv[{slot[f_out[n_st + n_nit + info.n_shared_outs]]}]"
             with w.block():
                 w.line(f"int c = og_scan_cond({cond});", f"if (c < 0) {fail}")
                 with w.block("if (c)"):
@@ -356,6 +402,10 @@ def _write_finish(w: CWriter, p: _Plan) -> None:
             w.line(f"npy_intp d[] = {{{dims}}};",
                    f"{o} = (PyArrayObject *)PyArray_ZEROS({t.ndim}, d, {typenum(t.dtype)}, 0);",
                    f"if (!{o}) {fail}")
+    for q, inner in enumerate(_shared_inner(p)):  # the generators as they ended
+        o = f"o{n_st + n_nit + q}"
+        w.line(f"Py_INCREF(sv[{p.slot[inner]}]);",
+               f"Py_XSETREF({o}, (PyArrayObject *)sv[{p.slot[inner]}]);")
     clear = (f"for (int s = 0; s < {len(p.slot)}; s++) Py_CLEAR(sv[s]);",
              f"for (int s = 0; s < {max(len(p.tiny), 1)}; s++) Py_CLEAR(tz[s]);")
     w.line(*clear, "goto og_scan_done;")

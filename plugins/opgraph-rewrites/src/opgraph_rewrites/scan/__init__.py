@@ -31,16 +31,29 @@ from typing import Any
 from opgraph.graph.rewriting.walking import in2out
 from opgraph_rewrites.scan.accumulate import outer_factors, scan_push_out_outer_sum
 from opgraph_rewrites.scan.cleanup import remove_unused, scan_remove_unused
-from opgraph_rewrites.scan.databases import scan_eqopt1, scan_eqopt2
+from opgraph_rewrites.scan.databases import (
+    ScanEquilibriumGraphRewriter,
+    scan_eqopt1,
+    scan_eqopt2,
+    scan_seqopt1,
+)
 from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
+from opgraph_rewrites.scan.io import scan_inline_invariant_constants, scan_merge_duplicate_inputs
 from opgraph_rewrites.scan.merge import ScanMerge
-from opgraph_rewrites.scan.push_out import push_out_invariants, scan_push_out_non_seq
+from opgraph_rewrites.scan.push_out import (
+    push_out_invariants,
+    scan_push_out_add,
+    scan_push_out_dot1,
+    scan_push_out_non_seq,
+    scan_push_out_seq,
+)
 from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products, sequence_products
 from opgraph_rewrites.scan.save_mem import scan_save_mem
-from opgraph_rewrites.scan.trace import scan_reduce_trace_prealloc
+from opgraph_rewrites.scan.trace import scan_reduce_trace_no_prealloc, scan_reduce_trace_prealloc
 from opgraph_rewrites.scan.vectorize import scan_to_vectorized
 
 __all__ = [
+    "ScanEquilibriumGraphRewriter",
     "ScanInplaceOptimizer",
     "ScanMerge",
     "outer_factors",
@@ -49,12 +62,19 @@ __all__ = [
     "remove_unused",
     "scan_eqopt1",
     "scan_eqopt2",
+    "scan_inline_invariant_constants",
+    "scan_merge_duplicate_inputs",
+    "scan_push_out_add",
+    "scan_push_out_dot1",
     "scan_push_out_non_seq",
     "scan_push_out_outer_sum",
+    "scan_push_out_seq",
     "scan_push_out_seq_products",
+    "scan_reduce_trace_no_prealloc",
     "scan_reduce_trace_prealloc",
     "scan_remove_unused",
     "scan_save_mem",
+    "scan_seqopt1",
     "scan_to_vectorized",
     "sequence_products",
 ]

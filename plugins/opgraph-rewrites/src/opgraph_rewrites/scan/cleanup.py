@@ -16,7 +16,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.traversal import graph_inputs
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
-from opgraph_rewrites.scan.push_out import set_inner_outputs
+from opgraph_rewrites.scan.body import set_inner_outputs
 
 __all__ = ["remove_unused", "scan_remove_unused"]
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
-from opgraph_rewrites.scan.databases import scan_eqopt1, scan_eqopt2
+from opgraph_rewrites.scan.databases import (
+    ScanEquilibriumGraphRewriter,
+    scan_eqopt1,
+    scan_eqopt2,
+    scan_seqopt1,
+)
 
-__all__ = ["scan_eqopt1", "scan_eqopt2"]
+__all__ = ["ScanEquilibriumGraphRewriter", "scan_eqopt1", "scan_eqopt2", "scan_seqopt1"]

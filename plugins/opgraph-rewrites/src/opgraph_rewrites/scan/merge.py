@@ -16,8 +16,10 @@ from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats
 from opgraph.graph.traversal import ancestors, graph_inputs
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
+from opgraph.tensor.shape import static_int
+from opgraph_rewrites.scan.body import has_duplicates, make_equiv
 
-__all__ = ["ScanMerge", "merge_args"]
+__all__ = ["ScanMerge", "has_duplicates", "make_equiv", "merge_args"]
 
 _GROUPS = ("outer_in_seqs", "inner_in_seqs", "outer_in_mit_mot", "inner_in_mit_mot",
            "outer_in_mit_sot", "inner_in_mit_sot", "outer_in_sit_sot", "inner_in_sit_sot",
@@ -49,7 +51,10 @@ def _mergeable(a: Apply, b: Apply) -> bool:
         return False
     if a.inputs[0] is not b.inputs[0] and \
             not equal_computations([a.inputs[0]], [b.inputs[0]]):
-        return False
+        # the step counts of loops over different sequences of one static length
+        steps = static_int(a.inputs[0])
+        if steps is None or steps != static_int(b.inputs[0]):
+            return False
     if a.op.info.as_while:
         ca, cb = _outer_condition(a), _outer_condition(b)
         if ca is None or cb is None or not equal_computations([ca], [cb]):

@@ -20,9 +20,26 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.shape import Shape, Shape_i
+from opgraph_rewrites.scan.accumulate import scan_push_out_outer_sum
+from opgraph_rewrites.scan.body import (
+    get_outer_ndim,
+    inner_sitsot_only_last_step_used,
+    set_inner_outputs,
+)
+from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products
 
-__all__ = ["hoist_tap_shapes", "invariant_nodes", "push_out_invariants", "scan_push_out_non_seq",
-           "set_inner_outputs"]
+__all__ = [
+    "get_outer_ndim",
+    "hoist_tap_shapes",
+    "inner_sitsot_only_last_step_used",
+    "invariant_nodes",
+    "push_out_invariants",
+    "scan_push_out_add",
+    "scan_push_out_dot1",
+    "scan_push_out_non_seq",
+    "scan_push_out_seq",
+    "set_inner_outputs",
+]
 
 
 def invariant_nodes(args: ScanArgs) -> list[Apply]:
@@ -123,15 +140,6 @@ def hoist_tap_shapes(args: ScanArgs) -> bool:
     return True
 
 
-def set_inner_outputs(args: ScanArgs, outs: list[Any]) -> None:
-    """Put a flat list of inner outputs back into ``args``' groups."""
-    it = iter(outs)
-    args.inner_out_mit_mot = [[next(it) for _ in g] for g in args.inner_out_mit_mot]
-    for name in ("inner_out_mit_sot", "inner_out_sit_sot", "inner_out_nit_sot",
-                 "inner_out_shared", "cond"):
-        setattr(args, name, [next(it) for _ in getattr(args, name)])
-
-
 def _repeated(args: ScanArgs, new: Apply) -> dict[Variable, Variable]:
     """Per-step outputs that are a non-sequence or a constant: that value repeated."""
     outer_of = dict(zip(args.inner_in_non_seqs, args.outer_in_non_seqs))
@@ -165,3 +173,12 @@ def scan_push_out_non_seq(fgraph: Any, node: Apply) -> Any:
     new = args.make_node()
     repeated = _repeated(args, new)
     return {o: repeated.get(n, n) for o, n in zip(node.outputs, new.outputs)}
+
+
+#: PyTensor's names for the push-out rewrites opgraph implements once each: a
+#: loop's sequence-only matrix products computed before it (``scan_push_out_seq``),
+#: and a state that sums per-step products turned into one product after the loop
+#: (``scan_push_out_add``, and ``scan_push_out_dot1`` for the gradient of ``W @ h``)
+scan_push_out_seq = scan_push_out_seq_products
+scan_push_out_add = scan_push_out_outer_sum
+scan_push_out_dot1 = scan_push_out_outer_sum

@@ -20,7 +20,7 @@ from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.scan.op import Scan
 from opgraph.scan.utils import ScanArgs
 from opgraph.tensor.products import Dot, MatMul
-from opgraph_rewrites.scan.push_out import set_inner_outputs
+from opgraph_rewrites.scan.body import set_inner_outputs
 
 __all__ = ["scan_push_out_seq_products", "sequence_products"]
 

@@ -13,7 +13,7 @@ import opgraph_xtensor.xtensor.methods
 import opgraph_xtensor.xtensor.symbolic  # noqa: F401  (as_symbolic of DataArrays)
 from opgraph_xtensor.xtensor import linalg, math, random, signal
 from opgraph_xtensor.xtensor.basic import as_xtensor, rename
-from opgraph_xtensor.xtensor.math import dot
+from opgraph_xtensor.xtensor.math import dot, where
 from opgraph_xtensor.xtensor.shape import broadcast, concat, full_like, ones_like, zeros_like
 from opgraph_xtensor.xtensor.type import (
     XTensorConstant,
@@ -41,6 +41,7 @@ __all__ = [
     "random",
     "rename",
     "signal",
+    "where",
     "xtensor",
     "xtensor_constant",
     "xtensor_shared",

@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 
 import opgraph.tensor as pt
-from opgraph.graph.basic import Variable
+from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.variable import TensorVariable, as_tensor_variable
 from opgraph_xtensor.xtensor.basic import XOp, as_xtensor, expand_to, xtensor_from_tensor
 from opgraph_xtensor.xtensor.shape import expand_dims
 from opgraph_xtensor.xtensor.type import XTensorVariable, dims_of
 
-__all__ = ["Index", "IndexUpdate", "diff", "head", "index", "isel", "tail", "thin"]
+__all__ = ["Index", "IndexUpdate", "diff", "get_static_slice_length", "head", "index",
+           "index_assignment", "index_increment", "isel", "tail", "thin"]
 
 _SLICE, _ARRAY = "slice", "array"
 
@@ -287,6 +288,32 @@ def set_(indexed: XTensorVariable, y: Any) -> XTensorVariable:
 def inc(indexed: XTensorVariable, y: Any) -> XTensorVariable:
     """The array ``indexed`` came from, with ``y`` added to that part."""
     return _update(indexed, y, "inc")
+
+
+def index_assignment(x: Any, y: Any, *idxs: Any) -> XTensorVariable:
+    """``x`` with ``x[idxs]`` set to ``y`` (PyTensor's ``IndexUpdate("set")`` call)."""
+    return set_(index(x, idxs), y)
+
+
+def index_increment(x: Any, y: Any, *idxs: Any) -> XTensorVariable:
+    """``x`` with ``y`` added to ``x[idxs]`` (PyTensor's ``IndexUpdate("inc")`` call)."""
+    return inc(index(x, idxs), y)
+
+
+def get_static_slice_length(slc: Variable, dim_length: int | None) -> int | None:
+    """How many entries the slice variable ``slc`` takes from a dim of ``dim_length``, when
+    both are known at graph-build time (a constant slice, or one made of constants)."""
+    if dim_length is None:
+        return None
+    if isinstance(slc, Constant):
+        parts = (slc.data.start, slc.data.stop, slc.data.step)
+    elif slc.owner is None:
+        return None
+    else:
+        if not all(isinstance(p, Constant) for p in slc.owner.inputs):
+            return None
+        parts = tuple(None if p.data is None else p.data for p in slc.owner.inputs)
+    return len(range(*slice(*parts).indices(dim_length)))
 
 
 def isel(x: Any, indexers: Mapping[str, Any] | None = None, drop: bool = False,

@@ -11,6 +11,7 @@ first appearance, and a dim with two static lengths is an error naming it.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -81,7 +82,8 @@ _ALIASES = {
     "divide": "true_div", "true_divide": "true_div", "floor_divide": "int_div",
     "negative": "neg", "power": "pow", "square": "sqr", "absolute": "abs",
     "equal": "eq", "not_equal": "neq", "less": "lt", "less_equal": "le", "greater": "gt",
-    "greater_equal": "ge", "arccosh": "arccosh", "expit": "sigmoid", "ifelse_switch": "switch",
+    "greater_equal": "ge", "arccosh": "arccosh", "multiply": "mul", "subtract": "sub",
+    "bitwise_invert": "invert", "conjugate": "conj", "expit": "sigmoid", "ifelse_switch": "switch",
 }
 for _alias, _target in _ALIASES.items():
     globals()[_alias] = globals()[_target]
@@ -254,4 +256,10 @@ def dot(x: Any, y: Any, dim: Any = None) -> XTensorVariable:
     return XDot(dims)(x, y)
 
 
-__all__ += sorted({*_SCALAR_OPS, *_ALIASES, *_PLUGIN_ELEMWISE, "astype"})
+#: PyTensor's name of the contraction Op
+Dot = XDot
+
+#: PyTensor's handle on this module (its functions are attributes of it)
+this_module = sys.modules[__name__]
+
+__all__ += sorted({*_SCALAR_OPS, *_ALIASES, *_PLUGIN_ELEMWISE, "astype", "Dot"})

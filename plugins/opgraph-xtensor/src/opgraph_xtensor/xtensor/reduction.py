@@ -8,15 +8,17 @@ overflow the input's dtype.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import Any
 
 import opgraph.tensor as pt
 from opgraph.graph.basic import Variable
 from opgraph_xtensor.xtensor.basic import XOp, as_xtensor
+from opgraph_xtensor.xtensor.math import neq
 from opgraph_xtensor.xtensor.type import XFUNCS, XTensorVariable, dims_of
 
-__all__ = ["XCumReduce", "XReduce", "all", "any", "cumprod", "cumsum", "max", "mean", "min",
-           "prod", "std", "sum", "var"]
+__all__ = ["REDUCE_DIM", "XCumReduce", "XReduce", "all", "any", "bool_reduce", "cumprod",
+           "cumreduce", "cumsum", "max", "mean", "min", "prod", "reduce", "std", "sum", "var"]
 
 _BUILTIN_ALL, _BUILTIN_ANY = all, any
 
@@ -131,6 +133,47 @@ def cumprod(x: Any, dim: Any = None, **kwargs: Any) -> XTensorVariable:
     """Cumulative product along each of ``dim`` (every dim when None)."""
     x = as_xtensor(x)
     return XCumReduce(_dims(x, dim, "cumprod"), "cumprod")(x)
+
+
+REDUCE_DIM = str | Sequence[str] | EllipsisType | None
+"""What a reduction's ``dim`` may be: one name, several, or all (``None`` / ``...``)."""
+
+#: the binary scalar op of a reduction, and the method it is
+_REDUCE_METHODS = {"add": "sum", "mul": "prod", "maximum": "max", "minimum": "min",
+                   "and_": "all", "or_": "any"}
+_CUMREDUCE_METHODS = {"add": "cumsum", "mul": "cumprod"}
+
+
+def _method_of(binary_op: Any, table: dict[str, str], what: str) -> str:
+    name = getattr(binary_op, "name", None)
+    if name not in table:
+        raise NotImplementedError(f"{what}: binary_op must be one of the scalar ops "
+                                  f"{sorted(table)}, got {binary_op!r}")
+    return table[name]
+
+
+def reduce(x: Any, dim: REDUCE_DIM = None, *, binary_op: Any,
+           upcast_discrete_inp: bool = False) -> XTensorVariable:
+    """``x`` reduced over ``dim`` with the scalar ``binary_op`` (``ps.add`` is ``sum``...);
+    integer sums and products are taken in 64 bits, as the named reductions do."""
+    x = as_xtensor(x)
+    method = _method_of(binary_op, _REDUCE_METHODS, "reduce")
+    return XReduce(_dims(x, dim, "reduce"), method)(x)
+
+
+def bool_reduce(x: Any, dim: REDUCE_DIM = None, *, binary_op: Any) -> XTensorVariable:
+    """``reduce`` of ``x != 0`` (``x`` itself when boolean): ``all`` / ``any``."""
+    x = as_xtensor(x)
+    if x.type.dtype != "bool":
+        x = neq(x, 0)
+    return reduce(x, dim, binary_op=binary_op)
+
+
+def cumreduce(x: Any, dim: REDUCE_DIM, *, binary_op: Any) -> XTensorVariable:
+    """Cumulative reduction with ``binary_op`` (``ps.add``: cumsum) along each of ``dim``."""
+    x = as_xtensor(x)
+    method = _method_of(binary_op, _CUMREDUCE_METHODS, "cumreduce")
+    return XCumReduce(_dims(x, dim, method), method)(x)
 
 
 XFUNCS.register(sum=sum, max=max, min=min, prod=prod, mean=mean)

@@ -17,8 +17,9 @@ from opgraph_xtensor.xtensor.basic import XOp, as_xtensor, expand_to, union_dims
 from opgraph_xtensor.xtensor.math import XElemwise, astype
 from opgraph_xtensor.xtensor.type import XFUNCS, XTensorVariable, dims_of, is_dataarray
 
-__all__ = ["Concat", "ExpandDims", "Squeeze", "Stack", "Transpose", "UnStack", "XBroadcast",
-           "broadcast", "concat", "expand_dims", "full_like", "ones_like", "squeeze", "stack",
+__all__ = ["Broadcast", "Concat", "ExpandDims", "Squeeze", "Stack", "Transpose", "UnStack",
+           "XBroadcast", "broadcast", "concat", "expand_dims", "full_like", "ones_like", "squeeze",
+           "stack",
            "transpose", "unstack", "zeros_like"]
 
 
@@ -339,6 +340,10 @@ def _exclude(exclude: Any) -> tuple[str, ...]:
     if isinstance(exclude, Sequence | set | frozenset):
         return tuple(exclude)
     raise TypeError(f"exclude must be None, str, or Sequence, got {type(exclude).__name__}")
+
+
+#: PyTensor's name of the Op
+Broadcast = XBroadcast
 
 
 def broadcast(*args: Any, exclude: Any = None) -> tuple[XTensorVariable, ...]:

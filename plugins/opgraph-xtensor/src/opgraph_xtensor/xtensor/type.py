@@ -9,6 +9,7 @@ reached through :data:`XFUNCS`, a table those modules fill at import.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import TensorVariable
 
 __all__ = [
+    "XARRAY_AVAILABLE",
     "XFUNCS",
     "XTensorConstant",
     "XTensorSharedVariable",
@@ -38,6 +40,9 @@ __all__ = [
 
 #: functions this module calls and higher modules define (as_xtensor, transpose, ...)
 XFUNCS = FunctionTable("opgraph.xtensor")
+
+XARRAY_AVAILABLE: bool = importlib.util.find_spec("xarray") is not None
+"""Whether xarray is installed (it is optional: only comparisons and ``.to_xarray`` need it)."""
 
 
 def is_dataarray(value: Any) -> bool:

@@ -26,12 +26,30 @@ from opgraph_xtensor.xtensor.basic import (
     union_dims,
 )
 from opgraph_xtensor.xtensor.batching import vectorize_graph as batching_vectorize_graph
+from opgraph_xtensor.xtensor.math import XElemwise
 from opgraph_xtensor.xtensor.type import XTensorVariable
 
-__all__ = ["XRV", "XBlockwise", "vectorize_graph"]
+__all__ = ["XRV", "XBlockwise", "XElemwise", "combine_dims_and_shape", "vectorize_graph"]
 
 # PyTensor keeps vectorize_graph here; it lives in batching.py (a module below this one)
 vectorize_graph = batching_vectorize_graph
+
+
+def combine_dims_and_shape(inputs: Sequence[XTensorVariable], exclude: Sequence[str] | None = None
+                           ) -> dict[str, int | None]:
+    """Every dim of ``inputs`` (first-seen order, ``exclude`` left out) with its static length
+    (None when no input knows it); two different known lengths are a ValueError."""
+    skip = set(exclude or ())
+    out: dict[str, int | None] = {}
+    for x in inputs:
+        for dim, length in zip(x.type.dims, x.type.shape):
+            if dim in skip:
+                continue
+            known = out.get(dim)
+            if known is not None and length is not None and known != length:
+                raise ValueError(f"Dimension {dim} has conflicting shapes: {known} and {length}")
+            out[dim] = known if length is None else length
+    return out
 
 
 def _batch_dims(inputs: Sequence[Variable], core: Sequence[Sequence[str]]) -> tuple[str, ...]:
