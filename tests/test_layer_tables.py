@@ -67,7 +67,7 @@ def test_constant_rules_apply_to_subclasses():
         pass
 
     node = pt.constant([1, 2, 3])[1].owner
-    custom = MySubtensor(node.op.idx_list)(*node.inputs)
+    custom = MySubtensor(node.op.idx_spec)(*node.inputs)
     assert type(custom.owner.op) is MySubtensor
     assert get_underlying_scalar_constant_value(custom) == 2
 

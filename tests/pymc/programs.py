@@ -158,7 +158,11 @@ def timeseries(quick: bool) -> dict[str, Any]:
 
 @program
 def custom_dist_scan(quick: bool) -> dict[str, Any]:
-    """An AR(1) written as a CustomDist whose dist threads the generator through scan."""
+    """AR processes written as CustomDists whose dist threads the generator through scan.
+
+    PyMC derives their logp from the Scan (its measurable-scan rewrites): an AR(1)
+    (a sit-sot output) and an AR(2) (a mit-sot output, taps -2 and -1).
+    """
     steps = 12
 
     def ar1_dist(rho: Any, sigma: Any, size: Any) -> Any:
@@ -173,13 +177,42 @@ def custom_dist_scan(quick: bool) -> dict[str, Any]:
                               return_updates=False)
         return xs
 
+    def ar2_dist(rho: Any, sigma: Any, size: Any) -> Any:
+        rng = pytensor.shared(np.random.default_rng())
+
+        def step(x2: Any, x1: Any, rng: Any, rho: Any, sigma: Any) -> Any:
+            next_rng, x = pm.Normal.dist(rho[0] * x2 + rho[1] * x1, sigma, rng=rng,
+                                         return_next_rng=True)
+            return x, next_rng
+
+        init = {"initial": pytensor.tensor.as_tensor([0.5, -0.25]), "taps": [-2, -1]}
+        xs, _ = pytensor.scan(step, outputs_info=[init, rng], non_sequences=[rho, sigma],
+                              n_steps=steps, strict=True, return_updates=False)
+        return xs
+
     data = np.sin(np.linspace(0, 3, steps))
     with pm.Model() as model:
         rho = pm.Uniform("rho", -1, 1)
+        rho2 = pm.Normal("rho2", 0, 0.5, shape=2)
         sigma = pm.HalfNormal("sigma", 1)
         pm.CustomDist("ar1", rho, sigma, dist=ar1_dist, observed=data)
+        pm.CustomDist("ar2", rho2, sigma, dist=ar2_dist, observed=data[::-1])
     out = _point_values(model, model.initial_point())
+    point = {"rho_interval__": 0.3, "rho2": [0.2, -0.4], "sigma_log__": -0.2}
+    out.update({f"{k}_at_point": v for k, v in _point_values(model, point).items()})
     out.update(_map(model))
+    out.update(_prior(model, ["rho", "rho2"], draws=10))
+    # rho * prev + sigma * z: Numba (PyTensor's default) rounds it differently
+    out.update(_prior(model, ["ar1", "ar2"], draws=10, kind="drawn"))
+    with model:
+        idata = pm.sample(draws=150, tune=150, chains=1, cores=1, random_seed=11,
+                          progressbar=False, compute_convergence_checks=False)
+        pp = pm.sample_posterior_predictive(idata, random_seed=5, progressbar=False)
+    out.update(_posterior(idata, ["rho", "sigma"]))
+    for name in ("ar1", "ar2"):
+        draws = np.asarray(pp.posterior_predictive[name]).reshape(-1, steps)
+        out[f"mc_pp_{name}"] = draws.mean(axis=0).tolist()
+        out[f"mcse_pp_{name}"] = (draws.std(axis=0) / np.sqrt(draws.shape[0] / 4)).tolist()
     return out
 
 

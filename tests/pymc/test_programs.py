@@ -33,10 +33,7 @@ def reference() -> dict:
 
 
 #: Programs opgraph cannot run yet, with the reason (docs/pymc.md, "Known differences").
-KNOWN_GAPS = {
-    "custom_dist_scan": "PyMC's scan logprob pattern-matches PyTensor's Scan outer-input "
-    "layout (a SetSubtensor(AllocEmpty) buffer) and slice idx_list entries",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

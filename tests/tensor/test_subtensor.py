@@ -95,7 +95,35 @@ def test_equal_indexings_merge_and_print():
     assert x[1:].owner.op == x[1:, :].owner.op
     assert x[1].owner.op == Subtensor(("int",))
     assert str(x[1:, 0].owner.op) == "Subtensor{start:, int}"
-    assert x[1:].owner.op.idx_list == (SliceSpec(True, False, False),)
+    assert x[1:].owner.op.idx_spec == (SliceSpec(True, False, False),)
+
+
+def test_idx_list_is_pytensor_3_encoding():
+    """``op.idx_list`` gives input positions (slices hold positions or None), as PyTensor 3;
+    ``op.idx_spec`` is opgraph's, and the constructors accept either."""
+    x, i, j = pt.matrix("x"), pt.iscalar("i"), pt.iscalar("j")
+    op = x[i, 1:j].owner.op
+    assert op.idx_list == (0, slice(1, 2, None))
+    assert op.idx_spec == ("int", SliceSpec(True, True, False))
+    assert x[:j].owner.op.idx_list == (slice(None, 0, None),)
+    assert x[::2, j].owner.op.idx_list == (slice(None, None, 0), 1)
+    assert Subtensor(idx_list=[slice(None, 0, None), 1]) == Subtensor((SliceSpec(stop=True), "int"))
+    upd = pt.set_subtensor(x[:j], pt.ones((2, 3))).owner.op
+    assert upd.idx_list == (slice(None, 0, None),) and upd.set_instead_of_inc
+    assert IncSubtensor(upd.idx_list, set_instead_of_inc=True) == upd
+    assert x[[0, 1], 2:].owner.op.idx_list == (0, slice(1, None, None))
+    assert AdvancedSubtensor1().idx_list == (0,)
+    rebuilt = type(op)(**op._props_dict())
+    assert rebuilt == op
+    v = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(evaluate(x[i, 1:j], {x: v, i: 2, j: 3}), v[2, 1:3])
+
+
+def test_idx_list_bad_entry_is_named():
+    with pytest.raises(TypeError, match="idx_list entries must be"):
+        Subtensor(idx_list=[1.5])
+    with pytest.raises(TypeError, match="idx_list must be a sequence"):
+        Subtensor(idx_list="int")
 
 
 def test_basic_indexing_bad_input():

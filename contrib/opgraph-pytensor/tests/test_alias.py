@@ -147,3 +147,19 @@ def test_opgraph_pytensor_command_reports_the_state() -> None:
     assert state["active"] is True
     assert state["pytensor_is_opgraph"] is True
     assert state["pytensor_api"] == opgraph_pytensor.PYTENSOR_VERSION == "3.0.7"
+
+
+def test_importing_a_shadowed_submodule_keeps_the_package_name() -> None:
+    """``pytensor.tensor.shape`` is the function, as in PyTensor, even after
+    ``import pytensor.tensor.shape`` (PyMC imports it, then calls ``pt.shape(x)``)."""
+    result = run_python("""
+        import pytensor.tensor as pt
+        import pytensor.tensor.shape
+        import pytensor.tensor.shape as mod
+        import opgraph.tensor.shape
+        import sys
+        print(callable(pt.shape), mod is pt.shape,
+              sys.modules["pytensor.tensor.shape"] is sys.modules["opgraph.tensor.shape"])
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True"]

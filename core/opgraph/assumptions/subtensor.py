@@ -43,7 +43,7 @@ def subtensor_propagates_matrix_property(key: Any, op: Subtensor, feature: Any, 
     """TRUE when the input has the fact and only batch axes are indexed."""
     if input_states[0] is not FactState.TRUE or node.inputs[0].type.ndim < 2:
         return [FactState.UNKNOWN]
-    return true_if(_core_untouched(op.idx_list, node.inputs[0].type.ndim))
+    return true_if(_core_untouched(op.idx_spec, node.inputs[0].type.ndim))
 
 
 def incsubtensor_propagates_matrix_property(key: Any, op: IncSubtensor, feature: Any,
@@ -54,11 +54,11 @@ def incsubtensor_propagates_matrix_property(key: Any, op: IncSubtensor, feature:
     ``set`` needs both base and value to have it; ``inc`` also needs a fact closed under
     addition (not orthogonal or permutation)."""
     ndim = node.inputs[0].type.ndim
-    if ndim < 2 or not _core_untouched(op.idx_list, ndim):
+    if ndim < 2 or not _core_untouched(op.idx_spec, ndim):
         return [FactState.UNKNOWN]
     base, value = input_states[0], input_states[1]
     if op.set_instead_of_inc:
-        if op.idx_list and all(_is_full(s) for s in op.idx_list):
+        if op.idx_spec and all(_is_full(s) for s in op.idx_spec):
             return [value]
         return true_if(base is FactState.TRUE and value is FactState.TRUE)
     if key not in _ADDITIVE:

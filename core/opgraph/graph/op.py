@@ -111,7 +111,12 @@ class Op:
         return tuple(getattr(self, p) for p in (_props_of(self) or ()))
 
     def _props_dict(self) -> dict[str, Any]:
-        return {p: getattr(self, p) for p in (_props_of(self) or ())}
+        """The props by constructor argument name: ``type(op)(**op._props_dict()) == op``."""
+        props = {p: getattr(self, p) for p in (_props_of(self) or ())}
+        if attrs.has(type(self)) and getattr(type(self), "__props__", None) is None:
+            aliases = {a.name: a.alias for a in attrs.fields(type(self)) if a.alias}
+            props = {aliases.get(p, p): v for p, v in props.items()}
+        return props
 
     def __str__(self) -> str:
         name = getattr(self, "name", None)

@@ -142,12 +142,17 @@ class ScanArgs:
 
     @property
     def info(self) -> ScanInfo:
+        sit_taps = tuple(tuple(t) for t in self.sit_sot_in_slices)
+        if len(sit_taps) != len(self.inner_in_sit_sot):
+            # Code written for PyTensor edits the sit-sot lists but not their taps
+            # (PyTensor derives them: a sit-sot reads tap -1), e.g. PyMC's scan logprob.
+            sit_taps = ((-1,),) * len(self.inner_in_sit_sot)
         return ScanInfo(
             n_seqs=len(self.outer_in_seqs),
             mit_mot_in_slices=tuple(tuple(t) for t in self.mit_mot_in_slices),
             mit_mot_out_slices=tuple(tuple(t) for t in self.mit_mot_out_slices),
             mit_sot_in_slices=tuple(tuple(t) for t in self.mit_sot_in_slices),
-            sit_sot_in_slices=tuple(tuple(t) for t in self.sit_sot_in_slices),
+            sit_sot_in_slices=sit_taps,
             n_nit_sot=len(self.outer_in_nit_sot),
             n_untraced_sit_sot=len(self.outer_in_shared),
             n_non_seqs=len(self.outer_in_non_seqs),

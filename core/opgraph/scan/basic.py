@@ -22,6 +22,7 @@ from opgraph.link.sharedvalue import SharedVariable
 from opgraph.scan.helpers import get_updates_and_outputs
 from opgraph.scan.op import Scan, ScanInfo
 from opgraph.scan.utils import until
+from opgraph.tensor.basic_more import AllocEmpty
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
@@ -116,6 +117,22 @@ def _split_result(result: Any) -> tuple[list[Any], dict, Any]:
         elif v is not None:
             outs.append(v)
     return outs, updates, cond
+
+
+def tap_buffer(init: Variable, rows: int) -> Variable:
+    """The outer input of a recurrent output, in PyTensor's layout: ``empty[:rows] = init``.
+
+    PyTensor allocates the output's whole history there and writes the initial
+    rows into it; code written against PyTensor (PyMC's measurable-scan rewrites)
+    finds the initial values as the value of that ``set_subtensor`` of an
+    ``AllocEmpty``.  opgraph's Scan allocates the history itself and reads only
+    the initial rows, so the buffer here has just those ``rows`` rows: its value
+    is ``init``, and the Scan's rewrites and gradients read it as the initial values.
+    """
+    dims = [rows] + [init.shape[d] if n is None else n
+                     for d, n in enumerate(init.type.shape) if d > 0]
+    empty = AllocEmpty(init.type.dtype)(*dims)
+    return pt.set_subtensor(empty[:rows], init)
 
 
 def scan(
@@ -368,11 +385,8 @@ def scan(
     op = Scan(inner_ins, inner_outs, info, mode=mode, truncate_gradient=truncate_gradient,
               name=name, profile=profile, allow_gc=allow_gc, strict=strict)
     steps = pt.cast(steps_var, "int64")
-    inits = []
-    for i in mit:
-        init = specs[i][1]
-        inits.append(init[:-min(specs[i][0])])
-    inits += [pt.shape_padleft(specs[i][1]) for i in sit]
+    inits = [tap_buffer(specs[i][1][:-min(specs[i][0])], -min(specs[i][0])) for i in mit]
+    inits += [tap_buffer(pt.shape_padleft(specs[i][1]), 1) for i in sit]
     outer = [steps, *seq_outer, *inits, *[specs[i][1] for i in unt], *shared_vars,
              *([steps] * len(nit)), *ns_outer]
     results = op(*outer, return_list=True)

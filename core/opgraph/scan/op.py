@@ -44,8 +44,8 @@ from opgraph.tensor.random.utils import custom_rng_deepcopy
 from opgraph.tensor.type import TensorType
 from opgraph.tensor.variable import as_tensor_variable
 
-__all__ = ["Scan", "ScanInfo", "TensorConstructorType", "check_broadcast", "copy_var_format",
-           "err_msg1", "err_msg2", "err_msg3"]
+__all__ = ["InnerFunctionGraph", "Scan", "ScanInfo", "TensorConstructorType", "check_broadcast",
+           "copy_var_format", "err_msg1", "err_msg2", "err_msg3"]
 
 
 @attrs.frozen
@@ -120,6 +120,22 @@ class ScanInfo:
         return self.n_mit_mot + self.n_states + self.n_nit_sot + self.n_shared_outs
 
 
+class InnerFunctionGraph(FunctionGraph):
+    """A Scan's inner graph (``op.fgraph``): its clones keep the inner input variables.
+
+    PyTensor's Scan makes its inner inputs nominal variables, which a clone
+    keeps; code written for it (PyMC's measurable-scan rewrite) clones
+    ``op.fgraph``, swaps in outputs derived from ``op.inner_outputs`` and builds
+    a Scan from the clone's inputs.  Here the clone shares the inputs for the same
+    reason; its nodes and other variables are new.
+    """
+
+    def clone_get_equiv(self, check_integrity: bool = True, attach_feature: bool = True,
+                        **kwargs: Any) -> tuple[FunctionGraph, dict]:
+        kwargs.setdefault("copy_inputs", False)
+        return super().clone_get_equiv(check_integrity, attach_feature, **kwargs)
+
+
 def _mode_key(mode: Any) -> Any:
     if mode is None or isinstance(mode, str):
         return mode
@@ -191,7 +207,8 @@ class Scan(EqualByValueKey, Op, HasInnerGraph):
     def fgraph(self) -> Any:
         """The inner graph as a FunctionGraph (built on first use)."""
         if self._fgraph is None:
-            self._fgraph = FunctionGraph(self.inner_inputs_, self.inner_outputs_, clone=False)
+            self._fgraph = InnerFunctionGraph(self.inner_inputs_, self.inner_outputs_,
+                                              clone=False)
         return self._fgraph
 
     def clone(self) -> Scan:

@@ -23,6 +23,7 @@ from opgraph.tensor.indexing import (
     ReadOp,
     SliceSpec,
     UpdateOp,
+    as_advanced_idx_spec,
     check_static_int,
     check_update_value,
     idx_str,
@@ -50,7 +51,7 @@ def _consumed(entry: Any, part: Any) -> int:
 
 
 def _check_inputs(op: Any, x: Variable, inputs: Sequence[Any]) -> list[Variable]:
-    idx_list = op.idx_list
+    idx_list = op.idx_spec
     expected = sum(n_inputs(e) for e in idx_list)
     if len(inputs) != expected:
         raise TypeError(
@@ -117,7 +118,7 @@ def _bool_count(mask: Variable) -> int | None:
 
 
 def _static_shape(op: Any, x: Variable, inputs: Sequence[Variable]) -> list[int | None]:
-    idx_list = op.idx_list
+    idx_list = op.idx_spec
     parts = split_inputs(idx_list, inputs)
     axis = 0
     adv_shapes: list[tuple] = []
@@ -167,7 +168,7 @@ def _static_shape(op: Any, x: Variable, inputs: Sequence[Variable]) -> list[int 
 
 def _symbolic_shape(op: Any, node: Apply, x_shape: Sequence[Any]) -> tuple:
     m = ptm
-    idx_list = op.idx_list
+    idx_list = op.idx_spec
     parts = split_inputs(idx_list, node.inputs[1:])
     static = node.outputs[0].type.shape
     axis = 0
@@ -220,7 +221,7 @@ def _index_values(idx_list: Sequence[Any], values: Sequence[Any]) -> tuple:
 class AdvancedSubtensor(ReadOp):
     """``x[idx]`` with integer/boolean arrays anywhere in ``idx`` (a copy, as in NumPy)."""
 
-    idx_list: tuple
+    idx_spec: tuple = attrs.field(alias="idx_list", converter=as_advanced_idx_spec)
 
     def make_node(self, x: Any, *inputs: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -231,7 +232,7 @@ class AdvancedSubtensor(ReadOp):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, *values = inputs
         try:
-            out = x[numpy_index(self.idx_list, values)]
+            out = x[numpy_index(self.idx_spec, values)]
         except IndexError as exc:
             raise IndexError(f"indexing {_name(node.inputs[0])}: {exc}") from None
         output_storage[0][0] = np.asarray(out)
@@ -240,10 +241,10 @@ class AdvancedSubtensor(ReadOp):
         return [_symbolic_shape(self, node, input_shapes[0])]
 
     def update_op(self) -> AdvancedIncSubtensor:
-        return AdvancedIncSubtensor(self.idx_list)
+        return AdvancedIncSubtensor(self.idx_spec)
 
     def __str__(self) -> str:
-        return f"AdvancedSubtensor{{{idx_str(self.idx_list)}}}"
+        return f"AdvancedSubtensor{{{idx_str(self.idx_spec)}}}"
 
 
 @attrs.frozen(repr=False)
@@ -251,7 +252,7 @@ class AdvancedIncSubtensor(UpdateOp):
     """``x`` with ``x[idx]`` (advanced) incremented by ``y``; repeats accumulate unless
     ``ignore_duplicates`` (then ``x[idx] += y``: a repeated position is written once)."""
 
-    idx_list: tuple
+    idx_spec: tuple = attrs.field(alias="idx_list", converter=as_advanced_idx_spec)
     inplace: bool = False
     set_instead_of_inc: bool = False
     ignore_duplicates: bool = False
@@ -267,14 +268,14 @@ class AdvancedIncSubtensor(UpdateOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, *values = inputs
-        index = _index_values(self.idx_list, values)
+        index = _index_values(self.idx_spec, values)
         output_storage[0][0] = self._write(x, index, y, accumulate=not self.ignore_duplicates)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
 
     def read_op(self) -> AdvancedSubtensor:
-        return AdvancedSubtensor(self.idx_list)
+        return AdvancedSubtensor(self.idx_spec)
 
     def __str__(self) -> str:
-        return f"AdvancedIncSubtensor{{{self._label()};{idx_str(self.idx_list)}}}"
+        return f"AdvancedIncSubtensor{{{self._label()};{idx_str(self.idx_spec)}}}"

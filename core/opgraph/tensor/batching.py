@@ -164,7 +164,7 @@ def _shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
 def _subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     if any(batched[1:]):
         raise NoBatchingRule(f"{node.op} with a batched index")
-    op = type(node.op)((SliceSpec(), *node.op.idx_list))
+    op = type(node.op)((SliceSpec(), *node.op.idx_spec))
     return [op(*ins)], [True]
 
 
@@ -178,11 +178,11 @@ def _inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Res
     if batched[1]:
         # The row's region has the rank of x[idx]; pad y after its batch axis to match.
         region_ndim = node.inputs[0].type.ndim - sum(
-            1 for e in node.op.idx_list if not isinstance(e, SliceSpec))
+            1 for e in node.op.idx_spec if not isinstance(e, SliceSpec))
         y_row_ndim = node.inputs[1].type.ndim
         if y_row_ndim < region_ndim:
             y = y.dimshuffle(0, *["x"] * (region_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
-    op = type(node.op)((SliceSpec(), *node.op.idx_list),
+    op = type(node.op)((SliceSpec(), *node.op.idx_spec),
                        set_instead_of_inc=node.op.set_instead_of_inc)
     return [op(x, y, *idx)], [True]
 
@@ -215,14 +215,14 @@ def _advanced_block_is_contiguous(idx_list: tuple) -> bool:
 
 
 def _advanced_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    if any(batched[1:]) or not _advanced_block_is_contiguous(node.op.idx_list):
+    if any(batched[1:]) or not _advanced_block_is_contiguous(node.op.idx_spec):
         raise NoBatchingRule(f"{node.op} with a batched or non-adjacent index")
-    return [type(node.op)((SliceSpec(), *node.op.idx_list))(*ins)], [True]
+    return [type(node.op)((SliceSpec(), *node.op.idx_spec))(*ins)], [True]
 
 
 def _advanced_inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     op = node.op
-    if any(batched[2:]) or not _advanced_block_is_contiguous(op.idx_list):
+    if any(batched[2:]) or not _advanced_block_is_contiguous(op.idx_spec):
         raise NoBatchingRule(f"{op} with a batched or non-adjacent index")
     x, y, *idx = ins
     if not batched[0]:
@@ -231,7 +231,7 @@ def _advanced_inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool
     y_row_ndim = node.inputs[1].type.ndim
     if batched[1] and y_row_ndim < region_ndim:
         y = y.dimshuffle(0, *["x"] * (region_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
-    new = type(op)((SliceSpec(), *op.idx_list), set_instead_of_inc=op.set_instead_of_inc)
+    new = type(op)((SliceSpec(), *op.idx_spec), set_instead_of_inc=op.set_instead_of_inc)
     return [new(x, y, *idx)], [True]
 
 

@@ -1,8 +1,12 @@
 """Shared pieces of the indexing ops: idx_list entries, index values, static shapes.
 
-An op's ``idx_list`` has one entry per indexed axis: ``INT`` (an integer
+An op's ``idx_spec`` has one entry per indexed axis: ``INT`` (an integer
 scalar input), a ``SliceSpec`` (which slice bounds are inputs) or, in the
-advanced ops, ``ARRAY`` (an integer or boolean array input).
+advanced ops, ``ARRAY`` (an integer or boolean array input).  The op's
+``idx_list`` presents the same index in PyTensor 3's encoding (an int is the
+position of the index input, a ``slice`` holds positions or None), for code
+written against PyTensor (PyMC's logprob rewrites); the constructors accept
+either encoding.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from opgraph.tensor.shape import as_index_scalar, static_int
 from opgraph.tensor.type import TensorType, discrete_dtypes
 from opgraph.tensor.variable import constant
 
-__all__ = ["ARRAY", "INT", "SliceLength", "SliceSpec", "unflatten_index_variables"]
+__all__ = ["ARRAY", "INT", "SliceLength", "SliceSpec", "as_idx_spec", "pytensor_idx_list",
+           "unflatten_index_variables"]
 
 INT = "int"  # idx_list entry: an integer scalar input
 ARRAY = "array"  # idx_list entry (advanced ops only): an integer or boolean array input
@@ -45,6 +50,51 @@ class SliceSpec:
     def __str__(self) -> str:
         text = ("start" if self.start else "") + ":" + ("stop" if self.stop else "")
         return text + (":step" if self.step else "")
+
+
+def pytensor_idx_list(idx_spec: Sequence[Any]) -> tuple:
+    """PyTensor 3's encoding of ``idx_spec``: ``x[i, :j]`` is ``(0, slice(None, 1, None))``."""
+    out: list[Any] = []
+    pos = 0
+    for entry in idx_spec:
+        if isinstance(entry, SliceSpec):
+            bounds = []
+            for given in (entry.start, entry.stop, entry.step):
+                bounds.append(pos if given else None)
+                pos += int(given)
+            out.append(slice(*bounds))
+        else:
+            out.append(pos)
+            pos += 1
+    return tuple(out)
+
+
+def as_idx_spec(entries: Any, position: str = INT) -> tuple:
+    """An op's ``idx_spec`` from opgraph's entries or PyTensor 3's (ints and slices).
+
+    A PyTensor position (an int) becomes ``position``: ``INT`` for the basic
+    ops, ``ARRAY`` for the advanced ones (an array input may be 0-d).
+    """
+    if isinstance(entries, str) or not isinstance(entries, Sequence):
+        raise TypeError(f"idx_list must be a sequence of index entries (SliceSpec, 'int', "
+                        f"'array', or PyTensor 3's ints and slices); got {entries!r:.80}")
+    out: list[Any] = []
+    for entry in entries:
+        if isinstance(entry, SliceSpec) or (isinstance(entry, str) and entry in (INT, ARRAY)):
+            out.append(entry)
+        elif isinstance(entry, slice):
+            out.append(SliceSpec(*(p is not None for p in (entry.start, entry.stop, entry.step))))
+        elif isinstance(entry, int | np.integer) and not isinstance(entry, bool):
+            out.append(position)
+        else:
+            raise TypeError(f"idx_list entries must be SliceSpec, 'int', 'array', an int "
+                            f"(PyTensor 3's input position) or a slice; got {entry!r:.80}")
+    return tuple(out)
+
+
+def as_advanced_idx_spec(entries: Any) -> tuple:
+    """``as_idx_spec`` for the advanced ops (a PyTensor position is an array input)."""
+    return as_idx_spec(entries, ARRAY)
 
 
 def n_inputs(entry: Any) -> int:
@@ -266,6 +316,11 @@ class ReadOp(Op):
     def update_op(self) -> Op:
         raise NotImplementedError
 
+    @property
+    def idx_list(self) -> tuple:
+        """The index in PyTensor 3's encoding (``idx_spec`` is opgraph's)."""
+        return pytensor_idx_list(self.idx_spec)  # type: ignore[attr-defined]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
@@ -293,6 +348,11 @@ class UpdateOp(Op):
 
     def read_op(self) -> Op:
         raise NotImplementedError
+
+    @property
+    def idx_list(self) -> tuple:
+        """The index in PyTensor 3's encoding (``idx_spec`` is opgraph's)."""
+        return pytensor_idx_list(self.idx_spec)  # type: ignore[attr-defined]
 
     @property
     def destroy_map(self) -> dict[int, list[int]]:  # type: ignore[override]

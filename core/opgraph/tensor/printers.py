@@ -257,7 +257,7 @@ class SubtensorPrinter:
     def process(self, output: Variable, pstate: PrinterState) -> str:
         node = output.owner
         x, *idx = node.inputs
-        idx_list = getattr(node.op, "idx_list", None)
+        idx_list = getattr(node.op, "idx_spec", None)
         index = _text(idx[0], pstate) if idx_list is None else _index_text(idx_list, idx, pstate)
         return f"{_text(x, pstate, _POSTFIX)}[{index}]"
 
@@ -268,7 +268,7 @@ class IncSubtensorPrinter:
     def process(self, output: Variable, pstate: PrinterState) -> str:
         node = output.owner
         x, y, *idx = node.inputs
-        idx_list = getattr(node.op, "idx_list", None)
+        idx_list = getattr(node.op, "idx_spec", None)
         index = _text(idx[0], pstate) if idx_list is None else _index_text(idx_list, idx, pstate)
         name = "set_subtensor" if node.op.set_instead_of_inc else "inc_subtensor"
         return f"{name}({_text(x, pstate, _POSTFIX)}[{index}], {_text(y, pstate)})"

@@ -32,6 +32,7 @@ from opgraph.tensor.indexing import (
     SliceLength,
     SliceSpec,
     UpdateOp,
+    as_idx_spec,
     basic_static_shape,
     check_basic_inputs,
     check_update_value,
@@ -84,66 +85,66 @@ def _name(var: Any) -> str:
 class Subtensor(ReadOp):
     """Basic indexing ``x[idx]`` (ints and slices); the output is a view of ``x``."""
 
-    idx_list: tuple
+    idx_spec: tuple = attrs.field(alias="idx_list", converter=as_idx_spec)
     view_map = {0: [0]}
 
     def make_node(self, x: Any, *inputs: Any) -> Apply:
         x = as_tensor_variable(x)
-        idx = check_basic_inputs(self, x, self.idx_list, inputs)
-        out_shape = basic_static_shape(x, self.idx_list, idx)
+        idx = check_basic_inputs(self, x, self.idx_spec, inputs)
+        out_shape = basic_static_shape(x, self.idx_spec, idx)
         return Apply(self, [x, *idx], [TensorType(x.type.dtype, out_shape)()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, *values = inputs
-        out = x[numpy_index(self.idx_list, values)]
+        out = x[numpy_index(self.idx_spec, values)]
         output_storage[0][0] = out if isinstance(out, np.ndarray) else np.asarray(out)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         x_shape = input_shapes[0]
-        parts = split_inputs(self.idx_list, node.inputs[1:])
+        parts = split_inputs(self.idx_spec, node.inputs[1:])
         out = []
-        for axis, (entry, part) in enumerate(zip(self.idx_list, parts)):
+        for axis, (entry, part) in enumerate(zip(self.idx_spec, parts)):
             if isinstance(entry, SliceSpec):
                 out.append(slice_length(x_shape[axis], part))
-        return [tuple(out) + tuple(x_shape[len(self.idx_list) :])]
+        return [tuple(out) + tuple(x_shape[len(self.idx_spec) :])]
 
     def update_op(self) -> IncSubtensor:
-        return IncSubtensor(self.idx_list)
+        return IncSubtensor(self.idx_spec)
 
     def __str__(self) -> str:
-        return f"Subtensor{{{idx_str(self.idx_list)}}}"
+        return f"Subtensor{{{idx_str(self.idx_spec)}}}"
 
 
 @attrs.frozen(repr=False)
 class IncSubtensor(UpdateOp):
     """``x`` with ``x[idx]`` incremented by (or set to) ``y``; in place when ``inplace``."""
 
-    idx_list: tuple
+    idx_spec: tuple = attrs.field(alias="idx_list", converter=as_idx_spec)
     inplace: bool = False
     set_instead_of_inc: bool = False
 
     def make_node(self, x: Any, y: Any, *inputs: Any) -> Apply:
         x = as_tensor_variable(x)
         y = as_tensor_variable(y)
-        idx = check_basic_inputs(self, x, self.idx_list, inputs)
-        sub_shape = basic_static_shape(x, self.idx_list, idx)
+        idx = check_basic_inputs(self, x, self.idx_spec, inputs)
+        sub_shape = basic_static_shape(x, self.idx_spec, idx)
         what = "set_subtensor" if self.set_instead_of_inc else "inc_subtensor"
         check_update_value(x, y, sub_shape, what)
         return Apply(self, [x, y, *idx], [x.type()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, *values = inputs
-        index = numpy_index(self.idx_list, values)
+        index = numpy_index(self.idx_spec, values)
         output_storage[0][0] = self._write(x, index, y, accumulate=False)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: list) -> list:
         return [input_shapes[0]]
 
     def read_op(self) -> Subtensor:
-        return Subtensor(self.idx_list)
+        return Subtensor(self.idx_spec)
 
     def __str__(self) -> str:
-        return f"IncSubtensor{{{self._label()};{idx_str(self.idx_list)}}}"
+        return f"IncSubtensor{{{self._label()};{idx_str(self.idx_spec)}}}"
 
 
 # --------------------------------------------------------------------------- AdvancedSubtensor1
@@ -171,9 +172,9 @@ class AdvancedSubtensor1(ReadOp):
     """``x[ilist]`` for an integer vector ``ilist`` (rows of ``x``, repeats allowed)."""
 
     __props__ = ()
-    # One array index on the first axis, in the idx_list encoding of the other indexing
-    # Ops, so code reading ``op.idx_list`` of any of them works (as in PyTensor 3).
-    idx_list = (ARRAY,)
+    # One array index on the first axis, in the idx_spec encoding of the other indexing
+    # Ops, so code reading ``op.idx_spec`` (or PyTensor 3's ``op.idx_list``) of any works.
+    idx_spec = (ARRAY,)
 
     def make_node(self, x: Any, ilist: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -211,7 +212,7 @@ class AdvancedIncSubtensor1(UpdateOp):
     """``x`` with rows ``ilist`` incremented by ``y`` (repeats accumulate, like np.add.at,
     unless ``ignore_duplicates``: then ``x[ilist] += y``)."""
 
-    idx_list = (ARRAY,)  # as AdvancedSubtensor1's
+    idx_spec = (ARRAY,)  # as AdvancedSubtensor1's
     inplace: bool = False
     set_instead_of_inc: bool = False
     ignore_duplicates: bool = False
@@ -430,13 +431,13 @@ def _update(x: Any, y: Any, inplace: bool, set_instead_of_inc: bool, who: str,
     op = x.owner.op
     inputs = x.owner.inputs
     if isinstance(op, Subtensor):
-        return IncSubtensor(op.idx_list, inplace, set_instead_of_inc)(inputs[0], y, *inputs[1:])
+        return IncSubtensor(op.idx_spec, inplace, set_instead_of_inc)(inputs[0], y, *inputs[1:])
     if isinstance(op, AdvancedSubtensor1):
         return AdvancedIncSubtensor1(inplace, set_instead_of_inc, ignore_duplicates)(
             inputs[0], y, inputs[1]
         )
     if isinstance(op, AdvancedSubtensor):
-        return AdvancedIncSubtensor(op.idx_list, inplace, set_instead_of_inc, ignore_duplicates)(
+        return AdvancedIncSubtensor(op.idx_spec, inplace, set_instead_of_inc, ignore_duplicates)(
             inputs[0], y, *inputs[1:]
         )
     if isinstance(op, DimShuffle) and _only_adds_axes(op):
@@ -509,7 +510,7 @@ def _subtensor_constant(v: Variable, owner: Apply, elemwise: bool, budget: int) 
     The rule of Subtensor in tensor/constant_value.py's table.
     """
     base = owner.inputs[0]
-    idx_list = owner.op.idx_list
+    idx_list = owner.op.idx_spec
     known = [static_int(i) for i in owner.inputs[1:]]
     if all(k is not None for k in known):
         index = numpy_index(idx_list, known)

@@ -90,7 +90,30 @@ class PyTensorAlias(importlib.abc.MetaPathFinder):
             ) from None
         if fullname == ALIAS:
             _announce(module)
+        if hasattr(module, "__path__"):
+            alias_shadowed_submodules(fullname, module)
         return importlib.machinery.ModuleSpec(fullname, _ExistingModule(module))
+
+
+def alias_shadowed_submodules(alias: str, package: ModuleType) -> None:
+    """Register ``alias.child`` for each loaded submodule whose name the package rebinds.
+
+    ``pytensor.tensor.shape`` is the function ``shape``, as in PyTensor (its
+    package binds the function over the submodule's name).  A first import of
+    the alias ``pytensor.tensor.shape`` would make the import system set the
+    submodule as that attribute of the package, replacing the function
+    (PyMC then calls ``pt.shape(x)`` and gets ``'module' object is not
+    callable``).  Registered here, the alias is found in ``sys.modules`` and
+    nothing is rebound.
+    """
+    prefix = package.__name__ + "."
+    for name, sub in list(sys.modules.items()):
+        child = name[len(prefix):]
+        if not name.startswith(prefix) or "." in child or sub is None:
+            continue
+        bound = package.__dict__.get(child)
+        if bound is not None and bound is not sub:
+            sys.modules.setdefault(f"{alias}.{child}", sub)
 
 
 def _announce(module: ModuleType) -> None:

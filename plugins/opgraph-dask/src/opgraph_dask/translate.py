@@ -308,7 +308,7 @@ def reshape(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
 @register(Subtensor)
 def subtensor(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     x, *idx = values
-    index = numpy_index(node.op.idx_list, [concrete(i) for i in idx])
+    index = numpy_index(node.op.idx_spec, [concrete(i) for i in idx])
     for axis, entry in enumerate(index):
         if isinstance(entry, int | np.integer) and not -x.shape[axis] <= entry < x.shape[axis]:
             return op_error(node, values, ctx)

@@ -25,7 +25,7 @@ __all__ = ["boolean_indexing_set_or_inc", "boolean_indexing_sum", "register_rewr
 
 def _full_mask(op: Any, x: Any, index_inputs: list[Any]) -> Any:
     """The boolean mask when the index is exactly one mask covering every axis of ``x``."""
-    if op.idx_list != (ARRAY,) or len(index_inputs) != 1:
+    if op.idx_spec != (ARRAY,) or len(index_inputs) != 1:
         return None
     mask = index_inputs[0]
     if mask.type.dtype != "bool" or mask.type.ndim != x.type.ndim:

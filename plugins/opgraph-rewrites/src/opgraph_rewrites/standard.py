@@ -7,6 +7,7 @@ from typing import Any
 from opgraph.graph.rewriting.merge import MergeOptimizer
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.einsum import inline_optimized_einsum
+from opgraph_rewrites.alloc_empty import alloc_empty_rewriters
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
 from opgraph_rewrites.basic_more import basic_more_rewriters
@@ -94,7 +95,7 @@ def register_standard_rewrites(db: Any) -> None:
                       "shape_unsafe")
     stab.register("stabilize_constant_folding", constant_folding, "fast_run", "constant_folding")
     for name, rw, tags in [*specialize_rewriters(), *uncanonicalize_rewriters(),
-                           *matmul_rewriters()]:
+                           *matmul_rewriters(), *alloc_empty_rewriters()]:
         spec.register(name, rw, "fast_run", *tags)
     spec.register("specialize_constant_folding", constant_folding, "fast_run",
                   "constant_folding")

@@ -206,9 +206,9 @@ def _slice_to_arange(sl: slice, length: Any) -> Variable | None:
 def _single_array(node: Apply) -> tuple[int, Variable] | None:
     """(axis, index array) when the only advanced entry is one integer array and every
     other entry is a whole slice."""
-    parts = split_inputs(node.op.idx_list, node.inputs[1:])
+    parts = split_inputs(node.op.idx_spec, node.inputs[1:])
     found = None
-    for axis, (entry, part) in enumerate(zip(node.op.idx_list, parts)):
+    for axis, (entry, part) in enumerate(zip(node.op.idx_spec, parts)):
         if isinstance(entry, SliceSpec):
             if any(p is not None for p in part):
                 return None
@@ -304,7 +304,7 @@ def local_adv_idx_to_diagonal(fgraph: Any, node: Apply) -> Any:
     """m[arange(d) + r, arange(d) + c] -> diagonal(m, c - r) for a matrix whose static
     shape shows the index is the whole diagonal (and in range)."""
     x, *idx = node.inputs
-    if x.type.ndim != 2 or len(idx) != 2 or node.op.idx_list != (ARRAY, ARRAY):
+    if x.type.ndim != 2 or len(idx) != 2 or node.op.idx_spec != (ARRAY, ARRAY):
         return None
     rows, cols = _offset_arange(idx[0]), _offset_arange(idx[1])
     n, m = x.type.shape
@@ -369,9 +369,10 @@ def local_add_of_sparse_write(fgraph: Any, node: Apply) -> Any:
 def _fields(op: Any) -> dict[str, Any]:
     """The constructor arguments of an indexing Op (a class-level ``idx_list``, such as
     AdvancedIncSubtensor1's, is not one)."""
-    names = ("idx_list", "inplace", "set_instead_of_inc", "ignore_duplicates")
+    names = {"idx_list": "idx_spec", "inplace": "inplace",
+             "set_instead_of_inc": "set_instead_of_inc", "ignore_duplicates": "ignore_duplicates"}
     accepted = inspect.signature(type(op)).parameters
-    return {k: getattr(op, k) for k in names if hasattr(op, k) and k in accepted}
+    return {k: getattr(op, a) for k, a in names.items() if hasattr(op, a) and k in accepted}
 
 
 @node_rewriter([Blockwise], name="local_blockwise_inc_subtensor")
@@ -388,9 +389,9 @@ def local_blockwise_inc_subtensor(fgraph: Any, node: Apply) -> Any:
     nb = node.outputs[0].type.ndim - len(node.op.outputs_sig[0])
     if nb <= 0 or x.type.ndim != nb + len(x_sig):
         return None  # x itself is not batched: each batch would write its own copy
-    parts = split_inputs(core.idx_list, idx)
+    parts = split_inputs(core.idx_spec, idx)
     core_index = [slice(*p) if isinstance(e, SliceSpec) else p
-                  for e, p in zip(core.idx_list, parts)]
+                  for e, p in zip(core.idx_spec, parts)]
     target = get_item(x, (*[slice(None)] * nb, *core_index))
     # y: its batch axes (left-padded to nb), then its core axes right-aligned with the
     # core of the target, as the core op broadcasts them

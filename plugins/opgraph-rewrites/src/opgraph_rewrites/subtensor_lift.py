@@ -59,9 +59,9 @@ __all__ = [
 
 def basic_index(node: Apply) -> list[Any]:
     """A Subtensor node's index as Python entries: index variables and slices of them."""
-    parts = split_inputs(node.op.idx_list, node.inputs[1:])
+    parts = split_inputs(node.op.idx_spec, node.inputs[1:])
     return [slice(*p) if isinstance(e, SliceSpec) else p
-            for e, p in zip(node.op.idx_list, parts)]
+            for e, p in zip(node.op.idx_spec, parts)]
 
 
 def _is_full(entry: Any) -> bool:

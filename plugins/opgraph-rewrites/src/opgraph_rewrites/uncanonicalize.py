@@ -124,8 +124,8 @@ def local_dimshuffle_subtensor(fgraph: Any, node: Apply) -> Any:
     x = sub.inputs[0]
     index: list[Any] = []
     out_axis = 0
-    parts = split_inputs(sub.op.idx_list, sub.inputs[1:])
-    for in_axis, (entry, part) in enumerate(zip(sub.op.idx_list, parts)):
+    parts = split_inputs(sub.op.idx_spec, sub.inputs[1:])
+    for in_axis, (entry, part) in enumerate(zip(sub.op.idx_spec, parts)):
         if not isinstance(entry, SliceSpec):
             index.append(part)
             continue
@@ -137,7 +137,7 @@ def local_dimshuffle_subtensor(fgraph: Any, node: Apply) -> Any:
         else:
             index.append(slice(*part))
         out_axis += 1
-    for _ in range(len(sub.op.idx_list), x.type.ndim):
+    for _ in range(len(sub.op.idx_spec), x.type.ndim):
         index.append(0 if out_axis in op.drop else slice(None))
         out_axis += 1
     return _fixed(node, get_item(x, tuple(index)))

@@ -200,9 +200,9 @@ def emit_incsubtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     op = node.op
     x = node.inputs[0]
     nd = x.type.ndim
-    ond = nd - sum(1 for e in op.idx_list if e == INT)
+    ond = nd - sum(1 for e in op.idx_spec if e == INT)
     view = CWriter()
-    if not basic_view(view, op.idx_list, x, ond, list(node.inputs[2:]), 2, xname="og_b"):
+    if not basic_view(view, op.idx_spec, x, ond, list(node.inputs[2:]), 2, xname="og_b"):
         return None
     y_dt = node.inputs[1].type.dtype
     # same float dtype on both sides: the add (or set) is a strided C loop over the view

@@ -245,7 +245,7 @@ def emit_subtensor(node: Any, ctx: EmitContext) -> NodeC | None:
     if not isinstance(x.type, TensorType) or not supported(x.type.dtype):
         return None
     w = CWriter()
-    if not basic_view(w, node.op.idx_list, x, out.type.ndim, list(node.inputs[1:]), 1):
+    if not basic_view(w, node.op.idx_spec, x, out.type.ndim, list(node.inputs[1:]), 1):
         return None
     w.line(f"OG_SET_OUT(o0, og_view_into(o0, i0, {out.type.ndim}, dims, strides, data));")
     return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))

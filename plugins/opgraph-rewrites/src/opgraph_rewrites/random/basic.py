@@ -142,7 +142,7 @@ def _index_entries(op: Any, inputs: Sequence[Any]) -> list[Any] | None:
     Integer arrays are refused: a repeated index repeats one draw, which
     independent draws of the lifted RV would not reproduce.
     """
-    entries = list(op.idx_list)
+    entries = list(op.idx_spec)
     parts = split_inputs(entries, inputs)
     while entries and entries[-1] == SliceSpec():  # x[..., :] is x[...]
         entries.pop()

@@ -184,8 +184,8 @@ def _scattered(args: ScanArgs, term: Variable) -> Term | None:
     outer = [_invariant_outer(args, x) for x in (node.inputs[0], *node.inputs[2:])]
     if any(x is None for x in outer) or not _is_zero(outer[0]):
         return None
-    op = IncSubtensor(node.op.idx_list)
-    block = Subtensor(node.op.idx_list)(outer[0], *outer[1:])
+    op = IncSubtensor(node.op.idx_spec)
+    block = Subtensor(node.op.idx_spec)(outer[0], *outer[1:])
     return (*found, _Scatter(lambda summed: op(outer[0], summed, *outer[1:]),
                              (block.shape[0], block.shape[1])))
 

@@ -36,8 +36,8 @@ def _const_int(v: Variable) -> int | None:
 
 def _from_end(node: Apply) -> int | None:
     """``c`` when ``node`` is ``x[-c]`` (a constant negative index on axis 0), else None."""
-    if not isinstance(node.op, Subtensor) or not node.op.idx_list or \
-            node.op.idx_list[0] != INT:
+    if not isinstance(node.op, Subtensor) or not node.op.idx_spec or \
+            node.op.idx_spec[0] != INT:
         return None
     c = _const_int(node.inputs[1])
     return -c if c is not None and c < 0 else None
@@ -45,7 +45,7 @@ def _from_end(node: Apply) -> int | None:
 
 def _tail_slice(node: Apply, start: int) -> bool:
     """Whether ``node`` is ``x[start:]`` (a constant start, nothing else)."""
-    if not isinstance(node.op, Subtensor) or node.op.idx_list != (SliceSpec(True),):
+    if not isinstance(node.op, Subtensor) or node.op.idx_spec != (SliceSpec(True),):
         return False
     return _const_int(node.inputs[1]) == start
 

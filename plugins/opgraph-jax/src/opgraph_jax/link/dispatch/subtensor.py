@@ -81,7 +81,7 @@ def jax_index(idx_list: Sequence[Any], values: Sequence[Any], op: Any) -> tuple:
 @jax_funcify.register(AdvancedSubtensor)
 def _funcify_subtensor(op: Any, **kwargs: Any) -> Callable:
     def subtensor(x: Any, *values: Any) -> Any:
-        return jnp.asarray(x)[jax_index(op.idx_list, values, op)]
+        return jnp.asarray(x)[jax_index(op.idx_spec, values, op)]
 
     return subtensor
 
@@ -142,7 +142,7 @@ def _funcify_inc_subtensor(op: Any, **kwargs: Any) -> Callable:
 
     def inc_subtensor(x: Any, y: Any, *values: Any) -> Any:
         x = jnp.asarray(x)
-        index = jax_index(op.idx_list, values, op)
+        index = jax_index(op.idx_spec, values, op)
         block = _write_block(op, x, index, y) if isinstance(op, IncSubtensor) else None
         return write(x, index, y) if block is None else block
 
