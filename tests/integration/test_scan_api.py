@@ -362,3 +362,21 @@ def test_non_tensor_state_keeps_only_its_final_value():
         scan(lambda s: s > 1, outputs_info=[s0], n_steps=k)
     with pytest.raises(ValueError, match="only be fed back with tap -1"):
         scan(lambda a, b: a, outputs_info=[dict(initial=s0, taps=[-2, -1])], n_steps=k)
+
+
+@pytest.mark.parametrize("taps", [range(-1, 0), (-1,)])
+def test_single_tap_given_as_range_or_tuple_reads_a_row_of_the_initial_value(taps):
+    """Only the list [-1] (or no taps) feeds the state itself back, as in PyTensor; a
+    range or tuple is one tap of an initial value with a leading axis (PyMC's AR(1))."""
+    init = pt.dvector("init")
+    rho = pt.dscalar("rho")
+    out = opgraph.scan(lambda prev, r: r * prev, outputs_info=[{"initial": init, "taps": taps}],
+                       non_sequences=[rho], n_steps=3, return_updates=False)
+    assert out.type.ndim == 1
+    got = opgraph.function([init, rho], out)(np.array([5.0, 2.0]), 0.5)
+    np.testing.assert_allclose(got, [2.5, 1.25, 0.625])  # the first row is the tap -1 value
+    # the list [-1] keeps the state's own shape
+    whole = opgraph.scan(lambda prev: 2 * prev, outputs_info=[{"initial": init, "taps": [-1]}],
+                         n_steps=2, return_updates=False)
+    np.testing.assert_allclose(opgraph.function([init], whole)(np.array([1.0, 3.0])),
+                               [[2.0, 6.0], [4.0, 12.0]])

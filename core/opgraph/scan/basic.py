@@ -211,7 +211,8 @@ def scan(
 
     # -- outputs_info ---------------------------------------------------------------------
     outs_info = _as_list(outputs_info)
-    specs: list[tuple[list[int] | None, Variable | None]] = []  # (taps or None, init)
+    # (taps or None, init); taps (-1,) is a one-tap mit-sot, [-1] a sit-sot
+    specs: list[tuple[list[int] | tuple[int, ...] | None, Variable | None]] = []
     untraced: set[int] = set()  # non-tensor states (e.g. random generators): no history
     for i, spec in enumerate(outs_info):
         if spec is None:
@@ -225,7 +226,13 @@ def scan(
                                      "no initial value; taps need an initial state")
                 specs.append((None, None))
                 continue
-            taps = _check_taps(f"outputs_info[{i}]", spec.get("taps", [-1]), True)
+            raw = spec.get("taps", [-1])
+            taps = _check_taps(f"outputs_info[{i}]", raw, True)
+            if taps == [-1] and isinstance(raw, range | tuple):
+                # As in PyTensor, only the list [-1] (or no taps) feeds the state itself
+                # back; range(-1, 0) or (-1,) is one tap of an initial value with a
+                # leading axis of rows (PyMC's AR(1) is built so).
+                taps = (-1,)
         else:
             init, taps = spec, [-1]
         if isinstance(init, Variable) and not isinstance(init.type, TensorType):
