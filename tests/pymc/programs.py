@@ -157,6 +157,30 @@ def timeseries(quick: bool) -> dict[str, Any]:
 
 
 @program
+def timeseries_sde_ordinal(quick: bool) -> dict[str, Any]:
+    """AR(1) given one coefficient (a one-tap scan), an SDE whose seeded initial point
+    depends on the order the function's generators are found in, an ordinal model."""
+    data = np.cumsum(np.random.default_rng(4).normal(size=20)) * 0.3
+    with pm.Model() as model:
+        rho = pm.Normal("rho", 0, 0.5)
+        sigma = pm.HalfNormal("sigma", 1)
+        pm.AR("ar1", [rho], sigma=sigma, init_dist=pm.Normal.dist(0, 2), observed=data)
+        pm.AR("ar1_latent", [0.6], sigma=1.0, init_dist=pm.Normal.dist(0, 1), steps=8)
+        theta = pm.HalfNormal("theta", 1.0)
+        pm.EulerMaruyama("em", dt=0.1, sde_fn=lambda x, th: (-th * x, 0.5), sde_pars=(theta,),
+                         init_dist=pm.Normal.dist(0, 1), steps=6)
+        cut = pm.Normal("cut", mu=np.array([-1.0, 0.0, 1.0]), sigma=1.0, shape=3,
+                        transform=pm.distributions.transforms.ordered)
+        pm.OrderedLogistic("ord", eta=rho, cutpoints=cut, observed=np.array([0, 1, 2, 3, 1]))
+    point = model.initial_point(random_seed=3)
+    # drawn: the SDE steps are arithmetic on draws (Numba rounds some last bits otherwise)
+    out = {f"drawn_init_{k}": np.asarray(v).tolist() for k, v in sorted(point.items())}
+    out.update(_point_values(model, point))
+    out.update(_prior(model, ["ar1_latent", "em"], kind="drawn"))
+    return out
+
+
+@program
 def custom_dist_scan(quick: bool) -> dict[str, Any]:
     """AR processes written as CustomDists whose dist threads the generator through scan.
 
