@@ -83,6 +83,56 @@ def _check_taps(what: str, taps: Any, negative_only: bool) -> list[int]:
     return taps
 
 
+Taps = list[int] | tuple[int, ...]
+
+
+def _state_specs(outputs_info: Any) -> tuple[list[tuple[Taps | None, Any]], set[int]]:
+    """``(taps or None, initial value)`` per output, and the outputs that are not tensors
+    (random generators: fed back, no history). Taps ``(-1,)`` is a one-tap mit-sot, the
+    list ``[-1]`` a sit-sot."""
+    outs_info = _as_list(outputs_info)
+    specs: list[tuple[Taps | None, Any]] = []
+    untraced: set[int] = set()
+    for i, spec in enumerate(outs_info):
+        if spec is None:
+            specs.append((None, None))
+            continue
+        if isinstance(spec, Mapping):
+            init = spec.get("initial")
+            if init is None:
+                if spec.get("taps"):
+                    raise ValueError(f"scan: outputs_info[{i}] gives taps {spec['taps']} but "
+                                     "no initial value; taps need an initial state")
+                specs.append((None, None))
+                continue
+            raw = spec.get("taps", [-1])
+            taps: Taps = _check_taps(f"outputs_info[{i}]", raw, True)
+            if taps == [-1] and isinstance(raw, range | tuple):
+                # As in PyTensor, only the list [-1] (or no taps) feeds the state itself
+                # back; range(-1, 0) or (-1,) is one tap of an initial value with a
+                # leading axis of rows (PyMC's AR(1) is built so).
+                taps = (-1,)
+        else:
+            init, taps = spec, [-1]
+        if isinstance(init, Variable) and not isinstance(init.type, TensorType):
+            if taps != [-1]:
+                raise ValueError(f"scan: outputs_info[{i}] ({init.type}) is not a tensor, so "
+                                 f"it can only be fed back with tap -1; got taps {taps}")
+            untraced.add(i)
+            specs.append((taps, init))
+            continue
+        x = _tensor(init, f"outputs_info[{i}]")
+        if taps != [-1] and x.type.ndim < 1:
+            raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
+                             f"needs a leading axis of {-min(taps)} rows; got {x.type}")
+        rows = x.type.shape[0] if x.type.ndim and taps != [-1] else None
+        if rows is not None and rows < -min(taps):
+            raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
+                             f"needs {-min(taps)} rows; it has {rows} ({x.type})")
+        specs.append((taps, x))
+    return specs, untraced
+
+
 def _row_type(x: Variable) -> TensorType:
     return TensorType(x.type.dtype, shape=x.type.shape[1:])
 
@@ -210,47 +260,7 @@ def scan(
             steps_var = pt.minimum(steps_var, o.shape[0])
 
     # -- outputs_info ---------------------------------------------------------------------
-    outs_info = _as_list(outputs_info)
-    # (taps or None, init); taps (-1,) is a one-tap mit-sot, [-1] a sit-sot
-    specs: list[tuple[list[int] | tuple[int, ...] | None, Variable | None]] = []
-    untraced: set[int] = set()  # non-tensor states (e.g. random generators): no history
-    for i, spec in enumerate(outs_info):
-        if spec is None:
-            specs.append((None, None))
-            continue
-        if isinstance(spec, Mapping):
-            init = spec.get("initial")
-            if init is None:
-                if spec.get("taps"):
-                    raise ValueError(f"scan: outputs_info[{i}] gives taps {spec['taps']} but "
-                                     "no initial value; taps need an initial state")
-                specs.append((None, None))
-                continue
-            raw = spec.get("taps", [-1])
-            taps = _check_taps(f"outputs_info[{i}]", raw, True)
-            if taps == [-1] and isinstance(raw, range | tuple):
-                # As in PyTensor, only the list [-1] (or no taps) feeds the state itself
-                # back; range(-1, 0) or (-1,) is one tap of an initial value with a
-                # leading axis of rows (PyMC's AR(1) is built so).
-                taps = (-1,)
-        else:
-            init, taps = spec, [-1]
-        if isinstance(init, Variable) and not isinstance(init.type, TensorType):
-            if taps != [-1]:
-                raise ValueError(f"scan: outputs_info[{i}] ({init.type}) is not a tensor, so "
-                                 f"it can only be fed back with tap -1; got taps {taps}")
-            untraced.add(i)
-            specs.append((taps, init))
-            continue
-        x = _tensor(init, f"outputs_info[{i}]")
-        if taps != [-1] and x.type.ndim < 1:
-            raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
-                             f"needs a leading axis of {-min(taps)} rows; got {x.type}")
-        rows = x.type.shape[0] if x.type.ndim and taps != [-1] else None
-        if rows is not None and rows < -min(taps):
-            raise ValueError(f"scan: outputs_info[{i}] has taps {taps}, so its initial value "
-                             f"needs {-min(taps)} rows; it has {rows} ({x.type})")
-        specs.append((taps, x))
+    specs, untraced = _state_specs(outputs_info)
     state_ph: list[list[Variable]] = []
     for taps, init in specs:
         if taps is None:

@@ -13,7 +13,7 @@ so equal graphs (up to names and constant values) share one module.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -90,22 +90,12 @@ def _check_call(var: Variable, slot: str, label: str) -> str | None:
     )
 
 
-def build_module_source(
-    fgraph: Any, order: Sequence[Any], node_code: Sequence[NodeC | None], ctx: EmitContext,
-    keep_live: set[Variable], profile: bool = False,
-) -> ModuleSource:
-    """The C source (with the module name placeholder) for ``order``.
-
-    ``node_code[k]`` is the C of node k, or None to call its Python thunk.
-    ``keep_live`` are variables never freed during the call.  ``profile``
-    builds the profiling variant: every node is timed on the monotonic clock
-    into the float64 array passed last to ``bind`` (row 0 seconds, row 1 calls).
-    """
-    inputs = list(fgraph.inputs)
-    outputs = list(fgraph.outputs)
+def _variable_index(fgraph_inputs: list[Variable], outputs: list[Variable],
+                    order: Sequence[Any]) -> tuple[dict[Variable, int], list[Variable]]:
+    """Each variable's slot in ``v[]`` (inputs first), and the constants among them."""
     index: dict[Variable, int] = {}
     consts: list[Variable] = []
-    for v in inputs:
+    for v in fgraph_inputs:
         index.setdefault(v, len(index))
     for node in order:
         for v in node.inputs:
@@ -118,8 +108,60 @@ def build_module_source(
         if v not in index:
             index[v] = len(index)
             consts.append(v)
-    layout = GraphLayout(list(order), index, inputs, outputs, consts, list(node_code))
-    # last reader of each variable, to free intermediates early
+    return index, consts
+
+
+class _NodeParts(NamedTuple):
+    """What the nodes with C bring to the module, each item once, in order of use."""
+
+    support: dict[str, None]
+    headers: dict[str, None]
+    libs: dict[str, None]
+    lib_dirs: dict[str, None]
+    cargs: dict[str, None]
+    funcs: list[str]
+
+
+def _node_parts(order: Sequence[Any], node_code: Sequence[NodeC | None]) -> _NodeParts:
+    parts = _NodeParts({}, {}, {}, {}, {}, [])
+    for k, (node, code) in enumerate(zip(order, node_code)):
+        if code is None:
+            continue
+        for table, items in ((parts.support, code.support), (parts.headers, code.headers),
+                             (parts.libs, code.libraries), (parts.lib_dirs, code.lib_dirs),
+                             (parts.cargs, code.compile_args)):
+            for item in items:
+                table[item] = None
+        parts.funcs.append(_node_function(k, node, code))
+    return parts
+
+
+def _emit_c_node(w: CWriter, k: int, node: Any, index: dict[Variable, int],
+                 out_pos: dict[Variable, int], profile: bool) -> None:
+    """The call of node ``k``'s C function from ``og_run_graph``."""
+    w.line(f"og_node = {k};")
+    ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
+    with w.block():
+        if profile:
+            w.line("double og_t0 = og_clock();")
+        w.line(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};",
+               f"PyObject *og_out[{len(node.outputs)}];")
+        for j, v in enumerate(node.outputs):
+            w.line(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
+        w.line(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
+        for j, v in enumerate(node.outputs):
+            w.line(f"v[{index[v]}] = og_out[{j}];")
+        w.line("if (og_rc) goto fail;")
+        if profile:
+            w.line(f"og_prof_add(og_st, {k}, og_t0);")
+
+
+def _emit_run_graph(w: CWriter, layout: GraphLayout, keep_live: set[Variable],
+                    profile: bool) -> _PyProgram:
+    """``og_run_graph``: inputs in, each node (C calls, Python thunks from a table), outputs
+    out, every intermediate released after its last reader."""
+    inputs, outputs, consts, index = layout.inputs, layout.outputs, layout.consts, layout.index
+    order, node_code = layout.order, layout.node_code
     last_use: dict[Variable, int] = {}
     for k, node in enumerate(order):
         for v in node.inputs:
@@ -127,30 +169,8 @@ def build_module_source(
         for v in node.outputs:
             last_use.setdefault(v, k)
     out_set = set(outputs)
-
-    support: dict[str, None] = {}
-    headers: dict[str, None] = {}
-    libs: dict[str, None] = {}
-    lib_dirs: dict[str, None] = {}
-    cargs: dict[str, None] = {}
-    funcs: list[str] = []
-    for k, (node, code) in enumerate(zip(order, node_code)):
-        if code is None:
-            continue
-        for s in code.support:
-            support[s] = None
-        for h in code.headers:
-            headers[h] = None
-        for lib in code.libraries:
-            libs[lib] = None
-        for d in code.lib_dirs:
-            lib_dirs[d] = None
-        for a in code.compile_args:
-            cargs[a] = None
-        funcs.append(_node_function(k, node, code))
-
     n_vars = len(index)
-    w = CWriter()
+    prog = _PyProgram()
     with w.block("static PyObject *og_run_graph(PyObject *og_cap, PyObject *og_unused)"):
         w.line("OGState *og_st = (OGState *)PyCapsule_GetPointer(og_cap, NULL);",
                f"PyObject *v[{max(n_vars, 1)}] = {{0}};",
@@ -167,7 +187,6 @@ def build_module_source(
             # borrowed: the state's tuple holds the constants for the module's life
             w.line(f"v[{index[var]}] = PyTuple_GET_ITEM(og_st->consts, {c});")
         out_pos = {v: j for j, v in enumerate(outputs)}
-        prog = _PyProgram()
         segment: list[tuple[int, Any]] = []
 
         def dead_after(k: int, node: Any) -> list[int]:
@@ -193,62 +212,77 @@ def build_module_source(
                 segment.append((k, node))
                 continue
             flush_segment()
-            w.line(f"og_node = {k};")
-            ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
-            with w.block():
-                if profile:
-                    w.line("double og_t0 = og_clock();")
-                w.line(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};",
-                       f"PyObject *og_out[{len(node.outputs)}];")
-                for j, v in enumerate(node.outputs):
-                    w.line(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, "
-                           f"{out_pos.get(v, -1)});")
-                w.line(f"int og_rc = og_node_{k}(og_st, og_in, og_out);")
-                for j, v in enumerate(node.outputs):
-                    w.line(f"v[{index[v]}] = og_out[{j}];")
-                w.line("if (og_rc) goto fail;")
-                if profile:
-                    w.line(f"og_prof_add(og_st, {k}, og_t0);")
-            # free what is dead after this node
-            for i in dead_after(k, node):
+            _emit_c_node(w, k, node, index, out_pos, profile)
+            for i in dead_after(k, node):  # free what is dead after this node
                 w.line(f"og_release(og_st, {i}, &v[{i}]);")
         flush_segment()
-        for j, var in enumerate(outputs):
-            slot = f"v[{index[var]}]"
-            w.line(f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, "
-                   f"{j}), 0, {slot})) goto fail;")
-        # what is still held: every other variable was released after its last reader
-        const_slots = {index[v] for v in consts}
-        live = sorted({index[v] for v in [*inputs, *outputs, *keep_live] if v in index})
-        for k in live:
-            if k not in const_slots:
-                w.line(f"og_release(og_st, {k}, &v[{k}]);")
-        w.line("Py_RETURN_NONE;")
-        w.label("fail")
-        w.line("og_note_error(og_st, og_node);",
-               *(f"v[{k}] = NULL;" for k in sorted(const_slots)),
-               f"for (int k = 0; k < {n_vars}; k++) Py_CLEAR(v[k]);",
-               "return NULL;")
+        _emit_graph_exit(w, layout, keep_live)
+    return prog
 
-    header_text = "".join(
-        (f"#include {h}\n" if h.startswith(("<", '"')) else f"#include <{h}>\n") for h in headers
-    )
-    params = ctx.params
-    defines = (
-        f"#define OG_NIN {len(inputs)}\n#define OG_NOUT {len(outputs)}\n"
-        f"#define OG_NCONST {len(consts)}\n#define OG_NNODES {len(order)}\n"
-        f"#define OG_NVARS {n_vars}\n#define OG_NPARAMS {len(params)}\n"
+
+def _emit_graph_exit(w: CWriter, layout: GraphLayout, keep_live: set[Variable]) -> None:
+    """Outputs into their cells, what is still held released, and the error path."""
+    index, consts = layout.index, layout.consts
+    for j, var in enumerate(layout.outputs):
+        slot = f"v[{index[var]}]"
+        w.line(f"Py_INCREF({slot}); if (PyList_SetItem(PyTuple_GET_ITEM(og_st->out_cells, "
+               f"{j}), 0, {slot})) goto fail;")
+    # what is still held: every other variable was released after its last reader
+    const_slots = {index[v] for v in consts}
+    live = sorted({index[v] for v in [*layout.inputs, *layout.outputs, *keep_live]
+                   if v in index})
+    for k in live:
+        if k not in const_slots:
+            w.line(f"og_release(og_st, {k}, &v[{k}]);")
+    w.line("Py_RETURN_NONE;")
+    w.label("fail")
+    w.line("og_note_error(og_st, og_node);",
+           *(f"v[{k}] = NULL;" for k in sorted(const_slots)),
+           f"for (int k = 0; k < {len(index)}; k++) Py_CLEAR(v[k]);",
+           "return NULL;")
+
+
+def _defines(layout: GraphLayout, n_params: int, profile: bool) -> str:
+    return (
+        f"#define OG_NIN {len(layout.inputs)}\n#define OG_NOUT {len(layout.outputs)}\n"
+        f"#define OG_NCONST {len(layout.consts)}\n#define OG_NNODES {len(layout.order)}\n"
+        f"#define OG_NVARS {len(layout.index)}\n#define OG_NPARAMS {n_params}\n"
         f"#define OG_POOL_MIN_ELEMS {POOL_MIN_ELEMS}\n#define OG_POOL_SLOTS {POOL_SLOTS}\n"
         f"#define OG_POOL_MAX_BYTES {POOL_MAX_BYTES}ULL\n#define OG_KEEP_SMALL_BYTES "
         f"{KEEP_SMALL_BYTES}\n#define OG_FLUSH_SUBNORMALS {int(bool(config.fast_math))}\n"
         f"{profile_define(profile)}"
     )
+
+
+def build_module_source(
+    fgraph: Any, order: Sequence[Any], node_code: Sequence[NodeC | None], ctx: EmitContext,
+    keep_live: set[Variable], profile: bool = False,
+) -> ModuleSource:
+    """The C source (with the module name placeholder) for ``order``.
+
+    ``node_code[k]`` is the C of node k, or None to call its Python thunk.
+    ``keep_live`` are variables never freed during the call.  ``profile``
+    builds the profiling variant: every node is timed on the monotonic clock
+    into the float64 array passed last to ``bind`` (row 0 seconds, row 1 calls).
+    """
+    inputs = list(fgraph.inputs)
+    outputs = list(fgraph.outputs)
+    index, consts = _variable_index(inputs, outputs, order)
+    layout = GraphLayout(list(order), index, inputs, outputs, consts, list(node_code))
+    parts = _node_parts(order, node_code)
+    w = CWriter()
+    prog = _emit_run_graph(w, layout, keep_live, profile)
+    header_text = "".join(
+        (f"#include {h}\n" if h.startswith(("<", '"')) else f"#include <{h}>\n")
+        for h in parts.headers
+    )
+    params = ctx.params
     source = "\n".join(
         [
             PRELUDE,
             header_text,
             simd_declarations(),
-            defines,
+            _defines(layout, len(params), profile),
             SUPPORT_CODE,
             POOL,
             runtime_source(profile),
@@ -256,13 +290,14 @@ def build_module_source(
             _RELEASE,
             prog.tables(),
             _run_py_source(profile),
-            *support,
-            *funcs,
+            *parts.support,
+            *parts.funcs,
             w.text(), FP_ENV,
             MODULE_TAIL.replace("MODNAME", MODNAME_PLACEHOLDER),
         ]
     )
-    return ModuleSource(source, params, layout, tuple(libs), tuple(lib_dirs), tuple(cargs))
+    return ModuleSource(source, params, layout, tuple(parts.libs), tuple(parts.lib_dirs),
+                        tuple(parts.cargs))
 
 
 _RELEASE = runtime_file("release.c")
