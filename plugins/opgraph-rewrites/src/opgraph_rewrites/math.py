@@ -48,6 +48,19 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_helpers import (
+    add_calculate,
+    check_for_x_over_absX,
+    get_clients_at_depth1,
+    get_clients_at_depth2,
+    is_exp,
+    is_mul,
+    is_neg,
+    isclose,
+    mul_calculate,
+    partition_num_or_denom,
+    scalarconsts_rest,
+)
 from opgraph_rewrites.math_more import (
     local_div_exp_to_mul_exp,
     local_log_sqrt,
@@ -86,10 +99,18 @@ from opgraph_rewrites.specialize import local_sum_of_mul
 from opgraph_rewrites.utils import const_value, is_elemwise, keep_type, single_client
 
 __all__ = [
+    "add_calculate",
     "add_canonizer",
+    "check_for_x_over_absX",
     "compute_mul",
     "fast_math_rewriters",
+    "get_clients_at_depth1",
+    "get_clients_at_depth2",
     "is_1pexp",
+    "is_exp",
+    "is_mul",
+    "is_neg",
+    "isclose",
     "local_1msigmoid",
     "local_add_canonizer",
     "local_batched_matmul_to_core_matmul_with_reshape",
@@ -129,9 +150,12 @@ __all__ = [
     "logmexpm1_to_log1mexp",
     "logsigm_to_softplus",
     "math_rewriters",
+    "mul_calculate",
     "mul_canonizer",
     "parse_mul_tree",
+    "partition_num_or_denom",
     "perform_sigm_times_exp",
+    "scalarconsts_rest",
     "simplify_mul",
 ]
 
