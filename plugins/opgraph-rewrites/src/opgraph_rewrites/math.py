@@ -70,6 +70,17 @@ from opgraph_rewrites.math_more import (
     local_sqrt_sqr,
     local_sub_neg_to_add,
 )
+from opgraph_rewrites.math_named import (
+    ERF_RULES,
+    local_abs_lift,
+    local_abs_merge,
+    local_add_neg_to_sub,
+    local_add_remove_zeros,
+    local_div_by_one,
+    local_div_to_reciprocal,
+    local_neg_div_neg,
+    local_sum_of_neg_to_neg_of_sum,
+)
 from opgraph_rewrites.matmul import local_batched_matmul_to_core_matmul_with_reshape
 from opgraph_rewrites.mul_tree import (
     compute_mul,
@@ -112,11 +123,19 @@ __all__ = [
     "is_neg",
     "isclose",
     "local_1msigmoid",
+    "local_abs_lift",
+    "local_abs_merge",
     "local_add_canonizer",
+    "local_add_neg_to_sub",
+    "local_add_remove_zeros",
     "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_div_by_one",
     "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
+    "local_div_to_reciprocal",
     "local_dot_to_mul",
+    "local_erf_minus_one",
+    "local_erf_neg_minus_one",
     "local_exp_log",
     "local_exp_log_nan_switch",
     "local_exp_over_1_plus_exp",
@@ -131,6 +150,10 @@ __all__ = [
     "local_mul_pow_to_pow_add",
     "local_mul_switch_sink",
     "local_mul_to_sqr",
+    "local_neg_div_neg",
+    "local_one_minus_erf",
+    "local_one_minus_erfc",
+    "local_one_plus_erf",
     "local_pow_canonicalize",
     "local_pow_specialize",
     "local_reduce_broadcastable",
@@ -140,6 +163,7 @@ __all__ = [
     "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
     "local_sub_neg_to_add",
+    "local_sum_of_neg_to_neg_of_sum",
     "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
     "local_useless_conj",
@@ -430,6 +454,12 @@ def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
     fixed = keep_type(out, value, refs=node.inputs)  # broadcast like the inputs
     return [fixed] if fixed is not None else False
 
+
+local_one_minus_erf = ERF_RULES["local_one_minus_erf"]
+local_one_plus_erf = ERF_RULES["local_one_plus_erf"]
+local_erf_minus_one = ERF_RULES["local_erf_minus_one"]
+local_one_minus_erfc = ERF_RULES["local_one_minus_erfc"]
+local_erf_neg_minus_one = ERF_RULES["local_erf_neg_minus_one"]
 
 _REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc")}
 """PyTensor names of rewrites another plugin registers (found in the database by name)."""
