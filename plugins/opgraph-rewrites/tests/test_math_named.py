@@ -99,3 +99,42 @@ def test_excluding_the_name_keeps_the_graph():
     fast, _ = compile_pair([x, y], x + (-y), MODE.excluding("local_add_neg_to_sub",
                                                             "canonicalize_add"))
     assert op_counts(fast)["Sub"] == 0
+
+
+BOUND = [  # (PyTensor name, build, op gone (or "+op": the op that appears), tag's phase)
+    ("local_log1p_plusminus_exp", lambda x: pt.log1p(pt.exp(x)) + pt.log1p(-pt.exp(-x * x)),
+     "Log1p", "stabilize"),
+    ("local_reciprocal_1_plus_exp", lambda x: pt.reciprocal(1 + pt.exp(x)), "Reciprocal",
+     "stabilize"),
+    ("local_opt_alloc", lambda x: pt.sum(pt.alloc(x.sum(), 3, 4)), "Alloc", "canonicalize"),
+]
+
+
+@pytest.mark.parametrize("case", BOUND, ids=[c[0] for c in BOUND])
+def test_bound_names_do_the_job_and_are_tags(case):
+    name, build, gone, phase = case
+    x = pt.dvector("x")
+    out = build(x)
+    fg = _apply(getattr(m, name), [x], out)
+    assert pprint(fg.outputs[0]) != pprint(out), f"{name} did not fire"
+    xs = np.array([-30.0, -2.0, -0.5, 0.0, 0.5, 2.0, 5.0])
+    got, want = _run(fg.inputs, fg.outputs[0], xs), _run([x], out, xs)
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12)
+    fast, _ = compile_pair([x], out, MODE)
+    kept, _ = compile_pair([x], out, MODE.excluding(name))
+    appears = gone.startswith("+")
+    label = gone.lstrip("+")
+    assert (op_counts(fast)[label] > 0) == appears
+    assert (op_counts(kept)[label] > 0) != appears
+
+
+def test_local_log_erfc_is_the_special_plugins_rewrite():
+    x = pt.dvector("x")
+    assert m.local_log_erfc is optdb["stabilize"]["special_log_erfc"]
+    out = pt.log(pt.erfc(x))
+    fg = _apply(m.local_log_erfc, [x], out)
+    xs = np.array([-3.0, 0.0, 1.0, 5.0, 30.0])
+    got, want = _run(fg.inputs, fg.outputs[0], xs), _run([x], out, xs)
+    np.testing.assert_allclose(got[:4], want[:4], rtol=1e-12)
+    assert np.isfinite(got[4]) and want[4] == -np.inf  # erfc(30) underflows to 0

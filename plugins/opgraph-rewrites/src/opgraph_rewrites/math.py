@@ -97,8 +97,11 @@ from opgraph_rewrites.pytensor_names import (
     local_exp_log_nan_switch,
     local_expm1,
     local_log1p,
+    local_log1p_plusminus_exp,
     local_log_sum_exp,
+    local_opt_alloc,
     local_pow_specialize,
+    local_reciprocal_1_plus_exp,
     local_sigm_times_exp,
     log1msigm_to_softplus,
     log1p_neg_sigmoid,
@@ -143,6 +146,7 @@ __all__ = [
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
     "local_log1p",
+    "local_log1p_plusminus_exp",
     "local_log_sqrt",
     "local_log_sum_exp",
     "local_mul_canonizer",
@@ -154,8 +158,10 @@ __all__ = [
     "local_one_minus_erf",
     "local_one_minus_erfc",
     "local_one_plus_erf",
+    "local_opt_alloc",
     "local_pow_canonicalize",
     "local_pow_specialize",
+    "local_reciprocal_1_plus_exp",
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
@@ -461,7 +467,8 @@ local_erf_minus_one = ERF_RULES["local_erf_minus_one"]
 local_one_minus_erfc = ERF_RULES["local_one_minus_erfc"]
 local_erf_neg_minus_one = ERF_RULES["local_erf_neg_minus_one"]
 
-_REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc")}
+_REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc"),
+               "local_log_erfc": ("stabilize", "special_log_erfc")}
 """PyTensor names of rewrites another plugin registers (found in the database by name)."""
 
 
