@@ -112,7 +112,7 @@ BOUND = [  # (PyTensor name, build, op gone (or "+op": the op that appears), tag
 
 @pytest.mark.parametrize("case", BOUND, ids=[c[0] for c in BOUND])
 def test_bound_names_do_the_job_and_are_tags(case):
-    name, build, gone, phase = case
+    name, build, gone, _phase = case
     x = pt.dvector("x")
     out = build(x)
     fg = _apply(getattr(m, name), [x], out)
