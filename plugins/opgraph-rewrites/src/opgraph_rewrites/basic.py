@@ -19,6 +19,7 @@ from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.raise_op import CheckAndRaise, assert_op
 from opgraph.scalar.structural import Switch
+from opgraph.scalar.type import upcast
 from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -54,7 +55,9 @@ from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes
 __all__ = [
     "assert_op",
     "basic_rewriters",
+    "broadcasted_by",
     "constant_folding",
+    "is_an_upcast",
     "local_alloc_sink_dimshuffle",
     "local_alloc_unary",
     "local_cast_cast",
@@ -291,3 +294,19 @@ def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]
                          ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ())],
         "specialize": both,
     }
+
+
+def broadcasted_by(x: Variable, y: Variable) -> bool:
+    """``x`` would be broadcast against ``y`` in an Elemwise: it has fewer axes, or a
+    static length 1 where ``y``'s length is not known to be 1."""
+    bx, by = x.type.broadcastable, y.type.broadcastable
+    if len(bx) < len(by):
+        return True
+    tail = bx[len(bx) - len(by):]
+    return any(a and not b for a, b in zip(tail, by, strict=True))
+
+
+def is_an_upcast(type1: str, type2: str) -> bool:
+    """Casting dtype ``type1`` to ``type2`` loses nothing and changes the dtype (``int32``
+    to ``float64`` is one, ``int64`` to ``float32`` is not)."""
+    return type1 != type2 and upcast(type1, type2) == type2
