@@ -49,3 +49,13 @@ def test_apply_local_dimshuffle_lift_moves_the_transpose_to_the_input():
 def test_elemwise_max_operands_is_the_fusion_bound():
     a = pt.dvector("a")
     assert e.elemwise_max_operands_fct((a + 1).owner) == e.FusionOptimizer().max_inputs
+
+
+def test_transform_take_is_numpy_take():
+    from opgraph.tensor.rewriting.subtensor import transform_take
+
+    a, idx = pt.dtensor3("a"), pt.lmatrix("idx")
+    vals, ivals = np.arange(24.0).reshape(2, 3, 4), np.array([[0, 1], [1, -1]])
+    for axis in (0, 1, 2):
+        got = function([a, idx], transform_take(a, idx, axis))(vals, ivals)
+        np.testing.assert_array_equal(got, np.take(vals, ivals, axis=axis))

@@ -36,6 +36,7 @@ CASES = [  # (name, build, scalar op that must be gone)
     ("local_div_by_one", lambda x, y: x / 1.0, "TrueDiv"),
     ("local_add_remove_zeros", lambda x, y: x + 0.0 + y, None),
     ("local_div_to_reciprocal", lambda x, y: 1.0 / x, "TrueDiv"),
+    ("local_mul_specialize", lambda x, y: pt.mul(x, 1.0, y) + pt.mul(x, -1.0), None),
 ]
 
 
@@ -138,3 +139,11 @@ def test_local_log_erfc_is_the_special_plugins_rewrite():
     got, want = _run(fg.inputs, fg.outputs[0], xs), _run([x], out, xs)
     np.testing.assert_allclose(got[:4], want[:4], rtol=1e-12)
     assert np.isfinite(got[4]) and want[4] == -np.inf  # erfc(30) underflows to 0
+
+
+def test_mul_specialize_leaves_a_zero_factor():
+    x = pt.dvector("x")
+    fg = _apply(m.local_mul_specialize, [x], pt.mul(x, 0.0))
+    assert pprint(fg.outputs[0]) == pprint(pt.mul(fg.inputs[0], 0.0))
+    fg = _apply(m.local_mul_specialize, [x], pt.mul(x, -1.0, 1.0))
+    assert _run(fg.inputs, fg.outputs[0], np.array([np.inf, 2.0])).tolist() == [-np.inf, -2.0]

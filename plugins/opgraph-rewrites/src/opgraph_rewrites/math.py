@@ -86,6 +86,7 @@ from opgraph_rewrites.math_named import (
     local_add_remove_zeros,
     local_div_by_one,
     local_div_to_reciprocal,
+    local_mul_specialize,
     local_neg_div_neg,
     local_sum_of_neg_to_neg_of_sum,
 )
@@ -162,6 +163,7 @@ __all__ = [
     "local_mul_canonizer",
     "local_mul_exp_to_exp_add",
     "local_mul_pow_to_pow_add",
+    "local_mul_specialize",
     "local_mul_switch_sink",
     "local_mul_to_sqr",
     "local_neg_div_neg",

@@ -30,6 +30,7 @@ __all__ = [
     "local_add_remove_zeros",
     "local_div_by_one",
     "local_div_to_reciprocal",
+    "local_mul_specialize",
     "local_neg_div_neg",
     "local_sum_of_neg_to_neg_of_sum",
     "math_named_rewriters",
@@ -217,6 +218,25 @@ def local_add_remove_zeros(fgraph: Any, node: Apply) -> Any:
     return _fixed(node, new)
 
 
+@node_rewriter([ew(ps.mul)], name="local_mul_specialize")
+def local_mul_specialize(fgraph: Any, node: Apply) -> Any:
+    """x * 1 * y -> x * y, x * -1 -> -x (exact). Unlike PyTensor's, ``x * 0`` is left
+    alone: 0 is not NumPy's answer for an inf or NaN ``x``."""
+    rest, negate, dropped = [], False, False
+    for var in node.inputs:
+        c = const_value(var)
+        if c is not None and np.all(np.asarray(c) == 1):
+            dropped = True
+        elif c is not None and np.all(np.asarray(c) == -1):
+            negate, dropped = not negate, True
+        else:
+            rest.append(var)
+    if not dropped or not rest:
+        return False
+    new = rest[0] if len(rest) == 1 else node.op(*rest)
+    return _fixed(node, ew(ps.neg)(new) if negate else new)
+
+
 @node_rewriter([ew(ps.true_div)], name="local_div_to_reciprocal")
 def local_div_to_reciprocal(fgraph: Any, node: Apply) -> Any:
     """1 / x -> reciprocal(x) (one op, the same rounding)."""
@@ -244,6 +264,7 @@ def math_named_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str,
             ("local_neg_div_neg", local_neg_div_neg, ()),
             ("local_add_remove_zeros", local_add_remove_zeros, ()),
             ("local_div_to_reciprocal", local_div_to_reciprocal, ()),
+            ("local_mul_specialize", local_mul_specialize, ()),
         ],
     }
 
