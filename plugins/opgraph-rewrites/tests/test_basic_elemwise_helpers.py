@@ -59,3 +59,20 @@ def test_transform_take_is_numpy_take():
     for axis in (0, 1, 2):
         got = function([a, idx], transform_take(a, idx, axis))(vals, ivals)
         np.testing.assert_array_equal(got, np.take(vals, ivals, axis=axis))
+
+
+def test_view_op_and_tensor_copy_go_in_fast_compile():
+    from helpers_rw import compile_pair, op_counts
+
+    from opgraph.compile.database import optdb
+    from opgraph.compile.ops import view_op
+
+    x = pt.dvector("x")
+    for name, out in (("local_view_op", view_op(x) * 2), ("remove_tensor_copy",
+                                                          pt.tensor_copy(x) * 2)):
+        assert name in optdb["canonicalize"]
+        fast, ref = compile_pair([x], out, "FAST_COMPILE")
+        labels = set(op_counts(fast))
+        assert "ViewOp" not in labels and "Identity" not in labels
+        vals = np.array([1.0, -np.inf, np.nan])
+        np.testing.assert_array_equal(fast(vals), ref(vals))

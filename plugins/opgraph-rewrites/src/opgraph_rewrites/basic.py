@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.compile.ops import ViewOp
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.raise_op import CheckAndRaise, assert_op
-from opgraph.scalar.structural import Switch
+from opgraph.scalar.structural import Identity, Switch
 from opgraph.scalar.type import upcast
 from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
@@ -79,11 +80,13 @@ __all__ = [
     "local_useless_fill",
     "local_useless_split",
     "local_useless_switch",
+    "local_view_op",
     "register_canonicalize",
     "register_specialize",
     "register_stabilize",
     "register_uncanonicalize",
     "register_useless",
+    "remove_tensor_copy",
     "topo_constant_folding",
     "topo_unconditional_constant_folding",
     "topological_second_sink",
@@ -279,6 +282,21 @@ topo_unconditional_constant_folding = in2out(
 topological_second_sink = in2out(local_fill_sink(), name="topological_second_sink")
 
 
+@node_rewriter([ViewOp], name="local_view_op")
+def local_view_op(fgraph: Any, node: Apply) -> Any:
+    """ViewOp(x) -> x (a view is the value itself)."""
+    return [node.inputs[0]] if node.inputs[0].type == node.outputs[0].type else False
+
+
+@node_rewriter([Elemwise], name="remove_tensor_copy")
+def remove_tensor_copy(fgraph: Any, node: Apply) -> Any:
+    """tensor_copy(x) -> x: an identity Elemwise copies nothing a graph needs."""
+    if not isinstance(node.op.scalar_op, Identity):
+        return False
+    fixed = keep_type(node.outputs[0], node.inputs[0])
+    return [fixed] if fixed is not None else False
+
+
 def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]]]]:
     """(name, rewriter, extra tags) per phase, for :mod:`opgraph_rewrites.standard`."""
     both = [
@@ -291,7 +309,9 @@ def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]
         "canonicalize": [*both,
                          ("local_merge_alloc", local_merge_alloc, ()),
                          ("local_merge_switch_same_cond", local_merge_switch_same_cond, ()),
-                         ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ())],
+                         ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ()),
+                         ("local_view_op", local_view_op, ("fast_compile",)),
+                         ("remove_tensor_copy", remove_tensor_copy, ("fast_compile",))],
         "specialize": both,
     }
 
