@@ -76,3 +76,19 @@ def test_view_op_and_tensor_copy_go_in_fast_compile():
         assert "ViewOp" not in labels and "Identity" not in labels
         vals = np.array([1.0, -np.inf, np.nan])
         np.testing.assert_array_equal(fast(vals), ref(vals))
+
+
+def test_get_simplified_shape_prefers_the_shape_feature_then_static_lengths():
+    from opgraph.tensor.rewriting.basic import get_simplified_shape
+    from opgraph.tensor.rewriting.shape import ShapeFeature
+
+    x = pt.tensor("x", shape=(3, None))
+    y = pt.exp(x)
+    fg = FunctionGraph([x], [y], clone=False)
+    first, second = get_simplified_shape(y, fgraph=fg)
+    assert first.data == 3 and second.owner is not None
+    fg.attach_feature(ShapeFeature())
+    first, second = get_simplified_shape(y, fgraph=fg)
+    assert int(first.data) == 3 and second.owner.inputs[0] is x  # Shape_i of the input
+    val = np.zeros((3, 5))
+    assert function([x], second)(val) == 5

@@ -51,13 +51,14 @@ from opgraph_rewrites.registering import (
 from opgraph_rewrites.uncanonicalize import local_dimshuffle_alloc
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.useless import local_useless_alloc as _useless_alloc
-from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes
+from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes, tensor_constant
 
 __all__ = [
     "assert_op",
     "basic_rewriters",
     "broadcasted_by",
     "constant_folding",
+    "get_simplified_shape",
     "is_an_upcast",
     "local_alloc_sink_dimshuffle",
     "local_alloc_unary",
@@ -330,3 +331,16 @@ def is_an_upcast(type1: str, type2: str) -> bool:
     """Casting dtype ``type1`` to ``type2`` loses nothing and changes the dtype (``int32``
     to ``float64`` is one, ``int64`` to ``float32`` is not)."""
     return type1 != type2 and upcast(type1, type2) == type2
+
+
+def get_simplified_shape(x: Variable, *, fgraph: Any) -> tuple[Variable, ...]:
+    """``x``'s lengths, simplest source first: the graph's ShapeFeature, then the
+    static lengths of its type (int64 constants), then ``x.shape[i]``."""
+    feature = getattr(fgraph, "shape_feature", None)
+    if feature is not None:
+        try:
+            return tuple(feature.shape_of[x])
+        except KeyError:
+            pass
+    return tuple(tensor_constant(n, "int64") if n is not None else x.shape[i]
+                 for i, n in enumerate(x.type.shape))
