@@ -92,6 +92,11 @@ EXCLUDED_NAMES: tuple[tuple[str, tuple[str, ...], str], ...] = (
                           "local_usmm", "local_usmm_csc_dense_inplace"),
      "rewrites to PyTensor's sparse C kernels (Usmm, SamplingDotCSR, CSMGradC, AddSD's C "
      "code): opgraph-sparse computes these products with SciPy"),
+    ("tensor.rewriting.math", ("local_0_dot_x", "local_elemwise_sub_zeros", "local_mul_zero",
+                               "local_zero_div"),
+     "they change IEEE results or drop a shape check: x * 0 -> 0 and 0 / x -> 0 (NaN for "
+     "x = inf, 0), x - x -> 0 (NaN for inf), dot(0, y) -> zeros (shape_unsafe, NaN/inf in y "
+     "lost); opgraph cancels float terms only under config.fast_math"),
     ("typed_list.rewriting", ("typed_list_inplace_rewrite",),
      "opgraph's list Ops always return a new list: there is no in-place variant to switch to"),
 )

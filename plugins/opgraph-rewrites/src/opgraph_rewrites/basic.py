@@ -14,11 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.compile.ops import ViewOp
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.raise_op import CheckAndRaise, assert_op
-from opgraph.scalar.structural import Switch
+from opgraph.scalar.structural import Identity, Switch
+from opgraph.scalar.type import upcast
 from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -49,12 +51,15 @@ from opgraph_rewrites.registering import (
 from opgraph_rewrites.uncanonicalize import local_dimshuffle_alloc
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.useless import local_useless_alloc as _useless_alloc
-from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes
+from opgraph_rewrites.utils import const_value, keep_type, order_with_new_axes, tensor_constant
 
 __all__ = [
     "assert_op",
     "basic_rewriters",
+    "broadcasted_by",
     "constant_folding",
+    "get_simplified_shape",
+    "is_an_upcast",
     "local_alloc_sink_dimshuffle",
     "local_alloc_unary",
     "local_cast_cast",
@@ -76,11 +81,13 @@ __all__ = [
     "local_useless_fill",
     "local_useless_split",
     "local_useless_switch",
+    "local_view_op",
     "register_canonicalize",
     "register_specialize",
     "register_stabilize",
     "register_uncanonicalize",
     "register_useless",
+    "remove_tensor_copy",
     "topo_constant_folding",
     "topo_unconditional_constant_folding",
     "topological_second_sink",
@@ -276,6 +283,21 @@ topo_unconditional_constant_folding = in2out(
 topological_second_sink = in2out(local_fill_sink(), name="topological_second_sink")
 
 
+@node_rewriter([ViewOp], name="local_view_op")
+def local_view_op(fgraph: Any, node: Apply) -> Any:
+    """ViewOp(x) -> x (a view is the value itself)."""
+    return [node.inputs[0]] if node.inputs[0].type == node.outputs[0].type else False
+
+
+@node_rewriter([Elemwise], name="remove_tensor_copy")
+def remove_tensor_copy(fgraph: Any, node: Apply) -> Any:
+    """tensor_copy(x) -> x: an identity Elemwise copies nothing a graph needs."""
+    if not isinstance(node.op.scalar_op, Identity):
+        return False
+    fixed = keep_type(node.outputs[0], node.inputs[0])
+    return [fixed] if fixed is not None else False
+
+
 def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]]]]:
     """(name, rewriter, extra tags) per phase, for :mod:`opgraph_rewrites.standard`."""
     both = [
@@ -288,6 +310,37 @@ def basic_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]
         "canonicalize": [*both,
                          ("local_merge_alloc", local_merge_alloc, ()),
                          ("local_merge_switch_same_cond", local_merge_switch_same_cond, ()),
-                         ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ())],
+                         ("local_alloc_sink_dimshuffle", local_alloc_sink_dimshuffle, ()),
+                         ("local_view_op", local_view_op, ("fast_compile",)),
+                         ("remove_tensor_copy", remove_tensor_copy, ("fast_compile",))],
         "specialize": both,
     }
+
+
+def broadcasted_by(x: Variable, y: Variable) -> bool:
+    """``x`` would be broadcast against ``y`` in an Elemwise: it has fewer axes, or a
+    static length 1 where ``y``'s length is not known to be 1."""
+    bx, by = x.type.broadcastable, y.type.broadcastable
+    if len(bx) < len(by):
+        return True
+    tail = bx[len(bx) - len(by):]
+    return any(a and not b for a, b in zip(tail, by, strict=True))
+
+
+def is_an_upcast(type1: str, type2: str) -> bool:
+    """Casting dtype ``type1`` to ``type2`` loses nothing and changes the dtype (``int32``
+    to ``float64`` is one, ``int64`` to ``float32`` is not)."""
+    return type1 != type2 and upcast(type1, type2) == type2
+
+
+def get_simplified_shape(x: Variable, *, fgraph: Any) -> tuple[Variable, ...]:
+    """``x``'s lengths, simplest source first: the graph's ShapeFeature, then the
+    static lengths of its type (int64 constants), then ``x.shape[i]``."""
+    feature = getattr(fgraph, "shape_feature", None)
+    if feature is not None:
+        try:
+            return tuple(feature.shape_of[x])
+        except KeyError:
+            pass
+    return tuple(tensor_constant(n, "int64") if n is not None else x.shape[i]
+                 for i, n in enumerate(x.type.shape))

@@ -15,14 +15,17 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
-from opgraph_rewrites.fusion import FusionOptimizer
+from opgraph_rewrites.fusion import MAX_INPUTS, FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
     "FusionOptimizer",
     "InplaceElemwiseOptimizer",
+    "apply_local_dimshuffle_lift",
+    "elemwise_max_operands_fct",
     "elemwise_rewriters",
+    "is_dimshuffle_useless",
     "local_dimshuffle_lift",
     "local_inline_composite_constants",
     "local_useless_dimshuffle_makevector",
@@ -59,3 +62,26 @@ def local_dimshuffle_lift(fgraph: Any, node: Apply) -> Any:
 def elemwise_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     """(name, rewriter, extra tags) for the canonicalize phase."""
     return [("local_dimshuffle_lift", local_dimshuffle_lift, ("fast_compile",))]
+
+
+def apply_local_dimshuffle_lift(fgraph: Any, var: Any) -> Any:
+    """``var`` with :func:`local_dimshuffle_lift` applied to its owner (``var`` when it
+    does not apply): the lift is recursive, it reaches the graph's leaves."""
+    if var.owner is None:
+        return var
+    new = local_dimshuffle_lift.transform(fgraph, var.owner)
+    return new[0] if new else var
+
+
+def is_dimshuffle_useless(new_order: Any, input: Any) -> bool:
+    """A DimShuffle with ``new_order`` of ``input`` returns the same layout: it keeps every
+    axis in place, or moves only length-1 (broadcastable) axes among length-1 ones."""
+    bcast = input.type.broadcastable
+    if len(new_order) != len(bcast) or "x" in new_order:
+        return False
+    return all(k == i or (bcast[k] and bcast[i]) for k, i in enumerate(new_order))
+
+
+def elemwise_max_operands_fct(node: Apply) -> int:
+    """The most non-constant inputs one fused Elemwise may take (the fusion's bound)."""
+    return MAX_INPUTS

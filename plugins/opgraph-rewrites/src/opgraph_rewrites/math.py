@@ -48,6 +48,27 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_helpers import (
+    add_calculate,
+    check_for_x_over_absX,
+    get_clients_at_depth1,
+    get_clients_at_depth2,
+    is_exp,
+    is_mul,
+    is_neg,
+    isclose,
+    mul_calculate,
+    partition_num_or_denom,
+    scalarconsts_rest,
+)
+from opgraph_rewrites.math_logexp import (
+    local_log_add_exp,
+    local_logit_sigmoid,
+    local_polygamma_to_digamma,
+    local_polygamma_to_tri_gamma,
+    local_sigmoid_logit,
+    logdiffexp_to_log1mexpdiff,
+)
 from opgraph_rewrites.math_more import (
     local_div_exp_to_mul_exp,
     local_log_sqrt,
@@ -56,6 +77,18 @@ from opgraph_rewrites.math_more import (
     local_pow_canonicalize,
     local_sqrt_sqr,
     local_sub_neg_to_add,
+)
+from opgraph_rewrites.math_named import (
+    ERF_RULES,
+    local_abs_lift,
+    local_abs_merge,
+    local_add_neg_to_sub,
+    local_add_remove_zeros,
+    local_div_by_one,
+    local_div_to_reciprocal,
+    local_mul_specialize,
+    local_neg_div_neg,
+    local_sum_of_neg_to_neg_of_sum,
 )
 from opgraph_rewrites.matmul import local_batched_matmul_to_core_matmul_with_reshape
 from opgraph_rewrites.mul_tree import (
@@ -73,8 +106,11 @@ from opgraph_rewrites.pytensor_names import (
     local_exp_log_nan_switch,
     local_expm1,
     local_log1p,
+    local_log1p_plusminus_exp,
     local_log_sum_exp,
+    local_opt_alloc,
     local_pow_specialize,
+    local_reciprocal_1_plus_exp,
     local_sigm_times_exp,
     log1msigm_to_softplus,
     log1p_neg_sigmoid,
@@ -86,16 +122,32 @@ from opgraph_rewrites.specialize import local_sum_of_mul
 from opgraph_rewrites.utils import const_value, is_elemwise, keep_type, single_client
 
 __all__ = [
+    "add_calculate",
     "add_canonizer",
+    "check_for_x_over_absX",
     "compute_mul",
     "fast_math_rewriters",
+    "get_clients_at_depth1",
+    "get_clients_at_depth2",
     "is_1pexp",
+    "is_exp",
+    "is_mul",
+    "is_neg",
+    "isclose",
     "local_1msigmoid",
+    "local_abs_lift",
+    "local_abs_merge",
     "local_add_canonizer",
+    "local_add_neg_to_sub",
+    "local_add_remove_zeros",
     "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_div_by_one",
     "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
+    "local_div_to_reciprocal",
     "local_dot_to_mul",
+    "local_erf_minus_one",
+    "local_erf_neg_minus_one",
     "local_exp_log",
     "local_exp_log_nan_switch",
     "local_exp_over_1_plus_exp",
@@ -103,22 +155,36 @@ __all__ = [
     "local_greedy_distributor",
     "local_lift_transpose_through_dot",
     "local_log1p",
+    "local_log1p_plusminus_exp",
+    "local_log_add_exp",
     "local_log_sqrt",
     "local_log_sum_exp",
+    "local_logit_sigmoid",
     "local_mul_canonizer",
     "local_mul_exp_to_exp_add",
     "local_mul_pow_to_pow_add",
+    "local_mul_specialize",
     "local_mul_switch_sink",
     "local_mul_to_sqr",
+    "local_neg_div_neg",
+    "local_one_minus_erf",
+    "local_one_minus_erfc",
+    "local_one_plus_erf",
+    "local_opt_alloc",
+    "local_polygamma_to_digamma",
+    "local_polygamma_to_tri_gamma",
     "local_pow_canonicalize",
     "local_pow_specialize",
+    "local_reciprocal_1_plus_exp",
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
     "local_sigm_times_exp",
+    "local_sigmoid_logit",
     "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
     "local_sub_neg_to_add",
+    "local_sum_of_neg_to_neg_of_sum",
     "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
     "local_useless_conj",
@@ -126,12 +192,16 @@ __all__ = [
     "local_useless_reduce",
     "log1msigm_to_softplus",
     "log1p_neg_sigmoid",
+    "logdiffexp_to_log1mexpdiff",
     "logmexpm1_to_log1mexp",
     "logsigm_to_softplus",
     "math_rewriters",
+    "mul_calculate",
     "mul_canonizer",
     "parse_mul_tree",
+    "partition_num_or_denom",
     "perform_sigm_times_exp",
+    "scalarconsts_rest",
     "simplify_mul",
 ]
 
@@ -407,7 +477,14 @@ def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
     return [fixed] if fixed is not None else False
 
 
-_REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc")}
+local_one_minus_erf = ERF_RULES["local_one_minus_erf"]
+local_one_plus_erf = ERF_RULES["local_one_plus_erf"]
+local_erf_minus_one = ERF_RULES["local_erf_minus_one"]
+local_one_minus_erfc = ERF_RULES["local_one_minus_erfc"]
+local_erf_neg_minus_one = ERF_RULES["local_erf_neg_minus_one"]
+
+_REGISTERED = {"local_grad_log_erfc_neg": ("stabilize", "special_grad_log_erfc"),
+               "local_log_erfc": ("stabilize", "special_log_erfc")}
 """PyTensor names of rewrites another plugin registers (found in the database by name)."""
 
 

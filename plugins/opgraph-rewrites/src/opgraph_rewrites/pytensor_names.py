@@ -19,6 +19,7 @@ from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.specialize import local_pow_specialize as _pow_specialize
 from opgraph_rewrites.stabilize import stabilize_rewriters
 from opgraph_rewrites.useless import local_reshape_reshape as _reshape_reshape
+from opgraph_rewrites.useless import local_sum_of_alloc
 
 __all__ = [
     "PYTENSOR_TAGS",
@@ -29,9 +30,12 @@ __all__ = [
     "local_exp_log_nan_switch",
     "local_expm1",
     "local_log1p",
+    "local_log1p_plusminus_exp",
     "local_log_sum_exp",
     "local_logsoftmax",
+    "local_opt_alloc",
     "local_pow_specialize",
+    "local_reciprocal_1_plus_exp",
     "local_reshape_chain",
     "local_second_sink",
     "local_second_to_alloc",
@@ -65,6 +69,9 @@ PYTENSOR_TAGS: dict[str, tuple[str, ...]] = {
     "local_logsoftmax": ("log_softmax",),
     "local_useless_subtensor": ("local_useless_slice",),
     "local_reshape_chain": ("local_reshape_reshape",),
+    "local_log1p_plusminus_exp": ("softplus_from_log1p_exp", "log1mexp_from_log1p"),
+    "local_reciprocal_1_plus_exp": ("local_exp_sigmoid_product",),
+    "local_opt_alloc": ("local_sum_of_alloc",),
 }
 
 
@@ -89,6 +96,7 @@ def _group(name: str, rewriters: dict[str, NodeRewriter]) -> NodeRewriter:
 
 _STANDARD = {n: rw for n, rw, _ in [*stabilize_rewriters(), *canonicalize_rewriters()]}
 _STANDARD.update({"local_fill_sink": local_fill_sink(),
+                  "local_sum_of_alloc": local_sum_of_alloc(),
                   "local_fill_to_alloc": local_fill_to_alloc(),
                   "local_useless_fill": local_useless_fill()})
 
@@ -100,6 +108,8 @@ local_1msigmoid = _group("local_1msigmoid", _STANDARD)
 logmexpm1_to_log1mexp = _group("logmexpm1_to_log1mexp", _STANDARD)
 local_log_sum_exp = _group("local_log_sum_exp", _STANDARD)
 local_sigm_times_exp = _group("local_sigm_times_exp", _STANDARD)
+local_log1p_plusminus_exp = _group("local_log1p_plusminus_exp", _STANDARD)
+local_reciprocal_1_plus_exp = _STANDARD["local_exp_sigmoid_product"]
 local_add_canonizer = add_canonizer = _group("local_add_canonizer", _STANDARD)
 local_second_to_alloc = _group("local_second_to_alloc", _STANDARD)
 local_logsoftmax = _STANDARD["log_softmax"]
@@ -108,6 +118,7 @@ local_pow_specialize = _pow_specialize()
 local_reshape_chain = _reshape_reshape()
 local_second_sink = _STANDARD["local_fill_sink"]
 local_useless_fill = _STANDARD["local_useless_fill"]
+local_opt_alloc = _STANDARD["local_sum_of_alloc"]
 
 _PAIRS = inverse_pair_rewriters()
 local_exp_log = SequentialNodeRewriter(*[rw for _, rw, tags in _PAIRS])

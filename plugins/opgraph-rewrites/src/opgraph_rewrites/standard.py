@@ -27,7 +27,9 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_logexp import math_logexp_rewriters
 from opgraph_rewrites.math_more import math_more_rewriters
+from opgraph_rewrites.math_named import math_named_rewriters
 from opgraph_rewrites.matmul import matmul_rewriters
 from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
@@ -66,7 +68,8 @@ def register_standard_rewrites(db: Any) -> None:
     for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
     for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
-                          *basic_vector_rewriters().items(), *math_more_rewriters().items()]:
+                          *basic_vector_rewriters().items(), *math_more_rewriters().items(),
+                          *math_named_rewriters().items(), *math_logexp_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():

@@ -27,6 +27,7 @@ from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.plugins import MissingPluginName
 from opgraph.scalar.arith import Add
+from opgraph.tensor import take
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.creation import Alloc, arange
@@ -81,6 +82,7 @@ __all__ = [
     "merge_two_slices",
     "register_useless",
     "subtensor_rewriters",
+    "transform_take",
 ]
 
 _EVAL_BUDGET = 16
@@ -419,3 +421,9 @@ def subtensor_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
 
 #: PyTensor's name: a Subtensor taking whole axes goes (``local_useless_slice``'s job).
 local_useless_subtensor = local_useless_slice
+
+
+def transform_take(a: Variable, indices: Variable, axis: int) -> Variable:
+    """``a[:, ..., indices, ...]`` with ``indices`` on ``axis``: what ``np.take(a,
+    indices, axis)`` gives, built from one-dimensional (AdvancedSubtensor1) indexing."""
+    return take(a, indices, axis=axis)
