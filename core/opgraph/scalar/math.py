@@ -394,7 +394,9 @@ arccos = ArcCos(name="arccos")
 arctan = ArcTan(name="arctan")
 arctan2 = ArcTan2(name="arctan2")
 deg2rad = Deg2Rad(name="deg2rad")
+"""Degrees to radians, ``x * pi / 180`` (NumPy's ``deg2rad``)."""
 rad2deg = Rad2Deg(name="rad2deg")
+"""Radians to degrees, ``x * 180 / pi`` (NumPy's ``rad2deg``)."""
 sinh = Sinh(name="sinh")
 cosh = Cosh(name="cosh")
 tanh = Tanh(name="tanh")

@@ -51,6 +51,7 @@ class SliceType(Type):
 
 
 slicetype = SliceType()
+"""The type of symbolic slices (``make_slice``'s outputs, slice constants)."""
 
 
 class SliceConstant(Constant):
@@ -83,6 +84,7 @@ class NoneTypeT(Type):
 
 
 none_type_t = NoneTypeT()
+"""The type of the symbolic ``None`` (an index's new axis, an absent argument)."""
 NoneConst = Constant(none_type_t, None, name="NoneConst")
 """The symbolic constant None (e.g. an absent slice bound)."""
 
@@ -118,6 +120,8 @@ class MakeSlice(Op):
 
 
 make_slice = MakeSlice()
+"""``make_slice(start, stop, step)``: a symbolic slice from scalar bounds (None where absent)."""
 
 #: the constant ``slice(None)`` (``x[:]``'s index)
 NoneSliceConst = SliceConstant(slicetype, slice(None), name="slice(None)")
+"""The constant full slice ``slice(None)`` (``x[:]``)."""

@@ -22,6 +22,7 @@ import numpy as np
 import opgraph.scalar as ps
 import opgraph.tensor.basic as tensor_basic
 from opgraph.graph.basic import Apply, Constant, Variable
+from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import NodeRewriter, SequentialGraphRewriter, node_rewriter
 from opgraph.graph.rewriting.walking import out2in
 from opgraph.plugins import MissingPluginName
@@ -48,7 +49,16 @@ def _plugin_op(name: str) -> Any:
 
 ExtractDiag = _plugin_op("ExtractDiag")
 AllocDiag = _plugin_op("AllocDiag")
-_TRACKS = [ExtractDiag] if ExtractDiag is not None else []
+
+
+class _NoExtractDiag(Op):
+    """Tracked in ExtractDiag's place when opgraph-linalg is not installed: no node has
+    it, so the rewrites below never run (an empty track list means "every node")."""
+
+    __props__ = ()
+
+
+_TRACKS = [ExtractDiag if ExtractDiag is not None else _NoExtractDiag]
 
 
 def _fixed(node: Apply, new: Any) -> Any:
