@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
@@ -114,7 +114,8 @@ class Op:
         """The props by constructor argument name: ``type(op)(**op._props_dict()) == op``."""
         props = {p: getattr(self, p) for p in (_props_of(self) or ())}
         if attrs.has(type(self)) and getattr(type(self), "__props__", None) is None:
-            aliases = {a.name: a.alias for a in attrs.fields(type(self)) if a.alias}
+            fields = attrs.fields(cast(Any, type(self)))  # an attrs class, checked above
+            aliases = {a.name: a.alias for a in fields if a.alias}
             props = {aliases.get(p, p): v for p, v in props.items()}
         return props
 

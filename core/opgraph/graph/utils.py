@@ -67,7 +67,7 @@ class MetaObject(metaclass=MetaType):
     def __eq__(self, other: object) -> bool:
         if self.__props__ is None:
             return self is other
-        return type(self) is type(other) and self._props() == other._props()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self._props() == other._props()
 
     def __ne__(self, other: object) -> bool:
         return not self == other
