@@ -59,15 +59,20 @@ def local_pow_canonicalize(fgraph: Any, node: Apply) -> Any:
     return None
 
 
+def _input_of_nested(node: Apply, outer: type, inner: type) -> Any:
+    """``x`` when ``node`` is ``outer(inner(x))`` (both elementwise), else None."""
+    if not is_elemwise(node, outer):
+        return None
+    found = elemwise_of(node.inputs[0], inner)
+    return None if found is None else found.inputs[0]
+
+
 @node_rewriter([Elemwise], name="local_log_sqrt")
 def local_log_sqrt(fgraph: Any, node: Apply) -> Any:
     """log(sqrt(x)) -> 0.5 * log(x)."""
-    if not is_elemwise(node, ps.Log):
+    x = _input_of_nested(node, ps.Log, ps.Sqrt)
+    if x is None:
         return None
-    inner = elemwise_of(node.inputs[0], ps.Sqrt)
-    if inner is None:
-        return None
-    x = inner.inputs[0]
     out = node.outputs[0]
     return _fixed(node, ew(ps.mul)(_const(0.5, out), ew(ps.log)(x)))
 
@@ -75,12 +80,9 @@ def local_log_sqrt(fgraph: Any, node: Apply) -> Any:
 @node_rewriter([Elemwise], name="local_sqrt_sqr")
 def local_sqrt_sqr(fgraph: Any, node: Apply) -> Any:
     """sqr(sqrt(x)) -> switch(x >= 0, x, nan) (sqrt(sqr(x)) -> abs(x) is a pattern)."""
-    if not is_elemwise(node, ps.Sqr):
+    x = _input_of_nested(node, ps.Sqr, ps.Sqrt)
+    if x is None:
         return None
-    inner = elemwise_of(node.inputs[0], ps.Sqrt)
-    if inner is None:
-        return None
-    x = inner.inputs[0]
     out = node.outputs[0]
     zero = x.type.clone(dtype="int8", shape=(1,) * x.type.ndim).make_constant(
         np.zeros((1,) * x.type.ndim, dtype="int8"))
