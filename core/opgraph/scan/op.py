@@ -27,7 +27,7 @@ import numpy as np
 from opgraph.compile.function import function
 from opgraph.compile.io import In
 from opgraph.graph.basic import Apply, Variable, clone, io_toposort
-from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.fg import FunctionGraph, InnerFunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
 from opgraph.scan.helpers import (
@@ -118,22 +118,6 @@ class ScanInfo:
     @property
     def n_outer_outputs(self) -> int:
         return self.n_mit_mot + self.n_states + self.n_nit_sot + self.n_shared_outs
-
-
-class InnerFunctionGraph(FunctionGraph):
-    """A Scan's inner graph (``op.fgraph``): its clones keep the inner input variables.
-
-    PyTensor's Scan makes its inner inputs nominal variables, which a clone
-    keeps; code written for it (PyMC's measurable-scan rewrite) clones
-    ``op.fgraph``, swaps in outputs derived from ``op.inner_outputs`` and builds
-    a Scan from the clone's inputs.  Here the clone shares the inputs for the same
-    reason; its nodes and other variables are new.
-    """
-
-    def clone_get_equiv(self, check_integrity: bool = True, attach_feature: bool = True,
-                        **kwargs: Any) -> tuple[FunctionGraph, dict]:
-        kwargs.setdefault("copy_inputs", False)
-        return super().clone_get_equiv(check_integrity, attach_feature, **kwargs)
 
 
 def _mode_key(mode: Any) -> Any:
