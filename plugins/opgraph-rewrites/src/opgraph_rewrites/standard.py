@@ -44,6 +44,7 @@ from opgraph_rewrites.subtensor import subtensor_rewriters
 from opgraph_rewrites.subtensor_inplace import register_subtensor_inplace
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
 from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
+from opgraph_rewrites.subtensor_writes import subtensor_write_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -69,7 +70,8 @@ def register_standard_rewrites(db: Any) -> None:
         stab.register(name, rw, "fast_run", *tags)
     for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
                           *basic_vector_rewriters().items(), *math_more_rewriters().items(),
-                          *math_named_rewriters().items(), *math_logexp_rewriters().items()]:
+                          *math_named_rewriters().items(), *math_logexp_rewriters().items(),
+                          *subtensor_write_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
