@@ -199,7 +199,7 @@ def local_useless_inc_subtensor(fgraph: Any, node: Apply) -> Any:
         y = alloc(y, *[shape(x)[k] for k in range(x.type.ndim)])  # checks y's fit
     if any(e.step is not None for e in entries):
         y = Subtensor(node.op.idx_spec)(y, *idx)
-    if node.op.set_instead_of_inc or const_value(x) == 0 and _zero_is_exact(x):
+    if node.op.set_instead_of_inc or (const_value(x) == 0 and _zero_is_exact(x)):
         return _fixed(node, y)
     return _fixed(node, x + y)
 
