@@ -29,6 +29,7 @@ from opgraph.plugins import MissingPluginName
 from opgraph.scalar.arith import Add
 from opgraph.tensor import take
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.creation import Alloc, arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -46,6 +47,12 @@ from opgraph.tensor.subtensor import (
 )
 from opgraph.tensor.type_other import NoneTypeT
 from opgraph_rewrites.registering import register_useless
+from opgraph_rewrites.subtensor_index import (
+    local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1,
+    local_convert_negative_indices,
+    local_subtensor_remove_broadcastable_index,
+    local_useless_AdvancedSubtensor1,
+)
 from opgraph_rewrites.subtensor_inplace import (
     local_inplace_AdvancedIncSubtensor,
     local_inplace_AdvancedIncSubtensor1,
@@ -58,27 +65,46 @@ from opgraph_rewrites.subtensor_merge import (
     local_subtensor_merge_slice,
     merge_two_slices,
 )
+from opgraph_rewrites.subtensor_writes import (
+    local_incsubtensor_of_zeros,
+    local_read_of_write_same_indices,
+    local_set_to_inc_subtensor,
+    local_setsubtensor_of_constants,
+    local_useless_inc_subtensor,
+    local_write_of_write_same_indices,
+)
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.utils import const_value, keep_type
 
 __all__ = [
     "_diag_indices",
     "_slice_to_arange",
+    "eager_add_zero",
     "get_advsubtensor_axis",
     "is_full_slice",
+    "local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1",
     "local_add_of_sparse_write",
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_convert_negative_indices",
+    "local_incsubtensor_of_zeros",
     "local_inplace_AdvancedIncSubtensor",
     "local_inplace_AdvancedIncSubtensor1",
     "local_inplace_setsubtensor",
     "local_join_subtensors",
+    "local_read_of_write_same_indices",
     "local_replace_AdvancedSubtensor",
+    "local_set_to_inc_subtensor",
+    "local_setsubtensor_of_constants",
     "local_subtensor_merge_integer",
     "local_subtensor_merge_slice",
+    "local_subtensor_remove_broadcastable_index",
+    "local_useless_AdvancedSubtensor1",
+    "local_useless_inc_subtensor",
     "local_useless_slice",
     "local_useless_subtensor",
+    "local_write_of_write_same_indices",
     "merge_two_slices",
     "register_useless",
     "subtensor_rewriters",
@@ -135,6 +161,19 @@ def _const_array(var: Variable, budget: int = _EVAL_BUDGET) -> np.ndarray | None
     except Exception:  # an op that cannot run here: not a known constant
         return None
     return np.asarray(cells[node.outputs.index(var)][0])
+
+
+def eager_add_zero(x: Any, y: Any) -> Variable:
+    """``x + y``, or the other term alone when one is a constant zero that adds nothing
+    (no broadcast, no dtype change), so rewrites do not build ``x + 0``."""
+    x, y = as_tensor_variable(x), as_tensor_variable(y)
+    for zero, other in ((x, y), (y, x)):
+        if (const_value(zero) == 0 and isinstance(zero, Constant)
+                and zero.type.ndim <= other.type.ndim
+                and all(s == 1 for s in zero.type.shape)
+                and zero.type.dtype == other.type.dtype):
+            return other
+    return x + y
 
 
 def _fixed(node: Apply, new: Variable) -> Any:

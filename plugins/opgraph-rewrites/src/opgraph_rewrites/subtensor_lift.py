@@ -5,7 +5,10 @@ arithmetic folds.
 - ``elemwise(x, y)[idx] -> elemwise(x[idx'], y[idx'])`` (one client only);
 - ``expand_dims(x)[idx] -> expand_dims(x[idx'])``;
 - ``make_vector(a, b, c)[1] -> b`` and constant slices of it;
-- ``shape(x)[i]`` -> the static length, when the type knows it.
+- ``shape(x)[i]`` -> the static length, when the type knows it;
+- ``specify_shape(x, (a, b))[i] -> specify_shape(specify_shape(x, (a, None))[i], (b,))``:
+  the rest of the assertion moves to the smaller result; the indexed axes keep
+  theirs (PyTensor drops it).
 
 Each keeps NumPy's result, including its index errors: an index is dropped
 only on an axis where the value is length 1 and another input still
@@ -25,7 +28,14 @@ from opgraph.tensor.creation import arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec, split_inputs
 from opgraph.tensor.reduction import CAReduce, Prod, Sum
-from opgraph.tensor.shape import MakeVector, Shape, make_vector, static_int
+from opgraph.tensor.shape import (
+    MakeVector,
+    Shape,
+    SpecifyShape,
+    make_vector,
+    specify_shape,
+    static_int,
+)
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import Subtensor, get_item
 from opgraph.tensor.variable import constant
@@ -46,6 +56,7 @@ __all__ = [
     "local_extract_diag_of_alloc",
     "local_extract_diag_of_alloc_diag",
     "local_extract_diag_of_eye",
+    "local_subtensor_SpecifyShape_lift",
     "local_subtensor_make_vector",
     "local_subtensor_of_batch_dims",
     "local_subtensor_of_expand_dims",
@@ -261,6 +272,35 @@ def local_subtensor_shape_constant(fgraph: Any, node: Apply) -> Any:
     return _fixed(node, constant(np.int64(static[i])))
 
 
+def _specified_dims(node: Apply) -> list[Any]:
+    """A SpecifyShape node's asserted length per axis (None where not given)."""
+    dims = iter(node.inputs[1:])
+    return [next(dims) if given else None for given in node.op.given]
+
+
+@node_rewriter([Subtensor], name="local_subtensor_SpecifyShape_lift")
+def local_subtensor_SpecifyShape_lift(fgraph: Any, node: Apply) -> Any:
+    """specify_shape(x, (a, b, c))[i] -> specify_shape(specify_shape(x, (a, None,
+    None))[i], (b, c)): integer indices only; the assertion of the indexed axes stays
+    on ``x`` (so a wrong length still raises)."""
+    spec = node.inputs[0].owner
+    if spec is None or not isinstance(spec.op, SpecifyShape):
+        return None
+    index = basic_index(node)
+    if any(isinstance(e, slice) for e in index):
+        return None
+    x = spec.inputs[0]
+    dims = _specified_dims(spec)
+    k = len(index)
+    rest = dims[k:]
+    if all(d is None for d in rest):
+        return None  # nothing to lift (and the inner form of this rewrite itself)
+    head = dims[:k] + [None] * (x.type.ndim - k)
+    base = specify_shape(x, head) if any(d is not None for d in head) else x
+    inner = get_item(base, tuple(index))
+    return _fixed(node, specify_shape(inner, rest))
+
+
 def _diag_indices(ndim: int, axis1: int, axis2: int, d: Any, row_off: int = 0,
                   col_off: int = 0) -> list[Any]:
     """The index tuple reading the diagonal (length ``d``, starting at ``(row_off,
@@ -281,6 +321,7 @@ def subtensor_lift_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_subtensor_of_reduce", local_subtensor_of_reduce, ()),
         ("local_subtensor_of_softmax", local_subtensor_of_softmax, ()),
         ("local_subtensor_make_vector", local_subtensor_make_vector, ("fast_compile",)),
+        ("local_subtensor_SpecifyShape_lift", local_subtensor_SpecifyShape_lift, ()),
         ("local_subtensor_shape_constant", local_subtensor_shape_constant,
          ("fast_compile", "shape")),
     ]
