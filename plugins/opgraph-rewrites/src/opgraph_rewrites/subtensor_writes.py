@@ -33,7 +33,7 @@ from opgraph.tensor.basic import cast
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import Elemwise
 from opgraph.tensor.indexing import SliceSpec, split_inputs
-from opgraph.tensor.math import and_, eq, ge, lt
+from opgraph.tensor.math import and_, eq, ge, lt, or_
 from opgraph.tensor.shape import shape, static_int
 from opgraph.tensor.subtensor import (
     AdvancedIncSubtensor1,
@@ -94,15 +94,19 @@ def _read(op: Any, x: Variable, idx: list[Variable]) -> Variable:
     return op.read_op()(x, *idx)
 
 
-def _fit_conditions(y: Variable, region: Variable) -> list[Variable]:
-    """Run-time conditions that ``y`` broadcasts onto ``region`` (static ones dropped)."""
+def _fit_conditions(y: Variable, region: Variable, runtime_one: bool) -> list[Variable]:
+    """Run-time conditions that ``y`` broadcasts onto ``region`` (static ones dropped);
+    ``runtime_one``: a length 1 known only at run time broadcasts too (IncSubtensor, as
+    NumPy; AdvancedIncSubtensor1 refuses it)."""
     conds = []
     offset = region.type.ndim - y.type.ndim
     for d, ys in enumerate(y.type.shape):
         rs = region.type.shape[offset + d]
         if ys == 1 or (ys is not None and rs is not None):
             continue  # broadcasts, or make_node already compared the static lengths
-        conds.append(eq(shape(y)[d], shape(region)[offset + d]))
+        length = shape(y)[d]
+        same = eq(length, shape(region)[offset + d])
+        conds.append(or_(eq(length, 1), same) if runtime_one else same)
     return conds
 
 
@@ -145,7 +149,7 @@ def _x_checked(node: Apply) -> Any:
     ranges = _range_conditions(node.op, x, idx)
     if ranges is None:
         return None
-    fits = _fit_conditions(y, _read(node.op, x, idx))
+    fits = _fit_conditions(y, _read(node.op, x, idx), isinstance(node.op, IncSubtensor))
     out = x  # the range check first (inner): NumPy's IndexError comes before the fit
     if ranges:
         out = _check_range(out, _all(ranges))
@@ -189,25 +193,44 @@ def local_useless_inc_subtensor(fgraph: Any, node: Apply) -> Any:
     if not all(_is_whole(e) for e in entries):
         return None
     out_dtype = node.outputs[0].type.dtype
-    same = None not in x.type.shape and x.type.shape == y.type.shape
-    feature = getattr(fgraph, "shape_feature", None)
-    if not same and feature is not None and y.type.ndim == x.type.ndim:
-        same = feature.same_shape(x, y)
+    if not _fits_without_runtime_broadcast(fgraph, x, y):
+        # IncSubtensor broadcasts a length that is 1 only at run time (as NumPy does);
+        # alloc and elemwise refuse to: the write stays
+        return None
     if y.type.dtype != out_dtype:
         y = cast(y, out_dtype)
-    if not same:
-        y = alloc(y, *[shape(x)[k] for k in range(x.type.ndim)])  # checks y's fit
+    if not _same_lengths(fgraph, x, y):
+        y = alloc(y, *[shape(x)[k] for k in range(x.type.ndim)])  # static 1s broadcast
     if any(e.step is not None for e in entries):
         y = Subtensor(node.op.idx_spec)(y, *idx)
-    if node.op.set_instead_of_inc or (const_value(x) == 0 and _zero_is_exact(x)):
+    if node.op.set_instead_of_inc or const_value(x) == 0:  # as the standard zeros + y -> y
         return _fixed(node, y)
     return _fixed(node, x + y)
 
 
-def _zero_is_exact(x: Variable) -> bool:
-    """``0 + y`` is ``y`` bit for bit for integers; for floats a -0.0 in ``y`` becomes
-    0.0, which IEEE tells apart only by sign: kept for integer and boolean tensors."""
-    return x.type.dtype[:5] != "float" and x.type.dtype[:7] != "complex"
+def _fits_without_runtime_broadcast(fgraph: Any, x: Variable, y: Variable) -> bool:
+    """Each axis of ``y`` is static 1 (it broadcasts) or provably as long as ``x``'s."""
+    feature = getattr(fgraph, "shape_feature", None)
+    offset = x.type.ndim - y.type.ndim
+    for d, ys in enumerate(y.type.shape):
+        xs = x.type.shape[offset + d]
+        if ys == 1 or (ys is not None and ys == xs):
+            continue
+        if feature is None or not feature.same_shape(x, y, offset + d, d):
+            return False
+    return True
+
+
+def _same_lengths(fgraph: Any, x: Variable, y: Variable) -> bool:
+    """``y`` has ``x``'s shape: statically, or as the ShapeFeature proves it."""
+    if y.type.ndim != x.type.ndim:
+        return False
+    if None not in x.type.shape and x.type.shape == y.type.shape:
+        return True
+    feature = getattr(fgraph, "shape_feature", None)
+    return feature is not None and all(
+        (xs is not None and xs == ys) or feature.same_shape(x, y, d, d)
+        for d, (xs, ys) in enumerate(zip(x.type.shape, y.type.shape)))
 
 
 def _same_write(read: Apply, write: Apply) -> bool:
@@ -237,6 +260,8 @@ def local_read_of_write_same_indices(fgraph: Any, node: Apply) -> Any:
     if v.type.dtype != x.type.dtype or not _unique_positions(write.op, idx):
         return None
     region = _read(write.op, x, idx)
+    if isinstance(write.op, IncSubtensor) and not _fits_statically(v, region):
+        return None  # the write broadcasts a run-time length 1; alloc and add would not
     if write.op.set_instead_of_inc:
         if not all(isinstance(e, slice) for e in _entries(write.op, idx)):
             return None  # an integer index could raise; v alone would not
@@ -277,6 +302,10 @@ def local_write_of_write_same_indices(fgraph: Any, node: Apply) -> Any:
         return _fixed(node, inner.op(x, b, *idx))
     if not (a.type.dtype == b.type.dtype == x.type.dtype):
         return None
+    if isinstance(node.op, IncSubtensor):
+        region = _read(node.op, x, idx)
+        if not (_fits_statically(a, region) and _fits_statically(b, region)):
+            return None  # the writes broadcast a run-time length 1; a + b would not
     return _fixed(node, inner.op(x, a + b, *idx))
 
 
