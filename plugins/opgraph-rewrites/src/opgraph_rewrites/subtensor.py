@@ -108,6 +108,7 @@ __all__ = [
     "merge_two_slices",
     "register_useless",
     "subtensor_rewriters",
+    "subtensor_specialize_rewriters",
     "transform_take",
 ]
 
@@ -447,15 +448,20 @@ def local_blockwise_inc_subtensor(fgraph: Any, node: Apply) -> Any:
 
 
 def subtensor_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
-    """(name, rewriter, extra tags) for the canonicalize phase."""
+    """(name, rewriter, extra tags) for the canonicalize phase (local_replace_AdvancedSubtensor
+    is a specialization, as in PyTensor: see subtensor_specialize_rewriters)."""
     return [
         ("local_useless_slice", local_useless_slice, ("fast_compile",)),
-        ("local_replace_AdvancedSubtensor", local_replace_AdvancedSubtensor, ()),
         ("local_adv_idx_to_slice", local_adv_idx_to_slice, ()),
         ("local_adv_idx_to_diagonal", local_adv_idx_to_diagonal, ()),
         ("local_add_of_sparse_write", local_add_of_sparse_write, ()),
         ("local_blockwise_inc_subtensor", local_blockwise_inc_subtensor, ()),
     ]
+
+
+def subtensor_specialize_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
+    """(name, rewriter, extra tags) for the specialize phase."""
+    return [("local_replace_AdvancedSubtensor", local_replace_AdvancedSubtensor, ())]
 
 
 #: PyTensor's name: a Subtensor taking whole axes goes (``local_useless_slice``'s job).

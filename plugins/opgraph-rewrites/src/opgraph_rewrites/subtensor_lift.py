@@ -26,7 +26,6 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
-from opgraph.tensor.indexing import SliceSpec, split_inputs
 from opgraph.tensor.reduction import CAReduce, Prod, Sum
 from opgraph.tensor.shape import (
     MakeVector,
@@ -46,6 +45,13 @@ from opgraph_rewrites.extract_diag import (
     local_extract_diag_of_alloc_diag,
     local_extract_diag_of_eye,
 )
+from opgraph_rewrites.subtensor_index_entries import basic_index
+from opgraph_rewrites.subtensor_lift_more import (
+    local_subtensor_of_adv_subtensor,
+    local_subtensor_of_dot,
+    local_subtensor_of_join,
+    local_subtensor_of_squeeze,
+)
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
@@ -58,21 +64,18 @@ __all__ = [
     "local_extract_diag_of_eye",
     "local_subtensor_SpecifyShape_lift",
     "local_subtensor_make_vector",
+    "local_subtensor_of_adv_subtensor",
     "local_subtensor_of_batch_dims",
+    "local_subtensor_of_dot",
     "local_subtensor_of_expand_dims",
+    "local_subtensor_of_join",
     "local_subtensor_of_reduce",
     "local_subtensor_of_softmax",
+    "local_subtensor_of_squeeze",
     "local_subtensor_of_transpose",
     "local_subtensor_shape_constant",
     "subtensor_lift_rewriters",
 ]
-
-
-def basic_index(node: Apply) -> list[Any]:
-    """A Subtensor node's index as Python entries: index variables and slices of them."""
-    parts = split_inputs(node.op.idx_spec, node.inputs[1:])
-    return [slice(*p) if isinstance(e, SliceSpec) else p
-            for e, p in zip(node.op.idx_spec, parts)]
 
 
 def _is_full(entry: Any) -> bool:
