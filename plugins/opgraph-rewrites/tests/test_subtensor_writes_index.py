@@ -196,3 +196,51 @@ def test_reshape_with_one_unmatched_length_is_a_length_check():
     out = pt.reshape(x, (x.shape[0], 3))
     fast, _ = compile_pair([x], out)
     assert op_counts(fast)["Reshape"] == 0 and op_counts(fast)["SpecifyShape"] == 1
+
+
+# -- slice bounds and lifts through squeeze / join / advanced index --------------------------
+
+BOUNDS = [-12, -10, -9, -6, -5, -4, -1, 0, 1, 3, 4, 5, 8, 9, 12, None]
+
+
+@pytest.mark.parametrize("step", [1, 2, -1, -3, None])
+def test_default_slice_bounds_read_the_same_elements(step):
+    """x[a:b:s] with bounds at or past their defaults is NumPy's x[a:b:s] on every
+    static length (0 included) and bound."""
+    for n in (0, 1, 5, 9):
+        x = pt.tensor("x", shape=(n, 2))
+        outs = [x[a:b:step] for a in BOUNDS for b in BOUNDS]
+        fast, ref = compile_pair([x], outs)
+        _same(fast, ref, RNG.normal(size=(n, 2)))
+
+
+LIFTS = {
+    "squeeze": (lambda x: x.squeeze(0)[1, ::-1], (1, 4, 3)),
+    "squeeze-two": (lambda x: x.squeeze((0, 2))[-1], (1, 4, 1)),
+    "join-other-axis": (lambda x: pt.concatenate([x, x * 2], axis=1)[-2], (4, 3)),
+    "join-both": (lambda x: pt.concatenate([x, x * 2], axis=1)[0, 1:], (4, 3)),
+    "join-axis-only": (lambda x: pt.concatenate([x, x * 2], axis=0)[5], (4, 3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LIFTS))
+def test_lifts_keep_values_gradients_and_index_errors(case):
+    build, shape = LIFTS[case]
+    x = pt.tensor("x", shape=(None,) * len(shape))
+    out = build(x)
+    fast, ref = compile_pair([x], out)
+    gfast, gref = compile_pair([x], _with_grad([x], out, [x]))
+    small = (1,) * len(shape)  # too short for the integer index
+    for s in (shape, small):
+        a = RNG.normal(size=s)
+        _same(fast, ref, a)
+        _same(gfast, gref, a)
+
+
+def test_subtensor_of_adv_subtensor_by_name():
+    x = pt.tensor3("x")
+    outs = [x[:, [2, 0, 1]][-1], x[:, [2, 0, 1], [0, 0, 0]][1:], x[:, :, [2, 0]][1, 2:, 1]]
+    mode = get_mode("FAST_RUN").including("local_subtensor_of_adv_subtensor")
+    fast, ref = compile_pair([x], outs, mode)
+    for shape in [(7, 5, 3), (1, 5, 3), (2, 3, 3), (0, 5, 3)]:
+        _same(fast, ref, RNG.normal(size=shape))

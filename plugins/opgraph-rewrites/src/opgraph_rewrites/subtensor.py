@@ -201,16 +201,52 @@ def _is_whole(x: Variable, axis: int, sl: slice, fgraph: Any = None) -> bool:
     return is_dim_of(fgraph, sl.stop, x, axis)
 
 
+def _default_bounds(x: Variable, axis: int, sl: slice, fgraph: Any) -> slice:
+    """``sl`` with each bound that equals its default left out: a step of 1; for a
+    positive step a start of 0 (or <= -n) and a stop >= n (or n itself); for a negative
+    step a start of -1 (or >= n - 1) and a stop < -n.  A symbolic step leaves the
+    bounds (their defaults depend on its sign)."""
+    if sl.step is None:
+        step: int | None = 1
+    else:
+        step = static_int(sl.step)
+        if step is None:
+            return sl
+    n = x.type.shape[axis]
+    start = None if sl.start is None else static_int(sl.start)
+    stop = None if sl.stop is None else static_int(sl.stop)
+    new_start, new_stop = sl.start, sl.stop
+    if step > 0:
+        if start is not None and (start == 0 or (n is not None and start <= -n)):
+            new_start = None
+        if sl.stop is not None and (
+                (stop is not None and n is not None and stop >= n)
+                or (stop is None and is_dim_of(fgraph, sl.stop, x, axis))):
+            new_stop = None
+    else:
+        if start is not None and (start == -1 or (n is not None and start >= n - 1)):
+            new_start = None
+        if stop is not None and n is not None and stop < -n:
+            new_stop = None
+    return slice(new_start, new_stop, None if step == 1 else sl.step)
+
+
 @node_rewriter([Subtensor], name="local_useless_slice")
 def local_useless_slice(fgraph: Any, node: Apply) -> Any:
-    """x[0:n:1, a:b] -> x[:, a:b]; x[a:b, :] -> x[a:b]; x[:, :] -> x."""
+    """x[0:n:1, 1:5:2] -> x[:, 1::2] (n, 5 the lengths); x[a:b, :] -> x[a:b]; x[:, :] -> x.
+
+    Each bound equal to its default goes (values are the same: NumPy clips bounds to
+    the axis), then trailing whole slices."""
     x = node.inputs[0]
     index = basic_index(node)
-    new = [slice(None) if isinstance(e, slice) and e != slice(None)
-           and _is_whole(x, k, e, fgraph) else e for k, e in enumerate(index)]
+    new = [_default_bounds(x, k, e, fgraph) if isinstance(e, slice) else e
+           for k, e in enumerate(index)]
     while new and isinstance(new[-1], slice) and new[-1] == slice(None):
         new.pop()
-    if len(new) == len(index) and all(a is b for a, b in zip(new, index)):
+    if len(new) == len(index) and all(
+            a is b or (isinstance(a, slice) and isinstance(b, slice)
+                       and (a.start, a.stop, a.step) == (b.start, b.stop, b.step))
+            for a, b in zip(new, index)):
         return None
     return _fixed(node, get_item(x, tuple(new)) if new else x)
 

@@ -235,7 +235,10 @@ def local_subtensor_make_vector(fgraph: Any, node: Apply) -> Any:
     vec = node.inputs[0].owner
     if vec is None or not isinstance(vec.op, MakeVector):
         return None
-    (entry,) = basic_index(node)
+    index = basic_index(node)
+    if not index:  # v[()] is v
+        return _fixed(node, node.inputs[0])
+    (entry,) = index
     elements = list(vec.inputs)
     if isinstance(entry, slice):
         bounds = [None if p is None else static_int(p) for p in (entry.start, entry.stop,
