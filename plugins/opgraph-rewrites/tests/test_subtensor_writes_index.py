@@ -11,6 +11,7 @@ from helpers_rw import compile_pair, op_counts
 import opgraph.tensor as pt
 from opgraph.compile.mode import get_mode
 from opgraph.gradient import grad
+from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.shape import specify_shape
 
 RNG = np.random.default_rng(30)
@@ -243,4 +244,24 @@ def test_subtensor_of_adv_subtensor_by_name():
     mode = get_mode("FAST_RUN").including("local_subtensor_of_adv_subtensor")
     fast, ref = compile_pair([x], outs, mode)
     for shape in [(7, 5, 3), (1, 5, 3), (2, 3, 3), (0, 5, 3)]:
+        _same(fast, ref, RNG.normal(size=shape))
+
+
+def test_blockwise_of_subtensor_is_one_subtensor():
+    x, a = pt.tensor3("x"), pt.lscalar("a")
+    core = pt.matrix("c")[a:, -1]
+    out = Blockwise(core.owner.op, signature="(m,n),(),()->(k)")(x, a, pt.constant(-1))
+    fast, ref = compile_pair([x, a], out)
+    assert op_counts(fast)["Blockwise"] == 0
+    for shape, av in [((2, 4, 3), 1), ((2, 4, 3), -5), ((3, 0, 2), 0), ((2, 4, 0), 1)]:
+        _same(fast, ref, RNG.normal(size=shape), np.int64(av))
+
+
+def test_inc_into_constant_zeros_is_a_set():
+    y = pt.matrix("y")
+    out = pt.inc_subtensor(pt.constant(np.zeros((4, 3)))[1:], y)
+    fast, ref = compile_pair([y], out)
+    incs = [n for n in fast.maker.fgraph.toposort() if type(n.op).__name__ == "IncSubtensor"]
+    assert len(incs) == 1 and incs[0].op.set_instead_of_inc
+    for shape in [(3, 3), (1, 3), (2, 3), (3, 1)]:
         _same(fast, ref, RNG.normal(size=shape))

@@ -49,6 +49,7 @@ from opgraph.tensor.type_other import NoneTypeT
 from opgraph_rewrites.registering import register_useless
 from opgraph_rewrites.subtensor_index import (
     local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1,
+    local_blockwise_of_subtensor,
     local_convert_negative_indices,
     local_subtensor_remove_broadcastable_index,
     local_useless_AdvancedSubtensor1,
@@ -67,6 +68,7 @@ from opgraph_rewrites.subtensor_merge import (
 )
 from opgraph_rewrites.subtensor_writes import (
     local_incsubtensor_of_zeros,
+    local_incsubtensor_of_zeros_to_setsubtensor,
     local_read_of_write_same_indices,
     local_set_to_inc_subtensor,
     local_setsubtensor_of_constants,
@@ -87,8 +89,10 @@ __all__ = [
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_blockwise_of_subtensor",
     "local_convert_negative_indices",
     "local_incsubtensor_of_zeros",
+    "local_incsubtensor_of_zeros_to_setsubtensor",
     "local_inplace_AdvancedIncSubtensor",
     "local_inplace_AdvancedIncSubtensor1",
     "local_inplace_setsubtensor",

@@ -19,6 +19,7 @@ import numpy as np
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.advanced import AdvancedIncSubtensor
+from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.indexing import ARRAY, SliceSpec, split_inputs
 from opgraph.tensor.shape import static_int
@@ -28,6 +29,7 @@ from opgraph_rewrites.utils import keep_type
 
 __all__ = [
     "local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1",
+    "local_blockwise_of_subtensor",
     "local_convert_negative_indices",
     "local_subtensor_remove_broadcastable_index",
     "local_useless_AdvancedSubtensor1",
@@ -114,6 +116,26 @@ def local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1(fgraph: Any, node: Apply
     return _fixed(node, new)
 
 
+@node_rewriter([Blockwise], name="local_blockwise_of_subtensor")
+def local_blockwise_of_subtensor(fgraph: Any, node: Apply) -> Any:
+    """Blockwise(x[a:b]) with unbatched bounds -> x[:, a:b]: the batch axes become leading
+    whole slices."""
+    core = node.op.core_op
+    if not isinstance(core, Subtensor):
+        return None
+    x, *idx = node.inputs
+    if any(any(s != 1 for s in i.type.shape) for i in idx):
+        return None  # a batched index: every batch reads its own part
+    nb = node.outputs[0].type.ndim - len(node.op.outputs_sig[0])
+    if nb <= 0 or x.type.ndim != nb + len(node.op.inputs_sig[0]):
+        return None
+    flat = [i if i.type.ndim == 0 else i.reshape(()) for i in idx]
+    parts = split_inputs(core.idx_spec, flat)
+    core_index = [slice(*p) if isinstance(e, SliceSpec) else p
+                  for e, p in zip(core.idx_spec, parts)]
+    return _fixed(node, get_item(x, (*[slice(None)] * nb, *core_index)))
+
+
 def subtensor_index_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...]]]]:
     """phase -> (name, rewriter, extra tags), as PyTensor registers them."""
     both = [
@@ -124,7 +146,9 @@ def subtensor_index_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...
     return {
         "canonicalize": [*both,
                          ("local_convert_negative_indices", local_convert_negative_indices, ())],
+        "stabilize": [("local_blockwise_of_subtensor", local_blockwise_of_subtensor, ())],
         "specialize": [*both,
+                       ("local_blockwise_of_subtensor", local_blockwise_of_subtensor, ()),
                        ("local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1",
                         local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1, ())],
     }

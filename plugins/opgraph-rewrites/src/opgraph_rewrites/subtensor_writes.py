@@ -45,6 +45,7 @@ from opgraph_rewrites.utils import const_value, keep_type
 
 __all__ = [
     "local_incsubtensor_of_zeros",
+    "local_incsubtensor_of_zeros_to_setsubtensor",
     "local_read_of_write_same_indices",
     "local_set_to_inc_subtensor",
     "local_setsubtensor_of_constants",
@@ -183,6 +184,17 @@ def _is_whole(entry: Any) -> bool:
     if not isinstance(entry, slice) or entry.start is not None or entry.stop is not None:
         return False
     return entry.step is None or static_int(entry.step) == -1
+
+
+@node_rewriter([IncSubtensor], name="local_incsubtensor_of_zeros_to_setsubtensor")
+def local_incsubtensor_of_zeros_to_setsubtensor(fgraph: Any, node: Apply) -> Any:
+    """zeros[idx].inc(y) -> zeros[idx].set(y) for a constant of zeros (0 + y is y, as the
+    standard ``zeros + y -> y``)."""
+    x = node.inputs[0]
+    if node.op.set_instead_of_inc or not isinstance(x, Constant) or np.any(x.data):
+        return None
+    op = IncSubtensor(node.op.idx_spec, inplace=node.op.inplace, set_instead_of_inc=True)
+    return _fixed(node, op(*node.inputs))
 
 
 @node_rewriter([IncSubtensor], name="local_useless_inc_subtensor")
@@ -349,6 +361,8 @@ def subtensor_write_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...
             ("local_read_of_write_same_indices", local_read_of_write_same_indices, ()),
             ("local_write_of_write_same_indices", local_write_of_write_same_indices, ()),
             ("local_set_to_inc_subtensor", local_set_to_inc_subtensor, ()),
+            ("local_incsubtensor_of_zeros_to_setsubtensor",
+             local_incsubtensor_of_zeros_to_setsubtensor, ()),
         ],
         "stabilize": [
             ("local_incsubtensor_of_zeros", local_incsubtensor_of_zeros,
@@ -362,5 +376,7 @@ def subtensor_write_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...
             ("local_read_of_write_same_indices", local_read_of_write_same_indices, ()),
             ("local_write_of_write_same_indices", local_write_of_write_same_indices, ()),
             ("local_set_to_inc_subtensor", local_set_to_inc_subtensor, ()),
+            ("local_incsubtensor_of_zeros_to_setsubtensor",
+             local_incsubtensor_of_zeros_to_setsubtensor, ()),
         ],
     }
