@@ -265,3 +265,30 @@ def test_inc_into_constant_zeros_is_a_set():
     assert len(incs) == 1 and incs[0].op.set_instead_of_inc
     for shape in [(3, 3), (1, 3), (2, 3), (3, 1)]:
         _same(fast, ref, RNG.normal(size=shape))
+
+
+ALLOC_INDEX = [(2, slice(None)), (slice(None), 3), (slice(3, None),), (slice(1, 3), slice(None, -1)),
+               (slice(None, None, 2),), (-1, -2), (0,), (slice(None), -5)]
+
+
+@pytest.mark.parametrize("index", ALLOC_INDEX, ids=str)
+def test_subtensor_of_alloc_keeps_values_gradients_and_errors(index):
+    """alloc(y, n, m)[idx] -> alloc(y[idx'], ...): a length mismatch between y and m and
+    an integer out of range still raise."""
+    x, y = pt.matrix("x"), pt.vector("y")
+    out = pt.alloc(y, x.shape[0], x.shape[1])[index]
+    fast, ref = compile_pair([x, y], out)
+    gfast, gref = compile_pair([x, y], _with_grad([x, y], out, [y]))
+    for xs, ys in [((3, 5), 5), ((4, 6), 6), ((1, 5), 5), ((3, 5), 4), ((5, 1), 1), ((0, 3), 3),
+                   ((3, 0), 0)]:
+        a, b = np.zeros(xs), RNG.normal(size=ys)
+        _same(fast, ref, a, b)
+        _same(gfast, gref, a, b)
+
+
+def test_subtensor_of_alloc_on_a_broadcast_axis():
+    v = pt.tensor("v", shape=(7, 1))
+    out = pt.alloc(v, 7, 5)[:3, :2]
+    fast, ref = compile_pair([v], out)
+    assert op_counts(fast)["Subtensor"] == 1 and op_counts(fast)["Alloc"] == 1
+    _same(fast, ref, RNG.normal(size=(7, 1)))

@@ -45,6 +45,11 @@ from opgraph_rewrites.extract_diag import (
     local_extract_diag_of_alloc_diag,
     local_extract_diag_of_eye,
 )
+from opgraph_rewrites.subtensor_alloc import (
+    lift_subtensor_through_alloc,
+    local_basic_subtensor_of_alloc,
+    local_subtensor_of_alloc,
+)
 from opgraph_rewrites.subtensor_index_entries import basic_index
 from opgraph_rewrites.subtensor_lift_more import (
     local_subtensor_of_adv_subtensor,
@@ -58,6 +63,8 @@ __all__ = [
     "_diag_indices",
     "basic_index",
     "extract_diag_lift_pass",
+    "lift_subtensor_through_alloc",
+    "local_basic_subtensor_of_alloc",
     "local_extract_diag_lift",
     "local_extract_diag_of_alloc",
     "local_extract_diag_of_alloc_diag",
@@ -65,6 +72,7 @@ __all__ = [
     "local_subtensor_SpecifyShape_lift",
     "local_subtensor_make_vector",
     "local_subtensor_of_adv_subtensor",
+    "local_subtensor_of_alloc",
     "local_subtensor_of_batch_dims",
     "local_subtensor_of_dot",
     "local_subtensor_of_expand_dims",

@@ -29,6 +29,7 @@ from opgraph.tensor.indexing import ARRAY, SliceSpec, split_inputs
 from opgraph.tensor.join import Join, join
 from opgraph.tensor.math import Dot, dot
 from opgraph.tensor.subtensor import Subtensor, get_item
+from opgraph_rewrites.subtensor_alloc import local_subtensor_of_alloc
 from opgraph_rewrites.subtensor_index_entries import basic_index
 from opgraph_rewrites.utils import keep_type
 
@@ -181,9 +182,10 @@ def subtensor_lift_more_rewriters() -> dict[str, list[tuple[str, Any, tuple[str,
         ("local_subtensor_of_join", local_subtensor_of_join, ()),
         ("local_subtensor_of_dot", local_subtensor_of_dot, ()),
     ]
-    return {"canonicalize": both,
+    alloc = [("local_subtensor_of_alloc", local_subtensor_of_alloc, ())]
+    return {"canonicalize": [*both, *alloc],
             "stabilize": [("local_subtensor_of_dot", local_subtensor_of_dot, ())],
-            "specialize": both}
+            "specialize": [*both, *alloc]}
 
 
 def register_by_name_only(db: Any) -> None:
