@@ -267,8 +267,9 @@ def test_inc_into_constant_zeros_is_a_set():
         _same(fast, ref, RNG.normal(size=shape))
 
 
-ALLOC_INDEX = [(2, slice(None)), (slice(None), 3), (slice(3, None),), (slice(1, 3), slice(None, -1)),
-               (slice(None, None, 2),), (-1, -2), (0,), (slice(None), -5)]
+ALLOC_INDEX = [(2, slice(None)), (slice(None), 3), (slice(3, None),),
+               (slice(1, 3), slice(None, -1)), (slice(None, None, 2),), (-1, -2), (0,),
+               (slice(None), -5)]
 
 
 @pytest.mark.parametrize("index", ALLOC_INDEX, ids=str)
