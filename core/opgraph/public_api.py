@@ -85,6 +85,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.tensor.basic",
     "opgraph.tensor.blas",
     "opgraph.tensor.blas_c",
+    "opgraph.tensor.batching_index",
     "opgraph.tensor.blockwise",
     "opgraph.tensor.constant_value",
     "opgraph.tensor.contractions",

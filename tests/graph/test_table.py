@@ -7,7 +7,7 @@ import json
 import pytest
 
 from opgraph.cli import main
-from opgraph.graph.replace import BATCHING_RULES, BatchingEntry
+from opgraph.graph.replace import BATCHING_RULES, register_batching_rule
 from opgraph.graph.table import TABLES, TypeTable, table_rows
 
 
@@ -65,18 +65,18 @@ def test_a_table_is_a_mapping_and_names_are_unique(table) -> None:
         TypeTable(table.name)
 
 
-def test_the_batching_table_names_both_parts_and_their_modules(capsys) -> None:
+def test_the_batching_table_holds_one_rule_per_class_and_one_fallback(capsys) -> None:
     from opgraph.tensor.elemwise import Elemwise
 
-    entry = BATCHING_RULES[Elemwise]
-    assert isinstance(entry, BatchingEntry) and entry.rule and entry.vectorize
-    assert BATCHING_RULES.origin(Elemwise) == "opgraph.tensor.batching, opgraph.tensor.blockwise"
-    fallback = BATCHING_RULES[object]
-    assert fallback.rule.__module__ == "opgraph.autodiff.batched"
-    assert fallback.vectorize.__module__ == "opgraph.tensor.blockwise"
+    rule = BATCHING_RULES[Elemwise]
+    assert callable(rule) and rule.__name__ == "_vec_elemwise"
+    assert BATCHING_RULES.origin(Elemwise) == "opgraph.tensor.blockwise"
+    assert BATCHING_RULES.origin(object) == "opgraph.tensor.blockwise"  # the one fallback
+    with pytest.raises(TypeError, match="must be a callable"):
+        register_batching_rule(Elemwise, "not a rule")
     rows = {(r[0], r[1]): r for r in table_rows()}
-    assert rows[("batching", "Elemwise")][2] == "rule=_elemwise, vectorize=_vec_elemwise"
+    assert rows[("batching", "Elemwise")][2] == "_vec_elemwise"
     assert main(["plugins", "--tables", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert {"table": "batching", "class": "Elemwise", "value": rows[("batching", "Elemwise")][2],
-            "registered_by": "opgraph.tensor.batching, opgraph.tensor.blockwise"} in listed
+    assert {"table": "batching", "class": "Elemwise", "value": "_vec_elemwise",
+            "registered_by": "opgraph.tensor.blockwise"} in listed

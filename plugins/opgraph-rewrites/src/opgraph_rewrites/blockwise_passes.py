@@ -4,6 +4,10 @@
 a Blockwise without batch axes, or of an Elemwise, becomes its core Op (after
 specialize, so the linear-algebra rewrites still see their Blockwise nodes).
 
+``local_blockwise_batched_update`` (canonicalize, FAST_RUN): a Blockwise of an
+index update (batched indices, or a batched update of an unbatched ``x``) or of
+an Alloc (batched lengths equal over the batch) becomes one node.
+
 ``blockwise_inplace``: a Blockwise overwrites inputs its core Op can overwrite.
 
 A core Op that implements ``inplace_on_inputs`` (PyTensor's protocol) says
@@ -24,12 +28,13 @@ from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.inplace_inputs import InplaceOnInputs
 from opgraph.graph.rewriting.walking import in2out
+from opgraph.tensor.batching_index import lower_blockwise
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 from opgraph.tensor.shape import Reshape
 from opgraph_rewrites.utils import keep_type
 
-__all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_reshape",
-           "register_blockwise_passes"]
+__all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_batched_update",
+           "local_blockwise_reshape", "register_blockwise_passes"]
 
 
 @node_rewriter([Blockwise], name="local_blockwise_reshape")
@@ -52,6 +57,18 @@ def local_blockwise_reshape(fgraph: Any, node: Apply) -> Any:
     new_shape = pt.concatenate([pt.stack(batch), pt.cast(shp, "int64")])
     out = pt.reshape(x, new_shape, ndim=nb + core.ndim)
     fixed = keep_type(node.outputs[0], out)
+    return None if fixed is None else [fixed]
+
+
+@node_rewriter([Blockwise], name="local_blockwise_batched_update")
+def local_blockwise_batched_update(fgraph: Any, node: Apply) -> Any:
+    """Blockwise(inc_subtensor) with batched indices (or an unbatched ``x``) -> one advanced
+    inc_subtensor, and Blockwise(alloc) whose batched lengths are the same in every batch
+    entry -> one alloc (:func:`opgraph.tensor.batching_index.lower_blockwise`)."""
+    outs = lower_blockwise(node)
+    if outs is None:
+        return None
+    fixed = keep_type(node.outputs[0], outs[0])
     return None if fixed is None else [fixed]
 
 
@@ -83,6 +100,8 @@ def register_blockwise_passes(db: Any) -> None:
     ``blockwise_inplace`` to ``db``."""
     db.register("local_blockwise_reshape", in2out(local_blockwise_reshape), "fast_run",
                 "fast_compile", "blockwise", phase="canonicalize")
+    db["canonicalize"].register("local_blockwise_batched_update",
+                                local_blockwise_batched_update, "fast_run", "blockwise")
     db.register("local_useless_unbatched_blockwise",
                 in2out(local_useless_blockwise, name="local_useless_unbatched_blockwise"),
                 "fast_run", "blockwise", phase="post_specialize")
