@@ -21,6 +21,7 @@ from typing import Any
 import attrs
 
 from opgraph import __version__
+from opgraph.graph.printer import pprint
 from opgraph.graph.table import table_rows
 from opgraph.plugins.manager import (
     OpgraphPluginWarning,
@@ -65,6 +66,7 @@ def _run_tables(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OpgraphPluginWarning)
         get_plugin_manager()  # plugins register their entries when they load
+    _ = pprint.by_class  # the global pretty-printer fills its tables on first use
     rows = table_rows()
     if args.json:
         keys = ("table", "class", "value", "registered_by")

@@ -1,4 +1,4 @@
-"""TypeTable: the registry shape every per-class table uses (MRO lookup, who registered)."""
+"""The table idiom: TypeTable (MRO lookup) and NameTable (by name), each entry with who registered it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 from opgraph.cli import main
 from opgraph.graph.replace import BATCHING_RULES, register_batching_rule
-from opgraph.graph.table import TABLES, TypeTable, table_rows
+from opgraph.graph.function_table import FunctionTable
+from opgraph.graph.table import TABLES, NameTable, TypeTable, table_rows
 
 
 class Base:
@@ -80,3 +81,34 @@ def test_the_batching_table_holds_one_rule_per_class_and_one_fallback(capsys) ->
     listed = json.loads(capsys.readouterr().out)
     assert {"table": "batching", "class": "Elemwise", "value": "_vec_elemwise",
             "registered_by": "opgraph.tensor.blockwise"} in listed
+
+
+def test_a_name_table_keeps_order_and_moves_a_new_registration_last() -> None:
+    names = NameTable("test-names", listed=False)
+    names.register("a", 1)
+    names.register("b", 2)
+    names.register("a", 3)
+    assert list(names) == ["b", "a"] and names.lookup("a") == 3
+    assert names.lookup("c", "none") == "none" and names.origin("a") == __name__
+    with pytest.raises(TypeError, match="keyed by name"):
+        names.register(Base, 1)
+    assert "test-names" not in TABLES  # unlisted
+    copy = names.copy()
+    assert dict(copy) == {"b": 2, "a": 3} and copy.origin("b") == __name__
+
+
+def test_function_tables_registries_and_printers_are_listed_with_their_modules() -> None:
+    functions = FunctionTable("test.pkg", listed=False)
+    functions.register(json, twice=len)
+    assert functions.twice is len and functions.dumps is json.dumps
+    assert functions.table.origin("twice") == __name__
+    assert functions.table.origin("dumps") == "json"  # the namespace itself
+    main(["plugins", "--tables"])  # builds the global pretty-printer's tables
+    rows = {(r[0], r[1]): r[3] for r in table_rows()}
+    assert rows[("functions:opgraph.scalar", "add")] == "opgraph.scalar.arith"
+    assert rows[("functions:opgraph.tensor", "get_item")] == "opgraph.tensor.operators"
+    key = "opgraph.tensor.sharedvar:tensor_constructor"
+    assert rows[("shared_constructors", key)] == "opgraph.tensor.sharedvar"
+    assert rows[("pprint", "DimShuffle")] == "opgraph.tensor.printers"
+    assert any(t == "pprint_conditions" and who == "opgraph.tensor.printers"
+               for (t, _), who in rows.items())
