@@ -1,4 +1,4 @@
-"""The table idiom: TypeTable (MRO lookup) and NameTable (by name), each entry with who registered it."""
+"""The table idiom: TypeTable (by MRO) and NameTable (by name), with who registered each entry."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import pytest
 
 from opgraph.cli import main
-from opgraph.graph.replace import BATCHING_RULES, register_batching_rule
 from opgraph.graph.function_table import FunctionTable
+from opgraph.graph.replace import BATCHING_RULES, register_batching_rule
 from opgraph.graph.table import TABLES, NameTable, TypeTable, table_rows
 
 
