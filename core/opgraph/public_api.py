@@ -39,6 +39,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.graph.features",
     "opgraph.graph.fg",
     "opgraph.graph.function_table",
+    "opgraph.graph.table",
     "opgraph.graph.null_type",
     "opgraph.graph.op",
     "opgraph.graph.replace",
