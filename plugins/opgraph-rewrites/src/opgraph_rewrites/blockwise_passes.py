@@ -34,7 +34,8 @@ from opgraph.tensor.shape import Reshape
 from opgraph_rewrites.utils import keep_type
 
 __all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_batched_update",
-           "local_blockwise_reshape", "register_blockwise_passes"]
+           "local_blockwise_reshape", "register_blockwise_canonicalize",
+           "register_blockwise_passes"]
 
 
 @node_rewriter([Blockwise], name="local_blockwise_reshape")
@@ -95,13 +96,17 @@ class BlockwiseInplace(InplaceOnInputs):
 blockwise_inplace = BlockwiseInplace()
 
 
+def register_blockwise_canonicalize(canon: Any) -> None:
+    """Add ``local_blockwise_batched_update`` to the canonicalize database ``canon``."""
+    canon.register("local_blockwise_batched_update", local_blockwise_batched_update,
+                   "fast_run", "blockwise")
+
+
 def register_blockwise_passes(db: Any) -> None:
     """Add ``local_useless_unbatched_blockwise``, ``local_blockwise_reshape`` and
     ``blockwise_inplace`` to ``db``."""
     db.register("local_blockwise_reshape", in2out(local_blockwise_reshape), "fast_run",
                 "fast_compile", "blockwise", phase="canonicalize")
-    db["canonicalize"].register("local_blockwise_batched_update",
-                                local_blockwise_batched_update, "fast_run", "blockwise")
     db.register("local_useless_unbatched_blockwise",
                 in2out(local_useless_blockwise, name="local_useless_unbatched_blockwise"),
                 "fast_run", "blockwise", phase="post_specialize")
