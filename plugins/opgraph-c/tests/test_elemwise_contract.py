@@ -16,7 +16,7 @@ from opgraph_c.codegen.scalar_table import PERFORM_ONLY, SCALAR_C, c_row
 
 import opgraph.tensor.math as ptm
 from opgraph import faces
-from opgraph.graph.replace import batching_rule_for
+from opgraph.graph.replace import BATCHING_RULES, batching_rule_for
 from opgraph.scalar.basic import UnaryScalarOp, upgrade_to_float
 from opgraph.scalar.docs import FUNCTION_DOCS
 from opgraph.tensor.elemwise import Elemwise
@@ -105,6 +105,11 @@ def test_a_new_op_is_named_until_its_docs_and_c_row_exist(monkeypatch) -> None:
     assert contract_problems({"cube": cube}) == [problems[1]]
     monkeypatch.setitem(SCALAR_C, Cube, SCALAR_C[type(ptm.sqr.scalar_op)])
     assert contract_problems({"cube": cube}) == []
+    # nothing for batching: Elemwise's rule covers it; without that rule it is named
+    with BATCHING_RULES.saved():
+        del BATCHING_RULES[Elemwise]
+        assert contract_problems({"cube": cube}) == [
+            "cube: no batching rule (vectorize_graph, jacobian, Blockwise)"]
 
 
 @pytest.mark.parametrize("name", ["exp", "add", "clip"])
