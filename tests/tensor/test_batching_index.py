@@ -206,3 +206,21 @@ def test_batch_shape_prefers_static_lengths_and_broadcasts_ones():
     dims = batch_shape([a, b], [2, 1])
     assert dims[0] == 4 and dims[1] is not None and not isinstance(dims[1], int)
     assert batch_shape([a], [2]) == [4, 1]
+
+
+def test_reshape_with_a_longer_or_a_batched_shape():
+    n = pt.lscalar("n")
+    vec, mat = pt.dvector("vec"), pt.dmatrix("mat")
+    shape = pt.as_tensor_variable([-1, n])
+    out = pt.reshape(vec, shape)
+    # a shape two longer than the row's is the whole new shape, batch axes included
+    whole = vectorize_graph(out, {vec: mat, shape: pt.as_tensor_variable((5, -1, n))})
+    (got,) = compile_callable([mat, n], [whole], mode=PERFORM)(np.arange(30.0).reshape(5, 6), 2)
+    np.testing.assert_array_equal(got, np.arange(30.0).reshape(5, 3, 2))
+    with pytest.raises(ValueError, match="Invalid shape length passed into vectorize node"):
+        vectorize_graph(out, {vec: mat, shape: pt.as_tensor_variable((5, 3, 2, n))})
+    # one shape per batch entry: a Blockwise, each entry reshaped its own way
+    per_entry = vectorize_graph(out, {shape: pt.stack([[-1, n], [n - 1, -1]], axis=0)})
+    assert isinstance(per_entry.owner.op, Blockwise)
+    (got,) = compile_callable([vec, n], [per_entry], mode=PERFORM)(np.arange(6.0), 3)
+    np.testing.assert_array_equal(got, np.stack([np.arange(6.0).reshape(2, 3)] * 2))

@@ -103,11 +103,19 @@ def _row_size(x: Variable) -> Variable:
 
 
 def _reshape(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
-    batched = one_batch_axis(node, ins, extra)
-    if batched[1]:
+    if extra[1]:  # a shape per batch entry: the Blockwise fallback
         raise NoBatchingRule(f"{node.op} with a batched shape")
     x, new_shape = ins
     ndim = node.outputs[0].type.ndim
+    length = new_shape.type.shape[0]
+    if length is not None and length != ndim:
+        # as PyTensor: a longer shape is the whole new shape, batch axes included
+        if length != ndim + extra[0]:
+            raise ValueError(
+                f"Invalid shape length passed into vectorize node of Reshape: {node.op} "
+                f"takes {ndim} lengths, or {ndim + extra[0]} with the batch axes; got {length}")
+        return [reshape(x, new_shape, ndim=length)]
+    one_batch_axis(node, ins, extra)
     # A -1 in the row's shape is resolved against the row size here: with an empty
     # batch NumPy could not infer it from (0, -1).
     known = prod(switch(eq(new_shape, -1), 1, new_shape))
