@@ -224,3 +224,48 @@ def test_reshape_with_a_longer_or_a_batched_shape():
     assert isinstance(per_entry.owner.op, Blockwise)
     (got,) = compile_callable([vec, n], [per_entry], mode=PERFORM)(np.arange(6.0), 3)
     np.testing.assert_array_equal(got, np.stack([np.arange(6.0).reshape(2, 3)] * 2))
+
+
+def _index_entry(k, kind, batched):
+    """(core index entry, {core var: (batched var, value)}) for one axis of a 3-d x."""
+    if kind == "slice":
+        return slice(1, None), {}
+    if kind == "int":
+        core, value = pt.lscalar(f"i{k}"), np.array(1)
+        wide, wide_value = pt.lvector(f"I{k}"), np.array([0, 2, 1])
+    else:  # an integer array, with a repeated entry in one batch element
+        core, value = pt.lvector(f"v{k}"), np.array([0, 2])
+        wide, wide_value = pt.lmatrix(f"V{k}"), np.array([[0, 1], [2, 2], [1, 0]])
+    return core, {core: (wide, wide_value) if batched else (core, value)}
+
+
+@pytest.mark.parametrize("kinds", [(a, b, c) for a in ("slice", "int", "array")
+                                   for b in ("slice", "int", "array")
+                                   for c in ("slice", "int", "array")])
+@pytest.mark.parametrize("batched_index", [False, True])
+def test_every_index_pattern_lowers_to_the_blockwise_values(kinds, batched_index):
+    """x[i, :, v] += y over a batch of x, y and (or not) the indices: the one-node form
+    equals the Blockwise loop, whatever NumPy does with the advanced axes' position."""
+    x = pt.tensor("x", dtype="float64", shape=(None,) * 3)
+    index, inputs = [], {}
+    for k, kind in enumerate(kinds):
+        entry, more = _index_entry(k, kind, batched_index)
+        index.append(entry)
+        inputs.update(more)
+    region = x[tuple(index)]
+    y = pt.tensor("y", dtype="float64", shape=(None,) * region.type.ndim)
+    core = pt.inc_subtensor(region, y)
+    xv = RNG.normal(size=(3, 3, 4, 3))
+    index_vars = [e for e in index if not isinstance(e, slice)]
+    (reg,) = compile_callable([x, *index_vars], [region], mode=PERFORM)(
+        xv[0], *[inputs[v][1][0] if batched_index else inputs[v][1] for v in index_vars])
+    X = pt.tensor("X", dtype="float64", shape=(3, None, None, None))
+    Y = pt.tensor("Y", dtype="float64", shape=(None,) * (region.type.ndim + 1))
+    inputs.update({x: (X, xv), y: (Y, RNG.normal(size=(3, *reg.shape)))})
+    vec = vectorize_graph(core, {c: w for c, (w, _) in inputs.items() if w is not c})
+    assert isinstance(vec.owner.op, Blockwise)
+    (lowered,) = lower_blockwise(vec.owner)
+    ins = [w for w, _ in inputs.values()]
+    loop, one = compile_callable(ins, [vec, lowered], mode=PERFORM)(
+        *[value for _, value in inputs.values()])
+    np.testing.assert_allclose(one, loop, rtol=1e-12)
