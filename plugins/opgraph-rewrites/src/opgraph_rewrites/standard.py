@@ -14,7 +14,10 @@ from opgraph_rewrites.basic_more import basic_more_rewriters
 from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
-from opgraph_rewrites.blockwise_passes import register_blockwise_passes
+from opgraph_rewrites.blockwise_passes import (
+    register_blockwise_canonicalize,
+    register_blockwise_passes,
+)
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.constant_folding import constant_folding
@@ -61,6 +64,7 @@ def register_standard_rewrites(db: Any) -> None:
                    "constant_folding")
     canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                    final_rewriter=True)
+    register_blockwise_canonicalize(canon)  # before local_blockwise_inc_subtensor
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
                            *reshape_rewriters(), *reshape_dims_rewriters(), *extra_ops_rewriters(),
