@@ -219,7 +219,7 @@ static void og_scan_tiny_out(PyObject *yo, int shift) {
    back (og_pin_slot) or frees it.  Anything small, or a failed allocation,
    keeps the input itself.  Returns a new reference. */
 #define OG_PIN_MIN_BYTES ((size_t)64 << 10)
-#define OG_PIN_MAX_BYTES ((size_t)64 << 20)
+#define OG_PIN_MAX_BYTES ((size_t)4 << 20)
 #define OG_PIN_MIN_STEPS 16
 
 /* A buffer kept between calls (the huge page is faulted in once): taken by one
