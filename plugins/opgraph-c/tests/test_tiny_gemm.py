@@ -7,7 +7,8 @@ of two, scaled back (the CPU's slow path for subnormals costs up to a hundred
 times a normal multiplication).  These tests hold the result to the exactly
 rounded product: np.longdouble sums (64-bit significand, an exponent range in
 which every float64 subnormal is normal) bound the error like any GEMM's, and a
-result in the subnormal range must be there, not flushed to zero.
+result in the subnormal range must be there, not flushed to zero.  The split runs for
+products of 128 x 128 outputs and more (smaller ones take BLAS as they are).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def _layouts(a):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("shape", [(64, 40, 48), (40, 200, 33), (256, 100, 256), (8, 30, 8)])
+@pytest.mark.parametrize("shape", [(128, 40, 128), (130, 200, 140), (256, 100, 256), (8, 30, 8)])
 def test_products_with_subnormal_slices_match_the_exact_product(dtype, shape):
     m, k, n = shape
     a = _tiny_operand(m, k, dtype)
@@ -99,10 +100,28 @@ def test_products_with_subnormal_slices_match_the_exact_product(dtype, shape):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_a_subnormal_result_is_rounded_not_flushed(dtype):
-    # every K slice subnormal: each result is a subnormal sum, exact to one rounding
+def test_deep_subnormal_products_are_rounded_once(dtype):
+    """Operands near the bottom of the subnormal range: the plain product rounds every
+    partial product to the subnormal grid (17 to 25 steps of it off here), the split one
+    sums them scaled into the normal range and rounds the sum once (within one step)."""
     fi = np.finfo(dtype)
-    m, k, n = 48, 64, 40
+    m, k, n = 128, 400, 128
+    a = (RNG.uniform(-1, 1, (m, k)) * float(fi.smallest_subnormal) * 2.0 ** 12).astype(dtype)
+    b = RNG.uniform(-0.1, 0.1, (k, n)).astype(dtype)
+    want, _ = _exact(a, b)
+    ulp = float(fi.smallest_subnormal)
+    for al in _layouts(a):
+        err = np.abs(DOT[dtype](al, b).astype(np.longdouble) - want)
+        assert float(err.max()) <= ulp
+    errT = np.abs(DOT[dtype](b.T, a.T).astype(np.longdouble) - want.T)  # in the right operand
+    assert float(errT.max()) <= ulp
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_subnormal_result_is_rounded_not_flushed(dtype):
+    # every K slice subnormal: each result is a subnormal sum
+    fi = np.finfo(dtype)
+    m, k, n = 128, 64, 130
     a = (RNG.uniform(-1, 1, (m, k)) * float(fi.smallest_normal)).astype(dtype)
     b = RNG.uniform(-0.1, 0.1, (k, n)).astype(dtype)
     want, scale = _exact(a, b)
@@ -118,7 +137,7 @@ def test_a_subnormal_result_is_rounded_not_flushed(dtype):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_gemm_alpha_beta_with_subnormal_slices(dtype):
-    m, k, n = 64, 50, 48
+    m, k, n = 128, 50, 136
     x = _tiny_operand(m, k, dtype)
     y = RNG.standard_normal((k, n)).astype(dtype)
     z = RNG.standard_normal((m, n)).astype(dtype)
@@ -137,7 +156,7 @@ def test_gemm_alpha_beta_with_subnormal_slices(dtype):
 def test_inf_nan_and_huge_entries_keep_numpys_values(dtype):
     """An inf on a slice with subnormals gives inf (0 * inf would give nan), a nan
     stays nan, and a huge entry on such a slice does not overflow a scaled sum."""
-    m, k, n = 40, 36, 40
+    m, k, n = 128, 36, 128
     a = _tiny_operand(m, k, dtype)
     b = RNG.standard_normal((k, n)).astype(dtype)
     b[0, 3] = np.inf  # slice 0 of a is subnormal
@@ -156,8 +175,8 @@ def test_inf_nan_and_huge_entries_keep_numpys_values(dtype):
 def test_fast_math_flushes_instead():
     # under config.fast_math the CPU flushes subnormals (no split): a subnormal result is 0
     fi = np.finfo("float64")
-    a = np.full((40, 40), float(fi.smallest_normal) / 2)
-    b = np.full((40, 40), 0.5)
+    a = np.full((128, 40), float(fi.smallest_normal) / 2)
+    b = np.full((40, 128), 0.5)
     with config.change_flags(fast_math=True):
         x, y = pt.matrix("x"), pt.matrix("y")
         fn = function([x, y], pt.dot(x, y), mode=MODE)

@@ -258,8 +258,8 @@ OG_SMALL_GEMV(s, float, 32)
    scaled alpha to stay normal, or Y_S holding an inf, a nan or an entry above
    2^(bias/2) (0 * inf, or an overflow of the scaled sum).  Detecting small
    entries is one O(mk + kn) pass, done only for products large enough that it
-   is cheap against the O(mnk) product (OG_TINY_GEMM_MIN). */
-#define OG_TINY_GEMM(t, T, U, MBITS, EMASK, BIAS, SHIFT)                                     \
+   is cheap against the O(mnk) product (OG_TINY_GEMM_MIN: 128 x 128 outputs). */
+#define OG_TINY_GEMM(t, T, U, S, MBITS, EMASK, BIAS, SHIFT)                                  \
 /* 1 when v is nonzero and below 2^-SHIFT in magnitude (exponent field below \
    BIAS - SHIFT; nan and inf never are). */                                                  \
 static inline int og_small_##t(T v) {                                                        \
@@ -271,6 +271,20 @@ static inline int og_small_##t(T v) {                                           
 static inline int og_tame_##t(T v) {                                                         \
     U b; memcpy(&b, &v, sizeof b);                                                           \
     return ((b >> MBITS) & EMASK) < (U)(BIAS + BIAS / 2);                                    \
+}                                                                                            \
+/* Whether the n contiguous entries at p hold a small one: written so the \
+   compiler vectorises it (signed compares of the magnitude bits), as this \
+   pass runs before every large enough product. */                                           \
+static OG_VECTORIZE int og_any_small_##t(const T *p, npy_intp n) {                          \
+    const U mask = ~((U)1 << (sizeof(U) * 8 - 1));                                           \
+    const S lim = (S)((U)(BIAS - SHIFT) << MBITS);                                           \
+    U any = 0;                                                                               \
+    for (npy_intp i = 0; i < n; i++) {                                                       \
+        U b; memcpy(&b, p + i, sizeof b);                                                    \
+        const S m = (S)(b & mask);                                                           \
+        any |= (U)((m < lim) & (m != 0));                                                    \
+    }                                                                                        \
+    return any != 0;                                                                         \
 }                                                                                            \
 /* Whether the r x k operand (entry (i, l) at p[i * sr + l * sk]) has a small \
    entry; with f, f[l] = 1 for each slice l holding one. */                                  \
@@ -295,6 +309,20 @@ static int og_tiny_slices_##t(const T *p, npy_intp r, npy_intp k, npy_intp sr, n
         }                                                                                    \
     }                                                                                        \
     return any;                                                                              \
+}                                                                                            \
+/* Whether the operand has a small entry: contiguous runs through og_any_small. */          \
+static int og_tiny_any_##t(const T *p, npy_intp r, npy_intp k, npy_intp sr, npy_intp sk) {  \
+    if (sk == 1 && sr == k) return og_any_small_##t(p, r * k);                               \
+    if (sr == 1 && sk == r) return og_any_small_##t(p, r * k);                               \
+    if (sk == 1) {                                                                           \
+        for (npy_intp i = 0; i < r; i++) if (og_any_small_##t(p + i * sr, k)) return 1;      \
+        return 0;                                                                            \
+    }                                                                                        \
+    if (sr == 1) {                                                                           \
+        for (npy_intp l = 0; l < k; l++) if (og_any_small_##t(p + l * sk, r)) return 1;      \
+        return 0;                                                                            \
+    }                                                                                        \
+    return og_tiny_slices_##t(p, r, k, sr, sk, NULL);                                        \
 }                                                                                            \
 /* The split product when x (rx x k, entry (i, l) at x[i * xr + l * xk]) has \
    small entries and y (ry x k, the other operand seen with K last) is tame \
@@ -358,10 +386,10 @@ static int og_tiny_gemm_##t(npy_intp m, npy_intp n, npy_intp k, T alpha, const T
     /* a (m x k): (i, l) at a[i * lda + l] (tra: a[l * lda + i]); b seen as n x k */          \
     const npy_intp ar = tra ? 1 : lda, ak = tra ? lda : 1;                                   \
     const npy_intp br = trb ? ldb : 1, bk = trb ? 1 : ldb;                                   \
-    if (og_tiny_slices_##t(a, m, k, ar, ak, NULL))                                           \
+    if (og_tiny_any_##t(a, m, k, ar, ak))                                                    \
         return og_tiny_split_##t(1, m, n, k, alpha, a, ar, ak, b, br, bk, a, lda, tra, b,   \
                                  ldb, trb, beta, c, ldc);                                    \
-    if (og_tiny_slices_##t(b, n, k, br, bk, NULL))                                           \
+    if (og_tiny_any_##t(b, n, k, br, bk))                                                    \
         return og_tiny_split_##t(0, m, n, k, alpha, b, br, bk, a, ar, ak, a, lda, tra, b,   \
                                  ldb, trb, beta, c, ldc);                                    \
     return 0;                                                                                \
@@ -371,9 +399,18 @@ static int og_tiny_gemm_##t(npy_intp m, npy_intp n, npy_intp k, T alpha, const T
 #define og_tiny_gemm_d(m, n, k, alpha, a, lda, tra, b, ldb, trb, beta, c, ldc) 0
 #define og_tiny_gemm_s(m, n, k, alpha, a, lda, tra, b, ldb, trb, beta, c, ldc) 0
 #else
-#define OG_TINY_GEMM_MIN 16
-OG_TINY_GEMM(d, double, npy_uint64, 52, 0x7ff, 1023, 600)
-OG_TINY_GEMM(s, float, npy_uint32, 23, 0xff, 127, 80)
+/* the pass costs about 0.1 ns an entry, a product about 0.03 ns a multiply-add:
+   products with m n >= 64 (m + n) (128 x 128 and up) pay at most a few percent */
+#define OG_TINY_GEMM_MIN 64
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define OG_VECTORIZE __attribute__((optimize("O3"), target("prefer-vector-width=512")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define OG_VECTORIZE __attribute__((optimize("O3")))
+#else
+#define OG_VECTORIZE
+#endif
+OG_TINY_GEMM(d, double, npy_uint64, npy_int64, 52, 0x7ff, 1023, 600)
+OG_TINY_GEMM(s, float, npy_uint32, npy_int32, 23, 0xff, 127, 80)
 #endif
 
 /* The typed entry points: gemm/gemv/dot on operands described by (pointer,
