@@ -15,7 +15,7 @@ import opgraph.tensor as pt
 from opgraph.compile.mode import Mode, get_mode
 from opgraph.scan import scan, scan_checkpoints
 from opgraph.scan.op import Scan
-from opgraph.scan.rings import detach_aliases, ring_result, ring_rows
+from opgraph.scan.rings import detach_aliases, release_each_step, ring_result, ring_rows
 
 RNG = np.random.default_rng(3)
 
@@ -90,3 +90,33 @@ def test_scan_checkpoints_gradient_of_an_rnn_matches_plain_scan():
     gw, gu, cw, cu = f(*vals)
     np.testing.assert_allclose(cw, gw, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(cu, gu, rtol=1e-12, atol=1e-14)
+
+
+def test_release_each_step_only_for_large_one_row_rings():
+    class Fn:
+        def free(self):
+            pass
+
+    assert release_each_step(Fn(), [np.zeros((1, 400, 400))])
+    assert not release_each_step(Fn(), [np.zeros((1, 10))])
+    assert not release_each_step(Fn(), [])
+    assert not release_each_step(object(), [np.zeros((1, 400, 400))])
+
+
+@pytest.mark.parametrize("linker", ["py", "vm"])
+def test_a_large_accumulator_with_the_body_released_each_step(linker):
+    # acc_t = 0.9 acc_{t-1} + outer(x_t, x_t) / 2: a 1.28 MB state read only at the end
+    x = pt.matrix("x")
+    acc0 = pt.matrix("acc0")
+    acc = scan(lambda xt, a: a * 0.9 + pt.outer(xt, xt) * 0.5, sequences=[x],
+               outputs_info=[acc0], return_updates=False)
+    mode = Mode(linker=linker, optimizer=get_mode("FAST_RUN").optimizer)
+    f = opgraph.function([x, acc0], acc[-1], mode=mode)
+    scans = [n.op for n in f.maker.fgraph.toposort() if isinstance(n.op, Scan)]
+    assert [op.keep_last for op in scans] == [(1,)]
+    xv, a0 = RNG.normal(size=(4, 400)), RNG.normal(size=(400, 400))
+    for xs in (xv, xv * 2):
+        want = a0.copy()
+        for row in xs:
+            want = want * 0.9 + np.outer(row, row) * 0.5
+        np.testing.assert_allclose(f(xs, a0), want, rtol=1e-12, atol=1e-12)

@@ -39,7 +39,7 @@ from opgraph.scan.helpers import (
     err_msg3,
 )
 from opgraph.scan.key import InnerGraphKey
-from opgraph.scan.rings import detach_aliases, ring_result, ring_rows
+from opgraph.scan.rings import detach_aliases, release_each_step, ring_result, ring_rows
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.random.utils import custom_rng_deepcopy
 from opgraph.tensor.type import TensorType
@@ -509,6 +509,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                    for m, taps in enumerate(info.state_taps) for t in taps]
     writes = [(bufs[m], offsets[m], rows[m]) for m in range(n_st)]
     tight = [bufs[m] for m in range(n_st) if rows[m] <= offsets[m] < offsets[m] + n]
+    release = release_each_step(fn, tight)
     as_while = info.as_while
     base = n_st + n_nit
     non_seqs = list(non_seqs)
@@ -542,6 +543,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                                  f"but {nits[q].shape[1:]} at step 0; every step must "
                                  "return the same shape")
             nits[q][i] = val
+        if release:
+            fn.free()
         if n_sh:
             shared = [_step_value(v, non_seqs) for v in res[base:base + n_sh]]
         if as_while and bool(res[base + n_sh]):

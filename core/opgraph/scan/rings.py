@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["detach_aliases", "ring_result", "ring_rows"]
+__all__ = ["detach_aliases", "release_each_step", "ring_result", "ring_rows"]
+
+#: a ring row this large makes the loop drop the body's held results after each step
+RELEASE_MIN_BYTES = 1 << 20
 
 
 def ring_rows(k: int, n: int, keep: int) -> int:
@@ -49,3 +52,12 @@ def ring_result(buf: np.ndarray, k: int, done: int, rows: int, n: int) -> np.nda
     if first == 0:
         return buf[:avail]
     return buf[np.arange(total - avail, total) % rows]
+
+
+def release_each_step(fn: Any, tight: Sequence[np.ndarray]) -> bool:
+    """Whether the loop should drop the body function's held values after each step
+    (``fn.free()``): when a one-row ring holds large rows, the function's previous
+    results (already copied into the rings) would otherwise stay alive while the next
+    step allocates its own, two of each large value at once."""
+    return hasattr(fn, "free") and any(
+        b.ndim and b[0].nbytes >= RELEASE_MIN_BYTES for b in tight)
