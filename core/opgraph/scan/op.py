@@ -521,7 +521,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if shared:
             args += shared
         args += non_seqs
-        res = None  # the last step's results, freed: the function may reuse their buffers
+        res: Any = None  # the last step's results, freed: the function may reuse their buffers
         res = fn(*args)
         if n_mm:
             pos = 0
