@@ -18,8 +18,9 @@ from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.fusion import MAX_INPUTS, FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
+from opgraph_rewrites.outer import outer_rewriters
 from opgraph_rewrites.scalar_sink import scalar_sink_rewriters
-from opgraph_rewrites.squeeze import squeeze_rewriters
+from opgraph_rewrites.squeeze import late_squeeze_rewriters, squeeze_rewriters
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
@@ -66,7 +67,7 @@ def local_dimshuffle_lift(fgraph: Any, node: Apply) -> Any:
 def elemwise_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     """(name, rewriter, extra tags) for the canonicalize phase."""
     return [("local_dimshuffle_lift", local_dimshuffle_lift, ("fast_compile",)),
-            *squeeze_rewriters()]
+            *squeeze_rewriters(), *outer_rewriters()]
 
 
 def register_before_fusion(db: Any) -> None:
@@ -76,6 +77,9 @@ def register_before_fusion(db: Any) -> None:
     for name, rw, tags in scalar_sink_rewriters():
         db.register(name, in2out(rw, name=name), "fast_run", "fusion", *tags, phase="fusion",
                     before=("elemwise_fusion",))
+    late = in2out(*late_squeeze_rewriters(), _compose, name="late_squeeze")
+    db.register("late_squeeze", late, "fast_run", "fusion", "shape", phase="fusion",
+                before=tuple(name for name, _rw, _tags in scalar_sink_rewriters()))
 
 
 def apply_local_dimshuffle_lift(fgraph: Any, var: Any) -> Any:

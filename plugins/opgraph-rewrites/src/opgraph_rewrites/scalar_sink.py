@@ -33,8 +33,13 @@ def _as_scalar(var: Variable) -> tuple[Variable, bool] | None:
             return None
         return constant(data.reshape(()), dtype=var.type.dtype), False
     node = var.owner
-    if node is not None and isinstance(node.op, DimShuffle) and node.inputs[0].type.ndim == 0:
-        return node.inputs[0], True
+    if node is None or not isinstance(node.op, DimShuffle):
+        return None
+    inner = node.inputs[0]
+    if inner.type.ndim == 0:
+        return inner, True
+    if all(n == 1 for n in inner.type.shape):  # v[k:k+1].dimshuffle('x', 'x')
+        return DimShuffle(input_ndim=inner.type.ndim, new_order=())(inner), True
     return None
 
 
