@@ -240,6 +240,7 @@ def test_batched_outer_product_is_a_mul_with_equal_values():
     rng = np.random.default_rng(8)
     av, bv = rng.normal(size=(2, 3, 1)), rng.normal(size=(2, 1, 4))
     np.testing.assert_array_equal(fast(av, bv), av * bv)
+    np.testing.assert_array_equal(fast(av, bv), ref(av, bv))
 
 
 def test_product_with_an_unknown_inner_length_is_kept():
