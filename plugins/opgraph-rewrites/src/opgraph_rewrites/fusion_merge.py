@@ -5,20 +5,24 @@ single-output clusters toward the inputs and stops at an output that is also
 read by a node earlier than the cluster's root.  A gradient reads the same
 intermediate from several places (PyMC: ``(y - mu) / sigma`` feeds the logp
 and three partial derivatives, each summed apart), so each read left one
-small C node.  This step merges pairs of fusible Elemwise nodes (multi-output
-Composites included) into one multi-output Composite while the graph
-allows it:
+small C node.  This step groups fusible Elemwise nodes (multi-output
+Composites included) into clusters, each replaced by one multi-output
+Composite:
 
-* a producer and its consumer, or two consumers of one variable (siblings),
-  when every output has the same broadcastable pattern as that variable, so
-  the fused loop has the shape each node had (lengths known only at run time
-  are tied to it: a mismatch raises in the fused node as it did before);
-* when no other path joins the two (merging them would make a cycle): the
-  ancestors of every node are kept as bitsets, rebuilt after each merge.
+* two groups join through a producer and its consumer, or two consumers of
+  one variable (siblings), when every output has the broadcastable pattern of
+  that variable, so the fused loop has the shape each node had (lengths known
+  only at run time are tied to it: a mismatch raises in the fused node as it
+  did before);
+* only when no other path joins them (the merged node would be on a cycle).
+  Reachability is kept as ancestor bitsets over the graph's nodes, updated as
+  groups merge (a merged group is reached from whatever reached a member and
+  reaches whatever a member reached), so the plan is made on one snapshot and
+  each cluster's Composite is built once.
 
-The bitsets cost ``n^2/8`` bytes, so the step only runs on graphs of up to
-``MAX_NODES`` nodes (PyMC models have hundreds) and stops after
-``MAX_MERGES`` merges: larger graphs keep the linear pass's result.
+The bitsets cost ``n^2/8`` bytes and each merge ``O(n)`` big-int operations,
+so the step runs on graphs of up to ``MAX_NODES`` nodes (PyMC models have
+hundreds) and stops after ``MAX_MERGES`` merges.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ __all__ = ["MAX_MERGES", "MAX_NODES", "merge_elemwise_neighbours"]
 
 #: Graphs with more nodes keep the linear fusion's clusters.
 MAX_NODES = 2000
-#: Merges per graph (each rebuilds the ancestor bitsets: O(n) big-int operations).
-MAX_MERGES = 400
+#: Merges per graph.
+MAX_MERGES = 1000
 #: Outputs of one merged Composite.
 MAX_OUTPUTS = 16
 
@@ -59,73 +63,144 @@ def _inlinable(v: Variable) -> bool:
     return isinstance(v, Constant) and np.asarray(v.data).size == 1
 
 
-class _Reach:
-    """Ancestor bitsets of the graph's nodes (bit k: the node at topological position k)."""
+class _Plan:
+    """Groups of mergeable nodes and the reachability between groups (see the module).
 
-    def __init__(self, fgraph: Any) -> None:
-        self.order = io_toposort(fgraph.inputs, fgraph.outputs)
-        self.pos = {node: k for k, node in enumerate(self.order)}
+    Every member of a group holds the group's entries: its member list, its bits,
+    its ancestors and the bits of the nodes reading its outputs from outside.
+    """
+
+    def __init__(self, fgraph: Any, order: list[Apply]) -> None:
+        self.fgraph = fgraph
+        self.pos = {node: k for k, node in enumerate(order)}
         anc: dict[Apply, int] = {}
-        pos = self.pos
-        for node in self.order:
+        for node in order:
             bits = 0
             for i in node.inputs:
                 owner = i.owner
                 if owner is not None:
-                    bits |= anc[owner] | (1 << pos[owner])
+                    bits |= anc[owner] | (1 << self.pos[owner])
             anc[node] = bits
-        self.anc = anc
+        self.anc = anc  # node -> its ancestors (kept up to date as groups merge)
+        self.group: dict[Apply, list[Apply]] = {}  # member -> its group's member list
+        self.mask: dict[Apply, int] = {}  # member -> its group's bits
+        self.ext: dict[Apply, int] = {}  # member -> bits of the nodes reading it
 
-    def other_path(self, fgraph: Any, a: Apply, b: Apply) -> bool:
-        """A path from ``a`` to ``b`` through some other node."""
-        anc_b = self.anc[b]
-        if not anc_b >> self.pos[a] & 1:
+    def members(self, node: Apply) -> list[Apply]:
+        return self.group.get(node) or [node]
+
+    def bits(self, node: Apply) -> int:
+        return self.mask.get(node, 1 << self.pos[node])
+
+    def readers(self, node: Apply) -> int:
+        bits = self.ext.get(node)
+        if bits is None:
+            bits = 0
+            pos = self.pos
+            for out in node.outputs:
+                for client, _k in self.fgraph.clients.get(out, ()):
+                    if not is_output_client(client) and client in pos:
+                        bits |= 1 << pos[client]
+            self.ext[node] = bits
+        return bits
+
+    def can_merge(self, a: Apply, b: Apply, max_inputs: int) -> bool:
+        ma, mb = self.bits(a), self.bits(b)
+        if ma & mb:
+            return False  # one group already
+        own = ma | mb
+        # a path out of one group into the other through a node of neither
+        if self.readers(a) & ~own & self.anc[b] or self.readers(b) & ~own & self.anc[a]:
             return False
-        clients = fgraph.clients
-        for out in a.outputs:
-            for client, _k in clients.get(out, ()):
-                if client is b or is_output_client(client):
-                    continue
-                if client is a or anc_b >> self.pos[client] & 1:
-                    return True
+        return _sizes_ok(self.fgraph, [*self.members(a), *self.members(b)], max_inputs)
+
+    def merge(self, a: Apply, b: Apply) -> None:
+        members = sorted([*self.members(a), *self.members(b)], key=self.pos.__getitem__)
+        own = self.bits(a) | self.bits(b)
+        anc = (self.anc[a] | self.anc[b]) & ~own
+        readers = (self.readers(a) | self.readers(b)) & ~own
+        for m in members:
+            self.group[m] = members
+            self.mask[m] = own
+            self.anc[m] = anc
+            self.ext[m] = readers
+        new = anc | own
+        for node, bits in self.anc.items():  # what reached one member reaches all
+            if bits & own and not self.bits(node) & own:
+                self.anc[node] = bits | new
+
+
+def _sizes_ok(fgraph: Any, members: list[Apply], max_inputs: int) -> bool:
+    inside = set(members)
+    inputs = {i for m in members for i in m.inputs
+              if not _inlinable(i) and i.owner not in inside}
+    if len(inputs) > max_inputs:
         return False
+    return len(_outputs_used_outside(fgraph, members, inside)) <= MAX_OUTPUTS
+
+
+def _outputs_used_outside(fgraph: Any, members: list[Apply], inside: set) -> list[Variable]:
+    clients = fgraph.clients
+    return [o for m in members for o in m.outputs
+            if any(is_output_client(c) or c not in inside for c, _k in clients.get(o, ()))]
 
 
 def _candidates(fgraph: Any, node: Apply) -> Iterator[tuple[Apply, Variable]]:
     """(neighbour, the variable that ties their shapes): producers, consumers, then
     siblings."""
     clients = fgraph.clients
-    seen = {node}
     for i in node.inputs:
-        owner = i.owner
-        if owner is not None and owner not in seen and _mergeable(owner):
-            seen.add(owner)
-            yield owner, i
+        if i.owner is not None and _mergeable(i.owner):
+            yield i.owner, i
     for out in node.outputs:
         for client, _k in clients.get(out, ()):
-            if client not in seen and _mergeable(client):
-                seen.add(client)
+            if _mergeable(client):
                 yield client, out
     for i in node.inputs:
-        if isinstance(i, Constant):
-            continue
-        for client, _k in clients.get(i, ()):
-            if client not in seen and _mergeable(client):
-                seen.add(client)
-                yield client, i
+        if not isinstance(i, Constant):
+            for client, _k in clients.get(i, ()):
+                if client is not node and _mergeable(client):
+                    yield client, i
 
 
-def _members_scalar_graph(
-    first: Apply, second: Apply
+def _plan_groups(fgraph: Any, order: list[Apply], max_inputs: int) -> list[list[Apply]]:
+    plan = _Plan(fgraph, order)
+    merges = 0
+    nodes = [node for node in order if _mergeable(node)]
+    for _sweep in range(2):  # a second sweep sees the groups the first one grew
+        before = merges
+        for node in nodes:
+            bcast = node.outputs[0].type.broadcastable
+            for other, tie in _candidates(fgraph, node):
+                if merges >= MAX_MERGES:
+                    break
+                if (tie.type.broadcastable != bcast
+                        or other.outputs[0].type.broadcastable != bcast):
+                    continue
+                if plan.can_merge(node, other, max_inputs):
+                    plan.merge(node, other)
+                    merges += 1
+        if merges == before:
+            break
+    groups = {id(g): g for g in plan.group.values()}
+    return list(groups.values())
+
+
+def _scalar_graph(
+    members: list[Apply],
 ) -> tuple[list[Variable], list[Variable], dict[Variable, Variable]]:
-    """(outer inputs, inner inputs, outer output -> inner scalar) of the two nodes."""
+    """(outer inputs, inner inputs, outer variable -> inner scalar) of ``members`` (in
+    topological order)."""
+    inside = set(members)
     smap: dict[Variable, Variable] = {}
     outer_inputs: list[Variable] = []
     inner_inputs: list[Variable] = []
-    for node in (first, second):
+    for node in members:
         ins = []
         for i in node.inputs:
             if i not in smap:
+                if i.owner in inside:
+                    raise ValueError("members out of order")
                 if _inlinable(i):
                     value = np.asarray(i.data).reshape(())
                     smap[i] = ScalarType(i.type.dtype).make_constant(value)
@@ -141,16 +216,16 @@ def _members_scalar_graph(
     return outer_inputs, inner_inputs, smap
 
 
-def _merge(fgraph: Any, first: Apply, second: Apply, max_inputs: int) -> bool:
-    """Replace ``first`` and ``second`` (``first`` not after ``second``) by one node."""
-    outer_inputs, inner_inputs, smap = _members_scalar_graph(first, second)
-    if not outer_inputs or len(outer_inputs) > max_inputs:
+def _replace_group(fgraph: Any, members: list[Apply]) -> bool:
+    """Replace ``members`` (topologically ordered) by one Elemwise of a Composite."""
+    if any(m not in fgraph.apply_nodes for m in members):
         return False
-    members = (first, second)
-    clients = fgraph.clients
-    olds = [o for node in members for o in node.outputs
-            if any(is_output_client(c) or c not in members for c, _k in clients.get(o, ()))]
-    if not olds or len(olds) > MAX_OUTPUTS:
+    try:
+        outer_inputs, inner_inputs, smap = _scalar_graph(members)
+    except ValueError:
+        return False
+    olds = _outputs_used_outside(fgraph, members, set(members))
+    if not outer_inputs or not olds:
         return False
     try:
         comp = Composite(inner_inputs, [smap[o] for o in olds])
@@ -171,34 +246,13 @@ def _merge(fgraph: Any, first: Apply, second: Apply, max_inputs: int) -> bool:
     return True
 
 
-def _try_node(fgraph: Any, reach: _Reach, node: Apply, max_inputs: int) -> bool:
-    bcast = node.outputs[0].type.broadcastable
-    for other, tie in _candidates(fgraph, node):
-        if tie.type.broadcastable != bcast or other.outputs[0].type.broadcastable != bcast:
-            continue
-        first, second = sorted((node, other), key=reach.pos.__getitem__)
-        if reach.other_path(fgraph, first, second):
-            continue
-        if _merge(fgraph, first, second, max_inputs):
-            return True
-    return False
-
-
 def merge_elemwise_neighbours(fgraph: Any, max_inputs: int) -> int:
-    """Merge fusible neighbours of ``fgraph`` until none is left; the number of merges."""
-    merges = 0
-    skip: set[Apply] = set()  # nodes with no neighbour to merge (still valid: unchanged)
-    while merges < MAX_MERGES:
-        if len(fgraph.apply_nodes) > MAX_NODES:
-            break
-        reach = _Reach(fgraph)
-        for node in reach.order:
-            if node in skip or not _mergeable(node):
-                continue
-            if _try_node(fgraph, reach, node, max_inputs):
-                merges += 1
-                break
-            skip.add(node)
-        else:
-            break
-    return merges
+    """Merge fusible neighbours of ``fgraph`` (see the module); the nodes removed."""
+    if len(fgraph.apply_nodes) > MAX_NODES:
+        return 0
+    order = io_toposort(fgraph.inputs, fgraph.outputs)
+    removed = 0
+    for members in _plan_groups(fgraph, order, max_inputs):
+        if _replace_group(fgraph, members):
+            removed += len(members) - 1
+    return removed
