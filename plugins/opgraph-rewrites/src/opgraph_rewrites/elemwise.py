@@ -75,8 +75,9 @@ def register_before_fusion(db: Any) -> None:
     work on expanded scalars moves to the scalars (there, because the BLAS phase's
     ``local_dimshuffle_lift`` would move it back)."""
     for name, rw, tags in scalar_sink_rewriters():
-        db.register(name, in2out(rw, name=name), "fast_run", "fusion", *tags, phase="fusion",
-                    before=("elemwise_fusion",))
+        # with the DimShuffle composition: a squeeze of an expansion is no node at all
+        db.register(name, in2out(rw, _compose, name=name), "fast_run", "fusion", *tags,
+                    phase="fusion", before=("elemwise_fusion",))
     late = in2out(*late_squeeze_rewriters(), _compose, name="late_squeeze")
     db.register("late_squeeze", late, "fast_run", "fusion", "shape", phase="fusion",
                 before=tuple(name for name, _rw, _tags in scalar_sink_rewriters()))
