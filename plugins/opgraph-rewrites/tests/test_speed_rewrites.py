@@ -243,6 +243,15 @@ def test_batched_outer_product_is_a_mul_with_equal_values():
     np.testing.assert_array_equal(fast(av, bv), ref(av, bv))
 
 
+def test_large_or_unknown_outer_product_stays_a_product():
+    x, y = pt.matrix("x", shape=(None, 1)), pt.matrix("y", shape=(1, None))
+    big_x, big_y = pt.matrix("bx", shape=(100, 1)), pt.matrix("by", shape=(1, 100))
+    for a, b in ((x, y), (big_x, big_y)):
+        fast, ref = compile_pair([a, b], pt.dot(a, b))
+        assert op_counts(fast)["Mul"] == 0
+        same(fast, ref, np.ones((100, 1)) * 3.0, np.arange(100.0).reshape(1, 100))
+
+
 def test_product_with_an_unknown_inner_length_is_kept():
     x = pt.matrix("x", shape=(3, 1))
     y = pt.matrix("y", shape=(None, 4))
