@@ -72,3 +72,16 @@ def test_all_intermediates_kept_runs_every_node():
     fc.vm.allow_gc = False
     fp = function([x, v], v * e, mode=PY_RUN)
     np.testing.assert_allclose(fc(np.float64(0.5), np.ones(3)), fp(np.float64(0.5), np.ones(3)))
+
+
+@pytest.mark.parametrize("linker", ["cvm", "c"])
+def test_per_node_modules_and_profiling_keep_values(linker):
+    # the CVM builds one module per node: an expansion computed in another module is read
+    # as it is; the profiling build runs every node
+    x, v = pt.dscalar("x"), pt.dvector("v")
+    e = pt.exp(x).dimshuffle("x")
+    outs = [v * e + e, pt.sqrt(e) * v]
+    fp = function([x, v], outs, mode=PY_RUN)
+    for profile in (False, True):
+        fc = function([x, v], outs, mode=Mode(linker=linker, optimizer=None), profile=profile)
+        _same(fc, fp, np.float64(-1.25), np.array([3.0, -4.0, np.nan]))

@@ -6,7 +6,8 @@ length 1, only the data pointer is read).  The 0-d ``s`` has the same data
 pointer, so such a node's input slot takes ``s`` itself, and a DimShuffle
 whose every reader is rewired so runs no more: PyMC's graphs broadcast each
 scalar parameter with one, a view object built on every call.  An input the
-node writes in place is never rewired (it would write into ``s``).
+node writes in place is never rewired (it would write into ``s``).  The
+profiling build runs every node (the profile lists each one's time).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def elide_scalar_expansions(order: Sequence[Any], node_code: Sequence[Any],
     outputs and what the caller keeps live)."""
     subst: dict[tuple[int, int], Variable] = {}
     readers: dict[Variable, list[tuple[int, int]]] = {}
+    here = set(order)  # a DimShuffle of another module (the CVM's per-node ones) is its input
     for k, node in enumerate(order):
         for i, v in enumerate(node.inputs):
             readers.setdefault(v, []).append((k, i))
@@ -55,7 +57,7 @@ def elide_scalar_expansions(order: Sequence[Any], node_code: Sequence[Any],
             continue
         destroyed = set((getattr(node.op, "inplace_pattern", None) or {}).values())
         for i, v in enumerate(node.inputs):
-            src = _expanded_scalar(v) if i not in destroyed else None
+            src = _expanded_scalar(v) if i not in destroyed and v.owner in here else None
             if src is not None:
                 subst[(k, i)] = src
     skip = set()

@@ -166,7 +166,9 @@ def _emit_run_graph(w: CWriter, layout: GraphLayout, keep_live: set[Variable],
     inputs, outputs, consts, index = layout.inputs, layout.outputs, layout.consts, layout.index
     order, node_code = layout.order, layout.node_code
     out_set = set(outputs)
-    elision = elide_scalar_expansions(order, node_code, out_set | keep_live)
+    # the profiling variant runs (and times) every node, as the profile lists them all
+    elision = elide_scalar_expansions(order, node_code if not profile else [None] * len(order),
+                                      out_set | keep_live)
     last_use: dict[Variable, int] = {}
     for k, node in enumerate(order):
         if k in elision.skip:
