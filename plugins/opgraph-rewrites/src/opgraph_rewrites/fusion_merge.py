@@ -48,6 +48,8 @@ MAX_NODES = 2000
 MAX_MERGES = 1000
 #: Outputs of one merged Composite.
 MAX_OUTPUTS = 16
+#: A variable read by more nodes offers them no sibling merges (each would be tried).
+MAX_SIBLINGS = 32
 
 
 def _mergeable(node: Any) -> bool:
@@ -85,6 +87,8 @@ class _Plan:
         self.group: dict[Apply, list[Apply]] = {}  # member -> its group's member list
         self.mask: dict[Apply, int] = {}  # member -> its group's bits
         self.ext: dict[Apply, int] = {}  # member -> bits of the nodes reading it
+        # member -> the group's outer inputs and outputs read outside
+        self.io: dict[Apply, tuple[set[Variable], list[Variable]]] = {}
 
     def members(self, node: Apply) -> list[Apply]:
         return self.group.get(node) or [node]
@@ -112,14 +116,41 @@ class _Plan:
         # a path out of one group into the other through a node of neither
         if self.readers(a) & ~own & self.anc[b] or self.readers(b) & ~own & self.anc[a]:
             return False
-        return _sizes_ok(self.fgraph, [*self.members(a), *self.members(b)], max_inputs)
+        return self._sizes_ok(a, b, max_inputs)
+
+    def _io(self, node: Apply) -> tuple[set[Variable], list[Variable]]:
+        """(outer inputs, outputs read outside) of ``node``'s group."""
+        io = self.io.get(node)
+        if io is None:
+            io = ({i for i in node.inputs if not _inlinable(i)},
+                  _outputs_used_outside(self.fgraph, [node], {node}))
+            self.io[node] = io
+        return io
+
+    def _merged_io(self, a: Apply, b: Apply, max_inputs: int = -1
+                   ) -> tuple[set[Variable], list[Variable]] | None:
+        """The merged group's inputs and outputs read outside (None: more than
+        ``max_inputs`` inputs, when given)."""
+        (ins_a, outs_a), (ins_b, outs_b) = self._io(a), self._io(b)
+        inside = {*self.members(a), *self.members(b)}
+        ins = {i for i in ins_a | ins_b if i.owner not in inside}
+        if 0 <= max_inputs < len(ins):
+            return None
+        return ins, _outputs_used_outside_of(self.fgraph, [*outs_a, *outs_b], inside)
+
+    def _sizes_ok(self, a: Apply, b: Apply, max_inputs: int) -> bool:
+        io = self._merged_io(a, b, max_inputs)
+        return io is not None and len(io[1]) <= MAX_OUTPUTS
 
     def merge(self, a: Apply, b: Apply) -> None:
         members = sorted([*self.members(a), *self.members(b)], key=self.pos.__getitem__)
         own = self.bits(a) | self.bits(b)
         anc = (self.anc[a] | self.anc[b]) & ~own
         readers = (self.readers(a) | self.readers(b)) & ~own
+        io = self._merged_io(a, b)
+        assert io is not None
         for m in members:
+            self.io[m] = io
             self.group[m] = members
             self.mask[m] = own
             self.anc[m] = anc
@@ -130,18 +161,13 @@ class _Plan:
                 self.anc[node] = bits | new
 
 
-def _sizes_ok(fgraph: Any, members: list[Apply], max_inputs: int) -> bool:
-    inside = set(members)
-    inputs = {i for m in members for i in m.inputs
-              if not _inlinable(i) and i.owner not in inside}
-    if len(inputs) > max_inputs:
-        return False
-    return len(_outputs_used_outside(fgraph, members, inside)) <= MAX_OUTPUTS
-
-
 def _outputs_used_outside(fgraph: Any, members: list[Apply], inside: set) -> list[Variable]:
+    return _outputs_used_outside_of(fgraph, [o for m in members for o in m.outputs], inside)
+
+
+def _outputs_used_outside_of(fgraph: Any, outs: list[Variable], inside: set) -> list[Variable]:
     clients = fgraph.clients
-    return [o for m in members for o in m.outputs
+    return [o for o in outs
             if any(is_output_client(c) or c not in inside for c, _k in clients.get(o, ()))]
 
 
@@ -157,8 +183,9 @@ def _candidates(fgraph: Any, node: Apply) -> Iterator[tuple[Apply, Variable]]:
             if _mergeable(client):
                 yield client, out
     for i in node.inputs:
-        if not isinstance(i, Constant):
-            for client, _k in clients.get(i, ()):
+        readers = clients.get(i, ())
+        if not isinstance(i, Constant) and len(readers) <= MAX_SIBLINGS:
+            for client, _k in readers:
                 if client is not node and _mergeable(client):
                     yield client, i
 
