@@ -184,8 +184,10 @@ class CallPlan:
         self.gate = CallGate()
 
 
-def _fast_check(type_: Any) -> tuple[Any, int] | None:
-    """(dtype, ndim) when values of ``type_`` can be accepted by an inline exact check.
+def _fast_check(type_: Any) -> tuple[Any, int, tuple[int | None, ...]] | None:
+    """(dtype, ndim, static shape) when values of ``type_`` can be accepted by an
+    inline exact check (a fixed length is compared inline too: PyMC's raveled
+    parameter vector has one).
 
     A Type whose values are not ndarrays (sparse matrices) sets
     ``ndarray_values = False``: an ndarray must go through its ``filter``.
@@ -202,9 +204,18 @@ def _fast_check(type_: Any) -> tuple[Any, int] | None:
             dtype = np.dtype(dtype_name)
         except TypeError:
             return None
-    if not isinstance(shape, tuple) or any(s is not None for s in shape):
+    if not isinstance(shape, tuple) or not all(s is None or type(s) is int for s in shape):
         return None
-    return np.dtype(dtype), len(shape)
+    return np.dtype(dtype), len(shape), shape
+
+
+def _shape_test(shape: tuple[int | None, ...]) -> str:
+    """The inline test of the fixed lengths of ``shape`` on the argument ``a``."""
+    if all(s is None for s in shape):
+        return ""
+    if all(s is not None for s in shape):
+        return f" and a.shape == {tuple(shape)!r}"
+    return "".join(f" and a.shape[{i}] == {s}" for i, s in enumerate(shape) if s is not None)
 
 
 def _completer(plan: CallPlan) -> Callable[[tuple], tuple]:
@@ -250,14 +261,14 @@ def _input_lines(plan: CallPlan, trust_input: bool, env: dict[str, Any]) -> list
         # a Python float for a float64 scalar: the one conversion worth inlining
         fallback = (
             f"(array(a) if type(a) is float else f{k}(a))"
-            if fast == (np.dtype("float64"), 0)
+            if fast[:2] == (np.dtype("float64"), 0)
             else f"f{k}(a)"
         )
         aligned = ("" if slot.position in plan.linker_checks_alignment
                    else " and a.flags.aligned")
         lines.append(
             f"c{k}[0] = a if (type(a) is ndarray and a.dtype is d{k} and "
-            f"a.ndim == {fast[1]}{aligned}) else {fallback}"
+            f"a.ndim == {fast[1]}{_shape_test(fast[2])}{aligned}) else {fallback}"
         )
     return lines
 

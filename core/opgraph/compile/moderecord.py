@@ -189,17 +189,22 @@ class Mode:
             )
         return opt
 
+    def _with_query(self, query: Any) -> Mode:
+        # the new query is also what the copy was given (PyTensor's clone): PyMC builds
+        # its mode from ``mode.provided_optimizer``, which must keep these changes
+        return self.evolve(optimizer=query, provided_optimizer=query)
+
     def including(self, *tags: str) -> Mode:
         """A copy whose rewrite query also includes ``tags``."""
-        return self.evolve(optimizer=self._query().including(*tags))
+        return self._with_query(self._query().including(*tags))
 
     def excluding(self, *tags: str) -> Mode:
         """A copy whose rewrite query excludes ``tags``."""
-        return self.evolve(optimizer=self._query().excluding(*tags))
+        return self._with_query(self._query().excluding(*tags))
 
     def requiring(self, *tags: str) -> Mode:
         """A copy whose rewrite query requires ``tags``."""
-        return self.evolve(optimizer=self._query().requiring(*tags))
+        return self._with_query(self._query().requiring(*tags))
 
     def register(self, *rewriters: tuple[Any, Any]) -> Mode:
         """A copy that also runs each ``(rewriter, phase)`` pair.

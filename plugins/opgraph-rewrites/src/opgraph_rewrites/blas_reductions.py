@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.graph.rewriting.walking import in2out
@@ -61,10 +63,21 @@ def _gemv_sum(matrix: Variable, axis: int) -> Variable:
     return Gemv()(unused, tensor_constant(1.0, dt), a, ones, tensor_constant(0.0, dt))
 
 
+#: A matrix statically known to hold at most this many elements keeps its Sum: one C
+#: loop beats a BLAS call plus the two vectors it needs (PyMC's per-call graphs).
+SMALL_ELEMENTS = 4096
+
+
+def _small(var: Variable) -> bool:
+    shape = var.type.shape
+    return None not in shape and int(np.prod(shape)) <= SMALL_ELEMENTS
+
+
 @node_rewriter([Sum])
 def local_sum_rows_to_gemv(fgraph: Any, node: Apply) -> Any:
-    """sum(M, axis=0) -> M.T @ ones, sum(M, axis=1) -> M @ ones (M a float64 matrix)."""
-    if not _exact_sum(node) or node.inputs[0].type.ndim != 2:
+    """sum(M, axis=0) -> M.T @ ones, sum(M, axis=1) -> M @ ones (M a float64 matrix, not
+    statically small)."""
+    if not _exact_sum(node) or node.inputs[0].type.ndim != 2 or _small(node.inputs[0]):
         return False
     axes = node.op.axis
     if axes is None or len(axes) != 1:

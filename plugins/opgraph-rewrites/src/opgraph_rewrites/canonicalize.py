@@ -276,15 +276,37 @@ def _dimshuffle_cls() -> type:
     return DimShuffle
 
 
+def _same_layout(order: tuple[Any, ...], shape: tuple[int | None, ...]) -> bool:
+    """A DimShuffle with ``order`` of a value of static ``shape`` returns the value
+    unchanged: the same shape, elements in the same order (only length-1 axes move,
+    appear or vanish, one for one)."""
+    if order == tuple(range(len(shape))):
+        return True
+    if len(order) != len(shape):
+        return False
+    kept = [o for o in order if o != "x"]
+    if kept != sorted(kept):
+        return False
+    for k, o in enumerate(order):
+        if o == "x":
+            if shape[k] != 1:
+                return False
+        elif o != k and (shape[o] is None or shape[o] != shape[k]):
+            return False
+    # every input axis left out must have length 1
+    return all(shape[i] == 1 for i in range(len(shape)) if i not in kept)
+
+
 def local_dimshuffle_dimshuffle() -> NodeRewriter:
     DimShuffle = _dimshuffle_cls()
 
     @node_rewriter([DimShuffle], name="local_dimshuffle_dimshuffle")
     def rewrite(fgraph: Any, node: Apply) -> Any:
-        """ds2(ds1(x)) -> ds(x) with the composed order; identity ds(x) -> x."""
+        """ds2(ds1(x)) -> ds(x) with the composed order; identity ds(x) -> x (also one that
+        only swaps a length-1 axis for a new one: ``v.dimshuffle('x')`` of a length-1 v)."""
         op = node.op
         (x,) = node.inputs
-        if op.new_order == tuple(range(op.input_ndim)):
+        if _same_layout(op.new_order, x.type.shape):
             return [x]
         inner = x.owner
         if inner is None or not isinstance(inner.op, DimShuffle):
@@ -292,7 +314,7 @@ def local_dimshuffle_dimshuffle() -> NodeRewriter:
         first = inner.op.new_order
         composed = tuple("x" if o == "x" else first[o] for o in op.new_order)
         base = inner.inputs[0]
-        if composed == tuple(range(base.type.ndim)):
+        if _same_layout(composed, base.type.shape):
             new = base
         else:
             try:

@@ -11,12 +11,16 @@ from typing import Any
 
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.fusion import MAX_INPUTS, FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
+from opgraph_rewrites.outer import outer_rewriters
+from opgraph_rewrites.scalar_sink import scalar_sink_rewriters
+from opgraph_rewrites.squeeze import late_squeeze_rewriters, squeeze_rewriters
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
@@ -29,6 +33,7 @@ __all__ = [
     "local_dimshuffle_lift",
     "local_inline_composite_constants",
     "local_useless_dimshuffle_makevector",
+    "register_before_fusion",
 ]
 
 _compose = local_dimshuffle_dimshuffle()
@@ -61,7 +66,21 @@ def local_dimshuffle_lift(fgraph: Any, node: Apply) -> Any:
 
 def elemwise_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
     """(name, rewriter, extra tags) for the canonicalize phase."""
-    return [("local_dimshuffle_lift", local_dimshuffle_lift, ("fast_compile",))]
+    return [("local_dimshuffle_lift", local_dimshuffle_lift, ("fast_compile",)),
+            *squeeze_rewriters(), *outer_rewriters()]
+
+
+def register_before_fusion(db: Any) -> None:
+    """Register the rewrites of the fusion phase that run before the fusion: Elemwise
+    work on expanded scalars moves to the scalars (there, because the BLAS phase's
+    ``local_dimshuffle_lift`` would move it back)."""
+    for name, rw, tags in scalar_sink_rewriters():
+        # with the DimShuffle composition: a squeeze of an expansion is no node at all
+        db.register(name, in2out(rw, _compose, name=name), "fast_run", "fusion", *tags,
+                    phase="fusion", before=("elemwise_fusion",))
+    late = in2out(*late_squeeze_rewriters(), _compose, name="late_squeeze")
+    db.register("late_squeeze", late, "fast_run", "fusion", "shape", phase="fusion",
+                before=tuple(name for name, _rw, _tags in scalar_sink_rewriters()))
 
 
 def apply_local_dimshuffle_lift(fgraph: Any, var: Any) -> Any:

@@ -21,15 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.graph.basic import Apply, Variable
+import numpy as np
+
+from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.rewriting.basic import NodeRewriter, is_output_client, node_rewriter
 from opgraph.scalar.structural import Second, second
 from opgraph.tensor.creation import Alloc
-from opgraph.tensor.elemwise import Elemwise
+from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph.tensor.math import mul
+from opgraph.tensor.reduction import Sum
+from opgraph.tensor.variable import constant
 from opgraph_rewrites.shape_feature import ShapeFeature
 from opgraph_rewrites.utils import ew, keep_type
 
-__all__ = ["covers_shape", "fill_rewriters"]
+__all__ = ["covers_shape", "fill_rewriters", "local_sum_of_fill"]
 
 
 def _second() -> Any:
@@ -165,6 +170,42 @@ def local_fill_to_alloc() -> NodeRewriter:
     return rewrite
 
 
+def _computed_anyway(fgraph: Any, x: Variable, node: Apply) -> bool:
+    """``x`` is an input or constant, or is read by something besides the fill ``node``:
+    dropping the fill's read of it drops no computation (nor the errors it may raise)."""
+    if x.owner is None or isinstance(x, Constant):
+        return True
+    return any(client is not node for client, _k in fgraph.clients.get(x, ()))
+
+
+def local_sum_of_fill() -> NodeRewriter:
+    @node_rewriter([Sum], name="local_sum_of_fill")
+    def rewrite(fgraph: Any, node: Apply) -> Any:
+        """sum(second(x, c)) over every axis -> c * x.size when ``c`` holds one value
+        and x's lengths are static (a gradient's ``fill(logp, -1)`` summed)."""
+        parts = _fill_parts(node.inputs[0])
+        if parts is None or fgraph is None:
+            return False
+        x, c = parts
+        fill_node = node.inputs[0].owner
+        axes = node.op.axis
+        if axes is not None and sorted(axes) != list(range(x.type.ndim)):
+            return False
+        shape = node.inputs[0].type.shape
+        if any(n is None for n in shape) or any(n != 1 for n in c.type.shape):
+            return False
+        if not _computed_anyway(fgraph, x, fill_node):
+            return False
+        out = node.outputs[0]
+        size = constant(np.asarray(int(np.prod(shape, dtype=np.int64)), dtype=out.type.dtype))
+        value = c if c.type.ndim == 0 else DimShuffle(
+            input_ndim=c.type.ndim, new_order=())(c)
+        fixed = keep_type(out, mul(value, size))
+        return [fixed] if fixed is not None else False
+
+    return rewrite
+
+
 def fill_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]]]]:
     """(name, rewriter, extra tags) per phase: canonicalize and specialize."""
     sink, useless = local_fill_sink(), local_useless_fill()
@@ -172,6 +213,7 @@ def fill_rewriters() -> dict[str, list[tuple[str, NodeRewriter, tuple[str, ...]]
         "canonicalize": [
             ("local_fill_sink", sink, ("fill",)),
             ("local_useless_fill", useless, ("fill",)),
+            ("local_sum_of_fill", local_sum_of_fill(), ("fill",)),
         ],
         "specialize": [
             ("specialize_fill_sink", sink, ("fill",)),

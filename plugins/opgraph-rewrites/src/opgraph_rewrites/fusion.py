@@ -10,10 +10,10 @@ and comes back. Each fused node takes at most ``max_inputs`` non-constant
 inputs; scalar constants are inlined into the Composite. Linear in the
 graph: each node is absorbed once and each edge looked at once.
 
-Not done: merging sibling clusters (``exp(x)*2`` and ``exp(x)+1`` both
-consumed before the later root) into one Composite. That needs reachability
-between clusters (PyTensor keeps ancestor bitsets: quadratic memory), which
-would break the linear compile-time budget.
+Sibling clusters (``exp(x)*2`` and ``exp(x)+1`` both consumed before the
+later root) and outputs read before the root are merged afterwards by
+:mod:`opgraph_rewrites.fusion_merge`, which keeps ancestor bitsets (quadratic
+memory), on graphs small enough for that.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from opgraph.graph.utils import InconsistencyError
 from opgraph.scalar.composite import Composite
 from opgraph.scalar.type import ScalarType
 from opgraph.tensor.elemwise import Elemwise
+from opgraph_rewrites.fusion_merge import merge_elemwise_neighbours
 from opgraph_rewrites.utils import keep_type
 
 __all__ = ["MAX_INPUTS", "FusionOptimizer"]
@@ -84,6 +85,9 @@ class FusionOptimizer(GraphRewriter):
             if self._replace(fgraph, root, cluster):
                 fused += 1
                 replaced += len(cluster)
+        merged = merge_elemwise_neighbours(fgraph, self.max_inputs)
+        fused += merged
+        replaced += merged
         stats.rewriter, stats.fused, stats.replaced = self, fused, replaced
         stats.applied[self.name] = fused
         stats.total_time = stats.time[self.name] = time.perf_counter() - t0

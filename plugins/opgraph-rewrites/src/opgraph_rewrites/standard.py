@@ -21,7 +21,7 @@ from opgraph_rewrites.blockwise_passes import (
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.constant_folding import constant_folding
-from opgraph_rewrites.elemwise import elemwise_rewriters
+from opgraph_rewrites.elemwise import elemwise_rewriters, register_before_fusion
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
 from opgraph_rewrites.extract_diag import ExtractDiag, extract_diag_lift_pass
 from opgraph_rewrites.fill import fill_rewriters, local_useless_fill
@@ -120,6 +120,7 @@ def register_standard_rewrites(db: Any) -> None:
     spec.register("inline_optimized_einsum", inline_optimized_einsum, "fast_run", "inline_einsum")
     register_blas_opt(db)
     register_blockwise_passes(db)
+    register_before_fusion(db)
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")

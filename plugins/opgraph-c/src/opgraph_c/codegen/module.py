@@ -22,6 +22,7 @@ from opgraph.graph.basic import Constant, Variable
 from opgraph.tensor.type import TensorType
 from opgraph_c.cache import MODNAME_PLACEHOLDER
 from opgraph_c.codegen.ctypes_ import supported, typenum
+from opgraph_c.codegen.elide import elide_scalar_expansions
 from opgraph_c.codegen.emit import CWriter
 from opgraph_c.codegen.nodec import EmitContext, NodeC, node_function
 from opgraph_c.codegen.runtime_c import (
@@ -136,15 +137,17 @@ def _node_parts(order: Sequence[Any], node_code: Sequence[NodeC | None]) -> _Nod
     return parts
 
 
-def _emit_c_node(w: CWriter, k: int, node: Any, index: dict[Variable, int],
-                 out_pos: dict[Variable, int], profile: bool) -> None:
-    """The call of node ``k``'s C function from ``og_run_graph``."""
+def _emit_c_node(w: CWriter, k: int, node: Any, node_inputs: list[Variable],
+                 index: dict[Variable, int], out_pos: dict[Variable, int],
+                 profile: bool) -> None:
+    """The call of node ``k``'s C function from ``og_run_graph`` (reading ``node_inputs``:
+    its inputs, some replaced by the values they expand, see codegen/elide.py)."""
     w.line(f"og_node = {k};")
-    ins = ", ".join(f"v[{index[v]}]" for v in node.inputs) or "NULL"
+    ins = ", ".join(f"v[{index[v]}]" for v in node_inputs) or "NULL"
     with w.block():
         if profile:
             w.line("double og_t0 = og_clock();")
-        w.line(f"PyObject *og_in[{max(len(node.inputs), 1)}] = {{{ins}}};",
+        w.line(f"PyObject *og_in[{max(len(node_inputs), 1)}] = {{{ins}}};",
                f"PyObject *og_out[{len(node.outputs)}];")
         for j, v in enumerate(node.outputs):
             w.line(f"og_out[{j}] = og_take_prev(og_st, {index[v]}, {out_pos.get(v, -1)});")
@@ -162,13 +165,18 @@ def _emit_run_graph(w: CWriter, layout: GraphLayout, keep_live: set[Variable],
     out, every intermediate released after its last reader."""
     inputs, outputs, consts, index = layout.inputs, layout.outputs, layout.consts, layout.index
     order, node_code = layout.order, layout.node_code
+    out_set = set(outputs)
+    # the profiling variant runs (and times) every node, as the profile lists them all
+    elision = elide_scalar_expansions(order, node_code if not profile else [None] * len(order),
+                                      out_set | keep_live)
     last_use: dict[Variable, int] = {}
     for k, node in enumerate(order):
-        for v in node.inputs:
+        if k in elision.skip:
+            continue
+        for v in elision.inputs(k, node):
             last_use[v] = k
         for v in node.outputs:
             last_use.setdefault(v, k)
-    out_set = set(outputs)
     n_vars = len(index)
     prog = _PyProgram()
     with w.block("static PyObject *og_run_graph(PyObject *og_cap, PyObject *og_unused)"):
@@ -190,7 +198,7 @@ def _emit_run_graph(w: CWriter, layout: GraphLayout, keep_live: set[Variable],
         segment: list[tuple[int, Any]] = []
 
         def dead_after(k: int, node: Any) -> list[int]:
-            return [index[v] for v in list(node.inputs) + list(node.outputs)
+            return [index[v] for v in [*elision.inputs(k, node), *node.outputs]
                     if last_use.get(v) == k and v.owner is not None and v not in out_set
                     and v not in keep_live]
 
@@ -208,11 +216,13 @@ def _emit_run_graph(w: CWriter, layout: GraphLayout, keep_live: set[Variable],
             segment.clear()
 
         for k, (node, code) in enumerate(zip(order, node_code)):
+            if k in elision.skip:
+                continue
             if code is None:
                 segment.append((k, node))
                 continue
             flush_segment()
-            _emit_c_node(w, k, node, index, out_pos, profile)
+            _emit_c_node(w, k, node, elision.inputs(k, node), index, out_pos, profile)
             for i in dead_after(k, node):  # free what is dead after this node
                 w.line(f"og_release(og_st, {i}, &v[{i}]);")
         flush_segment()

@@ -61,89 +61,57 @@ static PyArrayObject *ogla_as_type(PyArrayObject *a, int typenum) {
         o[i * n + i] = (T)0.5 * r[(n - 1 - i) * (n + 1)];                               \
     }
 
-/* Small matrices: sym(L^-T Phi(L^T G) L^-1) by loops over rows (in double),
-   where LAPACK's blocked routines cost more in calls than in flops.  l and g are row-major
-   n x n (l read as lower); w holds 2 n^2 doubles; the symmetric part, folded onto the lower
-   triangle, goes to out (T) as the LAPACK path writes it. */
+/* Small matrices: the Cholesky factorisation's loops run backwards (reverse mode), where
+   LAPACK's blocked routines cost more in calls than in flops.  l and g are row-major n x n,
+   read as lower; g (the cotangent of L) is overwritten; a receives the cotangent of the
+   lower triangle the factorisation read (off-diagonal entries count both mirrored terms,
+   as the LAPACK path writes them).  n^3/3 multiply-adds, where the congruence
+   L^-T Phi(L^T G) L^-1 of the LAPACK path takes 5 n^3/6. */
 #define OGLA_PULLBACK_SMALL_MAX 96
 
-/* dst[j] += sign * sum_{k >= k0} L(k, i) rows(k, j) for j < len (row-major n x n), the
-   rows taken four at a time. */
-static void ogla_rows_axpy(double *restrict dst, const double *restrict rows,
-                           const double *restrict l, npy_intp i, npy_intp k0, npy_intp n,
-                           npy_intp len, double sign) {
-    npy_intp k = k0;
-    for (; k + 3 < n; k += 4) {
-        double a0 = sign * l[k * n + i], a1 = sign * l[(k + 1) * n + i],
-               a2 = sign * l[(k + 2) * n + i], a3 = sign * l[(k + 3) * n + i];
-        const double *r0 = rows + k * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-        for (npy_intp j = 0; j < len; j++)
-            dst[j] += a0 * r0[j] + a1 * r1[j] + a2 * r2[j] + a3 * r3[j];
-    }
-    for (; k < n; k++) {
-        double a0 = sign * l[k * n + i];
-        const double *r0 = rows + k * n;
-        for (npy_intp j = 0; j < len; j++) dst[j] += a0 * r0[j];
-    }
-}
-
-/* x := L^-T b by rows, from the last (b and x row-major n x n, distinct). */
-static void ogla_solve_lt_rows(const double *l, const double *b, double *x, npy_intp n) {
+/* The forward loops, row by row:  L[i][j] = (A[i][j] - sum_{k<j} L[i][k] L[j][k]) / L[j][j]
+   for j < i, then L[i][i] = sqrt(A[i][i] - sum_{k<i} L[i][k]^2).  Backwards, each step
+   passes the cotangent of its result to A and to the L entries it read. */
+static void ogla_pullback_rev(const double *l, double *g, double *a, npy_intp n) {
     for (npy_intp i = n - 1; i >= 0; i--) {
-        double *xi = x + i * n;
-        memcpy(xi, b + i * n, sizeof(double) * (size_t)n);
-        ogla_rows_axpy(xi, x, l, i, i + 1, n, n, -1.0);
-        double d = 1.0 / l[i * n + i];
-        for (npy_intp j = 0; j < n; j++) xi[j] *= d;
-    }
-}
-
-/* w (2 n^2) <- in its second half, the lower triangle of L^-T sym(Phi(L^T G)) L^-1 (the
-   symmetric part of the pullback, computed as a congruence of a symmetric matrix). */
-static void ogla_pullback_rows(const double *l, const double *g, double *w, npy_intp n) {
-    double *p = w, *x = w + n * n;
-    memset(p, 0, sizeof(double) * (size_t)(n * n));
-    for (npy_intp i = 0; i < n; i++) {  /* p = Phi(L^T G): its lower triangle, half diagonal */
-        ogla_rows_axpy(p + i * n, g, l, i, i, n, i + 1, 1.0);
-        p[i * n + i] *= 0.5;
-    }
-    for (npy_intp i = 0; i < n; i++)  /* p = sym(Phi) = M */
-        for (npy_intp j = 0; j < i; j++) {
-            double v = 0.5 * p[i * n + j];
-            p[i * n + j] = v;
-            p[j * n + i] = v;
+        const double *restrict li = l + i * n;
+        double *restrict gi = g + i * n;
+        double sbar = 0.5 * gi[i] / li[i];  /* d sqrt(s) / ds = 1 / (2 L[i][i]) */
+        a[i * n + i] = sbar;
+        for (npy_intp k = 0; k < i; k++) gi[k] -= 2.0 * sbar * li[k];
+        for (npy_intp j = i - 1; j >= 0; j--) {
+            const double *restrict lj = l + j * n;
+            double *restrict gj = g + j * n;
+            double tbar = gi[j] / lj[j];
+            gj[j] -= tbar * li[j];  /* L[i][j] = t / L[j][j] */
+            a[i * n + j] = tbar;
+            for (npy_intp k = 0; k < j; k++) {
+                gi[k] -= tbar * lj[k];
+                gj[k] -= tbar * li[k];
+            }
         }
-    ogla_solve_lt_rows(l, p, x, n);  /* x = L^-T M */
-    for (npy_intp i = 0; i < n; i++)  /* p = x^T = M L^-1 */
-        for (npy_intp j = 0; j < n; j++) p[j * n + i] = x[i * n + j];
-    for (npy_intp i = n - 1; i >= 0; i--) {  /* x = L^-T p, lower triangle only (symmetric) */
-        double *xi = x + i * n;
-        memcpy(xi, p + i * n, sizeof(double) * (size_t)(i + 1));
-        ogla_rows_axpy(xi, x, l, i, i + 1, n, i + 1, -1.0);
-        double d = 1.0 / l[i * n + i];
-        for (npy_intp j = 0; j <= i; j++) xi[j] *= d;
     }
 }
 
-/* The small path: l, g and the result S^T in one malloc'd block; 0 or -1 (no memory). */
+/* The small path: l, g and the result in one malloc'd block; 0 or -1 (no memory). */
 static int ogla_pullback_small(const char *lb, npy_intp l0, npy_intp l1, const char *gb,
                                npy_intp g0, npy_intp g1, int dbl, int lower, npy_intp n,
                                PyArrayObject *out) {
-    double *buf = (double *)malloc(sizeof(double) * 4 * (size_t)(n * n));
+    double *buf = (double *)malloc(sizeof(double) * 3 * (size_t)(n * n));
     if (buf == NULL) { PyErr_NoMemory(); return -1; }
-    double *l = buf, *g = buf + n * n, *w = buf + 2 * n * n, *st = buf + 3 * n * n;
+    double *l = buf, *g = buf + n * n, *a = buf + 2 * n * n;
     for (npy_intp i = 0; i < n; i++)
-        for (npy_intp j = 0; j < n; j++) {
+        for (npy_intp j = 0; j <= i; j++) {  /* the lower triangles are all that is read */
             l[i * n + j] = dbl ? OGLA_AT(double, lb, l0, l1, i, j)
                                : (double)OGLA_AT(float, lb, l0, l1, i, j);
             g[i * n + j] = dbl ? OGLA_AT(double, gb, g0, g1, i, j)
                                : (double)OGLA_AT(float, gb, g0, g1, i, j);
         }
-    ogla_pullback_rows(l, g, w, n);  /* st (= w + n^2): the symmetric part, lower triangle */
+    ogla_pullback_rev(l, g, a, n);
     char *ob = PyArray_BYTES(out);
     for (npy_intp i = 0; i < n; i++)
         for (npy_intp j = 0; j <= i; j++) {
-            double v = i == j ? st[i * n + i] : 2.0 * st[i * n + j];  /* both mirrored terms */
+            double v = a[i * n + j];
             npy_intp r = lower ? i : j, c = lower ? j : i;
             if (dbl) ((double *)ob)[r * n + c] = v;
             else ((float *)ob)[r * n + c] = (float)v;
