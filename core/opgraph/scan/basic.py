@@ -170,19 +170,20 @@ def _split_result(result: Any) -> tuple[list[Any], dict, Any]:
     return outs, updates, cond
 
 
-def tap_buffer(init: Variable, rows: int) -> Variable:
+def tap_buffer(init: Variable, rows: int, n_steps: Variable | None = None) -> Variable:
     """The outer input of a recurrent output, in PyTensor's layout: ``empty[:rows] = init``.
 
-    PyTensor allocates the output's whole history there and writes the initial
-    rows into it; code written against PyTensor (PyMC's measurable-scan rewrites)
-    finds the initial values as the value of that ``set_subtensor`` of an
-    ``AllocEmpty``.  opgraph's Scan allocates the history itself and reads only
-    the initial rows, so the buffer here has just those ``rows`` rows: its value
-    is ``init``, and the Scan's rewrites and gradients read it as the initial values.
+    As in PyTensor, the buffer has room for the whole history, ``n_steps + rows``
+    rows, and the initial rows are written at its start; code written against
+    PyTensor (PyMC's measurable-scan rewrites, tests reading buffer lengths) finds
+    the initial values as the value of that ``set_subtensor`` of an ``AllocEmpty``
+    and the history's length as the buffer's.  opgraph's Scan reads the initial
+    ``rows`` of it; ``scan_save_mem`` shrinks it with the rows the loop keeps.
+    Without ``n_steps`` the buffer has just the ``rows`` rows.
     """
-    dims = [rows] + [init.shape[d] if n is None else n
-                     for d, n in enumerate(init.type.shape) if d > 0]
-    empty = AllocEmpty(init.type.dtype)(*dims)
+    rest = [init.shape[d] if n is None else n for d, n in enumerate(init.type.shape) if d > 0]
+    length = rows if n_steps is None else n_steps + rows
+    empty = AllocEmpty(init.type.dtype)(length, *rest)
     return pt.set_subtensor(empty[:rows], init)
 
 
@@ -423,8 +424,9 @@ def _scan_results(body: _Body, specs: list[tuple[Taps | None, Any]], untraced: s
     )
     op = Scan(inner_ins, inner_outs, info, **op_kwargs)
     steps = pt.cast(steps_var, "int64")
-    inits = [tap_buffer(specs[i][1][:-min(specs[i][0])], -min(specs[i][0])) for i in mit]
-    inits += [tap_buffer(pt.shape_padleft(specs[i][1]), 1) for i in sit]
+    inits = [tap_buffer(specs[i][1][:-min(specs[i][0])], -min(specs[i][0]), steps)
+             for i in mit]
+    inits += [tap_buffer(pt.shape_padleft(specs[i][1]), 1, steps) for i in sit]
     outer = [steps, *body.seq_outer, *inits, *[specs[i][1] for i in unt], *body.shared_vars,
              *([steps] * len(nit)), *body.ns_outer]
     results = op(*outer, return_list=True)
