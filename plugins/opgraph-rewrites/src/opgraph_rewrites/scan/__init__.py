@@ -12,6 +12,8 @@ scan_merge             0.52       Scans over the same steps fused into one
 scan_remove_unused     0.53       unused/duplicate inputs and unused outputs dropped
 scan_to_vectorized     0.54       a Scan without recurrence vectorised (opt-in:
                                   ``mode.including("scan_vectorize")``)
+scan_reduce_nsteps     0.549      only the steps whose rows are read run
+                                  (``ys[:2]``, ``ys[idx]``, ``ys[-10]``)
 scan_save_mem          0.55       only the last rows of a state kept when only
                                   those are read
 =====================  =========  ==============================================
@@ -48,6 +50,7 @@ from opgraph_rewrites.scan.push_out import (
     scan_push_out_seq,
 )
 from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products, sequence_products
+from opgraph_rewrites.scan.nsteps import scan_reduce_nsteps
 from opgraph_rewrites.scan.save_mem import scan_save_mem
 from opgraph_rewrites.scan.trace import scan_reduce_trace_no_prealloc, scan_reduce_trace_prealloc
 from opgraph_rewrites.scan.vectorize import scan_to_vectorized
@@ -70,6 +73,7 @@ __all__ = [
     "scan_push_out_outer_sum",
     "scan_push_out_seq",
     "scan_push_out_seq_products",
+    "scan_reduce_nsteps",
     "scan_reduce_trace_no_prealloc",
     "scan_reduce_trace_prealloc",
     "scan_remove_unused",
@@ -100,6 +104,8 @@ def register_scan_rewrites(db: Any) -> None:
                 "fast_run", "scan", "scan_remove_unused", phase="scan")
     db.register("scan_to_vectorized", in2out(scan_to_vectorized, ignore_newtrees=True),
                 "scan_vectorize", phase="scan")
+    db.register("scan_reduce_nsteps", in2out(scan_reduce_nsteps, ignore_newtrees=True),
+                "fast_run", "scan", "scan_reduce_nsteps", phase="scan")
     db.register("scan_save_mem", in2out(scan_save_mem, ignore_newtrees=True), "fast_run",
                 "scan", "scan_save_mem", phase="scan")
     db.register("scan_make_inplace", ScanInplaceOptimizer(), "fast_run", "inplace",

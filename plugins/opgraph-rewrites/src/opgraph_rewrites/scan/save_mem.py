@@ -25,7 +25,8 @@ from opgraph.tensor.basic import AllocEmpty
 from opgraph.tensor.indexing import INT, SliceSpec
 from opgraph.tensor.subtensor import IncSubtensor, Subtensor
 
-__all__ = ["initial_rows", "last_rows_needed", "ring_buffer", "scan_save_mem"]
+__all__ = ["initial_rows", "last_rows_needed", "ring_buffer", "scan_save_mem", "tap_buffer_of",
+           "written_rows"]
 
 
 def _const_int(v: Variable) -> int | None:
@@ -101,11 +102,9 @@ def last_rows_needed(fgraph: Any, buf: Variable, init_rows: int,
     return (need, reads) if reads else None
 
 
-def initial_rows(buf: Variable, rows: int) -> Variable:
-    """The initial rows a Scan reads from its outer state input ``buf``.
-
-    ``scan`` builds ``set_subtensor(AllocEmpty(...)[:rows], init)``: then ``init``.
-    """
+def written_rows(buf: Variable, rows: int) -> Variable | None:
+    """``init`` when ``buf`` is ``set_subtensor(AllocEmpty(...)[:rows], init)`` (the
+    layout ``scan`` builds), else None."""
     node = buf.owner
     if node is not None and isinstance(node.op, IncSubtensor) and node.op.set_instead_of_inc \
             and node.op.idx_spec == (SliceSpec(stop=True),) and \
@@ -113,7 +112,13 @@ def initial_rows(buf: Variable, rows: int) -> Variable:
             isinstance(node.inputs[0].owner.op, AllocEmpty) and \
             node.inputs[1].type.ndim == buf.type.ndim:
         return node.inputs[1]
-    return buf[:rows]
+    return None
+
+
+def initial_rows(buf: Variable, rows: int) -> Variable:
+    """The initial rows a Scan reads from its outer state input ``buf``."""
+    init = written_rows(buf, rows)
+    return buf[:rows] if init is None else init
 
 
 def ring_buffer(buf: Variable, rows: int, keep: int, n_steps: Variable) -> Variable:
@@ -124,6 +129,7 @@ def ring_buffer(buf: Variable, rows: int, keep: int, n_steps: Variable) -> Varia
 
 
 def tap_buffer_of(init: Variable, rows: int, length: Variable) -> Variable:
+    """``set_subtensor(AllocEmpty(length, ...)[:rows], init)``: scan's state layout."""
     rest = [init.shape[d] if n is None else n for d, n in enumerate(init.type.shape) if d > 0]
     empty = AllocEmpty(init.type.dtype)(length, *rest)
     return pt.set_subtensor(empty[:rows], init)
