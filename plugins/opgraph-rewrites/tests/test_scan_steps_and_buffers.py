@@ -113,3 +113,27 @@ def test_save_mem_with_grad_and_c_loop_values():
     eps = 1e-6
     num = (f(0.7 + eps, vals[0])[0] - f(0.7 - eps, vals[0])[0]) / (2 * eps)
     np.testing.assert_allclose(g, num, rtol=1e-6)
+
+
+def test_sit_sot_to_untraced_when_only_the_last_value_is_read():
+    """Opt-in: a state read as ``ys[-1]`` (or not at all) becomes an untraced state; the
+    one whose whole history is read keeps its buffer; values as without rewrites."""
+    mode = MODE.excluding("scan_save_mem").including("scan_save_mem_no_prealloc",
+                                                     "scan_sit_sot_to_untraced")
+    x0, y0, r0 = pt.vector("x0"), pt.vector("y0"), pt.vector("r0")
+
+    def step(x, y, r):
+        new_r = 1.0 - x
+        return x + 0.5 * new_r + 0.3 * r, y * 0.5 + 1, x * 2, new_r
+
+    xs, ys, ws, _rs = scan(step, outputs_info=[x0, y0, None, r0], n_steps=7,
+                           return_updates=False)
+    outs = [xs, ys[-1], ws[-1]]
+    f = function([x0, y0, r0], outs, mode=mode)
+    info = _scan_node(f).op.info
+    assert (info.n_sit_sot, info.n_nit_sot, info.n_untraced_sit_sot) == (1, 1, 2)
+    assert _scan_node(function([x0, y0, r0], outs, mode=MODE)).op.info.n_untraced_sit_sot == 0
+    v = [np.array([0.2, -1.0]), np.array([3.0, 0.5]), np.array([0.1, 0.4])]
+    for got, want in zip(f(*v), function([x0, y0, r0], outs, mode=PLAIN)(*v)):
+        np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(f(*v)[1], 2 + (v[1] - 2) * 0.5 ** 7)
