@@ -14,8 +14,8 @@ from typing import Any
 
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
-from opgraph.scan.args import ScanArgs, op_options
 from opgraph.scan.op import Scan
+from opgraph.scan.utils import ScanArgs
 from opgraph_rewrites.scan.save_mem import initial_rows, last_rows_needed
 from opgraph_rewrites.utils import keep_type
 
@@ -58,7 +58,7 @@ def scan_sit_sot_to_untraced(fgraph: Any, node: Apply) -> Any:
         args.inner_in_shared.insert(0, inner_in)
         args.inner_out_shared.insert(0, inner_out)
         args.outer_in_shared.insert(0, init)
-    new_op = Scan(args.inner_inputs, args.inner_outputs, args.info, **op_options(op),
+    new_op = Scan(args.inner_inputs, args.inner_outputs, args.info, **args.other_info,
                   keep_last=keep or None)
     new_outs = new_op.make_node(*args.outer_inputs).outputs
     n_states = len(args.outer_out_mit_sot) + len(args.outer_out_sit_sot)
