@@ -137,3 +137,61 @@ def test_sit_sot_to_untraced_when_only_the_last_value_is_read():
     for got, want in zip(f(*v), function([x0, y0, r0], outs, mode=PLAIN)(*v)):
         np.testing.assert_allclose(got, want)
     np.testing.assert_allclose(f(*v)[1], 2 + (v[1] - 2) * 0.5 ** 7)
+
+
+def test_inplace_writes_the_history_into_the_state_buffer():
+    """scan_make_inplace: the Scan destroys its state buffers (never a graph input or a
+    constant); the Python loop writes the history there; values as without it."""
+    x0, u = pt.vector("x0"), pt.vector("u")
+    xs = scan(lambda t, p, q: (p * 2.0 + t, q - t), sequences=[u], outputs_info=[x0, x0],
+              return_updates=False)[0]
+    node = xs.owner.inputs[0].owner
+    inputs = list(node.inputs)
+    inputs[3] = pt.constant(np.zeros((4, 2)))  # the second state's buffer: a constant
+    raw_x, raw_y = node.op(*inputs, return_list=True)
+    xs, ys_const = raw_x[1:], raw_y[1:]
+    for mode in (MODE, MODE.clone(linker="py")):
+        f = function([x0, u], [xs, ys_const], mode=mode)
+        node = _scan_node(f)
+        assert node.op.destroy_map == {0: [2]}  # not the constant buffer of ys
+        assert "inplace=all" in str(node.op)
+        v, x = np.array([1.0, -1.0, 0.5]), np.array([0.3, 2.0])
+        got_x, got_y = f(x, v)
+        want = [x]
+        for t in v:
+            want.append(want[-1] * 2.0 + t)
+        np.testing.assert_allclose(got_x, want[1:])
+        np.testing.assert_allclose(got_y, -np.cumsum(v)[:, None] * np.ones(2))
+        np.testing.assert_allclose(f(x, v)[0], want[1:])  # a second call: a fresh buffer
+    g = function([x0, u], xs, mode=MODE.excluding("scan_make_inplace"))
+    assert not _scan_node(g).op.destroy_map
+
+
+def test_inplace_never_destroys_a_graph_input():
+    buf, u = pt.matrix("buf"), pt.vector("u")
+    xs = scan(lambda t, p: p + t, sequences=[u], outputs_info=[pt.zeros(())],
+              return_updates=False)
+    node = xs.owner.inputs[0].owner
+    out = node.op(node.inputs[0], node.inputs[1], buf[:, 0])
+    f = function([buf, u], out, mode=MODE)
+    assert not _scan_node(f).op.destroy_map
+    b = np.zeros((4, 1))
+    np.testing.assert_allclose(f(b, np.array([1.0, 2.0, 3.0])), [0, 1, 3, 6])
+    np.testing.assert_array_equal(b, 0)
+
+
+def test_a_scan_with_a_destroy_map_writes_into_its_buffer():
+    x0 = pt.vector("x0")
+    xs = scan(lambda p: p * 2.0, outputs_info=[x0], n_steps=3, return_updates=False)
+    node = xs.owner.inputs[0].owner
+    op = node.op.clone()
+    op.destroy_map = {0: [1]}
+    buf, out = np.zeros((4, 2)), [[None]]
+    buf[0] = 1.0
+    op.perform(op.make_node(*node.inputs), [np.int64(3), buf], out)
+    np.testing.assert_array_equal(buf, [[1, 1], [2, 2], [4, 4], [8, 8]])
+    assert np.shares_memory(out[0][0], buf)
+    short, out = np.ones((2, 2)), [[None]]  # too short for the history: a buffer of its own
+    op.perform(op.make_node(*node.inputs), [np.int64(3), short], out)
+    np.testing.assert_array_equal(out[0][0][-1], [8, 8])
+    assert not np.shares_memory(out[0][0], short)
