@@ -57,6 +57,11 @@ class _Read:
         return pt.maximum(_row(self.index, n), 0)  # v[:stop]
 
     def redirect(self, short: Variable, n: Variable, n_new: Variable) -> Variable:
+        i, n_c, new_c = _const(self.index), _const(n), _const(n_new)
+        if self.kind == "row" and i is not None and i < 0 and n_c is not None and \
+                new_c is not None:
+            # still counted from the end (scan_save_mem may keep a ring of those rows)
+            return short[i + n_c - new_c] if i + n_c < new_c else short[i]
         row = _row(self.index, n)
         if self.kind == "row":
             # a row before the first stays out of range (an IndexError, as before)
@@ -138,6 +143,11 @@ def scan_reduce_nsteps(fgraph: Any, node: Apply) -> Any:
     n = node.inputs[0]
     reads = _step_reads(fgraph, node, n)
     if not reads:
+        return False
+    if _const(n) is None and all(r.kind == "row" and (_const(r.index) or 0) < 0
+                                 for _, _, r in reads):
+        # rows counted from the end of a loop of unknown length need nearly every step;
+        # scan_save_mem keeps a ring of them instead
         return False
     n_new = _new_length(reads, n)
     if _const(n_new) is not None and _const(n_new) == _const(n):
