@@ -14,7 +14,10 @@ from opgraph_rewrites.basic_more import basic_more_rewriters
 from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
-from opgraph_rewrites.blockwise_passes import register_blockwise_passes
+from opgraph_rewrites.blockwise_passes import (
+    register_blockwise_canonicalize,
+    register_blockwise_passes,
+)
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.constant_folding import constant_folding
@@ -35,15 +38,21 @@ from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
-from opgraph_rewrites.shape import reshape_rewriters
+from opgraph_rewrites.shape import reshape_rewriters, shape_named_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
-from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor import subtensor_rewriters, subtensor_specialize_rewriters
+from opgraph_rewrites.subtensor_index import subtensor_index_rewriters
 from opgraph_rewrites.subtensor_inplace import register_subtensor_inplace
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.subtensor_lift_more import (
+    register_by_name_only,
+    subtensor_lift_more_rewriters,
+)
 from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
+from opgraph_rewrites.subtensor_writes import subtensor_write_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -55,6 +64,7 @@ def register_standard_rewrites(db: Any) -> None:
                    "constant_folding")
     canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                    final_rewriter=True)
+    register_blockwise_canonicalize(canon)  # before local_blockwise_inc_subtensor
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
                            *reshape_rewriters(), *reshape_dims_rewriters(), *extra_ops_rewriters(),
@@ -69,7 +79,12 @@ def register_standard_rewrites(db: Any) -> None:
         stab.register(name, rw, "fast_run", *tags)
     for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
                           *basic_vector_rewriters().items(), *math_more_rewriters().items(),
-                          *math_named_rewriters().items(), *math_logexp_rewriters().items()]:
+                          *math_named_rewriters().items(), *math_logexp_rewriters().items(),
+                          *subtensor_write_rewriters().items(),
+                          *subtensor_index_rewriters().items(),
+                          *shape_named_rewriters().items(),
+                          *subtensor_lift_more_rewriters().items(),
+                          ("specialize", subtensor_specialize_rewriters())]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
@@ -116,6 +131,7 @@ def register_standard_rewrites(db: Any) -> None:
                 "inplace_elemwise_optimizer", phase="inplace",
                 after=("InplaceBlasOpt", "c_blas_destructive", "blockwise_inplace"))
     register_subtensor_inplace(db)
+    register_by_name_only(db)
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")
