@@ -195,7 +195,7 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(TypeError, match="until: condition must be a boolean scalar"):
         until(pt.vector("c"))
     with pytest.raises(TypeError, match="until: condition must be a boolean scalar"):
-        until(pt.scalar("c"))
+        until(pt.matrix("c"))
     with pytest.raises(ValueError, match="n_steps must be given"):
         scan(lambda h: h, outputs_info=pt.zeros(()))
 
@@ -380,3 +380,15 @@ def test_single_tap_given_as_range_or_tuple_reads_a_row_of_the_initial_value(tap
                          n_steps=2, return_updates=False)
     np.testing.assert_allclose(opgraph.function([init], whole)(np.array([1.0, 3.0])),
                                [[2.0, 6.0], [4.0, 12.0]])
+
+
+def test_until_float_condition_stops_where_nonzero() -> None:
+    """As in PyTensor, ``until`` takes any scalar: the loop stops after the step where it
+    is nonzero (a float countdown here), on every backend."""
+    a = pt.scalar("a")
+    ys = scan(lambda v: (v - 1.0, until(v - 1.0)), outputs_info=[a], n_steps=10,
+              return_updates=False)
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = function([a], ys, mode=mode)
+        np.testing.assert_allclose(f(1.0), [0.0, -1.0])  # 0 continues, -1 stops
+        np.testing.assert_allclose(f(0.0), [-1.0])

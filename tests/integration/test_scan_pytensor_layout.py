@@ -52,13 +52,29 @@ def test_tap_inputs_are_initial_rows_written_into_an_empty_buffer():
     np.testing.assert_allclose(gx, np.full(3, 2 + 4 + 8 + 16.0))
 
 
-def test_fast_run_drops_the_buffer_copy():
-    x0 = pt.vector("x0")
-    ys = scan(lambda p: p * 2, outputs_info=[x0], n_steps=3, return_updates=False)
-    f = function([x0], ys, mode="FAST_RUN")
-    ops = [type(n.op) for n in f.maker.fgraph.apply_nodes]
-    assert AllocEmpty not in ops and IncSubtensor not in ops
-    np.testing.assert_allclose(f(np.ones(2)), [[2, 2], [4, 4], [8, 8]])
+def _compiled_state_buffer(f):
+    [node] = [n for n in f.maker.fgraph.apply_nodes if type(n.op).__name__ == "Scan"]
+    return node.inputs[node.op.outer_slices()["states"]][0]
+
+
+def test_state_buffer_holds_the_history_and_shrinks_to_the_rows_read():
+    """As in PyTensor: the outer input has ``n_steps + k`` rows (the initial rows written
+    in place into an empty buffer, no copy of the history); reading only ``ys[-1]``,
+    scan_save_mem shrinks it to the ring the loop keeps (the last row and one tap)."""
+    x0, n = pt.vector("x0"), pt.iscalar("n")
+    ys = scan(lambda p: p * 2, outputs_info=[x0], n_steps=n, return_updates=False)
+    for out, rows in ((ys, [4, 6]), (ys[-1], [2, 2])):
+        f = function([x0, n], out, mode="FAST_RUN")
+        buf = _compiled_state_buffer(f)
+        assert isinstance(buf.owner.op, IncSubtensor) and buf.owner.op.destroy_map
+        assert isinstance(buf.owner.inputs[0].owner.op, AllocEmpty)
+        length = function([x0, n], buf.shape[0], accept_inplace=True, on_unused_input="ignore")
+        assert [int(length(np.ones(2), k)) for k in (3, 5)] == rows
+    f = function([x0, n], [ys, ys[-1]], mode="FAST_RUN")
+    got, last = f(np.ones(2), 3)
+    np.testing.assert_allclose(got, [[2, 2], [4, 4], [8, 8]])
+    np.testing.assert_allclose(function([x0, n], ys[-1])(np.ones(2), 3), [8, 8])
+    np.testing.assert_allclose(last, [8, 8])
 
 
 def test_clones_of_the_inner_fgraph_keep_the_inner_inputs():

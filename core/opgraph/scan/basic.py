@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -169,20 +170,272 @@ def _split_result(result: Any) -> tuple[list[Any], dict, Any]:
     return outs, updates, cond
 
 
-def tap_buffer(init: Variable, rows: int) -> Variable:
+def tap_buffer(init: Variable, rows: int, n_steps: Variable | None = None) -> Variable:
     """The outer input of a recurrent output, in PyTensor's layout: ``empty[:rows] = init``.
 
-    PyTensor allocates the output's whole history there and writes the initial
-    rows into it; code written against PyTensor (PyMC's measurable-scan rewrites)
-    finds the initial values as the value of that ``set_subtensor`` of an
-    ``AllocEmpty``.  opgraph's Scan allocates the history itself and reads only
-    the initial rows, so the buffer here has just those ``rows`` rows: its value
-    is ``init``, and the Scan's rewrites and gradients read it as the initial values.
+    As in PyTensor, the buffer has room for the whole history, ``n_steps + rows``
+    rows, and the initial rows are written at its start; code written against
+    PyTensor (PyMC's measurable-scan rewrites, tests reading buffer lengths) finds
+    the initial values as the value of that ``set_subtensor`` of an ``AllocEmpty``
+    and the history's length as the buffer's.  opgraph's Scan reads the initial
+    ``rows`` of it; ``scan_save_mem`` shrinks it with the rows the loop keeps.
+    Without ``n_steps`` the buffer has just the ``rows`` rows.
     """
-    dims = [rows] + [init.shape[d] if n is None else n
-                     for d, n in enumerate(init.type.shape) if d > 0]
-    empty = AllocEmpty(init.type.dtype)(*dims)
+    rest = [init.shape[d] if n is None else n for d, n in enumerate(init.type.shape) if d > 0]
+    length = rows if n_steps is None else n_steps + rows
+    empty = AllocEmpty(init.type.dtype)(length, *rest)
     return pt.set_subtensor(empty[:rows], init)
+
+
+@dataclass
+class _Body:
+    """What tracing the step function collects: the outer inputs, the inner
+    placeholders that stand for them and the arguments ``fn`` is called with."""
+
+    seq_outer: list[Variable] = field(default_factory=list)
+    seq_ph: list[Variable] = field(default_factory=list)
+    state_ph: list[list[Variable]] = field(default_factory=list)
+    ns_outer: list[Variable] = field(default_factory=list)
+    ns_ph: list[Variable] = field(default_factory=list)
+    ns_free: set[Variable] = field(default_factory=set)  # shared non-sequences
+    fn_args: list[Variable] = field(default_factory=list)
+    shared_vars: list[SharedVariable] = field(default_factory=list)
+    shared_ph: list[Variable] = field(default_factory=list)
+
+
+def _check_scan_args(fn: Any, truncate_gradient: Any) -> None:
+    if not callable(fn):
+        raise TypeError(f"scan: fn must be callable; got {type(fn).__name__}")
+    if not isinstance(truncate_gradient, int) or truncate_gradient == 0 or \
+            truncate_gradient < -1:
+        raise ValueError(f"scan: truncate_gradient must be -1 (no truncation) or a positive "
+                         f"number of steps; got {truncate_gradient!r}")
+
+
+def _steps_arg(n_steps: Any, go_backwards: bool) -> tuple[Variable | None, bool]:
+    """``n_steps`` as a scalar integer (None when not given); a negative constant
+    runs the loop backwards."""
+    if n_steps is None:
+        return None, go_backwards
+    steps_var = _tensor(n_steps, "n_steps")
+    if steps_var.type.ndim != 0 or not steps_var.type.dtype.startswith(("int", "uint")):
+        raise TypeError(f"scan: n_steps must be a scalar integer; got {steps_var.type}")
+    if isinstance(steps_var, Constant) and int(steps_var.data) < 0:
+        return pt.as_tensor_variable(-int(steps_var.data)), not go_backwards
+    return steps_var, go_backwards
+
+
+def _add_sequences(body: _Body, sequences: Any, go_backwards: bool) -> None:
+    """One outer slice and one placeholder per tap of each sequence."""
+    for s, seq in enumerate(_as_list(sequences)):
+        taps = [0]
+        if isinstance(seq, Mapping):
+            taps = _check_taps(f"sequences[{s}]", seq.get("taps", [0]), False)
+            seq = seq.get("input")
+        x = _tensor(seq, f"sequences[{s}]")
+        if x.type.ndim < 1:
+            raise TypeError(f"scan: sequences[{s}] must have at least one dimension to loop "
+                            f"over; got {x.type}")
+        if go_backwards:
+            x = x[::-1]
+        # step t reads x[t + tap]; t runs over the positions where every tap and the
+        # current entry (tap 0) exist
+        lo, hi = min(*taps, 0), max(*taps, 0)
+        for t in taps:
+            stop = t - hi
+            outer = x[t - lo:stop if stop else None]
+            ph = _row_type(x)()
+            ph.name = None if x.name is None else f"{x.name}[t{t:+d}]" if t else f"{x.name}[t]"
+            body.seq_outer.append(outer)
+            body.seq_ph.append(ph)
+            body.fn_args.append(ph)
+
+
+def _default_steps(seq_outer: list[Variable]) -> Variable:
+    """Without ``n_steps`` the loop runs over the shortest sequence."""
+    if not seq_outer:
+        raise ValueError("scan: n_steps must be given when there are no sequences")
+    steps_var = seq_outer[0].shape[0]
+    for o in seq_outer[1:]:
+        steps_var = pt.minimum(steps_var, o.shape[0])
+    return steps_var
+
+
+def _add_states(body: _Body, specs: list[tuple[Taps | None, Any]]) -> None:
+    """One placeholder per tap of each recurrent output."""
+    for taps, init in specs:
+        if taps is None:
+            body.state_ph.append([])
+            continue
+        row = init.type if taps == [-1] else _row_type(init)
+        group = []
+        for t in taps:
+            ph = row()
+            ph.name = None if init.name is None else f"{init.name}[t{t:+d}]"
+            group.append(ph)
+            body.fn_args.append(ph)
+        body.state_ph.append(group)
+
+
+def _add_non_sequences(body: _Body, non_sequences: Any) -> None:
+    for q, v in enumerate(_as_list(non_sequences)):
+        x = _tensor(v, f"non_sequences[{q}]")
+        if isinstance(x, SharedVariable | Constant):
+            body.fn_args.append(x)  # read as a free variable later
+            body.ns_free.add(x)
+            continue
+        # fn sees the variable itself (so grad(y, x) inside the step works, as in
+        # PyTensor); it is swapped for a placeholder once the body is traced.
+        ph = x.type()
+        ph.name = x.name
+        body.ns_outer.append(x)
+        body.ns_ph.append(ph)
+        body.fn_args.append(x)
+
+
+def _trace(fn: Callable[..., Any], fn_args: list[Variable]) -> tuple[list[Variable], dict, Any]:
+    """Call the step function once; its outputs as tensors, its updates and until."""
+    outs, updates, cond = _split_result(fn(*fn_args))
+    for k, o in enumerate(outs):
+        if not isinstance(o, Variable):
+            try:
+                outs[k] = as_tensor_variable(o)
+            except (TypeError, ValueError):
+                raise TypeError(f"scan: the step function fn returned {type(o).__name__} "
+                                f"{o!r:.60} as output {k}; outputs must be symbolic "
+                                "tensors") from None
+    return outs, updates, cond
+
+
+def _check_outputs(specs: list[tuple[Taps | None, Any]], body: _Body,
+                   outs: list[Variable], untraced: set[int]) -> None:
+    """Each output fed back must fit its initial state."""
+    if len(outs) != len(specs):
+        raise ValueError(f"scan: the step function fn returned {len(outs)} output(s) but "
+                         f"outputs_info has {len(specs)} entries; give one entry per output "
+                         "(None for an output that is not fed back)")
+    for i, ((taps, _init), o) in enumerate(zip(specs, outs)):
+        if taps is None:
+            continue
+        want = body.state_ph[i][0].type
+        if i in untraced:
+            if o.type != want:
+                raise TypeError(f"scan: output {i} of the step function fn has type {o.type}, "
+                                f"but its initial state outputs_info[{i}] has type {want}")
+            continue
+        if o.type.ndim != want.ndim or o.type.dtype != want.dtype:
+            raise TypeError(
+                f"scan: output {i} of the step function fn has type {o.type}, but its "
+                f"initial state outputs_info[{i}] gives {want} for each step; they must have "
+                "the same dtype and number of dimensions (cast one of them)")
+
+
+def _shared_updates(body: _Body, outs: list[Variable], conds: list[Variable],
+                    updates: dict) -> list[Variable]:
+    """Record the shared variables the loop updates; their new values.
+
+    A shared variable the body reads and that has a default update (a random
+    generator of RandomStream) advances at every step, as in PyTensor: its
+    default update becomes an update of the loop.
+    """
+    for v in graph_inputs(outs + list(updates.values()) + conds, blockers=body.ns_outer):
+        if isinstance(v, SharedVariable) and v not in updates and \
+                getattr(v, "default_update", None) is not None:
+            updates[v] = v.default_update
+    shared_new: list[Variable] = []
+    for var, new in updates.items():
+        if not isinstance(var, SharedVariable):
+            raise TypeError(f"scan: updates keys must be shared variables; got {var!r:.60}")
+        new = _tensor(new, f"the update of {var}")
+        try:
+            new = var.type.filter_variable(new, allow_convert=True)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"scan: the update of shared variable {var.name or var} has type "
+                            f"{new.type}, which does not fit its type {var.type}: {exc}"
+                            ) from None
+        body.shared_vars.append(var)
+        shared_new.append(new)
+    for v in body.shared_vars:
+        ph = v.type()
+        ph.name = v.name
+        body.shared_ph.append(ph)
+    return shared_new
+
+
+def _bind_free_inputs(body: _Body, roots: list[Variable], traced: list[Variable],
+                      strict: bool) -> list[Variable]:
+    """``roots`` with every outer variable they read replaced by an inner
+    placeholder; free variables become (implicit) non-sequences."""
+    known = set(body.seq_ph) | {v for g in body.state_ph for v in g} | set(body.ns_ph)
+    replace: dict[Variable, Variable] = dict(zip(body.shared_vars, body.shared_ph))
+    replace.update(zip(body.ns_outer, body.ns_ph))
+    blockers = list(known) + body.ns_outer
+    computed = set(graph_inputs(traced, blockers=blockers))
+    for v in graph_inputs(roots, blockers=blockers):
+        if v in known or v in replace or isinstance(v, Constant):
+            continue
+        if strict and v not in body.ns_free and isinstance(v, SharedVariable):  # as PyTensor
+            raise MissingInputError(
+                f"scan: strict=True, but the step function reads the shared variable {v} "
+                f"(type {v.type}), which is not among non_sequences; pass it in "
+                "non_sequences", variable=v)
+        if v not in computed and not isinstance(v, SharedVariable):
+            raise MissingInputError(
+                f"scan: the update of a shared variable reads {v} (type {v.type}), which is "
+                "neither a shared variable nor among sequences, outputs_info or "
+                "non_sequences; pass it in non_sequences", variable=v)
+        ph = v.type()
+        ph.name = v.name
+        replace[v] = ph
+        body.ns_outer.append(v)
+        body.ns_ph.append(ph)
+    return clone_replace(roots, replace) if replace else roots
+
+
+def _state_kinds(specs: list[tuple[Taps | None, Any]],
+                 untraced: set[int]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """The user's outputs by kind, in the Scan's order: mit-sot, sit-sot, nit-sot, untraced."""
+    mit = [i for i, (taps, _) in enumerate(specs) if taps is not None and taps != [-1]]
+    sit = [i for i, (taps, _) in enumerate(specs) if taps == [-1] and i not in untraced]
+    nit = [i for i, (taps, _) in enumerate(specs) if taps is None]
+    return mit, sit, nit, sorted(untraced)
+
+
+def _scan_results(body: _Body, specs: list[tuple[Taps | None, Any]], untraced: set[int],
+                  roots: list[Variable], steps_var: Variable, as_while: bool,
+                  op_kwargs: dict) -> tuple[list[Variable], list[Variable]]:
+    """Build the Scan node; the user's outputs (in their order) and the new values of
+    the shared variables."""
+    mit, sit, nit, unt = _state_kinds(specs, untraced)
+    n_out, n_sh = len(specs), len(body.shared_vars)
+    inner_outs = ([roots[i] for i in mit + sit + nit + unt]
+                  + roots[n_out:n_out + n_sh] + roots[n_out + n_sh:])
+    inner_ins = (body.seq_ph + [v for i in mit + sit + unt for v in body.state_ph[i]]
+                 + body.shared_ph + body.ns_ph)
+    inner_ins, inner_outs = clone(inner_ins, inner_outs)
+    info = ScanInfo(
+        n_seqs=len(body.seq_ph),
+        mit_sot_in_slices=tuple(tuple(specs[i][0]) for i in mit),
+        sit_sot_in_slices=((-1,),) * len(sit),
+        n_nit_sot=len(nit),
+        n_untraced_sit_sot=len(unt) + n_sh,
+        n_non_seqs=len(body.ns_ph),
+        as_while=as_while,
+    )
+    op = Scan(inner_ins, inner_outs, info, **op_kwargs)
+    steps = pt.cast(steps_var, "int64")
+    inits = [tap_buffer(specs[i][1][:-min(specs[i][0])], -min(specs[i][0]), steps)
+             for i in mit]
+    inits += [tap_buffer(pt.shape_padleft(specs[i][1]), 1, steps) for i in sit]
+    outer = [steps, *body.seq_outer, *inits, *[specs[i][1] for i in unt], *body.shared_vars,
+             *([steps] * len(nit)), *body.ns_outer]
+    results = op(*outer, return_list=True)
+    by_user: dict[int, Variable] = {}
+    for pos, i in enumerate(mit + sit):
+        by_user[i] = results[pos][-min(specs[i][0]):]
+    for pos, i in enumerate(nit + unt):
+        by_user[i] = results[len(mit) + len(sit) + pos]
+    return [by_user[i] for i in range(n_out)], results[n_out:]
 
 
 def scan(
@@ -209,215 +462,33 @@ def scan(
     one output and ``return_list`` is false, None when there is none.
     """
     return_updates = resolve_return_updates(return_updates)
-    if not callable(fn):
-        raise TypeError(f"scan: fn must be callable; got {type(fn).__name__}")
-    if not isinstance(truncate_gradient, int) or truncate_gradient == 0 or \
-            truncate_gradient < -1:
-        raise ValueError(f"scan: truncate_gradient must be -1 (no truncation) or a positive "
-                         f"number of steps; got {truncate_gradient!r}")
-
-    # -- n_steps ------------------------------------------------------------------------
-    steps_var: Variable | None = None
-    if n_steps is not None:
-        steps_var = _tensor(n_steps, "n_steps")
-        if steps_var.type.ndim != 0 or not steps_var.type.dtype.startswith(("int", "uint")):
-            raise TypeError(f"scan: n_steps must be a scalar integer; got {steps_var.type}")
-        if isinstance(steps_var, Constant) and int(steps_var.data) < 0:
-            go_backwards = not go_backwards
-            steps_var = pt.as_tensor_variable(-int(steps_var.data))
-
-    # -- sequences: one outer slice and one placeholder per tap --------------------------
-    seq_outer: list[Variable] = []
-    seq_ph: list[Variable] = []
-    fn_args: list[Variable] = []
-    for s, seq in enumerate(_as_list(sequences)):
-        taps = [0]
-        if isinstance(seq, Mapping):
-            taps = _check_taps(f"sequences[{s}]", seq.get("taps", [0]), False)
-            seq = seq.get("input")
-        x = _tensor(seq, f"sequences[{s}]")
-        if x.type.ndim < 1:
-            raise TypeError(f"scan: sequences[{s}] must have at least one dimension to loop "
-                            f"over; got {x.type}")
-        if go_backwards:
-            x = x[::-1]
-        # step t reads x[t + tap]; t runs over the positions where every tap and the
-        # current entry (tap 0) exist
-        lo, hi = min(*taps, 0), max(*taps, 0)
-        for t in taps:
-            stop = t - hi
-            outer = x[t - lo:stop if stop else None]
-            ph = _row_type(x)()
-            ph.name = None if x.name is None else f"{x.name}[t{t:+d}]" if t else f"{x.name}[t]"
-            seq_outer.append(outer)
-            seq_ph.append(ph)
-            fn_args.append(ph)
+    _check_scan_args(fn, truncate_gradient)
+    steps_var, go_backwards = _steps_arg(n_steps, go_backwards)
+    body = _Body()
+    _add_sequences(body, sequences, go_backwards)
     if steps_var is None:
-        if not seq_outer:
-            raise ValueError("scan: n_steps must be given when there are no sequences")
-        steps_var = seq_outer[0].shape[0]
-        for o in seq_outer[1:]:
-            steps_var = pt.minimum(steps_var, o.shape[0])
-
-    # -- outputs_info ---------------------------------------------------------------------
+        steps_var = _default_steps(body.seq_outer)
     specs, untraced = _state_specs(outputs_info)
-    state_ph: list[list[Variable]] = []
-    for taps, init in specs:
-        if taps is None:
-            state_ph.append([])
-            continue
-        row = init.type if taps == [-1] else _row_type(init)
-        group = []
-        for t in taps:
-            ph = row()
-            ph.name = None if init.name is None else f"{init.name}[t{t:+d}]"
-            group.append(ph)
-            fn_args.append(ph)
-        state_ph.append(group)
+    _add_states(body, specs)
+    _add_non_sequences(body, non_sequences)
 
-    # -- non-sequences ----------------------------------------------------------------------
-    ns_outer: list[Variable] = []
-    ns_ph: list[Variable] = []
-    ns_free: set[Variable] = set()  # shared non-sequences: given, yet read as free variables
-    for q, v in enumerate(_as_list(non_sequences)):
-        x = _tensor(v, f"non_sequences[{q}]")
-        if isinstance(x, SharedVariable | Constant):
-            fn_args.append(x)  # read as a free variable below
-            ns_free.add(x)
-            continue
-        # fn sees the variable itself (so grad(y, x) inside the step works, as in
-        # PyTensor); it is swapped for a placeholder once the body is traced.
-        ph = x.type()
-        ph.name = x.name
-        ns_outer.append(x)
-        ns_ph.append(ph)
-        fn_args.append(x)
-
-    # -- trace the body -------------------------------------------------------------------
-    outs, updates, cond = _split_result(fn(*fn_args))
-    for k, o in enumerate(outs):
-        if not isinstance(o, Variable):
-            try:
-                outs[k] = as_tensor_variable(o)
-            except (TypeError, ValueError):
-                raise TypeError(f"scan: the step function fn returned {type(o).__name__} "
-                                f"{o!r:.60} as output {k}; outputs must be symbolic "
-                                "tensors") from None
+    outs, updates, cond = _trace(fn, body.fn_args)
     if not specs:
         specs = [(None, None)] * len(outs)
-        state_ph = [[] for _ in outs]
-    if len(outs) != len(specs):
-        raise ValueError(f"scan: the step function fn returned {len(outs)} output(s) but "
-                         f"outputs_info has {len(specs)} entries; give one entry per output "
-                         "(None for an output that is not fed back)")
-    for i, ((taps, _init), o) in enumerate(zip(specs, outs)):
-        if taps is None:
-            continue
-        want = state_ph[i][0].type
-        if i in untraced:
-            if o.type != want:
-                raise TypeError(f"scan: output {i} of the step function fn has type {o.type}, "
-                                f"but its initial state outputs_info[{i}] has type {want}")
-            continue
-        if o.type.ndim != want.ndim or o.type.dtype != want.dtype:
-            raise TypeError(
-                f"scan: output {i} of the step function fn has type {o.type}, but its "
-                f"initial state outputs_info[{i}] gives {want} for each step; they must have "
-                "the same dtype and number of dimensions (cast one of them)")
+        body.state_ph = [[] for _ in outs]
+    _check_outputs(specs, body, outs, untraced)
+    conds = [cond.condition] if cond is not None else []
+    shared_new = _shared_updates(body, outs, conds, updates)
+    roots = _bind_free_inputs(body, outs + shared_new + conds, outs + conds, strict)
 
-    # A shared variable the body reads and that has a default update (a random
-    # generator of RandomStream) advances at every step, as in PyTensor: its
-    # default update becomes an update of the loop.
-    traced = outs + list(updates.values()) + ([cond.condition] if cond is not None else [])
-    for v in graph_inputs(traced, blockers=ns_outer):
-        if isinstance(v, SharedVariable) and v not in updates and \
-                getattr(v, "default_update", None) is not None:
-            updates[v] = v.default_update
-    shared_vars: list[SharedVariable] = []
-    shared_new: list[Variable] = []
-    for var, new in updates.items():
-        if not isinstance(var, SharedVariable):
-            raise TypeError(f"scan: updates keys must be shared variables; got {var!r:.60}")
-        new = _tensor(new, f"the update of {var}")
-        try:
-            new = var.type.filter_variable(new, allow_convert=True)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"scan: the update of shared variable {var.name or var} has type "
-                            f"{new.type}, which does not fit its type {var.type}: {exc}"
-                            ) from None
-        shared_vars.append(var)
-        shared_new.append(new)
-
-    # -- free variables become (implicit) inputs ----------------------------------------
-    roots = outs + shared_new + ([cond.condition] if cond is not None else [])
-    known = set(seq_ph) | {v for g in state_ph for v in g} | set(ns_ph)
-    shared_ph = [v.type() for v in shared_vars]
-    for ph, v in zip(shared_ph, shared_vars):
-        ph.name = v.name
-    replace: dict[Variable, Variable] = dict(zip(shared_vars, shared_ph))
-    replace.update(zip(ns_outer, ns_ph))
-    blockers = list(known) + ns_outer
-    computed = set(graph_inputs(outs + ([cond.condition] if cond is not None else []),
-                                blockers=blockers))
-    for v in graph_inputs(roots, blockers=blockers):
-        if v in known or v in replace or isinstance(v, Constant):
-            continue
-        if strict and v not in ns_free and isinstance(v, SharedVariable):  # as PyTensor
-            raise MissingInputError(
-                f"scan: strict=True, but the step function reads the shared variable {v} "
-                f"(type {v.type}), which is not among non_sequences; pass it in "
-                "non_sequences", variable=v)
-        if v not in computed and not isinstance(v, SharedVariable):
-            raise MissingInputError(
-                f"scan: the update of a shared variable reads {v} (type {v.type}), which is "
-                "neither a shared variable nor among sequences, outputs_info or "
-                "non_sequences; pass it in non_sequences", variable=v)
-        ph = v.type()
-        ph.name = v.name
-        replace[v] = ph
-        ns_outer.append(v)
-        ns_ph.append(ph)
-    if replace:
-        roots = clone_replace(roots, replace)
-
-    mit = [i for i, (taps, _) in enumerate(specs) if taps is not None and taps != [-1]]
-    sit = [i for i, (taps, _) in enumerate(specs) if taps == [-1] and i not in untraced]
-    nit = [i for i, (taps, _) in enumerate(specs) if taps is None]
-    unt = sorted(untraced)
-    n_out = len(outs)
-    inner_outs = ([roots[i] for i in mit + sit + nit + unt]
-                  + roots[n_out:n_out + len(shared_vars)] + roots[n_out + len(shared_vars):])
-    inner_ins = (seq_ph + [v for i in mit + sit + unt for v in state_ph[i]] + shared_ph
-                 + ns_ph)
-    inner_ins, inner_outs = clone(inner_ins, inner_outs)
-    info = ScanInfo(
-        n_seqs=len(seq_ph),
-        mit_sot_in_slices=tuple(tuple(specs[i][0]) for i in mit),
-        sit_sot_in_slices=((-1,),) * len(sit),
-        n_nit_sot=len(nit),
-        n_untraced_sit_sot=len(unt) + len(shared_vars),
-        n_non_seqs=len(ns_ph),
-        as_while=cond is not None,
-    )
-    op = Scan(inner_ins, inner_outs, info, mode=mode, truncate_gradient=truncate_gradient,
-              name=name, profile=profile, allow_gc=allow_gc, strict=strict)
-    steps = pt.cast(steps_var, "int64")
-    inits = [tap_buffer(specs[i][1][:-min(specs[i][0])], -min(specs[i][0])) for i in mit]
-    inits += [tap_buffer(pt.shape_padleft(specs[i][1]), 1) for i in sit]
-    outer = [steps, *seq_outer, *inits, *[specs[i][1] for i in unt], *shared_vars,
-             *([steps] * len(nit)), *ns_outer]
-    results = op(*outer, return_list=True)
-    by_user: dict[int, Variable] = {}
-    for pos, i in enumerate(mit + sit):
-        by_user[i] = results[pos][-min(specs[i][0]):]
-    for pos, i in enumerate(nit + unt):
-        by_user[i] = results[len(mit) + len(sit) + pos]
-    outputs = [by_user[i] for i in range(n_out)]
+    outputs, shared_results = _scan_results(
+        body, specs, untraced, roots, steps_var, cond is not None,
+        dict(mode=mode, truncate_gradient=truncate_gradient, name=name, profile=profile,
+             allow_gc=allow_gc, strict=strict))
     for i, o in enumerate(outputs):
         if name is not None and o.name is None:
             o.name = f"{name}[{i}]"
-    shared_results = results[n_out:]
-    new_updates = dict(zip(shared_vars, shared_results))
+    new_updates = dict(zip(body.shared_vars, shared_results))
     if not return_list and len(outputs) == 1:
         result: Any = outputs[0]
     elif not return_list and not outputs:

@@ -297,41 +297,44 @@ def pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
     return grads
 
 
-def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
-              cotangents: list[Any]) -> list[Variable]:
-    info = op.info
-    sl = op.outer_slices()
-    ins, outs = op.inner_inputs_, op.inner_outputs_
-    n_st, n_nit, n_w = info.n_states, info.n_nit_sot, info.n_non_seqs
-    taps = info.state_taps
-    ks = [-min(t) for t in taps]
-    x_in = ins[:info.n_seqs]
-    state_in = op.inner_state_inputs()
-    w_in = ins[len(ins) - n_w:] if n_w else []
-    seq_outer = inputs[sl["seqs"]]
-    init_outer = inputs[sl["states"]]
-    w_outer = inputs[sl["non_seqs"]]
+@attrs.define
+class _Backward:
+    """The pieces of the backward loop: its sequences (placeholders and their outer
+    values), the inner variables they replace, and the per-tap cotangent states."""
 
+    seq_ph: list[Variable] = attrs.field(factory=list)
+    seq_val: list[Variable] = attrs.field(factory=list)
+    mapping: dict = attrs.field(factory=dict)
+    direct: dict = attrs.field(factory=dict)  # output -> its per-step outer cotangent
+    w_ph: list[Variable] = attrs.field(factory=list)
+    # (state, tap, placeholder, the forward inner input it is the cotangent of)
+    tap_ph: list[tuple[int, int, Variable, Variable]] = attrs.field(factory=list)
+
+
+def _zero_result(inputs: list[Variable], sl: dict) -> list[Any]:
+    """Zero cotangents for the tensor inputs the loop reads, disconnected for the rest."""
     result: list[Any] = [_disconnected() for _ in inputs]
     for i in (list(range(sl["seqs"].start, sl["seqs"].stop))
               + list(range(sl["states"].start, sl["states"].stop))
               + list(range(sl["non_seqs"].start, sl["non_seqs"].stop))):
         if isinstance(inputs[i].type, TensorType):  # a generator has no gradient
             result[i] = arith.zeros_like(inputs[i])
+    return result
 
-    # Outputs with a cotangent from outside the loop.
-    live = [j for j in range(n_st + n_nit) if _live(cotangents[j]) and _is_float(outs[j])]
-    if not live:
-        return result
-    float_states = [m for m in range(n_st) if _is_float(outs[m])]
-    # The step's output cotangents: every float state gets one (later steps send
-    # cotangents back through it even when nothing outside reads it), and every
-    # nit-sot output that is read outside.
-    c_ph: dict[int, Variable] = {}
-    for j in float_states + [j for j in live if j >= n_st]:
-        c_ph[j] = _fresh(outs[j], "g_out")
-    # A scalar whose gradient is the step's vector-Jacobian product.  (Seeding
-    # known_grads instead would lose the paths where one output feeds another.)
+
+def _step_vjp(op: Any, live: list[int], float_states: list[int]
+              ) -> tuple[dict[int, Variable], dict[Variable, Variable]]:
+    """The step's vector-Jacobian product: a cotangent placeholder per output that
+    needs one, and the gradient of the inner inputs against them."""
+    info = op.info
+    ins, outs = op.inner_inputs_, op.inner_outputs_
+    n_st, n_w = info.n_states, info.n_non_seqs
+    state_in = op.inner_state_inputs()
+    # Every float state gets a cotangent (later steps send cotangents back through it
+    # even when nothing outside reads it), and every nit-sot output read outside.
+    c_ph = {j: _fresh(outs[j], "g_out") for j in float_states + [j for j in live if j >= n_st]}
+    # A scalar whose gradient is the VJP.  (Seeding known_grads instead would lose the
+    # paths where one output feeds another.)
     cost = None
     for j, c in c_ph.items():
         term = (outs[j] * c).sum()
@@ -344,123 +347,165 @@ def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
                 f"feeds back has type {want}; their broadcastable dimensions differ, so the "
                 "gradient through the recurrence is not defined. Give the initial state the "
                 "output's shape pattern (e.g. with pt.specify_shape or unbroadcast)")
-    wrt = [v for v in x_in if _is_float(v)]
+    wrt = [v for v in ins[:info.n_seqs] if _is_float(v)]
     wrt += [v for m in float_states for v in state_in[m]]
-    wrt += [v for v in w_in if _is_float(v)]
+    wrt += [v for v in (ins[len(ins) - n_w:] if n_w else []) if _is_float(v)]
     g_list = grad(cost, wrt, disconnected_inputs="ignore", return_disconnected="zero",
                   add_names=False)
-    g_of = dict(zip(wrt, g_list))
+    return c_ph, dict(zip(wrt, g_list))
 
-    n = _steps_done(op, inputs, outputs)
-    trunc = op.truncate_gradient
-    steps = n if trunc < 0 else pt.minimum(n, trunc)
 
-    def rev(x: Variable) -> Variable:
-        return x[::-1]
+def _backward_sequences(op: Any, inputs: list[Variable], outputs: list[Variable],
+                        cotangents: list[Any], live: list[int], n: Any) -> _Backward:
+    """The backward loop's sequences: the forward sequences, state taps, forward
+    values and outer cotangents, each read last step first."""
+    info = op.info
+    ins, outs = op.inner_inputs_, op.inner_outputs_
+    n_st, n_nit, n_w = info.n_states, info.n_nit_sot, info.n_non_seqs
+    ks = [-min(t) for t in info.state_taps]
+    seq_outer = inputs[op.outer_slices()["seqs"]]
+    back = _Backward()
 
-    # backward inner inputs and their outer values
-    seq_ph, seq_val, mapping = [], [], {}
-    for s, x in enumerate(x_in):
-        ph = _fresh(x, x.name)
-        seq_ph.append(ph)
-        seq_val.append(rev(seq_outer[s][:n]))
-        mapping[x] = ph
-    for m in range(n_st):
+    def add(v: Variable, name: str | None, value: Variable) -> Variable:
+        ph = _fresh(v, name)
+        back.seq_ph.append(ph)
+        back.seq_val.append(value[::-1])
+        return ph
+
+    for s, x in enumerate(ins[:info.n_seqs]):
+        back.mapping[x] = add(x, x.name, seq_outer[s][:n])
+    for m, state_in in enumerate(op.inner_state_inputs()):
         k = ks[m]
-        for t, v in zip(taps[m], state_in[m]):
-            ph = _fresh(v, v.name)
-            seq_ph.append(ph)
-            seq_val.append(rev(outputs[m][k + t:k + t + n]))
-            mapping[v] = ph
+        for t, v in zip(info.state_taps[m], state_in):
+            back.mapping[v] = add(v, v.name, outputs[m][k + t:k + t + n])
     # The forward values a step's gradient reads (tanh's output, say) come from the
     # forward buffers, so the backward loop does not compute the forward step again.
     for j in range(n_st + n_nit):
         o = outs[j]
-        if o.owner is None or o in mapping:
+        if o.owner is None or o in back.mapping:
             continue
-        ph = _fresh(o, o.name)
-        seq_ph.append(ph)
         start = ks[j] if j < n_st else 0
-        seq_val.append(rev(outputs[j][start:start + n]))
-        mapping[o] = ph
-    direct: dict[int, Variable] = {}
+        back.mapping[o] = add(o, o.name, outputs[j][start:start + n])
     for j in live:
-        ph = _fresh(outs[j], "g_step")
-        seq_ph.append(ph)
-        full = cotangents[j]
         start = ks[j] if j < n_st else 0
-        seq_val.append(rev(full[start:start + n]))
-        direct[j] = ph
-    w_ph = []
-    for w in w_in:
+        back.direct[j] = add(outs[j], "g_step", cotangents[j][start:start + n])
+    for w in ins[len(ins) - n_w:] if n_w else []:
         ph = _fresh(w, w.name)
-        w_ph.append(ph)
-        mapping[w] = ph
+        back.w_ph.append(ph)
+        back.mapping[w] = ph
+    return back
 
-    tap_ph: list[tuple[int, int, Variable, Variable]] = []  # (m, tap, placeholder, inner in)
+
+def _feed_cotangents(op: Any, back: _Backward, c_ph: dict[int, Variable],
+                     float_states: list[int]) -> None:
+    """Map each step-output cotangent placeholder to what the backward step has: a
+    state's is the sum of what later steps send back through its taps and its own
+    outer cotangent; a nit-sot output's is its outer cotangent."""
+    info, outs = op.info, op.inner_outputs_
+    state_in = op.inner_state_inputs()
     for m in float_states:
-        for t, v in zip(taps[m], state_in[m]):
-            tap_ph.append((m, t, _fresh(v, "g_tap"), v))
+        for t, v in zip(info.state_taps[m], state_in[m]):
+            back.tap_ph.append((m, t, _fresh(v, "g_tap"), v))
     for m in float_states:
-        terms = [ph for (mm, _t, ph, _v) in tap_ph if mm == m]
-        if m in direct:
-            terms.append(direct[m])
+        terms = [ph for (mm, _t, ph, _v) in back.tap_ph if mm == m]
+        if m in back.direct:
+            terms.append(back.direct[m])
         total = terms[0]
         for term in terms[1:]:
             total = total + term
-        mapping[c_ph[m]] = _cast_to(total, outs[m])
+        back.mapping[c_ph[m]] = _cast_to(total, outs[m])
     for j in c_ph:
-        if j >= n_st:
-            mapping[c_ph[j]] = direct[j]
+        if j >= info.n_states:
+            back.mapping[c_ph[j]] = back.direct[j]
 
+
+def _backward_loop(op: Any, back: _Backward, g_of: dict[Variable, Variable],
+                   inputs: list[Variable], outputs: list[Variable], steps: Any
+                   ) -> tuple[list[Variable], list[int], list[int]]:
+    """Run the backward loop; its outputs, the float non-sequences it accumulates and
+    the float sequences it returns per-step gradients of."""
+    info = op.info
+    ins = op.inner_inputs_
+    n_w = info.n_non_seqs
+    x_in = ins[:info.n_seqs]
+    w_in = ins[len(ins) - n_w:] if n_w else []
+    w_outer = inputs[op.outer_slices()["non_seqs"]]
     acc_w = [q for q, w in enumerate(w_in) if _is_float(w)]
     acc_ph = [_fresh(w_in[q], "g_acc") for q in acc_w]
     gx_idx = [s for s, x in enumerate(x_in) if _is_float(x)]
-
-    raw_outs = ([_cast_to(g_of[v], v) for (_m, _t, _ph, v) in tap_ph]
+    raw_outs = ([_cast_to(g_of[v], v) for (_m, _t, _ph, v) in back.tap_ph]
                 + [_cast_to(ph + g_of[w_in[q]], w_in[q]) for ph, q in zip(acc_ph, acc_w)]
                 + [_cast_to(g_of[x_in[s]], x_in[s]) for s in gx_idx])
-    inner_outs = clone_replace(raw_outs, mapping) if raw_outs else []
-    inner_ins = seq_ph + [ph for (_m, _t, ph, _v) in tap_ph] + acc_ph + w_ph
+    inner_outs = clone_replace(raw_outs, back.mapping) if raw_outs else []
+    inner_ins = back.seq_ph + [ph for (_m, _t, ph, _v) in back.tap_ph] + acc_ph + back.w_ph
     back_info = type(info)(
-        n_seqs=len(seq_ph),
-        mit_sot_in_slices=tuple((t,) for (_m, t, _ph, _v) in tap_ph),
+        n_seqs=len(back.seq_ph),
+        mit_sot_in_slices=tuple((t,) for (_m, t, _ph, _v) in back.tap_ph),
         sit_sot_in_slices=((-1,),) * len(acc_ph),
         n_nit_sot=len(gx_idx),
         n_untraced_sit_sot=0,
-        n_non_seqs=len(w_ph),
+        n_non_seqs=len(back.w_ph),
         as_while=False,
     )
     steps_i = pt.cast(steps, "int64")
-    outer = ([steps_i] + seq_val
-             + [pt.zeros_like(outputs[m][:-t]) for (m, t, _ph, _v) in tap_ph]
+    outer = ([steps_i] + back.seq_val
+             + [pt.zeros_like(outputs[m][:-t]) for (m, t, _ph, _v) in back.tap_ph]
              + [pt.shape_padleft(pt.zeros_like(w_outer[q])) for q in acc_w]
              + [steps_i] * len(gx_idx) + list(w_outer))
-    back = _new_scan(op, inner_ins, inner_outs, back_info, outer, "grad")
+    return _new_scan(op, inner_ins, inner_outs, back_info, outer, "grad"), acc_w, gx_idx
 
-    pos = 0
+
+def _state_gradients(op: Any, back: _Backward, results: list[Variable],
+                     inputs: list[Variable], outputs: list[Variable], cotangents: list[Any],
+                     float_states: list[int], n: Any, steps: Any) -> dict[int, Variable]:
+    """The cotangent of each float state's initial rows, from its outer cotangent and
+    what the backward loop sent back through each tap past the first step."""
+    ks = [-min(t) for t in op.info.state_taps]
+    init_outer = inputs[op.outer_slices()["states"]]
     g_init = {m: pt.zeros_like(init_outer[m]) for m in float_states}
     for m in float_states:
-        k = ks[m]
-        if m in direct:
-            g_init[m] = pt.inc_subtensor(g_init[m][:k], cotangents[m][:k])
-    for (m, t, _ph, _v) in tap_ph:
-        buf = back[pos]
-        pos += 1
-        vf = rev(buf[-t:])  # forward order: steps n-T .. n-1
+        if m in back.direct:
+            g_init[m] = pt.inc_subtensor(g_init[m][:ks[m]], cotangents[m][:ks[m]])
+    for buf, (m, t, _ph, _v) in zip(results, back.tap_ph):
+        vf = buf[-t:][::-1]  # forward order: steps n-T .. n-1
         rest = [outputs[m].shape[i] for i in range(1, outputs[m].type.ndim)]
         padded = pt.concatenate([pt.zeros((n - steps, *rest), dtype=buf.type.dtype), vf,
                                  pt.zeros((-t, *rest), dtype=buf.type.dtype)])
         k = ks[m]
         g_init[m] = pt.inc_subtensor(g_init[m][k + t:k], padded[:-t])
+    return g_init
+
+
+def _pullback(op: Any, inputs: list[Variable], outputs: list[Variable],
+              cotangents: list[Any]) -> list[Variable]:
+    info = op.info
+    sl = op.outer_slices()
+    outs = op.inner_outputs_
+    n_st = info.n_states
+    result = _zero_result(inputs, sl)
+    # Outputs with a cotangent from outside the loop.
+    live = [j for j in range(n_st + info.n_nit_sot)
+            if _live(cotangents[j]) and _is_float(outs[j])]
+    if not live:
+        return result
+    float_states = [m for m in range(n_st) if _is_float(outs[m])]
+    c_ph, g_of = _step_vjp(op, live, float_states)
+    n = _steps_done(op, inputs, outputs)
+    trunc = op.truncate_gradient
+    steps = n if trunc < 0 else pt.minimum(n, trunc)
+    back = _backward_sequences(op, inputs, outputs, cotangents, live, n)
+    _feed_cotangents(op, back, c_ph, float_states)
+    results, acc_w, gx_idx = _backward_loop(op, back, g_of, inputs, outputs, steps)
+    n_taps = len(back.tap_ph)
+    g_init = _state_gradients(op, back, results[:n_taps], inputs, outputs, cotangents,
+                              float_states, n, steps)
     for m in float_states:
         result[sl["states"].start + m] = g_init[m]
-    for q in acc_w:
-        result[sl["non_seqs"].start + q] = back[pos][-1]
-        pos += 1
-    for s in gx_idx:
-        result[sl["seqs"].start + s] = _sequence_gradient(seq_outer[s], back[pos], n, steps)
-        pos += 1
+    for q, buf in zip(acc_w, results[n_taps:n_taps + len(acc_w)]):
+        result[sl["non_seqs"].start + q] = buf[-1]
+    seq_outer = inputs[sl["seqs"]]
+    for s, buf in zip(gx_idx, results[n_taps + len(acc_w):]):
+        result[sl["seqs"].start + s] = _sequence_gradient(seq_outer[s], buf, n, steps)
     return result
 
 

@@ -57,8 +57,9 @@ class until:
     """Stop a scan after the step where ``condition`` is true (a while loop).
 
     The step function returns it beside its outputs:
-    ``return new_x, until(new_x > 10)``.  The condition must be a boolean
-    (or integer) scalar; anything else is refused here, when the graph is built.
+    ``return new_x, until(new_x > 10)``.  The condition must be a scalar (a
+    boolean, or a number: nonzero stops); anything else is refused here, when
+    the graph is built.
     """
 
     def __init__(self, condition: Any) -> None:
@@ -70,7 +71,11 @@ class until:
         if cond.type.ndim != 0:
             raise TypeError(f"until: condition must be a boolean scalar; got a "
                             f"{cond.type.ndim}-d tensor {cond.type}")
-        if not (cond.type.dtype == "bool" or cond.type.dtype.startswith(("int", "uint"))):
+        if cond.type.dtype.startswith(("float", "complex")):
+            # as in PyTensor, any scalar: the loop stops where it is nonzero (the
+            # backends read a boolean or integer condition)
+            cond = pt.neq(cond, 0)
+        elif not (cond.type.dtype == "bool" or cond.type.dtype.startswith(("int", "uint"))):
             raise TypeError(f"until: condition must be a boolean scalar; got dtype "
                             f"{cond.type.dtype} ({cond.type})")
         self.condition = cond

@@ -216,12 +216,14 @@ class Scan(EqualByValueKey, Op, HasInnerGraph):
     def _value_key(self) -> Any:
         if self._key is None:
             self._key = (self.info, InnerGraphKey(self.inner_inputs_, self.inner_outputs_),
-                         self.truncate_gradient, _mode_key(self.mode), self.keep_last)
+                         self.truncate_gradient, _mode_key(self.mode), self.keep_last,
+                         tuple(sorted((k, tuple(v)) for k, v in self.destroy_map.items())))
         return self._key
 
     def __str__(self) -> str:
         kind = "while" if self.info.as_while else "for"
-        return f"Scan{{{self.name or 'scan_fn'}, while_loop={kind == 'while'}, inplace=none}}"
+        inplace = "all" if self.destroy_map else "none"
+        return f"Scan{{{self.name or 'scan_fn'}, while_loop={kind == 'while'}, inplace={inplace}}}"
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -476,8 +478,11 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
             raise ValueError(f"{who}: initial state {m} needs {k} rows for taps {list(taps)}; "
                              f"got shape {init.shape}")
         r = ring_rows(k, n, keep[m])
-        buf = np.empty((r, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
-        buf[:k] = init[:k]
+        if _writable_buffer(op, n_mm + m, init, r, node_outputs[m].type.dtype):
+            buf = init  # scan's layout: the initial rows are in place, room for the rest
+        else:
+            buf = np.empty((r, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
+            buf[:k] = init[:k]
         bufs.append(buf)
         offsets.append(k)
         rows.append(r)
@@ -545,6 +550,13 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         storage[n_st + q][0] = arr[:done]
     for p in range(n_sh):
         storage[n_st + n_nit + p][0] = shared[p]
+
+
+def _writable_buffer(op: Scan, out: int, init: Any, rows: int, dtype: str) -> bool:
+    """Whether the loop may write state output ``out`` into its outer buffer ``init``
+    (its destroy_map says so, and it has the rows and the dtype)."""
+    return (out in op.destroy_map and isinstance(init, np.ndarray)
+            and init.shape[0] >= rows and init.dtype == dtype and init.flags.writeable)
 
 
 def _own_copy(value: Any) -> Any:

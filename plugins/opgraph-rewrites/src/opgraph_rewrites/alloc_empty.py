@@ -1,12 +1,13 @@
 """``set_subtensor(AllocEmpty(k, ...)[:k], y) -> y``: a buffer written whole is its value.
 
 ``scan`` builds the outer input of each recurrent output in PyTensor's layout,
-the initial rows written into an uninitialised buffer, because code written
-against PyTensor (PyMC's measurable-scan rewrites) finds the initial values
-there.  opgraph's Scan allocates its history itself, so that buffer has just
-the ``k`` initial rows and the copy into it is waste once nothing needs the
-layout.  The rewrite runs in specialize, after canonicalize (which PyMC's
-logprob rewrites run, and which must still see the layout).
+the initial rows written into an uninitialised buffer with room for the whole
+history; ``scan_save_mem`` may shrink it.  A buffer that holds exactly the
+rows written (code that builds the layout with just the initial rows, as
+opgraph's ``scan`` did before it followed PyTensor's lengths) is a copy of
+them, wasted once nothing needs the layout.  The rewrite runs in specialize,
+after canonicalize (which PyMC's logprob rewrites run, and which must still
+see the layout).
 """
 
 from __future__ import annotations

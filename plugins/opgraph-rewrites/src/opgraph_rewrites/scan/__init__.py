@@ -12,8 +12,13 @@ scan_merge             0.52       Scans over the same steps fused into one
 scan_remove_unused     0.53       unused/duplicate inputs and unused outputs dropped
 scan_to_vectorized     0.54       a Scan without recurrence vectorised (opt-in:
                                   ``mode.including("scan_vectorize")``)
+scan_reduce_nsteps     0.549      only the steps whose rows are read run
+                                  (``ys[:2]``, ``ys[idx]``, ``ys[-10]``)
 scan_save_mem          0.55       only the last rows of a state kept when only
                                   those are read
+scan_sit_sot_to_       0.56       a sit-sot read only as its last value carried as
+untraced                          an untraced state (opt-in, with
+                                  ``scan_save_mem_no_prealloc``)
 =====================  =========  ==============================================
 
 They run after the first merge and before canonicalize, so that canonicalize
@@ -40,6 +45,7 @@ from opgraph_rewrites.scan.databases import (
 from opgraph_rewrites.scan.inplace import ScanInplaceOptimizer
 from opgraph_rewrites.scan.io import scan_inline_invariant_constants, scan_merge_duplicate_inputs
 from opgraph_rewrites.scan.merge import ScanMerge
+from opgraph_rewrites.scan.nsteps import scan_reduce_nsteps
 from opgraph_rewrites.scan.push_out import (
     push_out_invariants,
     scan_push_out_add,
@@ -50,6 +56,7 @@ from opgraph_rewrites.scan.push_out import (
 from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products, sequence_products
 from opgraph_rewrites.scan.save_mem import scan_save_mem
 from opgraph_rewrites.scan.trace import scan_reduce_trace_no_prealloc, scan_reduce_trace_prealloc
+from opgraph_rewrites.scan.untraced import scan_sit_sot_to_untraced
 from opgraph_rewrites.scan.vectorize import scan_to_vectorized
 
 __all__ = [
@@ -70,11 +77,13 @@ __all__ = [
     "scan_push_out_outer_sum",
     "scan_push_out_seq",
     "scan_push_out_seq_products",
+    "scan_reduce_nsteps",
     "scan_reduce_trace_no_prealloc",
     "scan_reduce_trace_prealloc",
     "scan_remove_unused",
     "scan_save_mem",
     "scan_seqopt1",
+    "scan_sit_sot_to_untraced",
     "scan_to_vectorized",
     "sequence_products",
 ]
@@ -100,7 +109,15 @@ def register_scan_rewrites(db: Any) -> None:
                 "fast_run", "scan", "scan_remove_unused", phase="scan")
     db.register("scan_to_vectorized", in2out(scan_to_vectorized, ignore_newtrees=True),
                 "scan_vectorize", phase="scan")
+    db.register("scan_reduce_nsteps", in2out(scan_reduce_nsteps, ignore_newtrees=True),
+                "fast_run", "scan", "scan_reduce_nsteps", phase="scan")
     db.register("scan_save_mem", in2out(scan_save_mem, ignore_newtrees=True), "fast_run",
                 "scan", "scan_save_mem", phase="scan")
+    # PyTensor's pair for backends without a preallocated ring; opt-in here (module doc of
+    # opgraph_rewrites.scan.untraced)
+    db.register("scan_save_mem_no_prealloc", in2out(scan_save_mem, ignore_newtrees=True),
+                phase="scan")
+    db.register("scan_sit_sot_to_untraced", in2out(scan_sit_sot_to_untraced,
+                                                   ignore_newtrees=True), phase="scan")
     db.register("scan_make_inplace", ScanInplaceOptimizer(), "fast_run", "inplace",
                 "scan_make_inplace", phase="inplace")

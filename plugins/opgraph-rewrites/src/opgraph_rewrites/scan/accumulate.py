@@ -281,7 +281,7 @@ def scan_push_out_outer_sum(fgraph: Any, node: Apply) -> Any:
             continue
         kinds = [(v is not None, wrap) for _u, v, wrap in terms]
         return _move_out(args, k, flat, where, kinds,
-                         [read for read, _c in found[1]]) or False
+                         [read for read, _c, _kind in found[1]]) or False
     return False
 
 
