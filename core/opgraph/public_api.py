@@ -38,6 +38,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "opgraph.graph.destroyhandler",
     "opgraph.graph.features",
     "opgraph.graph.fg",
+    "opgraph.graph.inner_fgraph",
     "opgraph.graph.function_table",
     "opgraph.graph.table",
     "opgraph.graph.null_type",

@@ -27,7 +27,8 @@ import numpy as np
 from opgraph.compile.function import function
 from opgraph.compile.io import In
 from opgraph.graph.basic import Apply, Variable, clone, io_toposort
-from opgraph.graph.fg import FunctionGraph, InnerFunctionGraph
+from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.inner_fgraph import InnerFunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
 from opgraph.scan.helpers import (

@@ -21,7 +21,8 @@ from opgraph.compile.io import In
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.gradient import NullTypeGradError, Rop, grad, register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
-from opgraph.graph.fg import FunctionGraph, InnerFunctionGraph
+from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.inner_fgraph import InnerFunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.graph.traversal import ancestors
 from opgraph_ofg.batching import batch_opfromgraph
