@@ -1,4 +1,4 @@
-"""C for Argmax/Argmin, Softmax/LogSoftmax, Join, IncSubtensor, ARange and Eye.
+"""C for Argmax/Argmin, Softmax/LogSoftmax, Join, IncSubtensor, ARange, Eye and DeepCopyOp.
 
 Where NumPy's C API already has the exact operation (argmax over one axis,
 concatenate, arange, casting assignment) the node calls it directly, so
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from opgraph.compile.ops import DeepCopyOp
 from opgraph.link.c.template import c_source
 from opgraph.tensor.creation import ARange, Eye
 from opgraph.tensor.indexing import INT, SliceLength
@@ -313,6 +314,22 @@ def emit_eye(node: Any, ctx: EmitContext) -> NodeC | None:
     return NodeC(w.text(), support=(VIEW_SUPPORT, INDEX_SUPPORT))
 
 
+def emit_deep_copy(node: Any, ctx: EmitContext) -> NodeC | None:
+    """A copy of a tensor into a fresh (or this node's own reusable) array: the node
+    PyTensor puts on an output that would alias an input, a view or another output."""
+    if not _ok(node):
+        return None
+    nd = node.inputs[0].type.ndim
+    w = CWriter()
+    w.line(f"npy_intp shp[{max(nd, 1)}];")
+    for d in range(nd):
+        w.line(f"shp[{d}] = PyArray_DIMS(i0)[{d}];")
+    w.line(f"OG_SET_OUT(o0, (PyArrayObject *)og_new_array({nd}, shp, PyArray_TYPE(i0), o0, "
+           "&i0, 1));",
+           "if (PyArray_CopyInto(o0, i0) < 0) goto fail;")
+    return NodeC(w.text(), support=(VIEW_SUPPORT,))
+
+
 def table() -> dict[type, Any]:
     return {
         Argmax: emit_argmax,  # Argmin subclasses Argmax
@@ -325,4 +342,5 @@ def table() -> dict[type, Any]:
         SliceLength: emit_slice_length,
         ARange: emit_arange,
         Eye: emit_eye,
+        DeepCopyOp: emit_deep_copy,
     }
