@@ -48,6 +48,10 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_dot_diag import (
+    dot_diag_to_elemwise,
+    local_block_diag_dot_to_dot_block_diag,
+)
 from opgraph_rewrites.math_helpers import (
     add_calculate,
     check_for_x_over_absX,
@@ -61,6 +65,7 @@ from opgraph_rewrites.math_helpers import (
     partition_num_or_denom,
     scalarconsts_rest,
 )
+from opgraph_rewrites.math_log_sign import local_log_div, local_sign_div
 from opgraph_rewrites.math_logexp import (
     local_log_add_exp,
     local_logit_sigmoid,
@@ -126,6 +131,7 @@ __all__ = [
     "add_canonizer",
     "check_for_x_over_absX",
     "compute_mul",
+    "dot_diag_to_elemwise",
     "fast_math_rewriters",
     "get_clients_at_depth1",
     "get_clients_at_depth2",
@@ -141,6 +147,7 @@ __all__ = [
     "local_add_neg_to_sub",
     "local_add_remove_zeros",
     "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_block_diag_dot_to_dot_block_diag",
     "local_div_by_one",
     "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
@@ -157,6 +164,7 @@ __all__ = [
     "local_log1p",
     "local_log1p_plusminus_exp",
     "local_log_add_exp",
+    "local_log_div",
     "local_log_sqrt",
     "local_log_sum_exp",
     "local_logit_sigmoid",
@@ -181,6 +189,7 @@ __all__ = [
     "local_reduce_join",
     "local_sigm_times_exp",
     "local_sigmoid_logit",
+    "local_sign_div",
     "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
     "local_sub_neg_to_add",

@@ -27,6 +27,8 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_dot_diag import math_dot_diag_rewriters
+from opgraph_rewrites.math_log_sign import math_log_sign_rewriters
 from opgraph_rewrites.math_logexp import math_logexp_rewriters
 from opgraph_rewrites.math_more import math_more_rewriters
 from opgraph_rewrites.math_named import math_named_rewriters
@@ -69,7 +71,8 @@ def register_standard_rewrites(db: Any) -> None:
         stab.register(name, rw, "fast_run", *tags)
     for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
                           *basic_vector_rewriters().items(), *math_more_rewriters().items(),
-                          *math_named_rewriters().items(), *math_logexp_rewriters().items()]:
+                          *math_named_rewriters().items(), *math_logexp_rewriters().items(),
+                          *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
