@@ -291,12 +291,17 @@ def lazy_exports(
     Usage: ``__getattr__, __dir__ = lazy_exports(__name__, _LAZY)``.
     """
     import importlib
+    import importlib.util
     import sys
 
     def __getattr__(name: str) -> Any:
         module_name = table.get(name)
         if module_name is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            # a submodule not imported yet (``opgraph.compile.mode``), as after PyTensor's
+            # eager imports
+            if name.startswith("_") or importlib.util.find_spec(f"{package}.{name}") is None:
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            return importlib.import_module(f"{package}.{name}")
         value = getattr(importlib.import_module(module_name), name)
         setattr(sys.modules[package], name, value)
         return value
