@@ -10,6 +10,7 @@ from opgraph.tensor.einsum import inline_optimized_einsum
 from opgraph_rewrites.alloc_empty import alloc_empty_rewriters
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
+from opgraph_rewrites.basic_join_diag import basic_join_diag_rewriters
 from opgraph_rewrites.basic_more import basic_more_rewriters
 from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
@@ -72,7 +73,8 @@ def register_standard_rewrites(db: Any) -> None:
     for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
                           *basic_vector_rewriters().items(), *math_more_rewriters().items(),
                           *math_named_rewriters().items(), *math_logexp_rewriters().items(),
-                          *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items()]:
+                          *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items(),
+                          *basic_join_diag_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
