@@ -30,7 +30,7 @@ from opgraph.config import config
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import in2out
-from opgraph.scalar.arith import Add, Mul, TrueDiv
+from opgraph.scalar.arith import Add, Maximum, Minimum, Mul, TrueDiv
 from opgraph.scalar.complex import Conj
 from opgraph.scalar.logic import AND, EQ, GE, GT, LE, LT, NEQ, OR, XOR
 from opgraph.scalar.structural import Cast, Switch
@@ -443,6 +443,40 @@ def _is_discrete(var: Any) -> bool:
     return var.type.dtype == "bool" or var.type.dtype[:3] in ("int", "uin")
 
 
+def _known(out: Any, value: Any, refs: Any) -> Any:
+    fixed = keep_type(out, value, refs=refs)  # broadcast like the inputs
+    return [fixed] if fixed is not None else False
+
+
+def _useless_and_or(sop: Any, a: Any, b: Any, out: Any) -> Any:
+    """``x & 0 -> 0``, ``x | 0 -> x``; for booleans also ``x & True -> x``,
+    ``x | True -> True`` (exact: bitwise ops on integers and booleans)."""
+    for c_var, other in ((a, b), (b, a)):
+        c = const_value(c_var)
+        if c is None:
+            continue
+        if c == 0:
+            new = other if isinstance(sop, OR) else constant(np.asarray(0, dtype=out.type.dtype))
+        elif out.type.dtype == "bool":
+            new = other if isinstance(sop, AND) else constant(np.asarray(True))
+        else:
+            continue
+        return _known(out, new, [a, b])
+    return False
+
+
+def _useless_max_min(sop: Any, a: Any, b: Any, out: Any) -> Any:
+    """``maximum(n, c) -> n`` and ``minimum(n, c) -> c`` for a shape entry (or another
+    integer known >= 0) ``n`` and a scalar constant ``c <= 0``."""
+    if not _is_discrete(out):
+        return False
+    for c_var, other in ((a, b), (b, a)):
+        c = const_value(c_var)
+        if c is not None and c_var.type.ndim == 0 and c <= 0 and _nonnegative(other):
+            return _known(out, other if isinstance(sop, Maximum) else c_var, [a, b])
+    return False
+
+
 @node_rewriter([Elemwise], name="local_useless_elemwise_comparison")
 def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
     """Comparisons whose answer is known: ``x < x`` and ``x > x`` are false (NaN too);
@@ -464,12 +498,10 @@ def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
             answer = True
         elif isinstance(sop, NEQ | XOR) and _is_discrete(a):
             answer = 0
-    elif isinstance(sop, AND) and _is_discrete(out):
-        if any(const_value(v) is not None and const_value(v) == 0 for v in (a, b)):
-            answer = 0
-    elif isinstance(sop, OR) and out.type.dtype == "bool":
-        if any(const_value(v) is not None and bool(const_value(v)) for v in (a, b)):
-            answer = True
+    elif isinstance(sop, AND | OR) and _is_discrete(out):
+        return _useless_and_or(sop, a, b, out)
+    elif isinstance(sop, Maximum | Minimum):
+        return _useless_max_min(sop, a, b, out)
     else:
         zero = const_value(b)
         if zero is not None and _nonnegative(a):
