@@ -15,6 +15,7 @@ from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
+from opgraph_rewrites.composite_outputs import local_useless_composite_outputs
 from opgraph_rewrites.fusion import MAX_INPUTS, FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.utils import keep_type
@@ -28,6 +29,7 @@ __all__ = [
     "is_dimshuffle_useless",
     "local_dimshuffle_lift",
     "local_inline_composite_constants",
+    "local_useless_composite_outputs",
     "local_useless_dimshuffle_makevector",
 ]
 

@@ -18,6 +18,7 @@ from opgraph_rewrites.blas_reductions import register_blas_rewrites
 from opgraph_rewrites.blockwise_passes import register_blockwise_passes
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
+from opgraph_rewrites.composite_outputs import composite_outputs_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
@@ -74,7 +75,8 @@ def register_standard_rewrites(db: Any) -> None:
                           *basic_vector_rewriters().items(), *math_more_rewriters().items(),
                           *math_named_rewriters().items(), *math_logexp_rewriters().items(),
                           *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items(),
-                          *basic_join_diag_rewriters().items()]:
+                          *basic_join_diag_rewriters().items(),
+                          *composite_outputs_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
