@@ -12,6 +12,11 @@ from typing import Any
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph_rewrites.add_mul_fusion import (
+    add_mul_fusion_seqopt,
+    constant_fold_branches_of_add_mul,
+    flatten_nested_add_mul,
+)
 from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
@@ -23,9 +28,12 @@ from opgraph_rewrites.utils import keep_type
 __all__ = [
     "FusionOptimizer",
     "InplaceElemwiseOptimizer",
+    "add_mul_fusion_seqopt",
     "apply_local_dimshuffle_lift",
+    "constant_fold_branches_of_add_mul",
     "elemwise_max_operands_fct",
     "elemwise_rewriters",
+    "flatten_nested_add_mul",
     "is_dimshuffle_useless",
     "local_dimshuffle_lift",
     "local_inline_composite_constants",

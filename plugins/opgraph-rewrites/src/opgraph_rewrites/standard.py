@@ -7,6 +7,7 @@ from typing import Any
 from opgraph.graph.rewriting.merge import MergeOptimizer
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.einsum import inline_optimized_einsum
+from opgraph_rewrites.add_mul_fusion import add_mul_fusion_seqopt
 from opgraph_rewrites.alloc_empty import alloc_empty_rewriters
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
@@ -112,6 +113,9 @@ def register_standard_rewrites(db: Any) -> None:
     spec.register("inline_optimized_einsum", inline_optimized_einsum, "fast_run", "inline_einsum")
     register_blas_opt(db)
     register_blockwise_passes(db)
+    # PyTensor's first fusion step: nested sums/products flattened, constant terms folded
+    db.register("add_mul_fusion", add_mul_fusion_seqopt, "fast_run", "fusion", phase="fusion",
+                before=("elemwise_fusion",))
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
