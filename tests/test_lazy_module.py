@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import opgraph.tensor.elemwise as elemwise_module
 from opgraph.utils import lazy_module, lazy_scipy_module
 
 
@@ -48,3 +49,11 @@ def test_lazy_package_reaches_an_unimported_submodule() -> None:
             "try:\n    c.no_such_submodule\nexcept AttributeError as e:\n"
             "    assert 'no_such_submodule' in str(e)\nelse:\n    raise SystemExit(1)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_lazy_plain_module_unknown_name_is_attribute_error() -> None:
+    """A plain module (no ``__path__``) with lazy exports answers AttributeError for an
+    unknown name (``hasattr`` works), never ModuleNotFoundError."""
+    assert not hasattr(elemwise_module, "NoSuchPrinterName")
+    with pytest.raises(AttributeError, match="NoSuchPrinterName"):
+        _ = elemwise_module.NoSuchPrinterName

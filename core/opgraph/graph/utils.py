@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import sys
@@ -282,6 +283,16 @@ def type_name(value: Any) -> str:
     return type(value).__qualname__
 
 
+def _is_submodule(package: str, name: str) -> bool:
+    """``package`` is a package (not a plain module) with a submodule ``name``."""
+    if name.startswith("_") or not hasattr(sys.modules.get(package), "__path__"):
+        return False
+    try:
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def lazy_exports(
     package: str, table: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -291,7 +302,6 @@ def lazy_exports(
     Usage: ``__getattr__, __dir__ = lazy_exports(__name__, _LAZY)``.
     """
     import importlib
-    import importlib.util
     import sys
 
     def __getattr__(name: str) -> Any:
@@ -299,7 +309,7 @@ def lazy_exports(
         if module_name is None:
             # a submodule not imported yet (``opgraph.compile.mode``), as after PyTensor's
             # eager imports
-            if name.startswith("_") or importlib.util.find_spec(f"{package}.{name}") is None:
+            if not _is_submodule(package, name):
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
             return importlib.import_module(f"{package}.{name}")
         value = getattr(importlib.import_module(module_name), name)
