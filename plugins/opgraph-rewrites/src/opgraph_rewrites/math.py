@@ -48,6 +48,7 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_bessel import local_log_iv, local_log_kv
 from opgraph_rewrites.math_dot_diag import (
     dot_diag_to_elemwise,
     local_block_diag_dot_to_dot_block_diag,
@@ -165,6 +166,8 @@ __all__ = [
     "local_log1p_plusminus_exp",
     "local_log_add_exp",
     "local_log_div",
+    "local_log_iv",
+    "local_log_kv",
     "local_log_sqrt",
     "local_log_sum_exp",
     "local_logit_sigmoid",

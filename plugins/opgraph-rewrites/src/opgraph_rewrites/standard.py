@@ -30,6 +30,7 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_bessel import math_bessel_rewriters
 from opgraph_rewrites.math_dot_diag import math_dot_diag_rewriters
 from opgraph_rewrites.math_log_sign import math_log_sign_rewriters
 from opgraph_rewrites.math_logexp import math_logexp_rewriters
@@ -77,7 +78,8 @@ def register_standard_rewrites(db: Any) -> None:
                           *math_named_rewriters().items(), *math_logexp_rewriters().items(),
                           *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items(),
                           *basic_join_diag_rewriters().items(),
-                          *composite_outputs_rewriters().items()]:
+                          *composite_outputs_rewriters().items(),
+                          *math_bessel_rewriters().items()]:
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
