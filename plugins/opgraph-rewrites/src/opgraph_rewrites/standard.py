@@ -55,6 +55,15 @@ from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 __all__ = ["register_standard_rewrites"]
 
 
+def _per_phase_tables() -> list[tuple[str, list[tuple[str, Any, tuple[str, ...]]]]]:
+    """(phase, entries) of the modules that place their rewrites in several phases."""
+    tables = [basic_rewriters, basic_more_rewriters, basic_vector_rewriters,
+              math_more_rewriters, math_named_rewriters, math_logexp_rewriters,
+              math_dot_diag_rewriters, math_log_sign_rewriters, basic_join_diag_rewriters,
+              composite_outputs_rewriters, math_bessel_rewriters]
+    return [item for table in tables for item in table().items()]
+
+
 def register_standard_rewrites(db: Any) -> None:
     canon, stab, spec = db["canonicalize"], db["stabilize"], db["specialize"]
     canon.register("constant_folding", constant_folding, "fast_run", "fast_compile",
@@ -73,13 +82,7 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
-    for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
-                          *basic_vector_rewriters().items(), *math_more_rewriters().items(),
-                          *math_named_rewriters().items(), *math_logexp_rewriters().items(),
-                          *math_dot_diag_rewriters().items(), *math_log_sign_rewriters().items(),
-                          *basic_join_diag_rewriters().items(),
-                          *composite_outputs_rewriters().items(),
-                          *math_bessel_rewriters().items()]:
+    for phase, entries in _per_phase_tables():
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
