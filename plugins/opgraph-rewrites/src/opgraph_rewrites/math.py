@@ -104,6 +104,7 @@ from opgraph_rewrites.mul_tree import (
     perform_sigm_times_exp,
     simplify_mul,
 )
+from opgraph_rewrites.pow_squaring import local_pow_to_nested_squaring
 from opgraph_rewrites.pytensor_names import (
     add_canonizer,
     local_1msigmoid,
@@ -186,6 +187,7 @@ __all__ = [
     "local_polygamma_to_tri_gamma",
     "local_pow_canonicalize",
     "local_pow_specialize",
+    "local_pow_to_nested_squaring",
     "local_reciprocal_1_plus_exp",
     "local_reduce_broadcastable",
     "local_reduce_chain",

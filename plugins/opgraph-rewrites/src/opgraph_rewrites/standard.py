@@ -37,6 +37,7 @@ from opgraph_rewrites.math_logexp import math_logexp_rewriters
 from opgraph_rewrites.math_more import math_more_rewriters
 from opgraph_rewrites.math_named import math_named_rewriters
 from opgraph_rewrites.matmul import matmul_rewriters
+from opgraph_rewrites.pow_squaring import pow_squaring_rewriters
 from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
@@ -60,7 +61,7 @@ def _per_phase_tables() -> list[tuple[str, list[tuple[str, Any, tuple[str, ...]]
     tables = [basic_rewriters, basic_more_rewriters, basic_vector_rewriters,
               math_more_rewriters, math_named_rewriters, math_logexp_rewriters,
               math_dot_diag_rewriters, math_log_sign_rewriters, basic_join_diag_rewriters,
-              composite_outputs_rewriters, math_bessel_rewriters]
+              composite_outputs_rewriters, math_bessel_rewriters, pow_squaring_rewriters]
     return [item for table in tables for item in table().items()]
 
 
