@@ -93,3 +93,13 @@ def test_extract_diag_of_other_permutation_stays():
 def test_registered_under_pytensor_names(name, phases):
     for phase in phases:
         assert optdb[phase][name] is getattr(b, name)
+
+
+def test_join_read_by_a_reduction_is_left_to_local_reduce_join():
+    x = pt.lvector("x")
+    out = pt.sum(pt.stack([x, x]), axis=0)
+    fast, ref = compile_pair([x], out)
+    assert op_counts(fast)["Join"] == 0 and op_counts(fast)["Alloc"] == 0
+    assert op_counts(fast)["Sum"] == 0  # x + x, elementwise
+    v = np.array([1, -2, 3], dtype="int64")
+    np.testing.assert_array_equal(fast(v), ref(v))

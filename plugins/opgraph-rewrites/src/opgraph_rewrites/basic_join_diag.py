@@ -19,6 +19,7 @@ from opgraph.plugins import MissingPluginName
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.join import Join
+from opgraph.tensor.reduction import CAReduce
 from opgraph.tensor.shape import reshape, static_int
 from opgraph_rewrites.utils import keep_type
 
@@ -46,6 +47,9 @@ def local_join_to_repeat(fgraph: Any, node: Apply) -> Any:
     tensors = node.inputs[1:]
     if axis is None or len(tensors) < 2 or any(t is not tensors[0] for t in tensors):
         return None
+    if fgraph is not None and any(isinstance(getattr(client, "op", None), CAReduce)
+                                  for client, _ in fgraph.clients.get(node.outputs[0], ())):
+        return None  # a reduction of the join: local_reduce_join makes it elementwise
     x = tensors[0]
     ndim = x.type.ndim
     axis = axis + ndim if axis < 0 else axis
