@@ -81,7 +81,7 @@ def test_transposed_input_keeps_values():
 
 @pytest.mark.parametrize("build, n_switch", [
     (lambda x: pt.exp(pt.log(pt.exp(pt.log(x)))), 1),
-    (lambda x: pt.expm1(pt.log1p(pt.exp(pt.log1p(x)))), 1),
+    (lambda x: pt.expm1(pt.log(pt.exp(pt.log(x)))), 1),
     (lambda x: pt.exp(pt.log(pt.exp(pt.log(pt.exp(x))))), 0),
 ])
 def test_nested_pairs_need_one_nan_switch(build, n_switch):
