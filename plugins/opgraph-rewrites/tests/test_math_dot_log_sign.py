@@ -160,3 +160,31 @@ def test_sign_of_constant_over_x_only_under_fast_math():
 def test_registered_under_pytensor_names(name):
     assert name in optdb["stabilize"]
     assert getattr(m, name) is optdb["stabilize"][name]
+
+
+def _sumsqr(W, G):
+    return pt.sqr(W.dimshuffle("x", 0, 1) * G.dimshuffle(0, "x", 1)).sum(axis=(1, 2))
+
+
+def test_sumsqr2dot_by_name_only():
+    W, G = pt.dmatrix("W"), pt.dmatrix("G")
+    out = _sumsqr(W, G)
+    w, g = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
+    on, ref = compile_pair([W, G], out, MODE.including("local_sumsqr2dot"))
+    off, _ = compile_pair([W, G], out, MODE)
+    assert op_counts(on)["Dot22"] + op_counts(on)["Gemv"] + op_counts(on)["Dot"] >= 1
+    assert op_counts(off)["Dot22"] + op_counts(off)["Gemv"] + op_counts(off)["Dot"] == 0
+    np.testing.assert_allclose(on(w, g), ref(w, g), rtol=1e-13)
+    np.testing.assert_allclose(on(w, g), np.square(g) @ np.square(w).sum(0), rtol=1e-13)
+    assert "local_sumsqr2dot" in optdb["canonicalize"]
+
+
+def test_sumsqr2dot_gradient():
+    W, G = pt.dmatrix("W"), pt.dmatrix("G")
+    out = _sumsqr(W, G)
+    fg = _apply(m.local_sumsqr2dot, [W, G], out)
+    w, g = RNG.normal(size=(2, 3)), RNG.normal(size=(4, 3))
+    gn = grad(fg.outputs[0].sum(), list(fg.inputs))
+    go = grad(out.sum(), [W, G])
+    for a, b in zip(_run(fg.inputs, gn, w, g), _run([W, G], go, w, g)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -52,6 +52,7 @@ from opgraph_rewrites.math_bessel import local_log_iv, local_log_kv
 from opgraph_rewrites.math_dot_diag import (
     dot_diag_to_elemwise,
     local_block_diag_dot_to_dot_block_diag,
+    local_sumsqr2dot,
 )
 from opgraph_rewrites.math_helpers import (
     add_calculate,
@@ -201,6 +202,7 @@ __all__ = [
     "local_sum_of_neg_to_neg_of_sum",
     "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
+    "local_sumsqr2dot",
     "local_useless_conj",
     "local_useless_elemwise_comparison",
     "local_useless_reduce",

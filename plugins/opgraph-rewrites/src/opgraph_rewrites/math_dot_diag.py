@@ -31,13 +31,15 @@ from opgraph.tensor.creation import Eye
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.join import concatenate
 from opgraph.tensor.math import mul
-from opgraph.tensor.products import Dot, MatMul
+from opgraph.tensor.products import Dot, MatMul, dot
+from opgraph.tensor.reduction import Sum
 from opgraph.tensor.shape import static_int
-from opgraph_rewrites.utils import elemwise_of, keep_type
+from opgraph_rewrites.utils import elemwise_of, ew, keep_type
 
 __all__ = [
     "dot_diag_to_elemwise",
     "local_block_diag_dot_to_dot_block_diag",
+    "local_sumsqr2dot",
     "math_dot_diag_rewriters",
 ]
 
@@ -180,3 +182,31 @@ def math_dot_diag_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...]]
              local_block_diag_dot_to_dot_block_diag, ()),
         ],
     }
+
+
+def _expanded(var: Variable, order: tuple) -> Variable | None:
+    node = var.owner
+    if node is None or not isinstance(node.op, DimShuffle) or node.op.input_ndim != 2:
+        return None
+    return node.inputs[0] if tuple(node.op.new_order) == order else None
+
+
+@node_rewriter([Sum], name="local_sumsqr2dot")
+def local_sumsqr2dot(fgraph: Any, node: Apply) -> Any:
+    """sum(sqr(W[None] * G[:, None]), axis=(1, 2)) -> dot(sqr(G), sum(sqr(W), axis=0)).
+
+    Opt-in (by its name): the regrouped products over- and underflow differently
+    (``G = 1e200``, ``W = 1e-200`` gives NaN instead of 1), so FAST_RUN leaves it."""
+    if tuple(sorted(node.op.axis or ())) != (1, 2):
+        return None
+    sq = elemwise_of(node.inputs[0], ps.Sqr)
+    prod = None if sq is None else elemwise_of(sq.inputs[0], ps.Mul)
+    if prod is None or len(prod.inputs) != 2:
+        return None
+    a, b = prod.inputs
+    for wv, gv in ((a, b), (b, a)):
+        w, g = _expanded(wv, ("x", 0, 1)), _expanded(gv, (0, "x", 1))
+        if w is not None and g is not None:
+            sq_w = ew(ps.sqr)(w)
+            return _fixed(node, dot(ew(ps.sqr)(g), sq_w.sum(axis=0)))
+    return None

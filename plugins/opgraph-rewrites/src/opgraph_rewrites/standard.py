@@ -31,7 +31,7 @@ from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
 from opgraph_rewrites.math_bessel import math_bessel_rewriters
-from opgraph_rewrites.math_dot_diag import math_dot_diag_rewriters
+from opgraph_rewrites.math_dot_diag import local_sumsqr2dot, math_dot_diag_rewriters
 from opgraph_rewrites.math_log_sign import math_log_sign_rewriters
 from opgraph_rewrites.math_logexp import math_logexp_rewriters
 from opgraph_rewrites.math_more import math_more_rewriters
@@ -88,6 +88,9 @@ def register_standard_rewrites(db: Any) -> None:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
         canon.register(name, rw, *tags)
+    # Opt-in by name (extreme finite values regroup into inf/NaN): not in FAST_RUN
+    for phase in (canon, spec):
+        phase.register("local_sumsqr2dot", local_sumsqr2dot, use_db_name_as_tag=False)
     # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
     # Without the phase's name as a tag, so including a whole phase does not select it.
     for phase in (canon, stab, spec):
