@@ -244,11 +244,25 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
     return row
 
 
+def parse_point(text: str) -> Point:
+    """``cell,hidden,steps,dtype`` (projection inside, loss on the last state), e.g.
+    ``tanh,256,200,float32``: one point for ``--point``."""
+    parts = text.split(",")
+    if len(parts) != 4 or parts[0] not in CELLS or parts[3] not in ("float32", "float64"):
+        raise SystemExit(f"--point wants cell,hidden,steps,dtype with cell in {CELLS} and "
+                         f"dtype float32 or float64; got {text!r}")
+    return Point(parts[0], True, True, int(parts[1]), int(parts[2]), parts[3])
+
+
+#: the points to measure instead of the grid (``--point``, repeatable)
+SELECTED: list[Point] = []
+
+
 def run(report: Any) -> None:
     report.section("scan family: tanh RNN, GRU-like, LSTM-like cells, value and gradient "
                    "wrt W, U, b, per call (ms)")
     errors: list[str] = []
-    for p in grid():
+    for p in SELECTED or grid():
         report.row(**measure(p, errors))
     report.note("targets (issue 33): value and gradient <= 0.8x JAX jit(lax.scan) and <= 0.5x "
                 "PyTensor's best mode (C or Numba), one BLAS/XLA thread")
@@ -259,4 +273,14 @@ def run(report: Any) -> None:
 if __name__ == "__main__":
     from report import run_standalone
 
+    args = sys.argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__.split("\n\n")[0], "\n\nusage: bench_scan_family.py [--point "
+              "cell,hidden,steps,dtype]...  (no --point: the whole grid)")
+        raise SystemExit(0)
+    while args[:1] == ["--point"] and len(args) > 1:
+        SELECTED.append(parse_point(args[1]))
+        args = args[2:]
+    if args:
+        raise SystemExit(f"unknown arguments {args}; see --help")
     run_standalone(run)

@@ -93,7 +93,7 @@ def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
 def test_register_subcommand(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(cli, "SUBCOMMANDS", dict(cli.SUBCOMMANDS))
+    monkeypatch.setattr(cli, "SUBCOMMANDS", cli.SUBCOMMANDS.copy())
 
     def setup(parser) -> None:
         parser.add_argument("--n", type=int, default=1)
@@ -107,6 +107,7 @@ def test_register_subcommand(
         cli.register_subcommand("hello", "again", setup, run)
     assert cli.main(["hello", "--n", "2"]) == 3
     assert capsys.readouterr().out.strip() == "hellohello"
+    assert cli.SUBCOMMANDS.origin("hello") == __name__  # who registered it
     cli.SUBCOMMANDS["dumps"] = cli.Subcommand("lazy run", lambda p: None, "json:dumps")
     with pytest.raises(TypeError):  # json.dumps(args) fails: proves the string was loaded
         cli.main(["dumps"])

@@ -97,6 +97,13 @@ EXCLUDED_NAMES: tuple[tuple[str, tuple[str, ...], str], ...] = (
      "they change IEEE results or drop a shape check: x * 0 -> 0 and 0 / x -> 0 (NaN for "
      "x = inf, 0), x - x -> 0 (NaN for inf), dot(0, y) -> zeros (shape_unsafe, NaN/inf in y "
      "lost); opgraph cancels float terms only under config.fast_math"),
+    ("tensor.rewriting.shape", ("local_Shape_of_SpecifyShape", "local_specify_shape_alloc"),
+     "they drop the shape assertion (shape(specify_shape(x, s)) -> s, specify_shape(alloc(v, "
+     "s1), s2) -> alloc(v, s2)): opgraph keeps shape errors (docs/migrating.md)"),
+    ("tensor.rewriting.subtensor", ("bool_idx_to_nonzero", "local_useless_inc_subtensor_alloc"),
+     "they drop a shape check (a boolean mask of the wrong length; the alloc's lengths "
+     "against the indexed part); bool_idx_to_nonzero serves PyTensor's Numba backend, which "
+     "opgraph does not have"),
     ("typed_list.rewriting", ("typed_list_inplace_rewrite",),
      "opgraph's list Ops always return a new list: there is no in-place variant to switch to"),
 )

@@ -21,7 +21,8 @@ from typing import Any
 import attrs
 
 from opgraph import __version__
-from opgraph.graph.table import table_rows
+from opgraph.graph.printer import pprint
+from opgraph.graph.table import NameTable, table_rows
 from opgraph.plugins.manager import (
     OpgraphPluginWarning,
     command_records,
@@ -55,7 +56,9 @@ def _setup_plugins(parser: argparse.ArgumentParser) -> None:
                         "module registered each entry")
 
 
-_TABLE_FILLERS = ("opgraph.tensor:TensorType", "opgraph.raise_op:CheckAndRaise")
+_TABLE_FILLERS = ("opgraph.tensor:TensorType", "opgraph.raise_op:CheckAndRaise",
+                  "opgraph.compile.modecompat:register_mode",
+                  "opgraph.assumptions.display:assumption_tags")
 """What ``--tables`` imports first: the tensor library fills most tables at import."""
 
 
@@ -65,6 +68,7 @@ def _run_tables(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OpgraphPluginWarning)
         get_plugin_manager()  # plugins register their entries when they load
+    _ = pprint.by_class  # the global pretty-printer fills its tables on first use
     rows = table_rows()
     if args.json:
         keys = ("table", "class", "value", "registered_by")
@@ -144,14 +148,14 @@ def _run_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS: dict[str, Subcommand] = {
-    "plugins": Subcommand(
-        help="list installed plugins, what they provide and their load status",
-        setup=_setup_plugins,
-        run=_run_plugins,
-    ),
-}
+SUBCOMMANDS: NameTable[Subcommand] = NameTable(
+    "cli_subcommands", "opgraph <name> subcommands (register_subcommand)")
 """Subcommand name -> :class:`Subcommand`, in the order shown by ``--help``."""
+SUBCOMMANDS.register("plugins", Subcommand(
+    help="list installed plugins, what they provide and their load status",
+    setup=_setup_plugins,
+    run=_run_plugins,
+))
 
 
 def register_subcommand(
@@ -163,7 +167,7 @@ def register_subcommand(
     """Add ``opgraph <name>``; a name is registered once."""
     if name in SUBCOMMANDS:
         raise ValueError(f"opgraph subcommand {name!r} is already registered")
-    SUBCOMMANDS[name] = Subcommand(help, setup, run)
+    SUBCOMMANDS.register(name, Subcommand(help, setup, run), stacklevel=2)
 
 
 def _plugin_subcommands() -> dict[str, Subcommand]:

@@ -45,6 +45,7 @@ from opgraph.autodiff.undefined import (
 )
 from opgraph.autodiff.vectorize import (
     NoBatchingRule,
+    one_batch_axis,
     register_batching_rule,
     vectorize_graph,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "jacobian",
     "numeric_grad",
     "numeric_jacobian",
+    "one_batch_axis",
     "pullback",
     "pushforward",
     "pushforward_through_pullback",

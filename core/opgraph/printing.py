@@ -36,6 +36,7 @@ from opgraph.graph.printer import (
     pprint,
     register_pprint_extension,
 )
+from opgraph.graph.table import NameTable
 from opgraph.printing_describe import hex_digest, position_independent_str, var_descriptor
 from opgraph.printing_dot import _require_pydot, pydotprint
 from opgraph.printing_op import Print
@@ -341,7 +342,8 @@ def debugprint(
 #: ``{flag name: factory}``: debugprint's ``print_<flag>=True`` calls
 #: ``factory(roots, fgraph)`` for a ``var -> text`` function whose text ends each line.
 #: Subsystems above this module fill it (opgraph.assumptions: ``print_assumptions``).
-DEBUGPRINT_ANNOTATIONS: dict[str, Callable[[list[Variable], Any], Callable[[Variable], str]]] = {}
+DEBUGPRINT_ANNOTATIONS: NameTable[Callable[[list[Variable], Any], Callable[[Variable], str]]] = (
+    NameTable("debugprint_annotations", "debugprint's print_<name>=True annotations"))
 
 
 dprint = debugprint

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.autodiff.vectorize import NoBatchingRule, register_batching_rule
+from opgraph.autodiff.vectorize import NoBatchingRule, one_batch_axis, register_batching_rule
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.null_type import disconnected_type
 from opgraph.graph.op import Op
@@ -111,8 +111,8 @@ assert_op = Assert()
 
 
 
-def _batch_check_and_raise(node: Apply, ins: list[Variable], batched: list[bool]
-                           ) -> tuple[list[Variable], list[bool]]:
+def _batch_check_and_raise(node: Apply, ins: list[Variable], extra: list[int]
+                           ) -> list[Variable]:
     """CheckAndRaise with a leading batch axis on some inputs.
 
     Batched conditions (one scalar per row) are all checked at once; the
@@ -121,11 +121,11 @@ def _batch_check_and_raise(node: Apply, ins: list[Variable], batched: list[bool]
     """
     op: CheckAndRaise = node.op
     value, *conds = ins
-    value_batched, *cond_batched = batched
+    value_batched, *cond_batched = one_batch_axis(node, ins, extra)
     if not isinstance(value.type, TensorType):
         raise NoBatchingRule(f"{op} on a non-tensor value {value.type}")
     if not any(cond_batched):
-        return [op(value, *conds)], [value_batched]
+        return [op(value, *conds)]
     flat = [c.all() if b else c for c, b in zip(conds, cond_batched)]
     checked = op(value, *flat)
     row_ndim = node.inputs[0].type.ndim
@@ -133,7 +133,7 @@ def _batch_check_and_raise(node: Apply, ins: list[Variable], batched: list[bool]
         checked = checked.dimshuffle("x", *range(row_ndim))
     reference = next(c for c, b in zip(conds, cond_batched) if b)
     reference = reference.dimshuffle(0, *["x"] * row_ndim)
-    return [second(reference, checked)], [True]
+    return [second(reference, checked)]
 
 
 register_batching_rule(CheckAndRaise, _batch_check_and_raise)

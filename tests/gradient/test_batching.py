@@ -2,8 +2,8 @@
 
 Each case is a row graph ``f(x)``; ``vectorize_graph`` rebuilds it over a
 batch of rows, and the result must equal ``stack([f(row) for row in X])``.
-The same graph forced through ``Batched`` (the fallback for Ops without a
-rule) must agree too.
+The same graph forced through ``Batched`` (the row loop, the fallback for
+Ops with non-tensor inputs) must agree too.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import opgraph.tensor as pt
+from opgraph.autodiff.batched import loop_rule
 from opgraph.autodiff.evaluate import compile_callable
 from opgraph.autodiff.vectorize import BATCHING_RULES
 from opgraph.gradient import Batched, NoBatchingRule, register_batching_rule, vectorize_graph
 from opgraph.graph.basic import Apply
 from opgraph.graph.op import Op
+from opgraph.tensor.blockwise import Blockwise
 
 W = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])  # (2, 3)
 
@@ -103,14 +105,14 @@ def test_rule_matches_python_loop(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_row_loop_matches_python_loop(name):
-    """The fallback alone (every node a Batched loop) gives the same rows."""
+    """The row loop alone (every node a Batched loop) gives the same rows."""
     shape, build = CASES[name]
     row = _row(shape)
     out = build(row)
     with BATCHING_RULES.saved():
-        for cls in list(BATCHING_RULES):  # every rule but the fallback (the entry of object)
-            if cls is not object:
-                del BATCHING_RULES[cls]
+        for cls in list(BATCHING_RULES):
+            del BATCHING_RULES[cls]
+        register_batching_rule(object, loop_rule)  # the fallback of non-tensor Ops, alone
         batch = pt.tensor(dtype="float64", shape=(None,) * (len(shape) + 1), name="batch")
         (vec,) = vectorize_graph([out], {row: batch}, batch.shape[0])
     values = np.random.default_rng(1).normal(size=(3, *shape))
@@ -131,7 +133,7 @@ def test_indexing_rules_any_batch_and_row_length(n, m, k):
     np.testing.assert_allclose(got, _loop_reference(out, row, values), rtol=1e-12)
 
 
-def test_rule_may_decline_and_the_loop_takes_over():
+def test_rule_may_decline_and_the_fallback_takes_over():
     class Double(Op):
         __props__ = ()
 
@@ -145,7 +147,7 @@ def test_rule_may_decline_and_the_loop_takes_over():
         def pullback(self, inputs, outputs, cotangents):
             return [2 * cotangents[0]]
 
-    def declines(node, ins, batched):
+    def declines(node, ins, extra):
         raise NoBatchingRule("not this one")
 
     register_batching_rule(Double, declines)
@@ -154,7 +156,7 @@ def test_rule_may_decline_and_the_loop_takes_over():
         out = Double()(row)
         batch = pt.dmatrix("batch")
         (vec,) = vectorize_graph([out], {row: batch}, batch.shape[0])
-        assert isinstance(vec.owner.op, Batched)
+        assert isinstance(vec.owner.op, Blockwise)  # the one fallback, for tensor Ops
         np.testing.assert_allclose(compile_callable([batch], [vec])(np.ones((2, 3)))[0], 2.0)
     finally:
         BATCHING_RULES.pop(Double)

@@ -1,6 +1,6 @@
 """jacobian/hessian through any op with run-time lengths, against finite differences.
 
-Indexing, joins and ops without a batching rule (looped by ``Batched``) must
+Indexing, joins and ops without a batching rule (the fallback's Blockwise) must
 all work when the length of the differentiated vector is only known at run
 time, and jacobian of a jacobian (hessian, third derivatives) too.
 """
@@ -14,6 +14,8 @@ import opgraph.tensor as pt
 from opgraph.autodiff.evaluate import compile_callable
 from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.gradient import Batched, Rop, hessian, jacobian, verify_grad
+from opgraph.tensor.blockwise import Blockwise
+from opgraph.tensor.ifelse import IfElse
 
 THETA = np.array([0.5, -0.3, 1.2, 0.7])
 
@@ -57,8 +59,9 @@ def test_hessian_of_indexed_theta_with_runtime_length():
     assert theta.type.shape == (None,)
     assert pt.grad(cost, theta).type.shape == (None,)
     H = hessian(cost, theta)
-    # ifelse has no batching rule: part of the hessian is the row loop
-    assert any(isinstance(n.op, Batched) for n in apply_nodes_above([H], set()))
+    # ifelse has no batching rule: part of the hessian is the fallback, a Blockwise of it
+    assert any(isinstance(n.op, Blockwise) and isinstance(n.op.core_op, IfElse)
+               for n in apply_nodes_above([H], set()))
     got = compile_callable([theta], [H])(THETA)[0]
     np.testing.assert_allclose(got, numeric_hessian(logp_num, THETA), rtol=1e-5, atol=1e-6)
 

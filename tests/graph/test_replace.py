@@ -5,13 +5,13 @@ from toys import add, neg, tfloat, var
 
 import opgraph
 import opgraph.tensor as pt
+from opgraph.gradient import Batched
 from opgraph.graph.replace import (
     BATCHING_RULES,
     NoBatchingRule,
     _vectorize_node,
     clone_replace,
     graph_replace,
-    register_batching_rules,
     vectorize_graph,
 )
 from opgraph.tensor.blockwise import Blockwise
@@ -75,23 +75,26 @@ def test_vectorize_node_dispatch_and_rule_table():
 
     x = var("x")
     node = Doubler().make_node(x)
-    with pytest.raises(NoBatchingRule, match="Doubler"):
-        batching = var("b", tfloat)
-        batching.type = pt.vector().type  # one more dimension than x
+    batching = var("b", tfloat)
+    batching.type = pt.vector().type  # one more dimension than x
+    # no rule, not a tensor Op: the one fallback loops over the rows
+    assert isinstance(_vectorize_node(node.op, node, batching).op, Batched)
+    with BATCHING_RULES.saved(), pytest.raises(NoBatchingRule, match="Doubler"):
+        del BATCHING_RULES[object]
         _vectorize_node(node.op, node, batching)
     calls = []
 
-    def rule(node, ins, batched):
-        calls.append(batched)
-        return [Doubler()(ins[0])], [True]
+    def rule(node, ins, extra):
+        calls.append(extra)
+        return [Doubler()(ins[0])]
 
-    register_batching_rules(lambda: {Doubler: rule})
+    BATCHING_RULES.add_loader(lambda: {Doubler: rule})  # filled on first lookup
     try:
         v = pt.vector("v")
         s = pt.scalar("s")
         out = Doubler()(s)
         new = vectorize_graph(out, {s: v})
-        assert calls == [[True]] and new.owner.inputs[0] is v
+        assert calls == [[1]] and new.owner.inputs[0] is v
     finally:
         BATCHING_RULES.pop(Doubler, None)
 

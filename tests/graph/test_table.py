@@ -1,4 +1,4 @@
-"""TypeTable: the registry shape every per-class table uses (MRO lookup, who registered)."""
+"""The table idiom: TypeTable (by MRO) and NameTable (by name), with who registered each entry."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 import pytest
 
 from opgraph.cli import main
-from opgraph.graph.replace import BATCHING_RULES, BatchingEntry
-from opgraph.graph.table import TABLES, TypeTable, table_rows
+from opgraph.graph.function_table import FunctionTable
+from opgraph.graph.replace import BATCHING_RULES, register_batching_rule
+from opgraph.graph.table import TABLES, NameTable, TypeTable, table_rows
 
 
 class Base:
@@ -65,18 +66,49 @@ def test_a_table_is_a_mapping_and_names_are_unique(table) -> None:
         TypeTable(table.name)
 
 
-def test_the_batching_table_names_both_parts_and_their_modules(capsys) -> None:
+def test_the_batching_table_holds_one_rule_per_class_and_one_fallback(capsys) -> None:
     from opgraph.tensor.elemwise import Elemwise
 
-    entry = BATCHING_RULES[Elemwise]
-    assert isinstance(entry, BatchingEntry) and entry.rule and entry.vectorize
-    assert BATCHING_RULES.origin(Elemwise) == "opgraph.tensor.batching, opgraph.tensor.blockwise"
-    fallback = BATCHING_RULES[object]
-    assert fallback.rule.__module__ == "opgraph.autodiff.batched"
-    assert fallback.vectorize.__module__ == "opgraph.tensor.blockwise"
+    rule = BATCHING_RULES[Elemwise]
+    assert callable(rule) and rule.__name__ == "_vec_elemwise"
+    assert BATCHING_RULES.origin(Elemwise) == "opgraph.tensor.blockwise"
+    assert BATCHING_RULES.origin(object) == "opgraph.tensor.blockwise"  # the one fallback
+    with pytest.raises(TypeError, match="must be a callable"):
+        register_batching_rule(Elemwise, "not a rule")
     rows = {(r[0], r[1]): r for r in table_rows()}
-    assert rows[("batching", "Elemwise")][2] == "rule=_elemwise, vectorize=_vec_elemwise"
+    assert rows[("batching", "Elemwise")][2] == "_vec_elemwise"
     assert main(["plugins", "--tables", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
-    assert {"table": "batching", "class": "Elemwise", "value": rows[("batching", "Elemwise")][2],
-            "registered_by": "opgraph.tensor.batching, opgraph.tensor.blockwise"} in listed
+    assert {"table": "batching", "class": "Elemwise", "value": "_vec_elemwise",
+            "registered_by": "opgraph.tensor.blockwise"} in listed
+
+
+def test_a_name_table_keeps_order_and_moves_a_new_registration_last() -> None:
+    names = NameTable("test-names", listed=False)
+    names.register("a", 1)
+    names.register("b", 2)
+    names.register("a", 3)
+    assert list(names) == ["b", "a"] and names.lookup("a") == 3
+    assert names.lookup("c", "none") == "none" and names.origin("a") == __name__
+    with pytest.raises(TypeError, match="keyed by name"):
+        names.register(Base, 1)
+    assert "test-names" not in TABLES  # unlisted
+    copy = names.copy()
+    assert dict(copy) == {"b": 2, "a": 3} and copy.origin("b") == __name__
+
+
+def test_function_tables_registries_and_printers_are_listed_with_their_modules() -> None:
+    functions = FunctionTable("test.pkg", listed=False)
+    functions.register(json, twice=len)
+    assert functions.twice is len and functions.dumps is json.dumps
+    assert functions.table.origin("twice") == __name__
+    assert functions.table.origin("dumps") == "json"  # the namespace itself
+    main(["plugins", "--tables"])  # builds the global pretty-printer's tables
+    rows = {(r[0], r[1]): r[3] for r in table_rows()}
+    assert rows[("functions:opgraph.scalar", "add")] == "opgraph.scalar.arith"
+    assert rows[("functions:opgraph.tensor", "get_item")] == "opgraph.tensor.operators"
+    key = "opgraph.tensor.sharedvar:tensor_constructor"
+    assert rows[("shared_constructors", key)] == "opgraph.tensor.sharedvar"
+    assert rows[("pprint", "DimShuffle")] == "opgraph.tensor.printers"
+    assert any(t == "pprint_conditions" and who == "opgraph.tensor.printers"
+               for (t, _), who in rows.items())

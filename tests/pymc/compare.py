@@ -7,7 +7,8 @@ Per value kind (the key's prefix, see ``programs.py``): ``exact_`` equal,
 as a Cholesky product: PyTensor's default backend, Numba, rounds it otherwise;
 against PyTensor's Python mode they are equal bit for bit),
 ``det_`` within 1e-8 relative (1e-10 absolute near zero; MAP within 1e-6, an
-optimiser's stopping point), ``mc_`` within 5 combined Monte Carlo errors.  A
+optimiser's stopping point), ``near_`` within 1e-6 relative (values PyTensor
+computes through a float32 constant), ``mc_`` within 5 combined Monte Carlo errors.  A
 program that failed on opgraph but ran on PyTensor is a mismatch; one that
 failed on both is reported.  Exit status 1 on any mismatch.
 """
@@ -23,7 +24,9 @@ import numpy as np
 DET_RTOL = 1e-8
 DRAWN_RTOL = 1e-12
 MAP_RTOL = 1e-6
+NEAR_RTOL = 1e-6
 MC_SIGMAS = 5.0
+COMPARED_KINDS = ("exact", "drawn", "det", "near", "mc")
 
 
 def compare_value(key: str, mine: Any, ref: Any, mcse: tuple[Any, Any] | None) -> str | None:
@@ -40,6 +43,9 @@ def compare_value(key: str, mine: Any, ref: Any, mcse: tuple[Any, Any] | None) -
     if key.startswith("det_"):
         rtol = MAP_RTOL if key.startswith("det_map_") else DET_RTOL
         ok = np.allclose(a, b, rtol=rtol, atol=1e-10)
+        return None if ok else f"max rel diff {np.max(np.abs(a - b) / (np.abs(b) + 1e-300)):.3g}"
+    if key.startswith("near_"):
+        ok = np.allclose(a, b, rtol=NEAR_RTOL, atol=1e-10, equal_nan=True)
         return None if ok else f"max rel diff {np.max(np.abs(a - b) / (np.abs(b) + 1e-300)):.3g}"
     if key.startswith("mc_"):
         se = np.hypot(np.asarray(mcse[0], float), np.asarray(mcse[1], float)) if mcse else 0
@@ -59,7 +65,7 @@ def compare(mine: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, str, s
         if "error" in m:
             rows.append((name, "-", f"MISMATCH: failed on opgraph: {m['error']}"))
             continue
-        for key in sorted(k for k in r if k.split("_")[0] in ("exact", "drawn", "det", "mc")):
+        for key in sorted(k for k in r if k.split("_")[0] in COMPARED_KINDS):
             name_part = key[3:] if key.startswith("mc_") else None
             mcse = ((m.get(f"mcse_{name_part}"), r.get(f"mcse_{name_part}"))
                     if name_part else None)

@@ -8,7 +8,7 @@ Run under opgraph (the ``opgraph-pytensor`` layer installed) and under PyTensor
 Each program returns a dict of named values in one of four kinds (the key's
 prefix says how it is compared): ``exact_`` (seeded forward draws: equal),
 ``drawn_`` (seeded draws passed through arithmetic: 1e-12 relative),
-``det_`` (logp, dlogp, MAP: 1e-8 relative), ``mc_`` (a posterior or
+``det_`` (logp, dlogp, MAP: 1e-8 relative), ``near_`` (1e-6 relative), ``mc_`` (a posterior or
 variational mean, with its Monte Carlo error in ``mcse_<name>``), ``info_``
 (not compared).  The module imports only PyMC, NumPy and the standard
 library, so it runs unchanged on either backend.
@@ -313,6 +313,73 @@ def censored_truncated(quick: bool) -> dict[str, Any]:
         pm.Truncated("t", pm.Normal.dist(mu, sd), lower=0.0, observed=np.array([0.5, 1.0, 2.5]))
     out = _point_values(model, model.initial_point())
     out.update(_map(model))
+    return out
+
+
+def _family_models() -> dict[str, pm.Model]:
+    """One model per family of PyMC's distributions not covered by the other programs."""
+    rng = np.random.default_rng(12)
+    models = {}
+    with pm.Model() as models["continuous"]:
+        pm.ExGaussian("exg", mu=0, sigma=1, nu=0.5, observed=rng.normal(size=5))
+        pm.VonMises("vm", mu=0.3, kappa=2.0)
+        pm.Kumaraswamy("ku", a=2, b=3)
+        pm.Moyal("mo", mu=0, sigma=1)
+        pm.LogitNormal("ln", mu=0, sigma=1)  # a CustomDist whose dist is a graph
+        pm.Wald("wa", mu=1, lam=2)
+        pm.Rice("ri", nu=1, sigma=1)
+        pm.AsymmetricLaplace("al", b=1, kappa=2, mu=0)
+        pm.Triangular("tr", lower=0, c=0.3, upper=1)
+        pm.HalfStudentT("hst", nu=3, sigma=1)
+        pm.Pareto("pa", alpha=3, m=1)
+        pm.Weibull("we", alpha=2, beta=1)
+        pm.ChiSquared("cs", nu=3)
+    with pm.Model() as models["discrete"]:
+        p = pm.Beta("p", 2, 2)
+        pm.BetaBinomial("bb", alpha=2, beta=3, n=10, observed=[1, 4, 7])
+        pm.HyperGeometric("hg", N=20, k=7, n=5, observed=[1, 2, 3])
+        pm.NegativeBinomial("nb", mu=3, alpha=p * 5, observed=[0, 2, 8])
+        pm.DiscreteWeibull("dw", q=0.6, beta=1.3, observed=[0, 1, 3])
+        pm.ZeroInflatedNegativeBinomial("zinb", psi=p, mu=2, alpha=2, observed=[0, 1, 3])
+        pm.HurdleGamma("hgam", psi=p, alpha=2, beta=1, observed=[0.0, 1.2, 3.0])
+        pm.OrderedProbit("op", eta=p, cutpoints=np.array([-1.0, 0.0, 1.0]), sigma=1.0,
+                         observed=[0, 3, 2])
+    with pm.Model() as models["multivariate"]:
+        chol, _, _ = pm.LKJCholeskyCov("chol", n=3, eta=2, compute_corr=True,
+                                       sd_dist=pm.Exponential.dist(1, shape=3))
+        pm.MatrixNormal("mn", mu=np.zeros((2, 3)), rowcov=np.eye(2), colchol=chol,
+                        observed=rng.normal(size=(2, 3)))
+        pm.KroneckerNormal("kn", mu=np.zeros(6), covs=[np.eye(2) * 2, np.eye(3) + 0.1],
+                           observed=rng.normal(size=6))
+        pm.LKJCorr("lkjc", n=3, eta=2)
+        pm.StickBreakingWeights("sbw", alpha=2.0, K=4)
+        pm.DirichletMultinomial("dm", n=10, a=np.ones(3), observed=[2, 3, 5])
+    return models
+
+
+@program
+def distribution_families(quick: bool) -> dict[str, Any]:
+    """logp terms and gradients of one model per family at a jittered point, and seeded draws.
+
+    Compared to 1e-6 (``near_``): PyTensor computes several of these logps through
+    float32 constants (`pt.log(2)` of an int8), about 3e-8 from SciPy's value, which
+    opgraph gives; its Numba draws of Wald and AsymmetricLaplace round differently.
+    """
+    out: dict[str, Any] = {}
+    for name, model in _family_models().items():
+        # the initial point rounded: it differs by ~1e-8 between the two (PyTensor makes
+        # `pt.log(2)` float32, opgraph float64; docs/migrating.md, "Numbers and types")
+        jitter = np.random.default_rng(2)
+        point = {k: np.round(v, 4) + 0.05 * jitter.normal(size=np.shape(v))
+                 for k, v in model.initial_point(random_seed=1).items()}
+        terms = model.compile_logp(sum=False)(point)
+        out[f"near_{name}_logp"] = [float(np.sum(t)) for t in terms]
+        out[f"near_{name}_dlogp"] = np.asarray(
+            model.compile_dlogp()(point)).tolist()
+        draws = pm.draw(model.free_RVs, draws=3, random_seed=5)
+        kind = {"continuous": "near", "multivariate": "drawn"}.get(name, "exact")
+        out[f"{kind}_{name}_draws"] = np.concatenate(
+            [np.asarray(d, dtype=float).ravel() for d in draws]).tolist()
     return out
 
 

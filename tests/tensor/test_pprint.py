@@ -112,21 +112,20 @@ def test_fresh_pprinter_gets_tensor_printers_on_request():
 def test_extension_registered_after_first_use_applies_now():
     pprint(x)  # the global table exists
     table = pprint._get()
-    before = (list(table.printers), dict(table._by_class))
     calls = []
 
     def extend(printer):
         calls.append(printer)
 
     try:
-        register_pprint_extension(extend)
-        register_pprint_extension(extend)  # once only
-        assert calls == [table]
+        with table.by_class.saved(), table.conditions.saved():
+            register_pprint_extension(extend)
+            register_pprint_extension(extend)  # once only
+            assert calls == [table]
     finally:
         from opgraph import printing
 
         printing._PPRINT_EXTENSIONS.remove(extend)
-        table.printers, table._by_class = before
 
 
 def test_register_extension_rejects_non_callable():

@@ -61,4 +61,4 @@ def _annotator(roots: list[Variable], fgraph: Any) -> Callable[[Variable], str]:
     return lambda var: assumptions_tag(feature, var)
 
 
-DEBUGPRINT_ANNOTATIONS["assumptions"] = _annotator
+DEBUGPRINT_ANNOTATIONS.register("assumptions", _annotator)

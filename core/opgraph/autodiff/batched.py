@@ -22,11 +22,11 @@ from opgraph.autodiff.forward import node_pushforward
 from opgraph.autodiff.hooks import hook_caller
 from opgraph.autodiff.reverse import grad, node_pullback
 from opgraph.autodiff.undefined import disconnected_type, is_disconnected, is_null
-from opgraph.autodiff.vectorize import dims_of, register_fallback, vectorize_graph
+from opgraph.autodiff.vectorize import dims_of, one_batch_axis, register_fallback, vectorize_graph
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.op import Op
 
-__all__ = ["Batched", "batched_jacobian", "row_type", "vectorize_graph"]
+__all__ = ["Batched", "batched_jacobian", "loop_rule", "row_type", "vectorize_graph"]
 
 
 class _Unbatchable(NotImplementedError):
@@ -212,16 +212,16 @@ class Batched(Op):
         return f"Batched{{{self.op}, {flags}}}"
 
 
-def _loop_rule(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    """The fallback batching rule: loop over the rows with a ``Batched`` node."""
+def loop_rule(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    """A batching rule for any Op: loop over the rows with a ``Batched`` node (one axis)."""
+    flags = one_batch_axis(node, ins, extra)
     try:
-        outs = Batched(node.op, tuple(batched))(*ins, return_list=True)
+        return Batched(node.op, tuple(flags))(*ins, return_list=True)
     except _Unbatchable as exc:
         raise NotImplementedError(f"cannot batch {node.op}: {exc}") from exc
-    return outs, [True] * len(outs)
 
 
-register_fallback(_loop_rule)
+register_fallback(loop_rule)  # the tensor layer puts a Blockwise first
 
 
 def batched_jacobian(

@@ -6,12 +6,13 @@ row k of the result is the gradient of element k.  Each Op class has a rule
 in the batching table (:data:`opgraph.graph.replace.BATCHING_RULES`) that the
 module defining the Op fills (``register_batching_rule``); an Op without one
 (or whose rule declines) goes to the table's fallback, the entry of ``object``
-that :mod:`opgraph.autodiff.batched` registers: a loop over the rows.
+that :mod:`opgraph.autodiff.batched` registers (a loop over the rows) and the
+tensor layer replaces (a Blockwise, the loop for non-tensor inputs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from opgraph.autodiff import arith
@@ -19,16 +20,21 @@ from opgraph.autodiff.reverse import apply_nodes_above
 from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.replace import (
     BATCHING_RULES,
+    BatchingRule,
     NoBatchingRule,
-    batching_rule_for,
+    apply_batching_rule,
+    batch_axes_of,
+    one_batch_axis,
     register_batching_rule,
 )
 
 __all__ = [
     "BATCHING_RULES",
+    "BatchingRule",
     "NoBatchingRule",
     "batch_node",
     "dims_of",
+    "one_batch_axis",
     "register_batching_rule",
     "register_fallback",
     "vectorize_graph",
@@ -36,12 +42,7 @@ __all__ = [
 ]
 
 
-#: rule(node, inputs, batched) -> (outputs, batched flags); inputs carry the batch axis
-#: first where ``batched[i]`` is True.
-Rule = Callable[[Apply, list[Variable], list[bool]], tuple[list[Variable], list[bool]]]
-
-
-def register_fallback(rule: Rule) -> None:
+def register_fallback(rule: BatchingRule) -> None:
     """The rule for Ops that have none (or whose rule raises :class:`NoBatchingRule`).
 
     The batching table's entry of ``object`` (``register_batching_rule(object, rule)``).
@@ -50,15 +51,12 @@ def register_fallback(rule: Rule) -> None:
 
 
 def batch_node(node: Apply, ins: list[Variable], flags: list[bool]) -> tuple[list[Any], list[bool]]:
-    """``node`` rebuilt over inputs ``ins`` that carry a batch axis where ``flags`` say."""
-    try:
-        return batching_rule_for(node.op)(node, ins, flags)
-    except NoBatchingRule:
-        pass
-    fallback = BATCHING_RULES.get(object)
-    if fallback is None or fallback.rule is None:
-        raise NoBatchingRule(f"no batching rule for {node.op}")
-    return fallback.rule(node, ins, flags)
+    """``node`` rebuilt over inputs ``ins`` that carry one batch axis where ``flags`` say.
+
+    Returns the outputs and which of them carry the batch axis.
+    """
+    outs = apply_batching_rule(node, ins, [int(f) for f in flags])
+    return outs, [batch_axes_of(o, n) > 0 for o, n in zip(node.outputs, outs)]
 
 
 def vectorize_graph(

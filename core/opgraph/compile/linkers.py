@@ -18,6 +18,7 @@ from typing import Any
 
 from opgraph.compile.flags import flag
 from opgraph.config import config
+from opgraph.graph.table import NameTable
 from opgraph.link.basic import Linker
 from opgraph.plugins.loading import current_plugin_manager
 from opgraph.plugins.records import LinkerRecord
@@ -61,7 +62,8 @@ LINKER_ALIASES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 """PyTensor linker names that map onto opgraph linkers (with options)."""
 
-NAMED_LINKERS: dict[str, Linker] = {}
+NAMED_LINKERS: NameTable[Linker] = NameTable(
+    "named_linkers", "Linker objects by name (register_linker; PyTensor's predefined_linkers)")
 """Linker objects registered by name (``register_linker``); plugins use ``opgraph_linkers``."""
 
 

@@ -90,7 +90,7 @@ def register_optimizer(name: str, opt: Any) -> None:
     """Make ``Mode(optimizer=name)`` use ``opt`` (a query or a GraphRewriter)."""
     if name in predefined_optimizers:
         raise ValueError(f"optimizer name {name!r} is already registered")
-    predefined_optimizers[name] = opt
+    predefined_optimizers.register(name, opt, stacklevel=2)
 
 
 def register_linker(name: str, linker: Linker) -> None:
@@ -99,7 +99,7 @@ def register_linker(name: str, linker: Linker) -> None:
         raise ValueError(f"linker name {name!r} is already registered")
     if not isinstance(linker, Linker):
         raise TypeError(f"register_linker({name!r}): expected a Linker, got {linker!r}")
-    predefined_linkers[name] = linker
+    predefined_linkers.register(name, linker, stacklevel=2)
 
 
 def register_mode(name: str, mode: Mode) -> None:
@@ -108,7 +108,7 @@ def register_mode(name: str, mode: Mode) -> None:
         raise ValueError(f"mode name {name!r} is already registered")
     if not isinstance(mode, Mode):
         raise TypeError(f"register_mode({name!r}): expected a Mode, got {mode!r}")
-    predefined_modes[name] = mode
+    predefined_modes.register(name, mode, stacklevel=2)
 
 
 # -- rewriters a Mode can register ---------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 
 import attrs
 
+from opgraph.graph.table import NameTable
 from opgraph.plugins.loading import current_plugin_manager
 from opgraph.plugins.registry import rewrite_database_record
 
@@ -65,7 +66,7 @@ class RewriteQuery:
 _FAST_RUN = RewriteQuery(include=("fast_run",))
 _FAST_COMPILE = RewriteQuery(include=("fast_compile",))
 
-STANDARD_QUERIES: dict[str, RewriteQuery | None] = {
+_QUERIES: dict[str, RewriteQuery | None] = {
     "None": None,
     "unsafe": RewriteQuery(include=("unsafe",)),
     "fast_run": _FAST_RUN,
@@ -79,9 +80,14 @@ STANDARD_QUERIES: dict[str, RewriteQuery | None] = {
     "o3": _FAST_RUN.excluding("inplace"),
     "o4": _FAST_RUN,
 }
+STANDARD_QUERIES: NameTable[RewriteQuery | None] = NameTable(
+    "rewrite_queries", "rewrite queries by optimizer name (PyTensor's predefined_optimizers, "
+    "register_optimizer)")
 """Optimizer names ``Mode(optimizer=...)`` accepts; any other name becomes a one-tag query.
 
 ``register_optimizer`` (PyTensor's name) adds to this table."""
+for _name, _query in _QUERIES.items():
+    STANDARD_QUERIES.register(_name, _query)
 
 
 def as_optimizer(optimizer: Any, default: str) -> Any:

@@ -31,6 +31,7 @@ from opgraph.compile.linkers import (
 from opgraph.compile.moderecord import FAST_RUN_LINKERS, Mode, configured_linker
 from opgraph.compile.query import RewriteQuery
 from opgraph.config import config
+from opgraph.graph.table import NameTable
 from opgraph.plugins.records import ModeRecord, load_target
 from opgraph.plugins.registry import mode_records
 
@@ -72,7 +73,8 @@ They are loaded on first use (``get_mode("DebugMode")``), so importing this
 module never imports the debugging machinery.
 """
 
-REGISTERED_MODES: dict[str, Mode] = {}
+REGISTERED_MODES: NameTable[Mode] = NameTable(
+    "registered_modes", "Mode objects by name (register_mode; PyTensor's predefined_modes)")
 """Mode objects registered by name with ``register_mode`` (PyTensor's ``predefined_modes``)."""
 
 ModeEntry = ModeRecord | str | Mode

@@ -44,7 +44,8 @@ from opgraph.graph.integrity import check_integrity
 from opgraph.graph.null_type import NullType
 from opgraph.graph.utils import InconsistencyError, MissingInputError, type_name
 
-__all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "Output"]
+__all__ = ["OUTPUT", "ClientType", "FrozenFunctionGraph", "FunctionGraph", "InnerFunctionGraph",
+           "Output"]
 
 class _OutputClient(str):
     """The string ``"output"`` that also answers as PyTensor 3's output client node.
@@ -783,3 +784,19 @@ def _graph_strings(fgraph: FunctionGraph) -> list[str]:
 
 
 MUTABLE_GRAPH.append(FunctionGraph)  # what FrozenFunctionGraph.unfreeze builds
+
+
+class InnerFunctionGraph(FunctionGraph):
+    """An inner-graph Op's ``op.fgraph`` (Scan, OpFromGraph): its clones keep the inputs.
+
+    PyTensor builds inner graphs on nominal input variables, which a clone keeps;
+    code written for it (PyMC's measurable-scan rewrite, CustomDist's support
+    point) clones ``op.fgraph`` and then replaces ``op.inner_inputs`` in the clone.
+    Here the clone shares the input variables for the same reason; its nodes and
+    every other variable are new.
+    """
+
+    def clone_get_equiv(self, check_integrity: bool = True, attach_feature: bool = True,
+                        **kwargs: Any) -> tuple[FunctionGraph, dict]:
+        kwargs.setdefault("copy_inputs", False)
+        return super().clone_get_equiv(check_integrity, attach_feature, **kwargs)

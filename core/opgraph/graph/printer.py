@@ -17,6 +17,7 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable
 from opgraph.graph.op import Op
+from opgraph.graph.table import TABLES, NameTable, TypeTable
 from opgraph.graph.utils import type_name
 
 __all__ = [
@@ -210,34 +211,65 @@ def _leaf_text(var: Variable) -> str:
 Condition = type | Op | Callable[[Any, Variable], bool]
 
 
-class PPrinter:
-    """Readable math from a graph, via printers looked up by op class or predicate."""
+def _condition_label(condition: Any) -> str:
+    """How the conditions table names an op instance or a predicate."""
+    if isinstance(condition, Op) or not callable(condition):
+        return f"op {condition}"
+    module = getattr(condition, "__module__", "?")
+    return f"{module}.{getattr(condition, '__qualname__', repr(condition))}"
 
-    def __init__(self) -> None:
-        self.printers: list[tuple[Condition, Any]] = []
-        self._by_class: dict[type, Any] = {}
+
+class PPrinter:
+    """Readable math from a graph, via printers looked up by op class or predicate.
+
+    Its printers live in two tables of the table idiom: ``by_class`` (a
+    TypeTable: Op class -> printer, found along the op's MRO) and ``conditions``
+    (a NameTable of ``(condition, printer)``: an op instance or a predicate
+    ``f(pstate, var)``, newest first).  The global :data:`pprint` lists them as
+    ``pprint`` and ``pprint_conditions`` in ``opgraph plugins --tables``, each
+    entry with the module that assigned it; other printers keep them unlisted.
+    """
+
+    def __init__(self, *, listed_as: str | None = None) -> None:
+        listed = listed_as is not None
+        name = listed_as or "pprint"
+        if listed:  # the global printer is being (re)built: it owns these names
+            TABLES.pop(name, None)
+            TABLES.pop(f"{name}_conditions", None)
+        self.by_class: TypeTable[Any] = TypeTable(
+            name, "pretty-printer by Op class (pprint)", listed=listed)
+        self.conditions: NameTable[tuple[Condition, Any]] = NameTable(
+            f"{name}_conditions", "pretty-printer by op instance or predicate, newest "
+            "first (pprint)", listed=listed)
+
+    @property
+    def printers(self) -> list[tuple[Condition, Any]]:
+        """The ``(condition, printer)`` pairs of ops and predicates, newest first."""
+        return [self.conditions[k] for k in reversed(list(self.conditions))]
 
     def assign(self, condition: Condition, printer: Any) -> None:
         """Use ``printer`` for ops matching ``condition`` (a class, an op, or f(pstate, var))."""
         if not hasattr(printer, "process"):
             raise TypeError(f"pprint.assign: printer needs a process() method, got {printer!r}")
         if isinstance(condition, type):
-            self._by_class[condition] = printer
-        else:
-            self.printers.insert(0, (condition, printer))
+            self.by_class.register(condition, printer, stacklevel=2)
+            return
+        label = _condition_label(condition)
+        taken = self.conditions.lookup(label)
+        if taken is not None and taken[0] is not condition and taken[0] != condition:
+            label = f"{label} #{len(self.conditions)}"
+        self.conditions.register(label, (condition, printer), stacklevel=2)
 
     def _find(self, op: Any, var: Variable, pstate: PrinterState) -> Any:
         # As in PyTensor, a printer assigned to this very op wins over predicates.
-        for cond, printer in self.printers:
+        printers = self.printers
+        for cond, printer in printers:
             if (isinstance(cond, Op) or not callable(cond)) and cond == op:
                 return printer
-        for cond, printer in self.printers:
+        for cond, printer in printers:
             if callable(cond) and not isinstance(cond, Op) and cond(pstate, var):
                 return printer
-        for klass in type(op).__mro__:
-            if klass in self._by_class:
-                return self._by_class[klass]
-        return None
+        return self.by_class.lookup(op)
 
     def process(self, var: Variable, pstate: PrinterState | None = None) -> str:
         if pstate is None:
@@ -275,8 +307,8 @@ class PPrinter:
 
     def clone(self) -> PPrinter:
         new = PPrinter()
-        new.printers = list(self.printers)
-        new._by_class = dict(self._by_class)
+        new.by_class = self.by_class.copy()  # type: ignore[assignment]
+        new.conditions = self.conditions.copy()  # type: ignore[assignment]
         return new
 
 
@@ -311,7 +343,7 @@ class _LazyPPrinter:
 
     def _get(self) -> PPrinter:
         if self._instance is None:
-            table = PPrinter()
+            table = PPrinter(listed_as="pprint")
             for extend in _PPRINT_EXTENSIONS:
                 extend(table)
             type(self)._instance = table

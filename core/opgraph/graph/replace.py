@@ -5,10 +5,10 @@ Duck-typed on the node fields (``owner``, ``inputs``, ``outputs``,
 ``clone_replace`` at its historical place.
 
 ``vectorize_graph`` gives graphs a leading batch axis through the one
-batching table owned here (``BATCHING_RULES``, Op class -> one-axis rule and
-any-axes rule, ``register_batching_rule``); the modules that define the Ops
-fill it, ``jacobian`` and Blockwise use it too, and the entry of ``object``
-is the fallback. ``_vectorize_node`` is the
+batching table owned here (``BATCHING_RULES``, Op class -> one rule that adds
+any number of leading axes, ``register_batching_rule``); the modules that define
+the Ops fill it, ``jacobian`` and Blockwise use it too, and the entry of
+``object`` is the one fallback. ``_vectorize_node`` is the
 per-Op dispatch point, as in PyTensor: register an Op class on it to give
 that Op its own vectorisation.
 """
@@ -20,25 +20,25 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from opgraph.graph.table import TypeTable
 from opgraph.graph.table import caller_module as _caller_module
 from opgraph.graph.traversal import _postorder_nodes, ancestors
 
 __all__ = [
     "BATCHING_RULES",
-    "BatchingEntry",
+    "BATCH_BROADCAST",
+    "BatchingRule",
     "NoBatchingRule",
+    "apply_batching_rule",
+    "batch_axes_of",
     "batching_rule_for",
     "clone_replace",
     "graph_replace",
+    "one_batch_axis",
     "register_batching_rule",
-    "register_batching_rules",
     "vectorize_graph",
     "vectorize_node",
     "vectorize_node_dispatch",
-    "vectorize_rule_for",
 ]
 
 
@@ -171,135 +171,121 @@ def graph_replace(
 # --------------------------------------------------------------------------- vectorize
 
 
+def _outputs_of(result: Any) -> list:
+    return list(result.outputs) if hasattr(result, "op") else list(result)
+
+
 class NoBatchingRule(NotImplementedError):
     """An Op cannot be given a leading batch axis (no rule for it)."""
 
 
-#: rule(node, inputs, batched) -> (outputs, batched flags); ``inputs[i]`` carries
-#: one extra leading (batch) axis where ``batched[i]`` is True.
-Rule = Callable[[Any, list, list], tuple[list, list]]
-#: vectorize(node, inputs, extra) -> outputs; ``inputs[i]`` carries ``extra[i]`` extra
-#: leading axes (any number; different counts broadcast as in NumPy).
-VectorizeRule = Callable[[Any, list, list], list]
+#: rule(node, inputs, extra) -> outputs (a list, or the Apply that makes them):
+#: ``inputs[i]`` carries ``extra[i]`` (0 or more) new leading batch axes, different
+#: counts broadcasting as in NumPy (left-padded).  Each output carries the batch
+#: axes or none (its rank says which: an output equal for every batch entry, such
+#: as a shape, may stay unbatched).  A rule raises :class:`NoBatchingRule` for a
+#: case it does not cover (the table's fallback then takes the node), another
+#: NotImplementedError or a ValueError for a node that cannot be batched at all.
+BatchingRule = Callable[[Any, list, list[int]], Any]
 
-
-@attrs.frozen
-class BatchingEntry:
-    """How one Op class gets batch axes: ``rule`` (one axis), ``vectorize`` (any number).
-
-    Either may be None.  The entry of ``object`` is the table's fallback: its
-    ``rule`` loops over rows (``autodiff.batched``), its ``vectorize`` wraps the
-    node in a Blockwise (``tensor.blockwise``).
-    """
-
-    rule: Rule | None = None
-    vectorize: VectorizeRule | None = None
-
-    def describe(self) -> str:
-        """``rule=<name>, vectorize=<name>`` (for ``opgraph plugins --tables``)."""
-        parts = [f"{k}={getattr(v, '__qualname__', v)}" for k, v in
-                 (("rule", self.rule), ("vectorize", self.vectorize)) if v is not None]
-        return ", ".join(parts)
-
-
-BATCHING_RULES: TypeTable[BatchingEntry] = TypeTable(
+BATCHING_RULES: TypeTable[BatchingRule] = TypeTable(
     "batching", "how each Op class gets batch axes (vectorize_graph, jacobian, Blockwise)")
-"""The one batching table: Op class -> :class:`BatchingEntry`, filled next to the Ops."""
+"""The one batching table: Op class -> :data:`BatchingRule`, filled next to the Ops.
+
+The entry of ``object`` is the one fallback, for Ops without a rule or whose rule
+declines: the tensor layer wraps the node in a Blockwise, a node with non-tensor
+inputs is looped over rows (``autodiff.batched``).
+"""
 
 
-def register_batching_rule(op_class: type, rule: Rule | None = None, *,
-                           vectorize: VectorizeRule | None = None, stacklevel: int = 1) -> None:
-    """Give ``op_class`` (and subclasses) a one-axis ``rule`` and/or an any-axes ``vectorize``.
+BATCH_BROADCAST: TypeTable[Callable[[Any, Any], Any]] = TypeTable(
+    "batch_broadcast", "Type class -> broadcast(value, reference): value repeated along "
+    "the leading axis of reference (vectorize_graph's unbatched outputs)")
+"""Filled by the layer that defines the Type (the tensor one for TensorType)."""
+
+
+def register_batching_rule(op_class: type, rule: BatchingRule, *, stacklevel: int = 1) -> None:
+    """Give ``op_class`` (and its subclasses without their own) the batching ``rule``.
 
     The one registration API of the batching table; ``op_class=object`` sets the
-    fallback.  A part not given keeps what was registered before.
+    fallback.
     """
-    old = BATCHING_RULES.get(op_class)
-    entry = BatchingEntry(rule if rule is not None or old is None else old.rule,
-                          vectorize if vectorize is not None or old is None else old.vectorize)
-    origin = _caller_module(stacklevel)
-    if old is not None and (rule is None or vectorize is None):  # a merge: name both
-        before = BATCHING_RULES.origin(op_class)
-        origin = before if origin in before.split(", ") else f"{before}, {origin}"
-    BATCHING_RULES.register(op_class, entry, origin=origin)
+    if not callable(rule):
+        raise TypeError(
+            f"register_batching_rule: the rule for {op_class!r} must be a callable "
+            f"rule(node, inputs, extra) -> outputs, got {type(rule).__qualname__}")
+    BATCHING_RULES.register(op_class, rule, origin=_caller_module(stacklevel))
 
 
-def register_batching_rules(loader: Callable[[], Mapping[type, Rule]]) -> None:
-    """Add a callable returning ``{Op class: one-axis rule}``, called on first need.
+def one_batch_axis(node: Any, inputs: Sequence[Any], extra: Sequence[int]) -> list[bool]:
+    """Which ``inputs`` carry the batch axis, for a rule written for one leading axis.
 
-    Lets a module register rules for Ops it cannot import at module load.
+    Raises :class:`NoBatchingRule` (the fallback takes the node) when an input has
+    more than one new axis, or when a batch axis of static length 1 broadcasts
+    against a longer one (such a rule assumes one common batch length).
     """
-    BATCHING_RULES.add_loader(lambda: {cls: BatchingEntry(rule) for cls, rule in loader().items()})
+    if any(e > 1 for e in extra):
+        raise NoBatchingRule(f"{node.op}: its batching rule adds one axis, got {max(extra)}")
+    lengths = {getattr(v.type, "shape", (None,))[0] for v, e in zip(inputs, extra) if e}
+    if 1 in lengths and len(lengths) > 1:
+        raise NoBatchingRule(f"{node.op}: batch axes of length 1 broadcast against others")
+    return [e == 1 for e in extra]
 
 
-def _column(attr: str, op: Any, fallback: bool) -> Any:
-    for cls in type(op).__mro__:
-        entry = BATCHING_RULES.get(cls)
-        if entry is not None and getattr(entry, attr) is not None and (
-                fallback or cls is not object):
-            return getattr(entry, attr)
-    return None
-
-
-def batching_rule_for(op: Any, *, fallback: bool = False) -> Rule:
-    """The one-axis rule of ``type(op)`` (or its nearest base class), or NoBatchingRule.
+def batching_rule_for(op: Any, *, fallback: bool = False) -> BatchingRule:
+    """The rule of ``type(op)`` (or its nearest base class), or NoBatchingRule.
 
     ``fallback=True`` also accepts the table's fallback (the entry of ``object``).
     """
-    rule = _column("rule", op, fallback)
+    rule = BATCHING_RULES.lookup(op, skip=() if fallback else (object,))
     if rule is None:
         raise NoBatchingRule(f"no batching rule for {op} (Op class {type(op).__qualname__})")
     return rule
 
 
-def vectorize_rule_for(op: Any, *, fallback: bool = True) -> VectorizeRule | None:
-    """The any-axes rule of ``type(op)``; with ``fallback``, else the table's fallback."""
-    return _column("vectorize", op, fallback)
+def apply_batching_rule(node: Any, inputs: Sequence[Any], extra: Sequence[int]) -> list:
+    """``node``'s outputs over ``inputs`` carrying ``extra`` new leading axes each.
+
+    The Op's rule, else (none, or it raises :class:`NoBatchingRule`) the table's
+    fallback; NoBatchingRule when that does not apply either.
+    """
+    ins, ext = list(inputs), [int(e) for e in extra]
+    try:
+        return _outputs_of(batching_rule_for(node.op)(node, ins, ext))
+    except NoBatchingRule as exc:
+        declined = exc
+    fallback = BATCHING_RULES.get(object)
+    if fallback is None:
+        raise declined
+    try:
+        return _outputs_of(fallback(node, ins, ext))
+    except NotImplementedError as exc:  # the fallback does not apply either
+        raise declined from exc
 
 
-def _batched_flags(node: Any, batched_inputs: Sequence[Any]) -> list[bool]:
-    flags = []
-    for old, new in zip(node.inputs, batched_inputs):
-        extra = getattr(new.type, "ndim", 0) - getattr(old.type, "ndim", 0)
-        if extra > 1:
-            raise NoBatchingRule(
-                f"vectorize: {new} adds {extra} dimensions to {old}; one batch axis is supported"
-            )
-        flags.append(extra == 1)
-    return flags
+def batch_axes_of(old: Any, new: Any) -> int:
+    """How many batch axes ``new`` (the batched ``old``) carries: the rank it gained."""
+    return getattr(new.type, "ndim", 0) - getattr(old.type, "ndim", 0)
 
 
 @functools.singledispatch
 def _vectorize_node(op: Any, node: Any, *batched_inputs: Any) -> Any:
-    """``node`` applied to inputs that may carry a leading batch axis.
+    """``node`` applied to inputs that may carry leading batch axes.
 
-    Returns an Apply or a list of output Variables. The default uses the
-    batching-rule table; register an Op class to override it.
+    Returns an Apply (when one new node makes every output, as PyTensor's rules
+    return it) or a list of output Variables. The default uses the batching
+    table; register an Op class to override it.
     """
-    flags = _batched_flags(node, batched_inputs)
-    if not any(flags):
+    extra = [max(batch_axes_of(old, new), 0) for old, new in zip(node.inputs, batched_inputs)]
+    if not any(extra):
         return node.clone_with_new_inputs(list(batched_inputs), strict=False)
-    try:
-        rule = batching_rule_for(op)
-    except NoBatchingRule as no_rule:
-        # the table's fallback, e.g. the tensor layer maps the node over the batch axis
-        # (a Blockwise of the Op)
-        fallback = vectorize_rule_for(op)
-        if fallback is None:
-            raise
-        try:
-            outs = list(fallback(node, list(batched_inputs), [int(f) for f in flags]))
-        except NotImplementedError as exc:  # the fallback does not apply either
-            raise no_rule from exc
-        owner = getattr(outs[0], "owner", None) if outs else None
-        # one new node for the whole node: give the Apply, as PyTensor's fallback does
-        if owner is not None and len(owner.outputs) == len(outs) and all(
-            a is b for a, b in zip(owner.outputs, outs)
-        ):
-            return owner
-        return outs
-    outs, _ = rule(node, list(batched_inputs), flags)
-    return list(outs)
+    outs = apply_batching_rule(node, batched_inputs, extra)
+    owner = getattr(outs[0], "owner", None) if outs else None
+    if owner is not None and len(owner.outputs) == len(outs) and all(
+        a is b for a, b in zip(owner.outputs, outs)
+    ):
+        return owner
+    return outs
 
 
 # The public name plugins register batching rules with (PyTensor spells it privately).
@@ -309,10 +295,6 @@ vectorize_node_dispatch = _vectorize_node
 def vectorize_node(node: Any, *batched_inputs: Any) -> Any:
     """``_vectorize_node(node.op, node, *batched_inputs)``."""
     return _vectorize_node(node.op, node, *batched_inputs)
-
-
-def _outputs_of(result: Any) -> list:
-    return list(result.outputs) if hasattr(result, "op") else list(result)
 
 
 def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
@@ -354,6 +336,7 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
         result = vectorize_graph(inner, {stand[k]: items[k] for k in stand})
         return result[0] if single else result
     memo = dict(items)
+    batched = {k for k in items if extra[k] > 0}  # variables that vary over the batch
     for node in _postorder_nodes(set(memo), outs):
         new_inputs = [memo.get(x, x) for x in node.inputs]
         if all(a is b for a, b in zip(new_inputs, node.inputs)):
@@ -361,8 +344,21 @@ def vectorize_graph(outputs: Any, replace: Mapping[Any, Any]) -> Any:
         new_outs = _outputs_of(_vectorize_node(node.op, node, *new_inputs))
         for old, new in zip(node.outputs, new_outs):
             memo.setdefault(old, new)
-    result = [memo.get(o, o) for o in outs]
+        if any(x in batched for x in node.inputs):
+            batched.update(node.outputs)
+    reference = next((v for k, v in items.items() if extra[k] == 1), None)
+    result = [_with_batch_axis(o, memo.get(o, o), reference) if o in batched
+              else memo.get(o, o) for o in outs]
     return result[0] if single else result
+
+
+def _with_batch_axis(old: Any, new: Any, reference: Any) -> Any:
+    """``new`` given the leading axis of ``reference`` when its rule kept it unbatched
+    (a shape: the same for every batch entry), as PyTensor's vectorize_graph returns it."""
+    if reference is None or batch_axes_of(old, new) != 0:
+        return new
+    broadcast = BATCH_BROADCAST.lookup(new.type)
+    return new if broadcast is None else broadcast(new, reference)
 
 
 #: what ``replace``/``clone_replace`` take: pairs or a mapping

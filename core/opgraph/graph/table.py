@@ -1,13 +1,14 @@
-"""``TypeTable``: the one shape of a registry keyed by class.
+"""``Table``: the one shape of a registry, keyed by class (``TypeTable``) or name (``NameTable``).
 
 Where a lower layer needs something per Op or per Type (a batching rule, a
 gradient arithmetic, a constant-folding rule), it owns a ``TypeTable`` and
-the module that defines the class fills it next to the class.  A table
+the module that defines the class fills it next to the class; a ``TypeTable``
 looks a value up along an object's MRO (a subclass inherits its base's
-entry), remembers which module registered each entry, and may take loaders
-that fill it on first lookup (for entries a module cannot import at load).
-Every table is listed in :data:`TABLES`, so ``opgraph plugins --tables``
-answers "who fills this table?" from the code.
+entry).  A registry keyed by a name (the scalar functions, the shared-variable
+constructors) is a ``NameTable``.  Both remember which module registered each
+entry and may take loaders that fill them on first lookup (for entries a
+module cannot import at load).  Every table is listed in :data:`TABLES`, so
+``opgraph plugins --tables`` answers "who fills this table?" from the code.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["TABLES", "TypeTable", "caller_module", "table_rows"]
+__all__ = ["TABLES", "NameTable", "Table", "TypeTable", "caller_module", "table_rows"]
 
+K = TypeVar("K")
 V = TypeVar("V")
 
-TABLES: dict[str, TypeTable[Any]] = {}
-"""Every TypeTable by name, in creation order."""
+TABLES: dict[str, Table[Any, Any]] = {}
+"""Every listed table by name, in creation order."""
 
 
 def caller_module(depth: int = 1) -> str:
@@ -33,52 +35,130 @@ def caller_module(depth: int = 1) -> str:
         return "?"
 
 
-class TypeTable(MutableMapping[type, V], Generic[V]):
-    """Values by class, found along an MRO, each with the module that registered it.
+class Table(MutableMapping[K, V], Generic[K, V]):
+    """Entries by key, each with the module that registered it; listed in :data:`TABLES`.
 
-    ``table.register(cls, value)`` (or ``table[cls] = value``) adds an entry;
-    ``table.lookup(obj)`` returns the value of the first class of
-    ``type(obj).__mro__`` (or of ``obj`` itself when it is a class) that has
-    one, else ``default``.  ``table.origin(cls)`` names the registering module.
+    ``table.register(key, value)`` (or ``table[key] = value``) adds an entry;
+    ``table.origin(key)`` names the registering module.  Entries keep their
+    registration order.  Loaders (callables returning ``{key: value}``) fill the
+    table on first use, for entries a module cannot build at import.  The kinds
+    differ only in how they look a value up: :class:`TypeTable` along a class's
+    MRO, :class:`NameTable` by name.  ``listed=False`` keeps a private table (a
+    copy) out of :data:`TABLES`.
     """
 
-    def __init__(self, name: str, description: str = "") -> None:
-        if name in TABLES:
-            raise ValueError(f"a TypeTable named {name!r} already exists")
+    def __init__(self, name: str, description: str = "", *, listed: bool = True) -> None:
+        if listed and name in TABLES:
+            raise ValueError(f"a table named {name!r} already exists")
         self.name = name
         self.description = description
-        self._values: dict[type, V] = {}
-        self._origins: dict[type, str] = {}
-        self._loaders: list[Callable[[], Mapping[type, V]]] = []
-        TABLES[name] = self
+        self._values: dict[K, V] = {}
+        self._origins: dict[K, str] = {}
+        self._loaders: list[Callable[[], Mapping[K, V]]] = []
+        if listed:
+            TABLES[name] = self
 
     # -- filling ------------------------------------------------------------------------
-    def register(self, cls: type, value: V, *, stacklevel: int = 1,
+    def _check_key(self, key: Any) -> None:
+        """Raise TypeError for a key this kind of table does not take."""
+
+    def register(self, key: K, value: V, *, stacklevel: int = 1,
                  origin: str | None = None) -> None:
-        """Give ``cls`` (and its subclasses without their own entry) ``value``.
+        """Give ``key`` the entry ``value``.
 
         The entry remembers ``origin``, by default the registering module:
         ``stacklevel`` counts frames up to it (2 from a helper that registers on
         its caller's behalf).
         """
-        if not isinstance(cls, type):
-            raise TypeError(f"{self.name}: entries are keyed by class, got {cls!r}")
-        self._values[cls] = value
-        self._origins[cls] = origin or caller_module(stacklevel)
+        self._check_key(key)
+        self._values[key] = value
+        self._origins[key] = origin or caller_module(stacklevel)
 
-    def add_loader(self, loader: Callable[[], Mapping[type, V]]) -> None:
-        """A callable returning ``{class: value}``, called on the next lookup."""
+    def add_loader(self, loader: Callable[[], Mapping[K, V]]) -> None:
+        """A callable returning ``{key: value}``, called on the next lookup."""
         self._loaders.append(loader)
 
     def _load(self) -> None:
         while self._loaders:
             loader = self._loaders.pop(0)
             origin = getattr(loader, "__module__", None) or "?"
-            for cls, value in loader().items():
-                self._values[cls] = value
-                self._origins[cls] = origin
+            for key, value in loader().items():
+                self._values[key] = value
+                self._origins[key] = origin
 
-    # -- lookup -------------------------------------------------------------------------
+    def origin(self, key: K) -> str:
+        """The module that registered the entry of ``key``."""
+        if self._loaders:
+            self._load()
+        return self._origins[key]
+
+    def copy(self, name: str | None = None) -> Table[K, V]:
+        """An unlisted table with the same entries (and who registered them)."""
+        if self._loaders:
+            self._load()
+        new = type(self)(name or self.name, self.description, listed=False)
+        new._values.update(self._values)
+        new._origins.update(self._origins)
+        return new
+
+    @contextlib.contextmanager
+    def saved(self) -> Iterator[Table[K, V]]:
+        """Restore every entry (and who registered it) when the block ends (tests)."""
+        if self._loaders:
+            self._load()
+        values, origins = dict(self._values), dict(self._origins)
+        try:
+            yield self
+        finally:
+            self._values.clear()
+            self._values.update(values)
+            self._origins.clear()
+            self._origins.update(origins)
+
+    def key_label(self, key: K) -> str:
+        """How ``opgraph plugins --tables`` names ``key``."""
+        return str(key)
+
+    # -- the mapping protocol (code and tests read tables as dicts) ------------------------
+    def __getitem__(self, key: K) -> V:
+        if self._loaders:
+            self._load()
+        return self._values[key]
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self.register(key, value, stacklevel=2)
+
+    def __delitem__(self, key: K) -> None:
+        del self._values[key]
+        self._origins.pop(key, None)
+
+    def __iter__(self) -> Iterator[K]:
+        if self._loaders:
+            self._load()
+        return iter(dict(self._values))
+
+    def __len__(self) -> int:
+        if self._loaders:
+            self._load()
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {len(self._values)} entries)"
+
+
+class TypeTable(Table[type, V]):
+    """Values by class, found along an MRO, each with the module that registered it.
+
+    ``table.register(cls, value)`` gives ``cls`` and its subclasses without their
+    own entry ``value``; ``table.lookup(obj)`` returns the value of the first
+    class of ``type(obj).__mro__`` (or of ``obj`` itself when it is a class) that
+    has one, else ``default``.
+    """
+
+    def _check_key(self, key: Any) -> None:
+        if not isinstance(key, type):
+            raise TypeError(f"{self.name}: entries are keyed by class, got {key!r}")
+
     def lookup(self, obj: Any, default: Any = None, *, skip: tuple[type, ...] = ()) -> Any:
         """The value for ``obj`` (an instance or a class) along its MRO, else ``default``.
 
@@ -93,51 +173,33 @@ class TypeTable(MutableMapping[type, V], Generic[V]):
                 return self._values[cls]
         return default
 
-    def origin(self, cls: type) -> str:
-        """The module that registered the entry of ``cls``."""
+    def key_label(self, key: type) -> str:
+        return key.__qualname__
+
+
+class NameTable(Table[str, V]):
+    """Values by name, in registration order (``table.lookup(name)``).
+
+    For registries keyed by a name (the scalar functions lower modules call,
+    PyTensor's ordered list of shared-variable constructors, printers chosen by a
+    predicate).  Registering a name again replaces its entry and moves it last.
+    """
+
+    def _check_key(self, key: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"{self.name}: entries are keyed by name, got {key!r}")
+
+    def register(self, key: str, value: V, *, stacklevel: int = 1,
+                 origin: str | None = None) -> None:
+        self._check_key(key)
+        self._values.pop(key, None)  # a new registration is the newest
+        super().register(key, value, stacklevel=stacklevel + 1, origin=origin)
+
+    def lookup(self, name: str, default: Any = None) -> Any:
+        """The value registered under ``name``, else ``default``."""
         if self._loaders:
             self._load()
-        return self._origins[cls]
-
-    @contextlib.contextmanager
-    def saved(self) -> Iterator[TypeTable[V]]:
-        """Restore every entry (and who registered it) when the block ends (tests)."""
-        if self._loaders:
-            self._load()
-        values, origins = dict(self._values), dict(self._origins)
-        try:
-            yield self
-        finally:
-            self._values.clear()
-            self._values.update(values)
-            self._origins.clear()
-            self._origins.update(origins)
-
-    # -- the mapping protocol (code and tests read tables as dicts) ------------------------
-    def __getitem__(self, cls: type) -> V:
-        if self._loaders:
-            self._load()
-        return self._values[cls]
-
-    def __setitem__(self, cls: type, value: V) -> None:
-        self.register(cls, value, stacklevel=2)
-
-    def __delitem__(self, cls: type) -> None:
-        del self._values[cls]
-        self._origins.pop(cls, None)
-
-    def __iter__(self) -> Iterator[type]:
-        if self._loaders:
-            self._load()
-        return iter(dict(self._values))
-
-    def __len__(self) -> int:
-        if self._loaders:
-            self._load()
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        return f"TypeTable({self.name!r}, {len(self._values)} entries)"
+        return self._values.get(name, default)
 
 
 def _describe(value: Any) -> str:
@@ -149,10 +211,10 @@ def _describe(value: Any) -> str:
 
 
 def table_rows() -> list[tuple[str, str, str, str]]:
-    """(table, class, value, registered by) for every entry of every table."""
+    """(table, key, value, registered by) for every entry of every listed table."""
     rows = []
     for table in TABLES.values():
-        for cls in table:
-            value = table[cls]
-            rows.append((table.name, cls.__qualname__, _describe(value), table.origin(cls)))
+        for key in table:
+            rows.append((table.name, table.key_label(key), _describe(table[key]),
+                         table.origin(key)))
     return rows

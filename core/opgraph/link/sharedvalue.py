@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from opgraph.graph.basic import Variable
+from opgraph.graph.table import NameTable
 from opgraph.graph.type import Type
 from opgraph.graph.utils import type_name
 from opgraph.link.basic import Container
@@ -25,6 +26,7 @@ from opgraph.link.c.type import Generic, generic
 from opgraph.plugins.records import load_target
 
 __all__ = [
+    "SHARED_CONSTRUCTORS",
     "Container",
     "GenericType",
     "SharedVariable",
@@ -153,8 +155,16 @@ generic_type = generic
 # -- constructor registry ----------------------------------------------------------------
 
 Constructor = Callable[..., SharedVariable]
-_CONSTRUCTORS: list[Constructor | str] = []
-"""Constructors :func:`shared` tries, newest first (a plugin may register an import string)."""
+SHARED_CONSTRUCTORS: NameTable[Constructor | str] = NameTable(
+    "shared_constructors", "what shared() tries, newest first (a constructor raises "
+    "TypeError for a value it does not take)")
+"""Constructors by qualified name (a plugin may register an import string), in order."""
+
+
+def _constructor_key(ctor: Constructor | str) -> str:
+    if isinstance(ctor, str):
+        return ctor
+    return f"{getattr(ctor, '__module__', '?')}:{getattr(ctor, '__qualname__', repr(ctor))}"
 
 
 def shared_constructor(ctor: Constructor | str, remove: bool = False) -> Constructor | str:
@@ -163,10 +173,13 @@ def shared_constructor(ctor: Constructor | str, remove: bool = False) -> Constru
     A constructor takes ``(value, name=None, strict=False, allow_downcast=None,
     borrow=False, **kwargs)`` and raises TypeError for values it does not handle.
     """
+    key = _constructor_key(ctor)
     if remove:
-        _CONSTRUCTORS.remove(ctor)
+        if key not in SHARED_CONSTRUCTORS:
+            raise ValueError(f"shared_constructor: {key} is not registered")
+        del SHARED_CONSTRUCTORS[key]
     else:
-        _CONSTRUCTORS.append(ctor)
+        SHARED_CONSTRUCTORS.register(key, ctor, stacklevel=2)
     return ctor
 
 
@@ -196,9 +209,9 @@ def shared(
     if name is not None and not isinstance(name, str):
         raise TypeError(f"shared(): name must be a str, got {type_name(name)}")
     errors: list[str] = []
-    for ctor in list(_CONSTRUCTORS):  # loading one may register more (opgraph.tensor.random)
+    for ctor in list(SHARED_CONSTRUCTORS.values()):  # loading one may register more
         _resolve(ctor)
-    for ctor in reversed(_CONSTRUCTORS):
+    for ctor in reversed(list(SHARED_CONSTRUCTORS.values())):
         try:
             var = _resolve(ctor)(
                 value, name=name, strict=strict, allow_downcast=allow_downcast, **kwargs

@@ -27,7 +27,7 @@ import numpy as np
 from opgraph.compile.function import function
 from opgraph.compile.io import In
 from opgraph.graph.basic import Apply, Variable, clone, io_toposort
-from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.fg import FunctionGraph, InnerFunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.scan import grad as scan_grad
 from opgraph.scan.helpers import (
@@ -39,6 +39,7 @@ from opgraph.scan.helpers import (
     err_msg3,
 )
 from opgraph.scan.key import InnerGraphKey
+from opgraph.scan.rings import detach_aliases, release_each_step, ring_result, ring_rows
 from opgraph.tensor.random.type import RandomType
 from opgraph.tensor.random.utils import custom_rng_deepcopy
 from opgraph.tensor.type import TensorType
@@ -118,22 +119,6 @@ class ScanInfo:
     @property
     def n_outer_outputs(self) -> int:
         return self.n_mit_mot + self.n_states + self.n_nit_sot + self.n_shared_outs
-
-
-class InnerFunctionGraph(FunctionGraph):
-    """A Scan's inner graph (``op.fgraph``): its clones keep the inner input variables.
-
-    PyTensor's Scan makes its inner inputs nominal variables, which a clone
-    keeps; code written for it (PyMC's measurable-scan rewrite) clones
-    ``op.fgraph``, swaps in outputs derived from ``op.inner_outputs`` and builds
-    a Scan from the clone's inputs.  Here the clone shares the inputs for the same
-    reason; its nodes and other variables are new.
-    """
-
-    def clone_get_equiv(self, check_integrity: bool = True, attach_feature: bool = True,
-                        **kwargs: Any) -> tuple[FunctionGraph, dict]:
-        kwargs.setdefault("copy_inputs", False)
-        return super().clone_get_equiv(check_integrity, attach_feature, **kwargs)
 
 
 def _mode_key(mode: Any) -> Any:
@@ -490,7 +475,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if init.shape[0] < k:
             raise ValueError(f"{who}: initial state {m} needs {k} rows for taps {list(taps)}; "
                              f"got shape {init.shape}")
-        r = k + n if not keep[m] else min(k + n, max(keep[m], k + 1))
+        r = ring_rows(k, n, keep[m])
         buf = np.empty((r, *init.shape[1:]), dtype=node_outputs[m].type.dtype)
         buf[:k] = init[:k]
         bufs.append(buf)
@@ -507,6 +492,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
     state_reads = [(bufs[m], offsets[m] + t, rows[m])
                    for m, taps in enumerate(info.state_taps) for t in taps]
     writes = [(bufs[m], offsets[m], rows[m]) for m in range(n_st)]
+    tight = [bufs[m] for m in range(n_st) if rows[m] <= offsets[m] < offsets[m] + n]
+    release = release_each_step(fn, tight)
     as_while = info.as_while
     base = n_st + n_nit
     non_seqs = list(non_seqs)
@@ -518,6 +505,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
         if shared:
             args += shared
         args += non_seqs
+        res: Any = None  # the last step's results, freed: the function may reuse their buffers
         res = fn(*args)
         if n_mm:
             pos = 0
@@ -526,6 +514,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                     buf[i + t] = res[pos]
                     pos += 1
             res = res[n_mm_out:]
+        if tight:
+            res = detach_aliases(res, tight)
         for m, (buf, k, r) in enumerate(writes):
             buf[(k + i) % r] = res[m]
         for q in range(n_nit):
@@ -537,6 +527,8 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
                                  f"but {nits[q].shape[1:]} at step 0; every step must "
                                  "return the same shape")
             nits[q][i] = val
+        if release:
+            fn.free()
         if n_sh:
             shared = [_step_value(v, non_seqs) for v in res[base:base + n_sh]]
         if as_while and bool(res[base + n_sh]):
@@ -545,12 +537,7 @@ def run_loop(op: Scan, node: Apply, inputs: list[Any], output_storage: list[list
     for j in range(n_mm):
         output_storage[j][0] = mm_bufs[j]
     for m in range(n_st):
-        total = offsets[m] + done
-        if rows[m] >= offsets[m] + n:
-            storage[m][0] = bufs[m][:total]
-        else:  # a ring: the last rows, oldest first
-            avail = min(rows[m], total)
-            storage[m][0] = bufs[m][np.arange(total - avail, total) % rows[m]]
+        storage[m][0] = ring_result(bufs[m], offsets[m], done, rows[m], n)
     for q in range(n_nit):
         arr = nits[q]
         if arr is None:

@@ -1,12 +1,14 @@
-"""Batching rules of the tensor Ops: each Op rebuilt with a leading batch axis.
+"""Batching rules of the tensor Ops: each Op rebuilt with leading batch axes.
 
-``jacobian``/``hessian`` vectorise a gradient graph over a batch of unit
-cotangents (see :mod:`opgraph.autodiff.vectorize`, which owns the table).  A
-rule receives the node, its new inputs and which of them carry the batch
-axis, and returns the new outputs and which of those carry it.  A rule may
-raise ``NoBatchingRule`` for a case it does not cover (a batched index, a
-symbolic axis); the node is then looped over rows by ``Batched``, which is
-correct for every Op, only slower.
+``vectorize_graph``, ``jacobian``/``hessian`` and Blockwise gradients rebuild a
+graph over batched inputs through the one batching table
+(:data:`opgraph.graph.replace.BATCHING_RULES`).  A rule receives the node, its
+new inputs and how many new leading axes each carries, and returns the new
+outputs.  Rules written for one axis start with ``one_batch_axis``; a rule
+raises ``NoBatchingRule`` for a case it does not cover, and the table's
+fallback (a Blockwise of the node) takes it, which is correct for every Op,
+only slower.  The rules of Elemwise, DimShuffle, CAReduce, MatMul and Shape
+live beside Blockwise (:mod:`opgraph.tensor.blockwise`).
 """
 
 from __future__ import annotations
@@ -15,23 +17,26 @@ from typing import Any
 
 import numpy as np
 
-from opgraph.autodiff.vectorize import NoBatchingRule, dims_of, register_batching_rule
+from opgraph.autodiff.vectorize import (
+    NoBatchingRule,
+    dims_of,
+    one_batch_axis,
+    register_batching_rule,
+)
 from opgraph.graph.basic import Apply, Constant, Variable
-from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.graph.replace import BATCH_BROADCAST
+from opgraph.tensor.advanced import AdvancedSubtensor
+from opgraph.tensor.blockwise import vectorize_matrix_product
 from opgraph.tensor.creation import Alloc, alloc
-from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.indexing import SliceSpec
 from opgraph.tensor.join import Join, Split, join, stack
 from opgraph.tensor.math import eq, maximum, switch
-from opgraph.tensor.products import Dot, MatMul, dot, matmul
-from opgraph.tensor.reduction import Argmax, CAReduce, prod
+from opgraph.tensor.products import Dot, dot, matmul
+from opgraph.tensor.reduction import Argmax, prod
 from opgraph.tensor.shape import (
     MakeVector,
     Reshape,
-    Shape,
-    Shape_i,
     SpecifyShape,
-    expand_dims,
     reshape,
     shape,
 )
@@ -39,16 +44,13 @@ from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import (
     AdvancedIncSubtensor1,
     AdvancedSubtensor1,
-    IncSubtensor,
     Subtensor,
     inc_subtensor,
     set_subtensor,
 )
+from opgraph.tensor.type import TensorType
 
 __all__ = ["RULES"]
-
-Result = tuple[list[Variable], list[bool]]
-
 
 def _batch_length(ins: list[Variable], batched: list[bool]) -> Any:
     first = next(v for v, b in zip(ins, batched) if b)
@@ -61,74 +63,38 @@ def _broadcast(var: Variable, length: Any) -> Variable:
     return alloc(var, length, *dims_of(var))
 
 
-def _elemwise(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    # Unbatched inputs broadcast against the batch axis (Elemwise pads on the left),
-    # but a batched input of lower rank than the row must be padded after its batch axis.
-    ndim = node.outputs[0].type.ndim
-    fixed = []
-    for v, b, old in zip(ins, batched, node.inputs):
-        if b and old.type.ndim < ndim:
-            order = (0, *["x"] * (ndim - old.type.ndim), *range(1, old.type.ndim + 1))
-            v = v.dimshuffle(*order)
-        fixed.append(v)
-    outs = type(node.op)(node.op.scalar_op)(*fixed, return_list=True)
-    return outs, [True] * len(outs)
-
-
-def _dimshuffle(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    op = node.op
-    order = (0, *(o if o == "x" else int(o) + 1 for o in op.new_order))
-    return [type(op)(input_ndim=op.input_ndim + 1, new_order=order)(ins[0])], [True]
-
-
-def _careduce(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    op = node.op
-    ndim = node.inputs[0].type.ndim
-    axis = tuple(range(ndim)) if op.axis is None else tuple(a % ndim for a in op.axis)
-    return [op._clone(tuple(a + 1 for a in axis))(ins[0])], [True]
-
-
-def _argmax(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _argmax(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
     op = node.op
     x = ins[0]
     ndim = node.inputs[0].type.ndim
-    if op.axis is None or len(op.axis) != 1:
-        # Over several (or all) axes: flatten each row first, then pick along axis 1.
-        axes = tuple(range(ndim)) if op.axis is None else tuple(op.axis)
-        if axes != tuple(range(ndim)):
-            raise NoBatchingRule(f"{op} over a subset of several axes")
-        x = reshape(x, (_batch_length(ins, batched), _row_size(x)), ndim=2)
-        return [type(op)((1,))(x)], [True]
-    return [type(op)((op.axis[0] % ndim + 1,))(x)], [True]
+    if op.axis is not None and len(op.axis) == 1:
+        return [type(op)((op.axis[0] % ndim + extra[0],))(x)]
+    # Over several (or all) axes: flatten each row first, then pick along axis 1.
+    batched = one_batch_axis(node, ins, extra)
+    axes = tuple(range(ndim)) if op.axis is None else tuple(op.axis)
+    if axes != tuple(range(ndim)):
+        raise NoBatchingRule(f"{op} over a subset of several axes")
+    x = reshape(x, (_batch_length(ins, batched), _row_size(x)), ndim=2)
+    return [type(op)((1,))(x)]
 
 
-def _dot(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _dot(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    if min(v.type.ndim for v in node.inputs) >= 2:
+        return vectorize_matrix_product(node, ins, extra)
+    batched = one_batch_axis(node, ins, extra)
     a, b = ins
     a_nd, b_nd = (v.type.ndim for v in node.inputs)
     if batched[0] and batched[1]:
-        if a_nd == 2 and b_nd == 2:
-            return [matmul(a, b)], [True]
         if a_nd == 1 and b_nd == 1:
-            return [(a * b).sum(axis=1)], [True]
+            return [(a * b).sum(axis=1)]
         raise NoBatchingRule(f"{node.op} with both inputs batched")
     if batched[0]:
-        return [matmul(a, b) if a_nd == 2 else dot(a, b)], [True]
+        return [matmul(a, b) if a_nd == 2 else dot(a, b)]
     if b_nd == 2:
-        return [matmul(a, b)], [True]
+        return [matmul(a, b)]
     if a_nd == 1:
-        return [dot(b, a)], [True]
-    return [dot(b, a.T)], [True]
-
-
-def _matmul(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    if any(v.type.ndim < 2 for v in node.inputs):
-        raise NoBatchingRule(f"{node.op} on 1-d inputs")
-    a, b = ins
-    if not batched[0] and a.type.ndim > 2:
-        a = expand_dims(a, 0)
-    if not batched[1] and b.type.ndim > 2:
-        b = expand_dims(b, 0)
-    return [matmul(a, b)], [True]
+        return [dot(b, a)]
+    return [dot(b, a.T)]
 
 
 def _row_size(x: Variable) -> Variable:
@@ -136,65 +102,48 @@ def _row_size(x: Variable) -> Variable:
     return prod(shape(x)[1:])
 
 
-def _reshape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    if batched[1]:
+def _reshape(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    if extra[1]:  # a shape per batch entry: the Blockwise fallback
         raise NoBatchingRule(f"{node.op} with a batched shape")
     x, new_shape = ins
     ndim = node.outputs[0].type.ndim
+    length = new_shape.type.shape[0]
+    if length is not None and length != ndim:
+        # as PyTensor: a longer shape is the whole new shape, batch axes included
+        if length != ndim + extra[0]:
+            raise ValueError(
+                f"Invalid shape length passed into vectorize node of Reshape: {node.op} "
+                f"takes {ndim} lengths, or {ndim + extra[0]} with the batch axes; got {length}")
+        return [reshape(x, new_shape, ndim=length)]
+    one_batch_axis(node, ins, extra)
     # A -1 in the row's shape is resolved against the row size here: with an empty
     # batch NumPy could not infer it from (0, -1).
     known = prod(switch(eq(new_shape, -1), 1, new_shape))
     resolved = switch(eq(new_shape, -1), _row_size(x) // maximum(known, 1), new_shape)
     dims = [x.shape[0], *(resolved[i] for i in range(ndim))]
-    return [reshape(x, dims, ndim=ndim + 1)], [True]
+    return [reshape(x, dims, ndim=ndim + 1)]
 
 
-def _shape_i(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    return [type(node.op)(node.op.i + 1)(ins[0])], [False]
-
-
-def _shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    # Every row has the same shape; the result still has one row per batch entry, as
-    # PyTensor's vectorize gives it (np.vectorize(np.shape) would too).
-    x = ins[0]
-    n = node.outputs[0].type.shape[0]
-    return [alloc(shape(x)[1:], *shape(x)[:1], n)], [True]
-
-
-def _subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _subtensor(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     if any(batched[1:]):
         raise NoBatchingRule(f"{node.op} with a batched index")
     op = type(node.op)((SliceSpec(), *node.op.idx_spec))
-    return [op(*ins)], [True]
+    return [op(*ins)]
 
 
-def _inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    if any(batched[2:]):
-        raise NoBatchingRule(f"{node.op} with a batched index")
-    x, y, *idx = ins
-    length = _batch_length(ins, batched)
-    if not batched[0]:
-        x = _broadcast(x, length)
-    if batched[1]:
-        # The row's region has the rank of x[idx]; pad y after its batch axis to match.
-        region_ndim = node.inputs[0].type.ndim - sum(
-            1 for e in node.op.idx_spec if not isinstance(e, SliceSpec))
-        y_row_ndim = node.inputs[1].type.ndim
-        if y_row_ndim < region_ndim:
-            y = y.dimshuffle(0, *["x"] * (region_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
-    op = type(node.op)((SliceSpec(), *node.op.idx_spec),
-                       set_instead_of_inc=node.op.set_instead_of_inc)
-    return [op(x, y, *idx)], [True]
 
 
-def _advanced_subtensor1(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _advanced_subtensor1(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     if batched[1]:
         raise NoBatchingRule(f"{node.op} with a batched index")
     x, ilist = ins
-    return [x[:, ilist]], [True]
+    return [x[:, ilist]]
 
 
-def _advanced_inc_subtensor1(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _advanced_inc_subtensor1(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     if batched[2]:
         raise NoBatchingRule(f"{node.op} with a batched index")
     x, y, ilist = ins
@@ -204,7 +153,7 @@ def _advanced_inc_subtensor1(node: Apply, ins: list[Variable], batched: list[boo
     if batched[1] and y_row_ndim < x_row_ndim:
         y = y.dimshuffle(0, *["x"] * (x_row_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
     update = set_subtensor if node.op.set_instead_of_inc else inc_subtensor
-    return [update(x[:, ilist], y)], [True]
+    return [update(x[:, ilist], y)]
 
 
 def _advanced_block_is_contiguous(idx_list: tuple) -> bool:
@@ -214,28 +163,17 @@ def _advanced_block_is_contiguous(idx_list: tuple) -> bool:
     return not where or where == list(range(where[0], where[-1] + 1))
 
 
-def _advanced_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _advanced_subtensor(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     if any(batched[1:]) or not _advanced_block_is_contiguous(node.op.idx_spec):
         raise NoBatchingRule(f"{node.op} with a batched or non-adjacent index")
-    return [type(node.op)((SliceSpec(), *node.op.idx_spec))(*ins)], [True]
+    return [type(node.op)((SliceSpec(), *node.op.idx_spec))(*ins)]
 
 
-def _advanced_inc_subtensor(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    op = node.op
-    if any(batched[2:]) or not _advanced_block_is_contiguous(op.idx_spec):
-        raise NoBatchingRule(f"{op} with a batched or non-adjacent index")
-    x, y, *idx = ins
-    if not batched[0]:
-        x = _broadcast(x, _batch_length(ins, batched))
-    region_ndim = op.read_op()(node.inputs[0], *node.inputs[2:]).type.ndim
-    y_row_ndim = node.inputs[1].type.ndim
-    if batched[1] and y_row_ndim < region_ndim:
-        y = y.dimshuffle(0, *["x"] * (region_ndim - y_row_ndim), *range(1, y_row_ndim + 1))
-    new = type(op)((SliceSpec(), *op.idx_spec), set_instead_of_inc=op.set_instead_of_inc)
-    return [new(x, y, *idx)], [True]
 
 
-def _alloc(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _alloc(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     if any(batched[1:]):
         raise NoBatchingRule(f"{node.op} with a batched shape")
     value, *dims = ins
@@ -243,10 +181,11 @@ def _alloc(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     row_ndim = node.inputs[0].type.ndim
     if row_ndim < out_ndim:
         value = value.dimshuffle(0, *["x"] * (out_ndim - row_ndim), *range(1, row_ndim + 1))
-    return [alloc(value, _batch_length(ins, batched), *dims)], [True]
+    return [alloc(value, _batch_length(ins, batched), *dims)]
 
 
-def _join(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _join(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     axis = node.inputs[0]
     if batched[0] or not isinstance(axis, Constant):
         raise NoBatchingRule(f"{node.op} with a symbolic or batched axis")
@@ -254,50 +193,59 @@ def _join(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
     a = int(np.asarray(axis.data)) % ndim
     length = _batch_length(ins, batched)
     parts = [t if b else _broadcast(t, length) for t, b in zip(ins[1:], batched[1:])]
-    return [join(a + 1, *parts)], [True]
+    return [join(a + 1, *parts)]
 
 
-def _specify_shape(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
-    if any(batched[1:]):
-        raise NoBatchingRule(f"{node.op} with a batched shape")
-    return [type(node.op)((False, *node.op.given))(*ins)], [True]
+def _specify_shape(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    if any(extra[1:]):  # as PyTensor: one shape per batch entry is not a static shape
+        raise NotImplementedError(f"vectorize: {node.op} with a batched shape")
+    return [type(node.op)((*(False,) * extra[0], *node.op.given))(*ins)]
 
 
-def _split(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _split(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     axis = node.inputs[1]
     if batched[1] or batched[2] or not isinstance(axis, Constant):
         raise NoBatchingRule(f"{node.op} with a symbolic or batched axis or sizes")
     a = int(np.asarray(axis.data)) % node.inputs[0].type.ndim
     outs = type(node.op)(node.op.len_splits)(ins[0], a + 1, ins[2], return_list=True)
-    return outs, [True] * len(outs)
+    return outs
 
 
-def _make_vector(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _make_vector(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    batched = one_batch_axis(node, ins, extra)
     length = _batch_length(ins, batched)
     parts = [v if b else _broadcast(v, length) for v, b in zip(ins, batched)]
     out = stack(parts, axis=1)
     dtype = node.outputs[0].type.dtype
-    return [out if out.type.dtype == dtype else out.astype(dtype)], [True]
+    return [out if out.type.dtype == dtype else out.astype(dtype)]
 
 
-def _softmax(node: Apply, ins: list[Variable], batched: list[bool]) -> Result:
+def _softmax(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
     op = node.op
     if op.axis is None:
         raise NoBatchingRule(f"{op} over all axes")
     ndim = node.inputs[0].type.ndim
-    return [type(op)(axis=op.axis % ndim + 1)(ins[0])], [True]
+    return [type(op)(axis=op.axis % ndim + extra[0])(ins[0])]
 
 
-#: The tensor library's rules, registered in the autodiff table at import.
+#: The tensor library's rules, registered in the batching table at import.
 RULES: dict[type, Any] = {
-    Elemwise: _elemwise, DimShuffle: _dimshuffle, CAReduce: _careduce, Argmax: _argmax,
-    Dot: _dot, MatMul: _matmul, Reshape: _reshape, Shape_i: _shape_i, Shape: _shape,
-    Subtensor: _subtensor, IncSubtensor: _inc_subtensor, Alloc: _alloc, Join: _join,
+    Argmax: _argmax, Dot: _dot, Reshape: _reshape,
+    Subtensor: _subtensor, Alloc: _alloc, Join: _join,
     AdvancedSubtensor1: _advanced_subtensor1, AdvancedIncSubtensor1: _advanced_inc_subtensor1,
-    AdvancedSubtensor: _advanced_subtensor, AdvancedIncSubtensor: _advanced_inc_subtensor,
+    AdvancedSubtensor: _advanced_subtensor,
     MakeVector: _make_vector, Softmax: _softmax, LogSoftmax: _softmax,
     SpecifyShape: _specify_shape, Split: _split,
 }
 
 for _cls, _rule in RULES.items():
     register_batching_rule(_cls, _rule)
+
+
+def _broadcast_like(value: Variable, reference: Variable) -> Variable:
+    """``value`` repeated along the leading (batch) axis of ``reference``."""
+    return _broadcast(value, _batch_length([reference], [True]))
+
+
+BATCH_BROADCAST.register(TensorType, _broadcast_like)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from opgraph.autodiff.batched import loop_rule
 from opgraph.autodiff.vectorize import register_batching_rule
 from opgraph.graph.basic import (
     Apply,
@@ -32,11 +33,11 @@ from opgraph.graph.basic import (
 )
 from opgraph.graph.null_type import NullType
 from opgraph.graph.op import Op
-from opgraph.graph.replace import vectorize_rule_for
+from opgraph.graph.replace import apply_batching_rule, batch_axes_of
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise, _is_disconnected, broadcast_static_shape
-from opgraph.tensor.products import Dot, MatMul, matmul
+from opgraph.tensor.products import MatMul, matmul
 from opgraph.tensor.reduction import CAReduce
 from opgraph.tensor.reduction import sum as _sum
 from opgraph.tensor.shape import Shape, Shape_i, shape
@@ -49,6 +50,7 @@ __all__ = [
     "parse_gufunc_signature",
     "safe_signature",
     "vectorize_core_graph",
+    "vectorize_matrix_product",
     "vectorize_node_fallback",
 ]
 
@@ -318,7 +320,7 @@ class Blockwise(Op):
                     )
                 results[k][idx] = value  # type: ignore[index]
         if any(r is None for r in results):  # an empty batch: no core call to learn shapes from
-            for k, shp in enumerate(self._empty_core_shapes(node, inputs)):
+            for k, shp in enumerate(self._empty_core_shapes(node, inputs, core_node)):
                 results[k] = np.empty(batch_shape + shp, dtype=dtypes[k])
         for i, k in destroyed.items():  # the overwritten input holds output k
             if inputs[i] is not results[k]:
@@ -327,7 +329,10 @@ class Blockwise(Op):
         for cell, r in zip(output_storage, results):
             cell[0] = r
 
-    def _empty_core_shapes(self, node: Apply, inputs: Sequence[np.ndarray]) -> list[tuple]:
+    def _empty_core_shapes(self, node: Apply, inputs: Sequence[np.ndarray],
+                           core_node: Apply) -> list[tuple]:
+        """The core output shapes of an empty batch: from the signature and static shapes,
+        else from one core call on zeros (as the row loop ``Batched`` does)."""
         lengths: dict[str, int] = {d: int(d) for sig in self.outputs_sig for d in sig
                                    if d.isdigit()}
         for x, sig in zip(inputs, self.inputs_sig):
@@ -340,10 +345,25 @@ class Blockwise(Op):
                     s if s is not None else lengths[d] for d, s in zip(sig, static)
                 ))
             except KeyError as exc:
-                raise ValueError(
-                    f"{self}: cannot tell the core length {exc} of output {k} for an empty batch"
-                ) from None
+                probed = self._probe_core_shapes(inputs, core_node)
+                if probed is None:
+                    raise ValueError(
+                        f"{self}: cannot tell the core length {exc} of output {k} for an "
+                        "empty batch") from None
+                return probed
         return shapes
+
+    def _probe_core_shapes(self, inputs: Sequence[np.ndarray], core_node: Apply
+                           ) -> list[tuple] | None:
+        """The core outputs' shapes from the core Op run once on zeros (None if it fails)."""
+        zeros = [np.zeros(x.shape[x.ndim - len(sig):], dtype=x.dtype) if x.ndim > len(sig)
+                 else x for x, sig in zip(inputs, self.inputs_sig)]  # unbatched: as given
+        cells: list[list[Any]] = [[None] for _ in core_node.outputs]
+        try:
+            self.core_op.perform(core_node, zeros, cells)
+        except Exception:  # a probe: any failure means "shape unknown"
+            return None
+        return [np.shape(c[0]) for c in cells]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]) -> list:
         nb = self._batch_ndim(node)
@@ -487,11 +507,6 @@ def _sum_batch_axes(g: Any, x: Variable, core_ndim: int) -> Any:
 
 # --------------------------------------------------------------------------- vectorising
 
-#: rule(node, new_inputs, extra) -> new outputs; ``extra[i]`` is how many leading batch
-#: axes new_inputs[i] has beyond node.inputs[i].  Outputs carry max(extra) batch axes.
-VectorizeRule = Callable[[Apply, list[Variable], list[int]], list[Variable]]
-
-
 def _align_batch(ins: Sequence[Variable], extra: Sequence[int], core_ndim: Sequence[int]) -> list:
     """Give every batched input the same core rank, so left-padding aligns batch axes."""
     rank = max(core_ndim, default=0)
@@ -534,7 +549,9 @@ def _vec_blockwise(node: Apply, ins: list[Variable], extra: list[int]) -> list[V
     return node.op.make_node(*_align_blockwise(node, ins, extra)).outputs
 
 
-def _vec_matrix_product(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+def vectorize_matrix_product(node: Apply, ins: list[Variable], extra: list[int]
+                             ) -> list[Variable]:
+    """Dot/MatMul of matrices (or stacks) over batched operands: one ``matmul``."""
     # matmul maps over batch axes itself; with the core batch axes padded to one rank, its
     # right-aligned broadcasting puts the new axes outermost (1-D operands would change
     # meaning, so they take the Blockwise).
@@ -560,22 +577,19 @@ def _vec_shape_i(node: Apply, ins: list[Variable], extra: list[int]) -> list[Var
     return [Shape_i(node.op.i + extra[0])(ins[0])]
 
 
-# Per-Op-class vectorisation in the one batching table; an Op without an entry
-# becomes a Blockwise of itself (the table's fallback, registered below).
+# Per-Op-class rules in the one batching table (more in tensor.batching); an Op
+# without an entry becomes a Blockwise of itself (the table's fallback, below).
+# Shape and Shape_i stay unbatched: every batch entry has the same core shape.
 for _cls, _rule in {
     Elemwise: _vec_elemwise,
     DimShuffle: _vec_dimshuffle,
     CAReduce: _vec_careduce,
     Blockwise: _vec_blockwise,
-    Dot: _vec_matrix_product,
-    MatMul: _vec_matrix_product,
+    MatMul: vectorize_matrix_product,
     Shape: _vec_shape,
     Shape_i: _vec_shape_i,
 }.items():
-    register_batching_rule(_cls, vectorize=_rule)
-
-#: Rules whose outputs do not carry the batch axes (the extra count is 0).
-_UNBATCHED_OUTPUTS = {Shape, Shape_i}
+    register_batching_rule(_cls, _rule)
 
 
 def vectorize_node_fallback(op: Op, node: Apply, *batched_inputs: Variable) -> list[Variable]:
@@ -595,10 +609,15 @@ def vectorize_node_fallback(op: Op, node: Apply, *batched_inputs: Variable) -> l
 
 
 def _blockwise_fallback(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
-    return vectorize_node_fallback(node.op, node, *ins)
+    """The batching table's fallback: a Blockwise of the Op, or (non-tensor inputs) the
+    row loop of ``autodiff.batched``."""
+    try:
+        return vectorize_node_fallback(node.op, node, *ins)
+    except NotImplementedError:
+        return loop_rule(node, ins, extra)
 
 
-register_batching_rule(object, vectorize=_blockwise_fallback)  # Ops without a rule
+register_batching_rule(object, _blockwise_fallback)  # Ops without a rule
 
 
 def vectorize_core_graph(
@@ -632,10 +651,10 @@ def vectorize_core_graph(
             else:
                 continue
         else:
-            outs = vectorize_rule_for(node.op)(node, ins, ext)
+            outs = apply_batching_rule(node, ins, ext)
         for old, o in zip(node.outputs, outs):
             new[old] = o
-            extra[old] = 0 if type(node.op) in _UNBATCHED_OUTPUTS else max(ext)
+            extra[old] = batch_axes_of(old, o)
     return [o if skip(o) or isinstance(o, Constant) else new.get(o, o) for o in outputs]
 
 
@@ -685,17 +704,6 @@ def _as_outputs_of(outs: Sequence[Variable], node: Apply) -> list | None:
                 return None
         result.append(new)
     return result
-
-
-# --------------------------------------------------------------------------- batching table
-
-def _batch_blockwise(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    # The new batch axis is leading; Blockwise pads unbatched inputs on the left.
-    outs = _vec_blockwise(node, ins, [int(b) for b in batched])
-    return outs, [True] * len(outs)
-
-
-register_batching_rule(Blockwise, _batch_blockwise)
 
 
 class BlockwiseWithCoreShape(Blockwise):

@@ -397,12 +397,7 @@ def _vectorize_einsum(node: Apply, ins: list[Variable], extra: list[int]) -> lis
     return [einsum(",".join(terms) + "->" + batch + op.rhs, *ins)]
 
 
-def _batch_einsum(node: Apply, ins: list[Variable], batched: list[bool]) -> tuple:
-    """vectorize_graph's rule: one leading batch axis on the ``batched`` operands."""
-    return _vectorize_einsum(node, ins, [int(b) for b in batched]), [True]
-
-
-register_batching_rule(Einsum, _batch_einsum, vectorize=_vectorize_einsum)
+register_batching_rule(Einsum, _vectorize_einsum)
 
 
 @node_rewriter([Einsum])

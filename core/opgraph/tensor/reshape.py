@@ -290,15 +290,15 @@ def unpack(
     return [split_dims(p, v, axis=n_before) for p, v in zip(pieces, vectors)]
 
 
-def _join_dims_batched(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
+def _join_dims_batched(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
     op = node.op
-    return [JoinDims(op.start_axis + 1, op.n_axes)(ins[0])], [True]
+    return [JoinDims(op.start_axis + extra[0], op.n_axes)(ins[0])]
 
 
-def _split_dims_batched(node: Apply, ins: list[Variable], batched: list[bool]) -> Any:
-    if batched[1]:
+def _split_dims_batched(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    if extra[1]:
         raise NoBatchingRule(f"{node.op} with a batched shape")
-    return [SplitDims(node.op.axis + 1)(*ins)], [True]
+    return [SplitDims(node.op.axis + extra[0])(*ins)]
 
 
 register_batching_rule(JoinDims, _join_dims_batched)

@@ -3,8 +3,8 @@
 Per function (``pt.exp``, ``pt.add``, plugin-served ``pt.erf`` ...): a docs entry
 (``opgraph.scalar.docs.FUNCTION_DOCS``, by name or alias), a C row (``SCALAR_C``,
 a ``CExpr`` through the ``opgraph_op_impl`` hook, or an explicit ``PERFORM_ONLY``
-entry saying why not), and a batching path (the batching table's entry for
-Elemwise: one batch axis for jacobian, any for vectorize).  docs/writing-an-op.md
+entry saying why not), and a batching path (the batching table's rule for
+Elemwise, used by vectorize_graph, jacobian and Blockwise gradients).  docs/writing-an-op.md
 lists the same places; a new op that misses one is named here.
 """
 
@@ -16,7 +16,7 @@ from opgraph_c.codegen.scalar_table import PERFORM_ONLY, SCALAR_C, c_row
 
 import opgraph.tensor.math as ptm
 from opgraph import faces
-from opgraph.graph.replace import batching_rule_for, vectorize_rule_for
+from opgraph.graph.replace import BATCHING_RULES, batching_rule_for
 from opgraph.scalar.basic import UnaryScalarOp, upgrade_to_float
 from opgraph.scalar.docs import FUNCTION_DOCS
 from opgraph.tensor.elemwise import Elemwise
@@ -66,9 +66,7 @@ def contract_problems(functions: dict[str, Elemwise]) -> list[str]:
         try:
             batching_rule_for(fn)
         except NotImplementedError:
-            problems.append(f"{label}: no one-axis batching rule (jacobian)")
-        if vectorize_rule_for(fn, fallback=False) is None:
-            problems.append(f"{label}: no any-axes batching rule (vectorize)")
+            problems.append(f"{label}: no batching rule (vectorize_graph, jacobian, Blockwise)")
     return problems
 
 
@@ -107,6 +105,11 @@ def test_a_new_op_is_named_until_its_docs_and_c_row_exist(monkeypatch) -> None:
     assert contract_problems({"cube": cube}) == [problems[1]]
     monkeypatch.setitem(SCALAR_C, Cube, SCALAR_C[type(ptm.sqr.scalar_op)])
     assert contract_problems({"cube": cube}) == []
+    # nothing for batching: Elemwise's rule covers it; without that rule it is named
+    with BATCHING_RULES.saved():
+        del BATCHING_RULES[Elemwise]
+        assert contract_problems({"cube": cube}) == [
+            "cube: no batching rule (vectorize_graph, jacobian, Blockwise)"]
 
 
 @pytest.mark.parametrize("name", ["exp", "add", "clip"])

@@ -160,6 +160,22 @@ def test_fgraph_and_clone():
     assert twin == op
 
 
+def test_fgraph_clone_keeps_inner_inputs():
+    # PyMC's CustomDist support point clones op.fgraph, rewrites the clone and then
+    # replaces op.inner_inputs in it by the node's inputs (PyTensor's nominal inputs)
+    x, y = pt.dscalar("x"), pt.dscalar("y")
+    op = OpFromGraph([x, y], [pt.exp(x) * y])
+    twin = op.fgraph.clone()
+    assert list(twin.inputs) == op.inner_inputs
+    assert twin.outputs[0] is not op.inner_outputs[0]
+    a, b = pt.dscalar("a"), pt.dscalar("b")
+    twin.replace_all(list(zip(op.inner_inputs, [a, b + 1])), import_missing=True)
+    np.testing.assert_allclose(compile_vm([a, b], twin.outputs[0])(0.5, 2.0), np.exp(0.5) * 3)
+    # the Op's own graph is untouched
+    np.testing.assert_allclose(compile_vm(op.inner_inputs, op.inner_outputs[0])(0.5, 2.0),
+                               np.exp(0.5) * 2)
+
+
 def test_str_shows_inline_flag():
     x = pt.dscalar("x")
     assert str(OpFromGraph([x], [x + 1])) == "OpFromGraph{inline=False}"

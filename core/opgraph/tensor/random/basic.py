@@ -712,7 +712,8 @@ _ALL_DISTRIBUTIONS = {
     if not name.startswith("_") and (isinstance(obj, RandomVariable) or name in (
         "standard_normal", "gamma", "choice", "permutation"))
 }
-DISTRIBUTIONS.update(_ALL_DISTRIBUTIONS)
+for _name, _dist in _ALL_DISTRIBUTIONS.items():
+    DISTRIBUTIONS.register(_name, _dist)
 
 
 def _rng_method(dist: Any) -> Any:
@@ -723,7 +724,8 @@ def _rng_method(dist: Any) -> Any:
     return method
 
 
-RNG_METHODS.update({name: _rng_method(d) for name, d in _ALL_DISTRIBUTIONS.items()})
+for _name, _dist in _ALL_DISTRIBUTIONS.items():
+    RNG_METHODS.register(_name, _rng_method(_dist))
 
 
 # PyTensor's display names of its distributions (``op._print_name``: plain text, LaTeX),

@@ -13,12 +13,14 @@ import attrs
 import numpy as np
 
 from opgraph.graph.basic import Variable
+from opgraph.graph.table import NameTable
 from opgraph.graph.type import Type
 
 # Distribution name -> ``f(rng, *args, **kwargs)`` returning ``(next_rng, draw)``;
 # filled by ``opgraph.tensor.random.basic`` so generator variables offer
 # ``rng.normal(...)`` without this module importing the distributions.
-RNG_METHODS: dict[str, Any] = {}
+RNG_METHODS: NameTable[Any] = NameTable(
+    "rng_methods", "generator variable methods by distribution name (rng.normal(...))")
 
 
 class RandomGeneratorVariable(Variable):

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Constant, Variable
+from opgraph.graph.table import NameTable
 from opgraph.scalar import Cast
 from opgraph.tensor.basic import cast
 from opgraph.tensor.creation import alloc
@@ -48,7 +49,8 @@ __all__ = [
 
 # Name -> distribution (RandomVariable or helper function); filled by ``basic``
 # so RandomStream can find them without importing it.
-DISTRIBUTIONS: dict[str, Callable[..., Any]] = {}
+DISTRIBUTIONS: NameTable[Callable[..., Any]] = NameTable(
+    "random_distributions", "distributions by name (RandomStream.<name>)")
 
 
 def _is_none(size: Any) -> bool:

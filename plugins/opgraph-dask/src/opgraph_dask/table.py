@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from opgraph.graph.basic import Apply
+from opgraph.graph.table import TypeTable
 from opgraph.plugins import find_op_impl
 
 __all__ = ["BACKEND", "Translator", "chunked_ops", "creates_arrays", "lookup", "register"]
@@ -22,7 +23,8 @@ BACKEND = "dask"
 
 Translator = Callable[[Apply, Sequence[Any], Any], list[Any]]
 
-_TABLE: dict[type, Translator] = {}
+_TABLE: TypeTable[Translator] = TypeTable(
+    "dask_translators", "Op class -> chunked dask translation (opgraph-dask)")
 _CREATORS: set[type] = set()
 
 
@@ -38,7 +40,7 @@ def register(*op_types: type, creates: bool = False) -> Callable[[Translator], T
         for t in op_types:
             if not isinstance(t, type):
                 raise TypeError(f"register: expected Op classes, got {t!r}")
-            _TABLE[t] = fn
+            _TABLE.register(t, fn, origin=getattr(fn, "__module__", None))
             if creates:
                 _CREATORS.add(t)
         return fn
@@ -53,10 +55,9 @@ def creates_arrays(op: Any) -> bool:
 
 def lookup(op: Any) -> Translator | None:
     """The translator of ``op``: the table (by MRO), then the op_impl hook, else None."""
-    for cls in type(op).__mro__:
-        fn = _TABLE.get(cls)
-        if fn is not None:
-            return fn
+    fn = _TABLE.lookup(op)
+    if fn is not None:
+        return fn
     found = find_op_impl(op, BACKEND)
     if found is None:
         return None

@@ -142,7 +142,14 @@ class AllocDiag(Op):
 
 
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Variable:
-    """``numpy.diagonal``: the diagonal of axes ``axis1``/``axis2``, moved last."""
+    """``numpy.diagonal``: the diagonal of axes ``axis1``/``axis2``, moved last.
+
+    Negative axes are counted from ``a``'s rank here, so one diagonal has one Op
+    (PyTensor's ``diagonal`` normalizes them the same way)."""
+    a = pt.as_tensor_variable(a)
+    nd = a.type.ndim
+    if nd >= 2 and -nd <= axis1 < nd and -nd <= axis2 < nd:
+        axis1, axis2 = axis1 % nd, axis2 % nd
     return ExtractDiag(offset, axis1, axis2)(a)
 
 

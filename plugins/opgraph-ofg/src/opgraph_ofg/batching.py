@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from opgraph.gradient import NoBatchingRule, vectorize_graph
+from opgraph.gradient import NoBatchingRule, one_batch_axis, vectorize_graph
 from opgraph.graph.basic import Apply, Variable
 
 __all__ = ["batch_opfromgraph"]
 
 
-def batch_opfromgraph(
-    node: Apply, ins: list[Variable], batched: list[bool]
-) -> tuple[list[Variable], list[bool]]:
-    """``node`` over inputs whose ``batched`` ones carry a leading batch axis."""
+def batch_opfromgraph(node: Apply, ins: list[Variable], extra: list[int]) -> list[Variable]:
+    """``node`` over inputs of which those with ``extra`` 1 carry a leading batch axis."""
+    batched = one_batch_axis(node, ins, extra)
     op = node.op
     n = op.n_explicit_inputs
     if op.has_overrides or op.destroy_map:
@@ -44,4 +43,4 @@ def batch_opfromgraph(
         [*new_inputs, *op.inner_inputs[n:]], outputs,
         inline=op.is_inline, name=op.name, **op.kwargs,
     )
-    return new_op(*ins, return_list=True), [True] * len(outputs)
+    return new_op(*ins, return_list=True)

@@ -21,7 +21,7 @@ from opgraph.compile.io import In
 from opgraph.compile.sharedvalue import SharedVariable
 from opgraph.gradient import NullTypeGradError, Rop, grad, register_batching_rule
 from opgraph.graph.basic import Apply, Variable, clone, clone_replace, io_toposort
-from opgraph.graph.fg import FunctionGraph
+from opgraph.graph.fg import FunctionGraph, InnerFunctionGraph
 from opgraph.graph.op import EqualByValueKey, HasInnerGraph, Op
 from opgraph.graph.traversal import ancestors
 from opgraph_ofg.batching import batch_opfromgraph
@@ -233,8 +233,8 @@ class OpFromGraph(EqualByValueKey, Op, HasInnerGraph):
         """The inner graph as a FunctionGraph (built on first use, on the inner variables)."""
         fg = self._fgraph
         if fg is None:
-            fg = self._fgraph = FunctionGraph(self.inner_inputs_, self.inner_outputs_,
-                                              clone=False)
+            fg = self._fgraph = InnerFunctionGraph(self.inner_inputs_, self.inner_outputs_,
+                                                   clone=False)
         return fg
 
     @property

@@ -4,6 +4,10 @@
 a Blockwise without batch axes, or of an Elemwise, becomes its core Op (after
 specialize, so the linear-algebra rewrites still see their Blockwise nodes).
 
+``local_blockwise_batched_update`` (canonicalize, FAST_RUN): a Blockwise of an
+index update (batched indices, or a batched update of an unbatched ``x``) or of
+an Alloc (batched lengths equal over the batch) becomes one node.
+
 ``blockwise_inplace``: a Blockwise overwrites inputs its core Op can overwrite.
 
 A core Op that implements ``inplace_on_inputs`` (PyTensor's protocol) says
@@ -24,11 +28,13 @@ from opgraph.graph.op import Op
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.inplace_inputs import InplaceOnInputs
 from opgraph.graph.rewriting.walking import in2out
+from opgraph.tensor.batching_index import lower_blockwise
 from opgraph.tensor.blockwise import Blockwise, local_useless_blockwise
 from opgraph.tensor.shape import Reshape
 from opgraph_rewrites.utils import keep_type
 
-__all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_reshape",
+__all__ = ["BlockwiseInplace", "blockwise_inplace", "local_blockwise_batched_update",
+           "local_blockwise_reshape", "register_blockwise_canonicalize",
            "register_blockwise_passes"]
 
 
@@ -55,6 +61,18 @@ def local_blockwise_reshape(fgraph: Any, node: Apply) -> Any:
     return None if fixed is None else [fixed]
 
 
+@node_rewriter([Blockwise], name="local_blockwise_batched_update")
+def local_blockwise_batched_update(fgraph: Any, node: Apply) -> Any:
+    """Blockwise(inc_subtensor) with batched indices (or an unbatched ``x``) -> one advanced
+    inc_subtensor, and Blockwise(alloc) whose batched lengths are the same in every batch
+    entry -> one alloc (:func:`opgraph.tensor.batching_index.lower_blockwise`)."""
+    outs = lower_blockwise(node)
+    if outs is None:
+        return None
+    fixed = keep_type(node.outputs[0], outs[0])
+    return None if fixed is None else [fixed]
+
+
 def _candidates(node: Apply) -> list[int]:
     out_types = [o.type for o in node.outputs]
     return [i for i, inp in enumerate(node.inputs)
@@ -76,6 +94,12 @@ class BlockwiseInplace(InplaceOnInputs):
 
 
 blockwise_inplace = BlockwiseInplace()
+
+
+def register_blockwise_canonicalize(canon: Any) -> None:
+    """Add ``local_blockwise_batched_update`` to the canonicalize database ``canon``."""
+    canon.register("local_blockwise_batched_update", local_blockwise_batched_update,
+                   "fast_run", "blockwise")
 
 
 def register_blockwise_passes(db: Any) -> None:

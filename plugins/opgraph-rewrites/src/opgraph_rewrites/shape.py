@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from opgraph.graph.basic import Apply, Constant
-from opgraph.graph.rewriting.basic import node_rewriter
+from opgraph.graph.rewriting.basic import GraphRewriter, node_rewriter
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.shape import (
     Reshape,
@@ -39,7 +39,9 @@ from opgraph_rewrites.utils import keep_type, order_with_new_axes
 __all__ = [
     "ShapeFeature",
     "ShapeOptimizer",
+    "UnShapeOptimizer",
     "local_Shape_i_ground",
+    "local_fuse_expand_dims_reshape",
     "local_fuse_squeeze_reshape",
     "local_lift_specify_shape_elemwise",
     "local_lift_specify_shape_inc_subtensor",
@@ -47,12 +49,14 @@ __all__ = [
     "local_reshape_chain",
     "local_reshape_lift",
     "local_reshape_to_dimshuffle",
+    "local_shape_ground",
     "local_shape_to_shape_i",
     "local_subtensor_of_shape",
     "local_useless_expand_dims_in_reshape",
     "local_useless_reshape",
     "local_useless_specify_shape",
     "reshape_rewriters",
+    "shape_named_rewriters",
     "shape_rewriters",
 ]
 
@@ -70,11 +74,17 @@ def local_reshape_to_dimshuffle(fgraph: Any, node: Apply) -> Any:
     entries = _shape_entries(node)
     if entries is None or len(entries) != node.op.ndim:
         return False
-    ones = [k for k, e in enumerate(entries) if static_int(e) == 1]
+    x = node.inputs[0]
+    values = [static_int(e) for e in entries]
+    if x.type.ndim == 0 and values.count(-1) <= 1 and all(v in (1, -1) for v in values):
+        # a scalar's one element: every length is 1, the -1 included
+        new = DimShuffle(input_ndim=0, new_order=("x",) * len(entries))(x)
+        fixed = keep_type(node.outputs[0], new)
+        return [fixed] if fixed is not None else False
+    ones = [k for k, v in enumerate(values) if v == 1]
     if not ones:
         return False
     rest = [e for k, e in enumerate(entries) if k not in ones]
-    x = node.inputs[0]
     core = reshape(x, rest, ndim=len(rest)) if rest or x.type.ndim else x
     order = order_with_new_axes(len(entries), ones)
     new = DimShuffle(input_ndim=core.type.ndim, new_order=order)(core)
@@ -216,6 +226,65 @@ def local_lift_specify_shape_inc_subtensor(fgraph: Any, node: Apply) -> Any:
         dims[axis] = length
     fixed = keep_type(node.outputs[0], src.op(specify_shape(x, dims), *rest))
     return [fixed] if fixed is not None else None
+
+
+@node_rewriter([DimShuffle], name="local_fuse_expand_dims_reshape")
+def local_fuse_expand_dims_reshape(fgraph: Any, node: Apply) -> Any:
+    """reshape(x, (a, b)).dimshuffle(0, 1, 'x') -> reshape(x, (a, b, 1)): one reshape
+    (undoes local_reshape_to_dimshuffle; the reshape must have no other client, as
+    fusing could then cost a copy)."""
+    op = node.op
+    if not op.augment or op.drop or op.shuffle != tuple(range(op.input_ndim)):
+        return None
+    inner = node.inputs[0].owner
+    if inner is None or not isinstance(inner.op, Reshape):
+        return None
+    if fgraph is not None and len(fgraph.clients.get(node.inputs[0], ())) != 1:
+        return None
+    entries = _shape_entries(inner)
+    if entries is None:
+        return None
+    new_entries: list[Any] = list(entries)
+    for axis in op.augment:
+        new_entries.insert(axis, 1)
+    new = reshape(inner.inputs[0], new_entries, ndim=len(new_entries))
+    fixed = keep_type(node.outputs[0], new)
+    return [fixed] if fixed is not None else None
+
+
+_EMPTY_SHAPE = constant(np.zeros(0, dtype="int64"))
+
+
+@node_rewriter([Shape], name="local_shape_ground")
+def local_shape_ground(fgraph: Any, node: Apply) -> Any:
+    """shape(x) -> a constant vector when x's type states every length."""
+    (x,) = node.inputs
+    static = getattr(x.type, "shape", None)
+    if static is None or None in static:
+        return None
+    if not static:
+        return [_EMPTY_SHAPE]
+    return [constant(np.asarray(static, dtype="int64"))]
+
+
+class UnShapeOptimizer(GraphRewriter):
+    """Detaches the ShapeFeature (PyTensor's ``UnShapeOpt`` step, not run by default)."""
+
+    def apply(self, fgraph: Any) -> None:
+        for feature in list(getattr(fgraph, "_features", ())):
+            if isinstance(feature, ShapeFeature):
+                fgraph.remove_feature(feature)
+
+
+def shape_named_rewriters() -> dict[str, list[tuple[str, Any, tuple[str, ...]]]]:
+    """phase -> (name, rewriter, extra tags) for PyTensor's shape rewrites outside
+    canonicalize."""
+    return {
+        "canonicalize": [("local_shape_ground", local_shape_ground, ("shape",))],
+        "specialize": [("local_fuse_expand_dims_reshape", local_fuse_expand_dims_reshape,
+                        ("shape",)),
+                       ("local_fuse_squeeze_reshape", local_fuse_squeeze_reshape, ("shape",))],
+    }
 
 
 def reshape_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:

@@ -16,7 +16,10 @@ from opgraph_rewrites.basic_more import basic_more_rewriters
 from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
 from opgraph_rewrites.blas_reductions import register_blas_rewrites
-from opgraph_rewrites.blockwise_passes import register_blockwise_passes
+from opgraph_rewrites.blockwise_passes import (
+    register_blockwise_canonicalize,
+    register_blockwise_passes,
+)
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
 from opgraph_rewrites.composite_outputs import composite_outputs_rewriters
@@ -42,15 +45,21 @@ from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
 from opgraph_rewrites.scan import register_scan_rewrites
-from opgraph_rewrites.shape import reshape_rewriters
+from opgraph_rewrites.shape import reshape_rewriters, shape_named_rewriters
 from opgraph_rewrites.shape_feature import shape_rewriters
 from opgraph_rewrites.special import special_rewriters
 from opgraph_rewrites.specialize import specialize_rewriters
 from opgraph_rewrites.stabilize import stabilize_rewriters
-from opgraph_rewrites.subtensor import subtensor_rewriters
+from opgraph_rewrites.subtensor import subtensor_rewriters, subtensor_specialize_rewriters
+from opgraph_rewrites.subtensor_index import subtensor_index_rewriters
 from opgraph_rewrites.subtensor_inplace import register_subtensor_inplace
 from opgraph_rewrites.subtensor_lift import subtensor_lift_rewriters
+from opgraph_rewrites.subtensor_lift_more import (
+    register_by_name_only,
+    subtensor_lift_more_rewriters,
+)
 from opgraph_rewrites.subtensor_merge import local_join_subtensors, subtensor_merge_rewriters
+from opgraph_rewrites.subtensor_writes import subtensor_write_rewriters
 from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 
 __all__ = ["register_standard_rewrites"]
@@ -60,9 +69,12 @@ def _per_phase_tables() -> list[tuple[str, list[tuple[str, Any, tuple[str, ...]]
     """(phase, entries) of the modules that place their rewrites in several phases."""
     tables = [basic_rewriters, basic_more_rewriters, basic_vector_rewriters,
               math_more_rewriters, math_named_rewriters, math_logexp_rewriters,
+              subtensor_write_rewriters, subtensor_index_rewriters, shape_named_rewriters,
+              subtensor_lift_more_rewriters,
               math_dot_diag_rewriters, math_log_sign_rewriters, basic_join_diag_rewriters,
               composite_outputs_rewriters, math_bessel_rewriters, pow_squaring_rewriters]
-    return [item for table in tables for item in table().items()]
+    items = [item for table in tables for item in table().items()]
+    return [*items, ("specialize", subtensor_specialize_rewriters())]
 
 
 def register_standard_rewrites(db: Any) -> None:
@@ -71,6 +83,7 @@ def register_standard_rewrites(db: Any) -> None:
                    "constant_folding")
     canon.register("canonicalize_merge", MergeOptimizer(), "fast_run", "fast_compile", "merge",
                    final_rewriter=True)
+    register_blockwise_canonicalize(canon)  # before local_blockwise_inc_subtensor
     for name, rw, tags in [*canonicalize_rewriters(), *shape_rewriters(),
                            *inverse_pair_rewriters(), *elemwise_rewriters(), *math_rewriters(),
                            *reshape_rewriters(), *reshape_dims_rewriters(), *extra_ops_rewriters(),
@@ -136,6 +149,7 @@ def register_standard_rewrites(db: Any) -> None:
                 "inplace_elemwise_optimizer", phase="inplace",
                 after=("InplaceBlasOpt", "c_blas_destructive", "blockwise_inplace"))
     register_subtensor_inplace(db)
+    register_by_name_only(db)
     db.register("ifelse_make_view", ifelse_make_view, "fast_run", "inplace", phase="inplace")
     db.register("random_make_inplace", random_make_inplace, "fast_run", "inplace",
                 phase="inplace")

@@ -29,6 +29,7 @@ from opgraph.plugins import MissingPluginName
 from opgraph.scalar.arith import Add
 from opgraph.tensor import take
 from opgraph.tensor.advanced import AdvancedIncSubtensor, AdvancedSubtensor
+from opgraph.tensor.basic import as_tensor_variable
 from opgraph.tensor.blockwise import Blockwise
 from opgraph.tensor.creation import Alloc, arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
@@ -46,6 +47,13 @@ from opgraph.tensor.subtensor import (
 )
 from opgraph.tensor.type_other import NoneTypeT
 from opgraph_rewrites.registering import register_useless
+from opgraph_rewrites.subtensor_index import (
+    local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1,
+    local_blockwise_of_subtensor,
+    local_convert_negative_indices,
+    local_subtensor_remove_broadcastable_index,
+    local_useless_AdvancedSubtensor1,
+)
 from opgraph_rewrites.subtensor_inplace import (
     local_inplace_AdvancedIncSubtensor,
     local_inplace_AdvancedIncSubtensor1,
@@ -58,30 +66,53 @@ from opgraph_rewrites.subtensor_merge import (
     local_subtensor_merge_slice,
     merge_two_slices,
 )
+from opgraph_rewrites.subtensor_writes import (
+    local_incsubtensor_of_zeros,
+    local_incsubtensor_of_zeros_to_setsubtensor,
+    local_read_of_write_same_indices,
+    local_set_to_inc_subtensor,
+    local_setsubtensor_of_constants,
+    local_useless_inc_subtensor,
+    local_write_of_write_same_indices,
+)
 from opgraph_rewrites.useless import is_dim_of
 from opgraph_rewrites.utils import const_value, keep_type
 
 __all__ = [
     "_diag_indices",
     "_slice_to_arange",
+    "eager_add_zero",
     "get_advsubtensor_axis",
     "is_full_slice",
+    "local_AdvancedIncSubtensor_to_AdvancedIncSubtensor1",
     "local_add_of_sparse_write",
     "local_adv_idx_to_diagonal",
     "local_adv_idx_to_slice",
     "local_blockwise_inc_subtensor",
+    "local_blockwise_of_subtensor",
+    "local_convert_negative_indices",
+    "local_incsubtensor_of_zeros",
+    "local_incsubtensor_of_zeros_to_setsubtensor",
     "local_inplace_AdvancedIncSubtensor",
     "local_inplace_AdvancedIncSubtensor1",
     "local_inplace_setsubtensor",
     "local_join_subtensors",
+    "local_read_of_write_same_indices",
     "local_replace_AdvancedSubtensor",
+    "local_set_to_inc_subtensor",
+    "local_setsubtensor_of_constants",
     "local_subtensor_merge_integer",
     "local_subtensor_merge_slice",
+    "local_subtensor_remove_broadcastable_index",
+    "local_useless_AdvancedSubtensor1",
+    "local_useless_inc_subtensor",
     "local_useless_slice",
     "local_useless_subtensor",
+    "local_write_of_write_same_indices",
     "merge_two_slices",
     "register_useless",
     "subtensor_rewriters",
+    "subtensor_specialize_rewriters",
     "transform_take",
 ]
 
@@ -137,6 +168,19 @@ def _const_array(var: Variable, budget: int = _EVAL_BUDGET) -> np.ndarray | None
     return np.asarray(cells[node.outputs.index(var)][0])
 
 
+def eager_add_zero(x: Any, y: Any) -> Variable:
+    """``x + y``, or the other term alone when one is a constant zero that adds nothing
+    (no broadcast, no dtype change), so rewrites do not build ``x + 0``."""
+    x, y = as_tensor_variable(x), as_tensor_variable(y)
+    for zero, other in ((x, y), (y, x)):
+        if (const_value(zero) == 0 and isinstance(zero, Constant)
+                and zero.type.ndim <= other.type.ndim
+                and all(s == 1 for s in zero.type.shape)
+                and zero.type.dtype == other.type.dtype):
+            return other
+    return x + y
+
+
 def _fixed(node: Apply, new: Variable) -> Any:
     out = keep_type(node.outputs[0], new)
     return [out] if out is not None else None
@@ -161,16 +205,52 @@ def _is_whole(x: Variable, axis: int, sl: slice, fgraph: Any = None) -> bool:
     return is_dim_of(fgraph, sl.stop, x, axis)
 
 
+def _default_bounds(x: Variable, axis: int, sl: slice, fgraph: Any) -> slice:
+    """``sl`` with each bound that equals its default left out: a step of 1; for a
+    positive step a start of 0 (or <= -n) and a stop >= n (or n itself); for a negative
+    step a start of -1 (or >= n - 1) and a stop < -n.  A symbolic step leaves the
+    bounds (their defaults depend on its sign)."""
+    if sl.step is None:
+        step: int | None = 1
+    else:
+        step = static_int(sl.step)
+        if step is None:
+            return sl
+    n = x.type.shape[axis]
+    start = None if sl.start is None else static_int(sl.start)
+    stop = None if sl.stop is None else static_int(sl.stop)
+    new_start, new_stop = sl.start, sl.stop
+    if step > 0:
+        if start is not None and (start == 0 or (n is not None and start <= -n)):
+            new_start = None
+        if sl.stop is not None and (
+                (stop is not None and n is not None and stop >= n)
+                or (stop is None and is_dim_of(fgraph, sl.stop, x, axis))):
+            new_stop = None
+    else:
+        if start is not None and (start == -1 or (n is not None and start >= n - 1)):
+            new_start = None
+        if stop is not None and n is not None and stop < -n:
+            new_stop = None
+    return slice(new_start, new_stop, None if step == 1 else sl.step)
+
+
 @node_rewriter([Subtensor], name="local_useless_slice")
 def local_useless_slice(fgraph: Any, node: Apply) -> Any:
-    """x[0:n:1, a:b] -> x[:, a:b]; x[a:b, :] -> x[a:b]; x[:, :] -> x."""
+    """x[0:n:1, 1:5:2] -> x[:, 1::2] (n, 5 the lengths); x[a:b, :] -> x[a:b]; x[:, :] -> x.
+
+    Each bound equal to its default goes (values are the same: NumPy clips bounds to
+    the axis), then trailing whole slices."""
     x = node.inputs[0]
     index = basic_index(node)
-    new = [slice(None) if isinstance(e, slice) and e != slice(None)
-           and _is_whole(x, k, e, fgraph) else e for k, e in enumerate(index)]
+    new = [_default_bounds(x, k, e, fgraph) if isinstance(e, slice) else e
+           for k, e in enumerate(index)]
     while new and isinstance(new[-1], slice) and new[-1] == slice(None):
         new.pop()
-    if len(new) == len(index) and all(a is b for a, b in zip(new, index)):
+    if len(new) == len(index) and all(
+            a is b or (isinstance(a, slice) and isinstance(b, slice)
+                       and (a.start, a.stop, a.step) == (b.start, b.stop, b.step))
+            for a, b in zip(new, index)):
         return None
     return _fixed(node, get_item(x, tuple(new)) if new else x)
 
@@ -408,15 +488,20 @@ def local_blockwise_inc_subtensor(fgraph: Any, node: Apply) -> Any:
 
 
 def subtensor_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
-    """(name, rewriter, extra tags) for the canonicalize phase."""
+    """(name, rewriter, extra tags) for the canonicalize phase (local_replace_AdvancedSubtensor
+    is a specialization, as in PyTensor: see subtensor_specialize_rewriters)."""
     return [
         ("local_useless_slice", local_useless_slice, ("fast_compile",)),
-        ("local_replace_AdvancedSubtensor", local_replace_AdvancedSubtensor, ()),
         ("local_adv_idx_to_slice", local_adv_idx_to_slice, ()),
         ("local_adv_idx_to_diagonal", local_adv_idx_to_diagonal, ()),
         ("local_add_of_sparse_write", local_add_of_sparse_write, ()),
         ("local_blockwise_inc_subtensor", local_blockwise_inc_subtensor, ()),
     ]
+
+
+def subtensor_specialize_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
+    """(name, rewriter, extra tags) for the specialize phase."""
+    return [("local_replace_AdvancedSubtensor", local_replace_AdvancedSubtensor, ())]
 
 
 #: PyTensor's name: a Subtensor taking whole axes goes (``local_useless_slice``'s job).

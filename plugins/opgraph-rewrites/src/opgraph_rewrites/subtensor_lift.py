@@ -5,7 +5,10 @@ arithmetic folds.
 - ``elemwise(x, y)[idx] -> elemwise(x[idx'], y[idx'])`` (one client only);
 - ``expand_dims(x)[idx] -> expand_dims(x[idx'])``;
 - ``make_vector(a, b, c)[1] -> b`` and constant slices of it;
-- ``shape(x)[i]`` -> the static length, when the type knows it.
+- ``shape(x)[i]`` -> the static length, when the type knows it;
+- ``specify_shape(x, (a, b))[i] -> specify_shape(specify_shape(x, (a, None))[i], (b,))``:
+  the rest of the assertion moves to the smaller result; the indexed axes keep
+  theirs (PyTensor drops it).
 
 Each keeps NumPy's result, including its index errors: an index is dropped
 only on an axis where the value is length 1 and another input still
@@ -23,9 +26,15 @@ from opgraph.graph.basic import Apply, Variable
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.tensor.creation import arange
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
-from opgraph.tensor.indexing import SliceSpec, split_inputs
 from opgraph.tensor.reduction import CAReduce, Prod, Sum
-from opgraph.tensor.shape import MakeVector, Shape, make_vector, static_int
+from opgraph.tensor.shape import (
+    MakeVector,
+    Shape,
+    SpecifyShape,
+    make_vector,
+    specify_shape,
+    static_int,
+)
 from opgraph.tensor.special import LogSoftmax, Softmax
 from opgraph.tensor.subtensor import Subtensor, get_item
 from opgraph.tensor.variable import constant
@@ -36,32 +45,45 @@ from opgraph_rewrites.extract_diag import (
     local_extract_diag_of_alloc_diag,
     local_extract_diag_of_eye,
 )
+from opgraph_rewrites.subtensor_alloc import (
+    lift_subtensor_through_alloc,
+    local_basic_subtensor_of_alloc,
+    local_subtensor_of_alloc,
+)
+from opgraph_rewrites.subtensor_index_entries import basic_index
+from opgraph_rewrites.subtensor_lift_more import (
+    local_subtensor_of_adv_subtensor,
+    local_subtensor_of_dot,
+    local_subtensor_of_join,
+    local_subtensor_of_squeeze,
+)
 from opgraph_rewrites.utils import keep_type
 
 __all__ = [
     "_diag_indices",
     "basic_index",
     "extract_diag_lift_pass",
+    "lift_subtensor_through_alloc",
+    "local_basic_subtensor_of_alloc",
     "local_extract_diag_lift",
     "local_extract_diag_of_alloc",
     "local_extract_diag_of_alloc_diag",
     "local_extract_diag_of_eye",
+    "local_subtensor_SpecifyShape_lift",
     "local_subtensor_make_vector",
+    "local_subtensor_of_adv_subtensor",
+    "local_subtensor_of_alloc",
     "local_subtensor_of_batch_dims",
+    "local_subtensor_of_dot",
     "local_subtensor_of_expand_dims",
+    "local_subtensor_of_join",
     "local_subtensor_of_reduce",
     "local_subtensor_of_softmax",
+    "local_subtensor_of_squeeze",
     "local_subtensor_of_transpose",
     "local_subtensor_shape_constant",
     "subtensor_lift_rewriters",
 ]
-
-
-def basic_index(node: Apply) -> list[Any]:
-    """A Subtensor node's index as Python entries: index variables and slices of them."""
-    parts = split_inputs(node.op.idx_spec, node.inputs[1:])
-    return [slice(*p) if isinstance(e, SliceSpec) else p
-            for e, p in zip(node.op.idx_spec, parts)]
 
 
 def _is_full(entry: Any) -> bool:
@@ -221,7 +243,10 @@ def local_subtensor_make_vector(fgraph: Any, node: Apply) -> Any:
     vec = node.inputs[0].owner
     if vec is None or not isinstance(vec.op, MakeVector):
         return None
-    (entry,) = basic_index(node)
+    index = basic_index(node)
+    if not index:  # v[()] is v
+        return _fixed(node, node.inputs[0])
+    (entry,) = index
     elements = list(vec.inputs)
     if isinstance(entry, slice):
         bounds = [None if p is None else static_int(p) for p in (entry.start, entry.stop,
@@ -261,6 +286,35 @@ def local_subtensor_shape_constant(fgraph: Any, node: Apply) -> Any:
     return _fixed(node, constant(np.int64(static[i])))
 
 
+def _specified_dims(node: Apply) -> list[Any]:
+    """A SpecifyShape node's asserted length per axis (None where not given)."""
+    dims = iter(node.inputs[1:])
+    return [next(dims) if given else None for given in node.op.given]
+
+
+@node_rewriter([Subtensor], name="local_subtensor_SpecifyShape_lift")
+def local_subtensor_SpecifyShape_lift(fgraph: Any, node: Apply) -> Any:
+    """specify_shape(x, (a, b, c))[i] -> specify_shape(specify_shape(x, (a, None,
+    None))[i], (b, c)): integer indices only; the assertion of the indexed axes stays
+    on ``x`` (so a wrong length still raises)."""
+    spec = node.inputs[0].owner
+    if spec is None or not isinstance(spec.op, SpecifyShape):
+        return None
+    index = basic_index(node)
+    if any(isinstance(e, slice) for e in index):
+        return None
+    x = spec.inputs[0]
+    dims = _specified_dims(spec)
+    k = len(index)
+    rest = dims[k:]
+    if all(d is None for d in rest):
+        return None  # nothing to lift (and the inner form of this rewrite itself)
+    head = dims[:k] + [None] * (x.type.ndim - k)
+    base = specify_shape(x, head) if any(d is not None for d in head) else x
+    inner = get_item(base, tuple(index))
+    return _fixed(node, specify_shape(inner, rest))
+
+
 def _diag_indices(ndim: int, axis1: int, axis2: int, d: Any, row_off: int = 0,
                   col_off: int = 0) -> list[Any]:
     """The index tuple reading the diagonal (length ``d``, starting at ``(row_off,
@@ -281,6 +335,7 @@ def subtensor_lift_rewriters() -> list[tuple[str, Any, tuple[str, ...]]]:
         ("local_subtensor_of_reduce", local_subtensor_of_reduce, ()),
         ("local_subtensor_of_softmax", local_subtensor_of_softmax, ()),
         ("local_subtensor_make_vector", local_subtensor_make_vector, ("fast_compile",)),
+        ("local_subtensor_SpecifyShape_lift", local_subtensor_SpecifyShape_lift, ()),
         ("local_subtensor_shape_constant", local_subtensor_shape_constant,
          ("fast_compile", "shape")),
     ]

@@ -22,7 +22,7 @@ from opgraph.tensor.creation import Alloc
 from opgraph.tensor.elemwise import DimShuffle
 from opgraph.tensor.reduction import Sum
 from opgraph.tensor.reduction import sum as tsum
-from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, static_int
+from opgraph.tensor.shape import MakeVector, Reshape, Shape, Shape_i, specify_shape, static_int
 from opgraph.tensor.subtensor import Subtensor
 from opgraph.tensor.variable import constant
 from opgraph_rewrites.utils import ew, keep_type, tensor_constant
@@ -110,8 +110,19 @@ def local_useless_reshape() -> NodeRewriter:
             if entries is None or len(entries) != x.type.ndim:
                 return False
             unmatched = [k for k, e in enumerate(entries) if not is_dim_of(fgraph, e, x, k)]
-            if len(unmatched) > 1 or (unmatched and _static(entries[unmatched[0]]) != -1):
+            if len(unmatched) > 1:
                 return False
+            if unmatched and _static(entries[unmatched[0]]) != -1:
+                # the other lengths match, so the size leaves this one equal to x's:
+                # a length check (PyTensor's form); a constant, as a symbolic entry
+                # could be -1 at run time
+                k = unmatched[0]
+                length = _static(entries[k])
+                if length is None or length < 0:
+                    return False
+                fixed = keep_type(out, specify_shape(
+                    x, [length if j == k else None for j in range(x.type.ndim)]))
+                return [fixed] if fixed is not None else False
         fixed = keep_type(out, x)
         return [fixed] if fixed is not None else False
 

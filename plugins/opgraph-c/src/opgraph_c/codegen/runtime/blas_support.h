@@ -239,6 +239,180 @@ OG_SMALL_GEMV(s, float, 32)
 #define og_small_gemv_s(m, k, alpha, a, lda, tra, x, incx, beta, y, incy) 0
 #endif
 
+/* Products whose operands hold subnormals.  A multiplication by a subnormal
+   (or one whose result is subnormal) costs this CPU a microcode assist, up to
+   a hundred times a normal one: a weight gradient summed over the steps of a
+   loop whose cotangent decays through the subnormal range (the stacked
+   deltas' rows) spends most of a GEMM there.  So when one operand has, along
+   the summed dimension K, slices holding entries below 2^-shift in magnitude
+   ("small": subnormals and the tiny normals whose products would underflow),
+   the product is formed as the sum of two:
+     C = beta C + alpha (X_rest @ Y) + (alpha 2^-shift) (X_small' @ Y_S)
+   where X_rest is the operand with its small entries zeroed, X_small' holds
+   those entries times 2^shift over the slices S that have one, and Y_S the
+   other operand's slices S.  Every entry goes to exactly one part and both
+   scalings are exact powers of two, so the result equals the product to
+   rounding (a GEMM's summation order is unspecified anyway) and a result in
+   the subnormal range is rounded there, never flushed to zero.  Anything the
+   split could change is left to the plain product: alpha too small for the
+   scaled alpha to stay normal, or Y_S holding an inf, a nan or an entry above
+   2^(bias/2) (0 * inf, or an overflow of the scaled sum).  Detecting small
+   entries is one O(mk + kn) pass, done only for products large enough that it
+   is cheap against the O(mnk) product (OG_TINY_GEMM_MIN: 128 x 128 outputs). */
+#define OG_TINY_GEMM(t, T, U, S, MBITS, EMASK, BIAS, SHIFT)                                  \
+/* 1 when v is nonzero and below 2^-SHIFT in magnitude (exponent field below \
+   BIAS - SHIFT; nan and inf never are). */                                                  \
+static inline int og_small_##t(T v) {                                                        \
+    U b; memcpy(&b, &v, sizeof b);                                                           \
+    b &= ~((U)1 << (sizeof(U) * 8 - 1));                                                     \
+    return (U)(b - 1) < ((U)(BIAS - SHIFT) << MBITS) - 1;                                    \
+}                                                                                            \
+/* 1 when v is finite and below 2^(BIAS/2) in magnitude. */                                  \
+static inline int og_tame_##t(T v) {                                                         \
+    U b; memcpy(&b, &v, sizeof b);                                                           \
+    return ((b >> MBITS) & EMASK) < (U)(BIAS + BIAS / 2);                                    \
+}                                                                                            \
+/* Whether the n contiguous entries at p hold a small one: written so the \
+   compiler vectorises it (signed compares of the magnitude bits), as this \
+   pass runs before every large enough product. */                                           \
+static OG_VECTORIZE int og_any_small_##t(const T *p, npy_intp n) {                          \
+    const U mask = ~((U)1 << (sizeof(U) * 8 - 1));                                           \
+    const S lim = (S)((U)(BIAS - SHIFT) << MBITS);                                           \
+    U any = 0;                                                                               \
+    for (npy_intp i = 0; i < n; i++) {                                                       \
+        U b; memcpy(&b, p + i, sizeof b);                                                    \
+        const S m = (S)(b & mask);                                                           \
+        any |= (U)((m < lim) & (m != 0));                                                    \
+    }                                                                                        \
+    return any != 0;                                                                         \
+}                                                                                            \
+/* Whether the r x k operand (entry (i, l) at p[i * sr + l * sk]) has a small \
+   entry; with f, f[l] = 1 for each slice l holding one. */                                  \
+static int og_tiny_slices_##t(const T *p, npy_intp r, npy_intp k, npy_intp sr, npy_intp sk, \
+                              unsigned char *f) {                                            \
+    int any = 0;                                                                             \
+    if (sr == 1 || sk != 1) {                                                                \
+        for (npy_intp l = 0; l < k; l++) {                                                   \
+            int s = 0;                                                                       \
+            for (npy_intp i = 0; i < r; i++) s |= og_small_##t(p[i * sr + l * sk]);          \
+            if (f) f[l] = (unsigned char)s;                                                  \
+            any |= s;                                                                        \
+        }                                                                                    \
+    } else {                                                                                 \
+        if (f) memset(f, 0, (size_t)k);                                                      \
+        for (npy_intp i = 0; i < r; i++) {                                                   \
+            const T *row = p + i * sr;                                                       \
+            int s = 0;                                                                       \
+            for (npy_intp l = 0; l < k; l++) s |= og_small_##t(row[l]);                      \
+            if (s && f) for (npy_intp l = 0; l < k; l++) f[l] |= og_small_##t(row[l]);       \
+            any |= s;                                                                        \
+        }                                                                                    \
+    }                                                                                        \
+    return any;                                                                              \
+}                                                                                            \
+/* Whether the operand has a small entry: contiguous runs through og_any_small. */          \
+static int og_tiny_any_##t(const T *p, npy_intp r, npy_intp k, npy_intp sr, npy_intp sk) {  \
+    if (sk == 1 && sr == k) return og_any_small_##t(p, r * k);                               \
+    if (sr == 1 && sk == r) return og_any_small_##t(p, r * k);                               \
+    if (sk == 1) {                                                                           \
+        for (npy_intp i = 0; i < r; i++) if (og_any_small_##t(p + i * sr, k)) return 1;      \
+        return 0;                                                                            \
+    }                                                                                        \
+    if (sr == 1) {                                                                           \
+        for (npy_intp l = 0; l < k; l++) if (og_any_small_##t(p + l * sk, r)) return 1;      \
+        return 0;                                                                            \
+    }                                                                                        \
+    return og_tiny_slices_##t(p, r, k, sr, sk, NULL);                                        \
+}                                                                                            \
+/* The split product when x (rx x k, entry (i, l) at x[i * xr + l * xk]) has \
+   small entries and y (ry x k, the other operand seen with K last) is tame \
+   on those slices: c = beta c + alpha op(x, y), where x_is_a says whether x \
+   is the left operand.  0 (nothing written) when the split does not apply. */              \
+static int og_tiny_split_##t(int x_is_a, npy_intp m, npy_intp n, npy_intp k, T alpha,      \
+                             const T *x, npy_intp xr, npy_intp xk, const T *y, npy_intp yr,  \
+                             npy_intp yk, const T *a, og_blasint lda, int tra, const T *b,   \
+                             og_blasint ldb, int trb, T beta, T *c, og_blasint ldc) {        \
+    const npy_intp rx = x_is_a ? m : n, ry = x_is_a ? n : m;                                 \
+    unsigned char *f = (unsigned char *)malloc((size_t)k + (size_t)k * sizeof(npy_intp));   \
+    if (!f) return 0;                                                                        \
+    npy_intp *S = (npy_intp *)(f + k), ns = 0;                                               \
+    og_tiny_slices_##t(x, rx, k, xr, xk, f);                                                 \
+    for (npy_intp l = 0; l < k; l++) if (f[l]) S[ns++] = l;                                  \
+    T *rest = (T *)malloc(sizeof(T) * (size_t)(rx * k + rx * ns + ry * ns));                 \
+    if (!rest) { free(f); return 0; }                                                        \
+    T *xs = rest + rx * k, *ys = xs + rx * ns;                                               \
+    int ok = 1;                                                                              \
+    for (npy_intp i = 0; i < ry && ok; i++)                                                  \
+        for (npy_intp s = 0; s < ns; s++) {                                                  \
+            const T v = y[i * yr + S[s] * yk];                                               \
+            ok &= og_tame_##t(v);                                                            \
+            ys[i * ns + s] = v;                                                              \
+        }                                                                                    \
+    if (ok) {                                                                                \
+        for (npy_intp i = 0; i < rx; i++) {                                                  \
+            for (npy_intp l = 0; l < k; l++) rest[i * k + l] = x[i * xr + l * xk];           \
+            for (npy_intp s = 0; s < ns; s++) {                                              \
+                T *v = rest + i * k + S[s];                                                  \
+                const int small = og_small_##t(*v);                                          \
+                xs[i * ns + s] = small ? (T)ldexp((double)*v, SHIFT) : (T)0;                 \
+                if (small) *v = 0;                                                           \
+            }                                                                                \
+        }                                                                                    \
+        const T scaled = (T)ldexp((double)alpha, -SHIFT);                                    \
+        if (x_is_a) {                                                                        \
+            @PREFIX@cblas_##t##gemm@SUFFIX@(OG_ROW, OG_NOTRANS, trb ? OG_TRANS : OG_NOTRANS, m, n, k, \
+                alpha, rest, k, b, ldb, beta, c, ldc);                                       \
+            @PREFIX@cblas_##t##gemm@SUFFIX@(OG_ROW, OG_NOTRANS, OG_TRANS, m, n, ns, scaled,  \
+                xs, ns, ys, ns, 1, c, ldc);                                                  \
+        } else {                                                                             \
+            @PREFIX@cblas_##t##gemm@SUFFIX@(OG_ROW, tra ? OG_TRANS : OG_NOTRANS, OG_TRANS, m, n, k, \
+                alpha, a, lda, rest, k, beta, c, ldc);                                       \
+            @PREFIX@cblas_##t##gemm@SUFFIX@(OG_ROW, OG_NOTRANS, OG_TRANS, m, n, ns, scaled,  \
+                ys, ns, xs, ns, 1, c, ldc);                                                  \
+        }                                                                                    \
+    }                                                                                        \
+    free(rest);                                                                              \
+    free(f);                                                                                 \
+    return ok;                                                                               \
+}                                                                                            \
+/* c = beta c + alpha op(a) op(b) split as above when a (else b) has small \
+   entries; 0 when the plain product should run. */                                          \
+static int og_tiny_gemm_##t(npy_intp m, npy_intp n, npy_intp k, T alpha, const T *a,        \
+                            og_blasint lda, int tra, const T *b, og_blasint ldb, int trb,    \
+                            T beta, T *c, og_blasint ldc) {                                  \
+    if (m * n < OG_TINY_GEMM_MIN * (m + n)) return 0;                                        \
+    if (!(fabs((double)alpha) >= ldexp(1.0, SHIFT + 2 - BIAS)) || !og_tame_##t(alpha))       \
+        return 0;                                                                            \
+    /* a (m x k): (i, l) at a[i * lda + l] (tra: a[l * lda + i]); b seen as n x k */          \
+    const npy_intp ar = tra ? 1 : lda, ak = tra ? lda : 1;                                   \
+    const npy_intp br = trb ? ldb : 1, bk = trb ? 1 : ldb;                                   \
+    if (og_tiny_any_##t(a, m, k, ar, ak))                                                    \
+        return og_tiny_split_##t(1, m, n, k, alpha, a, ar, ak, b, br, bk, a, lda, tra, b,   \
+                                 ldb, trb, beta, c, ldc);                                    \
+    if (og_tiny_any_##t(b, n, k, br, bk))                                                    \
+        return og_tiny_split_##t(0, m, n, k, alpha, b, br, bk, a, ar, ak, a, lda, tra, b,   \
+                                 ldb, trb, beta, c, ldc);                                    \
+    return 0;                                                                                \
+}
+#if defined(OG_FLUSH_SUBNORMALS) && OG_FLUSH_SUBNORMALS
+/* config.fast_math: the CPU flushes subnormals itself (runtime/fpenv.c) */
+#define og_tiny_gemm_d(m, n, k, alpha, a, lda, tra, b, ldb, trb, beta, c, ldc) 0
+#define og_tiny_gemm_s(m, n, k, alpha, a, lda, tra, b, ldb, trb, beta, c, ldc) 0
+#else
+/* the pass costs about 0.1 ns an entry, a product about 0.03 ns a multiply-add:
+   products with m n >= 64 (m + n) (128 x 128 and up) pay at most a few percent */
+#define OG_TINY_GEMM_MIN 64
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define OG_VECTORIZE __attribute__((optimize("O3"), target("prefer-vector-width=512")))
+#elif defined(__GNUC__) && !defined(__clang__)
+#define OG_VECTORIZE __attribute__((optimize("O3")))
+#else
+#define OG_VECTORIZE
+#endif
+OG_TINY_GEMM(d, double, npy_uint64, npy_int64, 52, 0x7ff, 1023, 600)
+OG_TINY_GEMM(s, float, npy_uint32, npy_int32, 23, 0xff, 127, 80)
+#endif
+
 /* The typed entry points: gemm/gemv/dot on operands described by (pointer,
    leading dimension or increment, transpose flag), with empty shapes handled
    here (BLAS rejects them) and alpha == 0 still forming the product, so an
@@ -254,6 +428,7 @@ static void og_gemm_##t(npy_intp m, npy_intp n, npy_intp k, T alpha, const T *a,
                 c[i * ldc + j] = (beta == 0 ? (T)0 : beta * c[i * ldc + j]) + alpha * (T)0;  \
         return;                                                                              \
     }                                                                                        \
+    if (og_tiny_gemm_##t(m, n, k, alpha, a, lda, tra, b, ldb, trb, beta, c, ldc)) return;    \
     @PREFIX@cblas_##t##gemm@SUFFIX@(OG_ROW, tra ? OG_TRANS : OG_NOTRANS, trb ? OG_TRANS : OG_NOTRANS,    \
                         m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);                       \
 }                                                                                            \
