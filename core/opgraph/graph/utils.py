@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import os
 import sys
@@ -282,6 +283,16 @@ def type_name(value: Any) -> str:
     return type(value).__qualname__
 
 
+def _is_submodule(package: str, name: str) -> bool:
+    """``package`` is a package (not a plain module) with a submodule ``name``."""
+    if name.startswith("_") or not hasattr(sys.modules.get(package), "__path__"):
+        return False
+    try:
+        return importlib.util.find_spec(f"{package}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def lazy_exports(
     package: str, table: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -296,7 +307,11 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         module_name = table.get(name)
         if module_name is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            # a submodule not imported yet (``opgraph.compile.mode``), as after PyTensor's
+            # eager imports
+            if not _is_submodule(package, name):
+                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            return importlib.import_module(f"{package}.{name}")
         value = getattr(importlib.import_module(module_name), name)
         setattr(sys.modules[package], name, value)
         return value

@@ -484,14 +484,21 @@ def min(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     return _reduce(Min, x, axis, keepdims)
 
 
+def _truth(x: _Any) -> Variable:
+    """``x != 0`` for a non-boolean ``x`` (PyTensor's graph of ``all``/``any``; NaN is
+    true, as in NumPy)."""
+    x = as_tensor_variable(x)
+    return x if x.type.dtype == "bool" else _uf.neq(x, constant(0, dtype=x.type.dtype))
+
+
 def all(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Logical AND over ``axis`` (bool)."""
-    return _reduce(All, x, axis, keepdims)
+    return _reduce(All, _truth(x), axis, keepdims)
 
 
 def any(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Logical OR over ``axis`` (bool)."""
-    return _reduce(Any, x, axis, keepdims)
+    return _reduce(Any, _truth(x), axis, keepdims)
 
 
 def _count(x: Variable, axes: Sequence[int]) -> Variable:

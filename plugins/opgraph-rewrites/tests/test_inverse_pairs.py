@@ -77,3 +77,18 @@ def test_transposed_input_keeps_values():
     value = np.linspace(-2, 2, 12).reshape(3, 4)
     for arg in (value, np.asfortranarray(value), np.repeat(value, 2, axis=0)[::2]):
         np.testing.assert_allclose(fast(arg), ref(arg), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("build, n_switch", [
+    (lambda x: pt.exp(pt.log(pt.exp(pt.log(x)))), 1),
+    (lambda x: pt.expm1(pt.log(pt.exp(pt.log(x)))), 1),
+    (lambda x: pt.exp(pt.log(pt.exp(pt.log(pt.exp(x))))), 0),
+])
+def test_nested_pairs_need_one_nan_switch(build, n_switch):
+    x = pt.dvector("x")
+    out = build(x)
+    fast, ref = compile_pair([x], out, NOFUSE)
+    assert op_counts(fast)["Switch"] == n_switch
+    vals = np.concatenate([POINTS, [np.inf, -np.inf, np.nan]])
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(fast(vals), ref(vals), rtol=1e-14, equal_nan=True)

@@ -555,6 +555,12 @@ class Function:
     def fgraph(self) -> Any:
         return self.maker.fgraph
 
+    @property
+    def outputs(self) -> list[Any]:
+        """The outputs as given to ``function`` (``Out`` items with ``.variable``), as
+        PyTensor's ``Function.outputs``."""
+        return list(self.maker.outputs)
+
     def dprint(self, **kwargs: Any) -> Any:
         """``debugprint(self, **kwargs)``: the compiled graph as text (PyTensor's method)."""
         # printing sits above compile: reached through its import string, not imported here

@@ -25,6 +25,7 @@ from opgraph.tensor.basic import ScalarFromTensor, TensorFromScalar
 from opgraph.tensor.creation import Alloc, alloc
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
 from opgraph.tensor.math import eq, switch
+from opgraph_rewrites.basic_join_diag import extract_diag_of_transpose, local_join_to_repeat
 from opgraph_rewrites.basic_more import (
     local_alloc_unary,
     local_cast_cast,
@@ -58,6 +59,7 @@ __all__ = [
     "basic_rewriters",
     "broadcasted_by",
     "constant_folding",
+    "extract_diag_of_transpose",
     "get_simplified_shape",
     "is_an_upcast",
     "local_alloc_sink_dimshuffle",
@@ -67,6 +69,7 @@ __all__ = [
     "local_join_1",
     "local_join_empty",
     "local_join_make_vector",
+    "local_join_to_repeat",
     "local_merge_alloc",
     "local_merge_switch_same_cond",
     "local_remove_all_assert",

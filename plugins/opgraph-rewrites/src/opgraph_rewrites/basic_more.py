@@ -91,10 +91,25 @@ def _cast_of(var: Any) -> Any:
     return node
 
 
+def _value_preserving(d0: np.dtype, d1: np.dtype) -> bool:
+    """Every value of dtype ``d0`` is exactly a value of ``d1``."""
+    if d0.kind == "b":
+        return True
+    if not np.can_cast(d0, d1, "safe"):
+        return False
+    if d0.kind == d1.kind or (d0.kind == "f" and d1.kind == "c"):
+        return True
+    if d0.kind in "iu" and d1.kind in "fc":  # the integer fits the mantissa
+        mantissa = np.finfo(d1).nmant + 1
+        return d0.itemsize * 8 - (d0.kind == "i") <= mantissa
+    return d0.kind == "u" and d1.kind == "i"
+
+
 @node_rewriter([Elemwise], name="local_cast_cast")
 def local_cast_cast(fgraph: Any, node: Apply) -> Any:
-    """cast(cast(x, d1), d2) -> cast(x, d2) when the first cast is lossless and
-    all three dtypes are of one kind (int, uint, float, complex): same values."""
+    """cast(cast(x, d1), d2) -> cast(x, d2) when the first cast keeps every value of
+    ``x`` exactly (an upcast within a kind, float -> complex, small integers -> float)
+    and the second rounds by value (all one kind, or into a float or complex)."""
     if not is_elemwise(node, Cast):
         return None
     inner = _cast_of(node.inputs[0])
@@ -103,7 +118,10 @@ def local_cast_cast(fgraph: Any, node: Apply) -> Any:
     x = inner.inputs[0]
     d0, d1 = np.dtype(x.type.dtype), np.dtype(inner.outputs[0].type.dtype)
     d2 = np.dtype(node.outputs[0].type.dtype)
-    if not (d0.kind == d1.kind == d2.kind and np.can_cast(d0, d1, "safe")):
+    # into an integer or bool, an out-of-range float converts differently from an
+    # integer (wrap-around): only casts into floats and complexes may change kind
+    same_kind = d0.kind == d1.kind == d2.kind
+    if not _value_preserving(d0, d1) or not (same_kind or d2.kind in "fc"):
         return None
     if d0 == d2:
         return _fixed(node, x)

@@ -109,5 +109,5 @@ def register_blockwise_passes(db: Any) -> None:
                 "fast_compile", "blockwise", phase="canonicalize")
     db.register("local_useless_unbatched_blockwise",
                 in2out(local_useless_blockwise, name="local_useless_unbatched_blockwise"),
-                "fast_run", "blockwise", phase="post_specialize")
+                "fast_run", "fast_compile", "blockwise", phase="post_specialize")
     db.register("blockwise_inplace", blockwise_inplace, "fast_run", "inplace", phase="inplace")

@@ -13,9 +13,15 @@ from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.elemwise import DimShuffle, Elemwise
+from opgraph_rewrites.add_mul_fusion import (
+    add_mul_fusion_seqopt,
+    constant_fold_branches_of_add_mul,
+    flatten_nested_add_mul,
+)
 from opgraph_rewrites.basic_vectors import local_useless_dimshuffle_makevector
 from opgraph_rewrites.canonicalize import local_dimshuffle_dimshuffle
 from opgraph_rewrites.composite import local_inline_composite_constants
+from opgraph_rewrites.composite_outputs import local_useless_composite_outputs
 from opgraph_rewrites.fusion import MAX_INPUTS, FusionOptimizer
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.outer import outer_rewriters
@@ -26,12 +32,16 @@ from opgraph_rewrites.utils import keep_type
 __all__ = [
     "FusionOptimizer",
     "InplaceElemwiseOptimizer",
+    "add_mul_fusion_seqopt",
     "apply_local_dimshuffle_lift",
+    "constant_fold_branches_of_add_mul",
     "elemwise_max_operands_fct",
     "elemwise_rewriters",
+    "flatten_nested_add_mul",
     "is_dimshuffle_useless",
     "local_dimshuffle_lift",
     "local_inline_composite_constants",
+    "local_useless_composite_outputs",
     "local_useless_dimshuffle_makevector",
     "register_before_fusion",
 ]

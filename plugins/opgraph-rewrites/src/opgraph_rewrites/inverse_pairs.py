@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import opgraph.scalar as ps
-from opgraph.graph.basic import Apply, Variable
+from opgraph.graph.basic import Apply, Variable, equal_computations
 from opgraph.graph.rewriting.basic import NodeRewriter, node_rewriter
 from opgraph.tensor.basic import cast
 from opgraph_rewrites.utils import elemwise_of, ew, keep_type, tensor_constant
@@ -67,6 +67,19 @@ def _table() -> list[tuple[Any, type, Callable, Callable | None]]:
     ]
 
 
+def _guarded(x: Variable, domain: Callable) -> bool:
+    """``x`` is ``switch(domain(y), y, nan)`` already (an inner pair's result): inside the
+    domain or NaN, so a second switch would change nothing."""
+    node = elemwise_of(x, ps.Switch)
+    if node is None:
+        return False
+    cond, y, other = node.inputs
+    nan = getattr(other, "data", None)
+    if nan is None or not np.all(np.isnan(np.asarray(nan, dtype=float))):
+        return False
+    return equal_computations([cond], [domain(y)])
+
+
 def _make(outer: Any, inner: type, build: Callable, domain: Callable | None) -> NodeRewriter:
     @node_rewriter([ew(outer)], name=f"local_{outer.name}_of_{inner.__name__.lower()}")
     def rewrite(fgraph: Any, node: Apply) -> Any:
@@ -80,7 +93,7 @@ def _make(outer: Any, inner: type, build: Callable, domain: Callable | None) -> 
                 return False
             x = cast(x, out.type.dtype)  # an integer x: the float it was upcast to
         new = build(x)
-        if domain is not None:
+        if domain is not None and not _guarded(x, domain):
             new = ew(ps.switch)(domain(x), new, _c(np.nan, x))
         fixed = keep_type(out, new, refs=[x])
         return [fixed] if fixed is not None else False

@@ -30,7 +30,7 @@ from opgraph.config import config
 from opgraph.graph.basic import Apply
 from opgraph.graph.rewriting.basic import node_rewriter
 from opgraph.graph.rewriting.walking import in2out
-from opgraph.scalar.arith import Add, Mul, TrueDiv
+from opgraph.scalar.arith import Add, Maximum, Minimum, Mul, TrueDiv
 from opgraph.scalar.complex import Conj
 from opgraph.scalar.logic import AND, EQ, GE, GT, LE, LT, NEQ, OR, XOR
 from opgraph.scalar.structural import Cast, Switch
@@ -48,6 +48,12 @@ from opgraph_rewrites.basic_more import (
     local_useless_reduce,
 )
 from opgraph_rewrites.canonicalize import AlgebraicCanonizer, _cannot_raise
+from opgraph_rewrites.math_bessel import local_log_iv, local_log_kv
+from opgraph_rewrites.math_dot_diag import (
+    dot_diag_to_elemwise,
+    local_block_diag_dot_to_dot_block_diag,
+    local_sumsqr2dot,
+)
 from opgraph_rewrites.math_helpers import (
     add_calculate,
     check_for_x_over_absX,
@@ -61,6 +67,7 @@ from opgraph_rewrites.math_helpers import (
     partition_num_or_denom,
     scalarconsts_rest,
 )
+from opgraph_rewrites.math_log_sign import local_log_div, local_sign_div
 from opgraph_rewrites.math_logexp import (
     local_log_add_exp,
     local_logit_sigmoid,
@@ -98,6 +105,7 @@ from opgraph_rewrites.mul_tree import (
     perform_sigm_times_exp,
     simplify_mul,
 )
+from opgraph_rewrites.pow_squaring import local_pow_to_nested_squaring
 from opgraph_rewrites.pytensor_names import (
     add_canonizer,
     local_1msigmoid,
@@ -126,6 +134,7 @@ __all__ = [
     "add_canonizer",
     "check_for_x_over_absX",
     "compute_mul",
+    "dot_diag_to_elemwise",
     "fast_math_rewriters",
     "get_clients_at_depth1",
     "get_clients_at_depth2",
@@ -141,6 +150,7 @@ __all__ = [
     "local_add_neg_to_sub",
     "local_add_remove_zeros",
     "local_batched_matmul_to_core_matmul_with_reshape",
+    "local_block_diag_dot_to_dot_block_diag",
     "local_div_by_one",
     "local_div_exp_to_mul_exp",
     "local_div_switch_sink",
@@ -157,6 +167,9 @@ __all__ = [
     "local_log1p",
     "local_log1p_plusminus_exp",
     "local_log_add_exp",
+    "local_log_div",
+    "local_log_iv",
+    "local_log_kv",
     "local_log_sqrt",
     "local_log_sum_exp",
     "local_logit_sigmoid",
@@ -175,18 +188,21 @@ __all__ = [
     "local_polygamma_to_tri_gamma",
     "local_pow_canonicalize",
     "local_pow_specialize",
+    "local_pow_to_nested_squaring",
     "local_reciprocal_1_plus_exp",
     "local_reduce_broadcastable",
     "local_reduce_chain",
     "local_reduce_join",
     "local_sigm_times_exp",
     "local_sigmoid_logit",
+    "local_sign_div",
     "local_sqrt_sqr",
     "local_squeeze_of_dot_of_vectors",
     "local_sub_neg_to_add",
     "local_sum_of_neg_to_neg_of_sum",
     "local_sum_prod_all_to_none",
     "local_sum_prod_of_mul_or_div",
+    "local_sumsqr2dot",
     "local_useless_conj",
     "local_useless_elemwise_comparison",
     "local_useless_reduce",
@@ -434,6 +450,40 @@ def _is_discrete(var: Any) -> bool:
     return var.type.dtype == "bool" or var.type.dtype[:3] in ("int", "uin")
 
 
+def _known(out: Any, value: Any, refs: Any) -> Any:
+    fixed = keep_type(out, value, refs=refs)  # broadcast like the inputs
+    return [fixed] if fixed is not None else False
+
+
+def _useless_and_or(sop: Any, a: Any, b: Any, out: Any) -> Any:
+    """``x & 0 -> 0``, ``x | 0 -> x``; for booleans also ``x & True -> x``,
+    ``x | True -> True`` (exact: bitwise ops on integers and booleans)."""
+    for c_var, other in ((a, b), (b, a)):
+        c = const_value(c_var)
+        if c is None:
+            continue
+        if c == 0:
+            new = other if isinstance(sop, OR) else constant(np.asarray(0, dtype=out.type.dtype))
+        elif out.type.dtype == "bool":
+            new = other if isinstance(sop, AND) else constant(np.asarray(True))
+        else:
+            continue
+        return _known(out, new, [a, b])
+    return False
+
+
+def _useless_max_min(sop: Any, a: Any, b: Any, out: Any) -> Any:
+    """``maximum(n, c) -> n`` and ``minimum(n, c) -> c`` for a shape entry (or another
+    integer known >= 0) ``n`` and a scalar constant ``c <= 0``."""
+    if not _is_discrete(out):
+        return False
+    for c_var, other in ((a, b), (b, a)):
+        c = const_value(c_var)
+        if c is not None and c_var.type.ndim == 0 and c <= 0 and _nonnegative(other):
+            return _known(out, other if isinstance(sop, Maximum) else c_var, [a, b])
+    return False
+
+
 @node_rewriter([Elemwise], name="local_useless_elemwise_comparison")
 def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
     """Comparisons whose answer is known: ``x < x`` and ``x > x`` are false (NaN too);
@@ -455,12 +505,10 @@ def local_useless_elemwise_comparison(fgraph: Any, node: Apply) -> Any:
             answer = True
         elif isinstance(sop, NEQ | XOR) and _is_discrete(a):
             answer = 0
-    elif isinstance(sop, AND) and _is_discrete(out):
-        if any(const_value(v) is not None and const_value(v) == 0 for v in (a, b)):
-            answer = 0
-    elif isinstance(sop, OR) and out.type.dtype == "bool":
-        if any(const_value(v) is not None and bool(const_value(v)) for v in (a, b)):
-            answer = True
+    elif isinstance(sop, AND | OR) and _is_discrete(out):
+        return _useless_and_or(sop, a, b, out)
+    elif isinstance(sop, Maximum | Minimum):
+        return _useless_max_min(sop, a, b, out)
     else:
         zero = const_value(b)
         if zero is not None and _nonnegative(a):

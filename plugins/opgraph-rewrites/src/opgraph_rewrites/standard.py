@@ -7,9 +7,11 @@ from typing import Any
 from opgraph.graph.rewriting.merge import MergeOptimizer
 from opgraph.graph.rewriting.walking import in2out
 from opgraph.tensor.einsum import inline_optimized_einsum
+from opgraph_rewrites.add_mul_fusion import add_mul_fusion_seqopt
 from opgraph_rewrites.alloc_empty import alloc_empty_rewriters
 from opgraph_rewrites.assumptions import drain_specify_assumptions
 from opgraph_rewrites.basic import basic_rewriters, local_remove_all_assert
+from opgraph_rewrites.basic_join_diag import basic_join_diag_rewriters
 from opgraph_rewrites.basic_more import basic_more_rewriters
 from opgraph_rewrites.basic_vectors import basic_vector_rewriters
 from opgraph_rewrites.blas import register_blas_opt
@@ -20,6 +22,7 @@ from opgraph_rewrites.blockwise_passes import (
 )
 from opgraph_rewrites.canonicalize import canonicalize_rewriters
 from opgraph_rewrites.composite import local_inline_composite_constants
+from opgraph_rewrites.composite_outputs import composite_outputs_rewriters
 from opgraph_rewrites.constant_folding import constant_folding
 from opgraph_rewrites.elemwise import elemwise_rewriters, register_before_fusion
 from opgraph_rewrites.extra_ops import extra_ops_rewriters
@@ -30,10 +33,14 @@ from opgraph_rewrites.ifelse import ifelse_make_view
 from opgraph_rewrites.inplace import InplaceElemwiseOptimizer
 from opgraph_rewrites.inverse_pairs import inverse_pair_rewriters
 from opgraph_rewrites.math import fast_math_rewriters, math_rewriters
+from opgraph_rewrites.math_bessel import math_bessel_rewriters
+from opgraph_rewrites.math_dot_diag import local_sumsqr2dot, math_dot_diag_rewriters
+from opgraph_rewrites.math_log_sign import math_log_sign_rewriters
 from opgraph_rewrites.math_logexp import math_logexp_rewriters
 from opgraph_rewrites.math_more import math_more_rewriters
 from opgraph_rewrites.math_named import math_named_rewriters
 from opgraph_rewrites.matmul import matmul_rewriters
+from opgraph_rewrites.pow_squaring import pow_squaring_rewriters
 from opgraph_rewrites.pytensor_names import tag_pytensor_names
 from opgraph_rewrites.random import random_make_inplace, sidestep_unused_rng_consumer
 from opgraph_rewrites.reshape import reshape_dims_rewriters
@@ -58,6 +65,18 @@ from opgraph_rewrites.uncanonicalize import uncanonicalize_rewriters
 __all__ = ["register_standard_rewrites"]
 
 
+def _per_phase_tables() -> list[tuple[str, list[tuple[str, Any, tuple[str, ...]]]]]:
+    """(phase, entries) of the modules that place their rewrites in several phases."""
+    tables = [basic_rewriters, basic_more_rewriters, basic_vector_rewriters,
+              math_more_rewriters, math_named_rewriters, math_logexp_rewriters,
+              subtensor_write_rewriters, subtensor_index_rewriters, shape_named_rewriters,
+              subtensor_lift_more_rewriters,
+              math_dot_diag_rewriters, math_log_sign_rewriters, basic_join_diag_rewriters,
+              composite_outputs_rewriters, math_bessel_rewriters, pow_squaring_rewriters]
+    items = [item for table in tables for item in table().items()]
+    return [*items, ("specialize", subtensor_specialize_rewriters())]
+
+
 def register_standard_rewrites(db: Any) -> None:
     canon, stab, spec = db["canonicalize"], db["stabilize"], db["specialize"]
     canon.register("constant_folding", constant_folding, "fast_run", "fast_compile",
@@ -77,18 +96,14 @@ def register_standard_rewrites(db: Any) -> None:
         spec.register(name, rw, "fast_run", *tags)
     for name, rw, tags in [*stabilize_rewriters(), *special_rewriters()]:
         stab.register(name, rw, "fast_run", *tags)
-    for phase, entries in [*basic_rewriters().items(), *basic_more_rewriters().items(),
-                          *basic_vector_rewriters().items(), *math_more_rewriters().items(),
-                          *math_named_rewriters().items(), *math_logexp_rewriters().items(),
-                          *subtensor_write_rewriters().items(),
-                          *subtensor_index_rewriters().items(),
-                          *shape_named_rewriters().items(),
-                          *subtensor_lift_more_rewriters().items(),
-                          ("specialize", subtensor_specialize_rewriters())]:
+    for phase, entries in _per_phase_tables():
         for name, rw, tags in entries:
             db[phase].register(name, rw, "fast_run", *tags)
     for name, rw, tags in fast_math_rewriters():
         canon.register(name, rw, *tags)
+    # Opt-in by name (extreme finite values regroup into inf/NaN): not in FAST_RUN
+    for phase in (canon, spec):
+        phase.register("local_sumsqr2dot", local_sumsqr2dot, use_db_name_as_tag=False)
     # Unsafe: runs only when a mode asks for it by name or by the tag "unsafe".
     # Without the phase's name as a tag, so including a whole phase does not select it.
     for phase in (canon, stab, spec):
@@ -121,6 +136,9 @@ def register_standard_rewrites(db: Any) -> None:
     register_blas_opt(db)
     register_blockwise_passes(db)
     register_before_fusion(db)
+    # PyTensor's first fusion step: nested sums/products flattened, constant terms folded
+    db.register("add_mul_fusion", add_mul_fusion_seqopt, "fast_run", "fusion", phase="fusion",
+                before=("elemwise_fusion",))
     # The extra tags are the names PyTensor code excludes them by.
     db.register("elemwise_fusion", FusionOptimizer(), "fast_run", "fusion",
                 "local_elemwise_fusion", phase="fusion")
