@@ -120,3 +120,15 @@ def test_runtime_broadcast_is_refused_as_in_python():
     with pytest.raises(ValueError, match="runtime broadcasting"):
         fd(da.from_array(a, chunks=1), da.from_array(b))
     assert expected.value
+
+
+def test_view_outputs_are_copied_chunk_by_chunk_and_never_alias():
+    # an output that is a view of an input gets a DeepCopyOp node (PyTensor's graph):
+    # it runs per chunk, and the result shares no memory with the NumPy input
+    a = pt.matrix("a")
+    ref, fd = compile_both([a], [a[1:], a.T, a])
+    value = np.arange(20.0).reshape(4, 5)
+    got = _no_fallback(fd, value)
+    for g, w in zip(got, ref(value)):
+        np.testing.assert_array_equal(g, w)
+        assert not np.shares_memory(g, value)

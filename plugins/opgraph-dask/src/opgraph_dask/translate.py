@@ -17,6 +17,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from opgraph.compile.ops import DeepCopyOp
 from opgraph.graph.basic import Apply
 from opgraph.scalar import arith as sa
 from opgraph.scalar import logic as sl
@@ -282,6 +283,15 @@ def shape(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
 @register(Shape_i)
 def shape_i(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     return [np.asarray(values[0].shape[node.op.i], dtype=node.outputs[0].type.numpy_dtype)]
+
+
+@register(DeepCopyOp)
+def deep_copy(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
+    """A copy per chunk: a chunk may be a view of an input's memory (``da.from_array``)."""
+    x = values[0]
+    if isinstance(x, da.Array):
+        return [x.map_blocks(np.copy, dtype=x.dtype)]
+    return [np.copy(x) if isinstance(x, np.ndarray) else run_node(node, [x])[0]]
 
 
 @register(SpecifyShape)
