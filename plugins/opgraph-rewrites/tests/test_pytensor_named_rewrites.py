@@ -119,12 +119,30 @@ def test_useless_switch_keeps_a_variable_condition_with_different_branches():
 
 
 def test_useless_switch_keeps_the_shape_error_of_a_dropped_operand():
-    """switch(1, x, y) raises when y does not broadcast with x: unless the static shapes
-    show they do, the switch stays (PyTensor drops it; opgraph keeps NumPy's errors)."""
-    x, y = pt.matrix("x"), pt.matrix("y")
-    for out in (pt.switch(1, x, y), pt.switch(0, x, y), pt.switch(pt.matrix("c"), x, x)):
-        fg = FunctionGraph(list(graph_inputs([out])), [out])
-        assert rw_basic.local_useless_switch.transform(fg, out.owner) is False
+    """switch(1, x, y) raises when y does not broadcast with x: the switch goes (as in
+    PyTensor) but an assertion of the lengths stays (PyTensor drops the error)."""
+    x, y, c = pt.matrix("x"), pt.matrix("y"), pt.matrix("c")
+    # a condition array of unknown shape may broadcast the branch: the switch stays
+    out = pt.switch(c, x, x)
+    fg = FunctionGraph(list(graph_inputs([out])), [out])
+    assert rw_basic.local_useless_switch.transform(fg, out.owner) is False
+    a, b = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    for truth, out in ((1, pt.switch(1, x, y)), (0, pt.switch(0, x, y))):
+        new = rewritten(rw_basic.local_useless_switch, out, [x, y])
+        assert not any(type(getattr(op, "scalar_op", None)).__name__ == "Switch"
+                       for op in ops(new))
+        same_values(new, out, [x, y], [a, b])
+        fn = function([x, y], new, mode="FAST_COMPILE")
+        np.testing.assert_array_equal(fn(a, b), a if truth else b)
+        with pytest.raises(ValueError, match="switch"):
+            fn(a, rng.normal(size=(2, 2)))
+        with pytest.raises(ValueError, match="switch"):
+            fn(a, rng.normal(size=(3, 3)))
+    # a kept branch of static length 1 would grow to the dropped one's length: no rewrite
+    r = pt.tensor("r", shape=(1, None))
+    out = pt.switch(1, r, y)
+    fg = FunctionGraph(list(graph_inputs([out])), [out])
+    assert rw_basic.local_useless_switch.transform(fg, out.owner) is False
 
 
 def test_merge_switch_same_condition():

@@ -139,12 +139,41 @@ def local_useless_switch(fgraph: Any, node: Apply) -> Any:
         return False
     kept = left if (truth is None or truth) else right
     other = [v for v in node.inputs if v is not kept]
-    if not all(_broadcasts_onto(dropped, kept) for dropped in other):
-        # a dropped operand's shape may not broadcast with the kept branch: the switch
-        # would raise there, and the replacement would not (rewrites keep NumPy's errors)
+    if truth is None and not all(_broadcasts_onto(dropped, kept) for dropped in other):
+        # a condition array of unknown shape: it may broadcast the branch to a larger
+        # shape or not broadcast at all; the switch keeps both effects
         return False
-    new = keep_type(out, kept, refs=other)
+    conds = [c for dropped in other for c in _same_lengths(dropped, kept)]
+    if None in conds:
+        return False
+    # the dropped branch's lengths, unknown until run time, must equal the kept one's
+    # (the switch raises otherwise): asserted, without the selection
+    checked = _check_switch_shapes(kept, *conds) if conds else kept
+    new = keep_type(out, checked, refs=other)
     return [new] if new is not None else False
+
+
+_check_switch_shapes = CheckAndRaise(
+    ValueError, "switch: the branches' shapes do not broadcast together")
+
+
+def _same_lengths(dropped: Variable, kept: Variable) -> list[Any]:
+    """Run-time conditions under which ``dropped`` broadcasts onto ``kept`` (empty when
+    the static shapes show it; ``[None]`` when a length-1 ``kept`` axis could grow)."""
+    if _broadcasts_onto(dropped, kept):
+        return []
+    ds, ks = dropped.type.shape, kept.type.shape
+    if len(ds) > len(ks):
+        return [None]
+    conds: list[Any] = []
+    for i, d in enumerate(ds):
+        j = len(ks) - len(ds) + i
+        if d == 1 or (d is not None and d == ks[j]):
+            continue
+        if ks[j] == 1 or (d is not None and ks[j] is not None):
+            return [None]  # kept would broadcast to the dropped length, or they differ
+        conds.append(eq(dropped.shape[i], kept.shape[j]))
+    return conds
 
 
 def _switch_parts(var: Variable) -> tuple[Variable, Variable, Variable] | None:
