@@ -10,6 +10,7 @@ implementation run once, with one warning naming the Op.
 
 from __future__ import annotations
 
+import uuid
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -290,7 +291,9 @@ def deep_copy(node: Apply, values: Sequence[Any], ctx: Any) -> list[Any]:
     """A copy per chunk: a chunk may be a view of an input's memory (``da.from_array``)."""
     x = values[0]
     if isinstance(x, da.Array):
-        return [x.map_blocks(np.copy, dtype=x.dtype)]
+        # a name of its own: dask merges equal tasks, and two copies of one array (two
+        # outputs, two updates) must stay two arrays
+        return [x.map_blocks(np.copy, dtype=x.dtype, name=f"deep-copy-{uuid.uuid4().hex}")]
     return [np.copy(x) if isinstance(x, np.ndarray) else run_node(node, [x])[0]]
 
 
