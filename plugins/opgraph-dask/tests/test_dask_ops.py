@@ -132,3 +132,14 @@ def test_view_outputs_are_copied_chunk_by_chunk_and_never_alias():
     for g, w in zip(got, ref(value)):
         np.testing.assert_array_equal(g, w)
         assert not np.shares_memory(g, value)
+
+
+def test_two_copies_of_one_view_are_two_arrays():
+    # dask merges equal tasks: each DeepCopyOp's copy must stay its own array
+    a = pt.matrix("a")
+    _ref, fd = compile_both([a], [a[1:], a[1:], a])
+    value = np.arange(12.0).reshape(3, 4)
+    first, second, third = _no_fallback(fd, value)
+    np.testing.assert_array_equal(first, second)
+    assert not np.shares_memory(first, second)
+    assert not np.shares_memory(third, value)
