@@ -25,12 +25,9 @@ import numpy as np
 
 from opgraph.graph.basic import Apply, Constant, Variable, io_toposort
 from opgraph.graph.rewriting.basic import GraphRewriter, RewriterStats, is_output_client
-from opgraph.graph.utils import InconsistencyError
-from opgraph.scalar.composite import Composite
 from opgraph.scalar.type import ScalarType
 from opgraph.tensor.elemwise import Elemwise
-from opgraph_rewrites.fusion_merge import merge_elemwise_neighbours
-from opgraph_rewrites.utils import keep_type
+from opgraph_rewrites.fusion_merge import merge_elemwise_neighbours, replace_by_composite
 
 __all__ = ["MAX_INPUTS", "FusionOptimizer"]
 
@@ -160,23 +157,7 @@ class FusionOptimizer(GraphRewriter):
             )
         ]
         olds = [out, *used_outside]
-        try:
-            comp = Composite(inner_inputs, [smap[o] for o in olds])
-            news = Elemwise(comp).make_node(*outer_inputs).outputs
-        except (TypeError, ValueError):
-            return False
-        pairs = []
-        for old, new in zip(olds, news):
-            fixed = keep_type(old, new, refs=outer_inputs)
-            if fixed is None:
-                return False
-            pairs.append((old, fixed))
-        try:
-            replace = getattr(fgraph, "replace_all_validate", None) or fgraph.replace_all
-            replace(pairs, reason=self.name)
-        except InconsistencyError:
-            return False
-        return True
+        return replace_by_composite(fgraph, outer_inputs, inner_inputs, smap, olds, self.name)
 
 
 def io_toposort_nodes(nodes: list[Apply], members: set[Apply]) -> list[Apply]:

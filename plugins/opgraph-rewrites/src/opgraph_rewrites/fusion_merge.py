@@ -254,6 +254,15 @@ def _replace_group(fgraph: Any, members: list[Apply]) -> bool:
     olds = _outputs_used_outside(fgraph, members, set(members))
     if not outer_inputs or not olds:
         return False
+    return replace_by_composite(fgraph, outer_inputs, inner_inputs, smap, olds,
+                                "elemwise_fusion_merge")
+
+
+def replace_by_composite(fgraph: Any, outer_inputs: list[Variable],
+                         inner_inputs: list[Variable], smap: dict, olds: list[Variable],
+                         reason: str) -> bool:
+    """Replace ``olds`` by the outputs of one Elemwise of a Composite over the scalar
+    graph ``smap`` (tensor variable -> scalar); False, graph untouched, when it cannot."""
     try:
         comp = Composite(inner_inputs, [smap[o] for o in olds])
         news = Elemwise(comp).make_node(*outer_inputs).outputs
@@ -267,7 +276,7 @@ def _replace_group(fgraph: Any, members: list[Apply]) -> bool:
         pairs.append((old, fixed))
     try:
         replace = getattr(fgraph, "replace_all_validate", None) or fgraph.replace_all
-        replace(pairs, reason="elemwise_fusion_merge")
+        replace(pairs, reason=reason)
     except InconsistencyError:
         return False
     return True
