@@ -20,64 +20,23 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pymc as pm
 import pytensor
+from program_kit import (
+    PROGRAMS,
+    map_values,
+    nuts,
+    point_values,
+    posterior,
+    prior_draws,
+    program,
+)
 
-PROGRAMS: dict[str, Callable[[bool], dict[str, Any]]] = {}
 QUICK = ("eight_schools",)
 """The programs the quick guard (``nox -s pymc-quick``) runs."""
-
-
-def program(fn: Callable[[bool], dict[str, Any]]) -> Callable[[bool], dict[str, Any]]:
-    PROGRAMS[fn.__name__] = fn
-    return fn
-
-
-def _point_values(model: pm.Model, point: dict[str, Any]) -> dict[str, Any]:
-    """``det_logp`` and ``det_dlogp`` of ``model`` at ``point``."""
-    logp = model.compile_logp()(point)
-    dlogp = model.compile_dlogp()(point)
-    return {"det_logp": float(logp), "det_dlogp": np.asarray(dlogp).tolist()}
-
-
-def _map(model: pm.Model) -> dict[str, Any]:
-    found = pm.find_MAP(model=model, progressbar=False, seed=1)
-    return {f"det_map_{k}": np.asarray(v).tolist() for k, v in sorted(found.items())
-            if not k.endswith("__")}
-
-
-def _posterior(idata: Any, names: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in names:
-        draws = np.asarray(idata.posterior[name]).reshape(-1, *idata.posterior[name].shape[2:])
-        n = draws.shape[0]
-        out[f"mc_{name}"] = draws.mean(axis=0).tolist()
-        # a conservative MC error: sd / sqrt(n / 4) (autocorrelation of MCMC draws)
-        out[f"mcse_{name}"] = (draws.std(axis=0) / np.sqrt(n / 4)).tolist()
-    return out
-
-
-def _prior(model: pm.Model, names: list[str], draws: int = 50,
-           kind: str = "exact") -> dict[str, Any]:
-    """Seeded prior draws; ``kind="drawn"`` for draws passed through arithmetic."""
-    with model:
-        prior = pm.sample_prior_predictive(draws=draws, random_seed=7)
-    out = {}
-    for name in names:
-        group = prior.prior if name in prior.prior else prior.prior_predictive
-        out[f"{kind}_prior_{name}"] = np.asarray(group[name]).ravel()[:20].tolist()
-    return out
-
-
-def _nuts(model: pm.Model, draws: int, names: list[str], **kwargs: Any) -> dict[str, Any]:
-    with model:
-        idata = pm.sample(draws=draws, tune=draws, chains=1, cores=1, random_seed=11,
-                          progressbar=False, compute_convergence_checks=False, **kwargs)
-    return _posterior(idata, names)
 
 
 @program
@@ -89,11 +48,11 @@ def eight_schools(quick: bool) -> dict[str, Any]:
         tau = pm.HalfCauchy("tau", 5)
         theta = pm.Normal("theta", 0, 1, shape=8)
         pm.Normal("obs", mu + tau * theta, sigma, observed=y)
-    out = _point_values(model, model.initial_point())
-    out.update(_point_values(model, {"mu": 1.0, "tau_log__": 0.5, "theta": np.linspace(-1, 1, 8)}))
-    out.update(_map(model))
-    out.update(_prior(model, ["mu", "tau", "obs"]))
-    out.update(_nuts(model, 150 if quick else 500, ["mu"], target_accept=0.9))
+    out = point_values(model, model.initial_point())
+    out.update(point_values(model, {"mu": 1.0, "tau_log__": 0.5, "theta": np.linspace(-1, 1, 8)}))
+    out.update(map_values(model))
+    out.update(prior_draws(model, ["mu", "tau", "obs"]))
+    out.update(nuts(model, 150 if quick else 500, ["mu"], target_accept=0.9))
     return out
 
 
@@ -109,9 +68,9 @@ def hierarchical_logistic(quick: bool) -> dict[str, Any]:
         a = pm.Normal("a", mu_a, sd_a, dims="g")
         b = pm.Normal("b", 0, 1)
         pm.Bernoulli("y", logit_p=a[groups] + b * x, observed=y)
-    out = _point_values(model, model.initial_point())
-    out.update(_map(model))
-    out.update(_nuts(model, 300, ["b", "mu_a"]))
+    out = point_values(model, model.initial_point())
+    out.update(map_values(model))
+    out.update(nuts(model, 300, ["b", "mu_a"]))
     return out
 
 
@@ -124,8 +83,8 @@ def gaussian_process(quick: bool) -> dict[str, Any]:
         eta = pm.HalfNormal("eta", 1)
         gp = pm.gp.Marginal(cov_func=eta**2 * pm.gp.cov.ExpQuad(1, ell))
         gp.marginal_likelihood("y", X=X, y=y, sigma=0.1)
-    out = _point_values(model, model.initial_point())
-    out.update(_map(model))
+    out = point_values(model, model.initial_point())
+    out.update(map_values(model))
     return out
 
 
@@ -138,8 +97,8 @@ def normal_mixture(quick: bool) -> dict[str, Any]:
         mu = pm.Normal("mu", [-1.0, 1.0], 2, shape=2, transform=pm.distributions.transforms.ordered)
         sd = pm.HalfNormal("sd", 1, shape=2)
         pm.NormalMixture("x", w, mu, sd, observed=data)
-    out = _point_values(model, model.initial_point())
-    out.update(_map(model))
+    out = point_values(model, model.initial_point())
+    out.update(map_values(model))
     return out
 
 
@@ -151,8 +110,8 @@ def timeseries(quick: bool) -> dict[str, Any]:
         sigma = pm.HalfNormal("sigma", 1)
         pm.AR("ar", rho, sigma=sigma, init_dist=pm.Normal.dist(0, 10), observed=data)
         pm.GaussianRandomWalk("grw", sigma=sigma, init_dist=pm.Normal.dist(0, 1), steps=10)
-    out = _point_values(model, model.initial_point())
-    out.update(_prior(model, ["rho", "grw"]))
+    out = point_values(model, model.initial_point())
+    out.update(prior_draws(model, ["rho", "grw"]))
     return out
 
 
@@ -175,8 +134,8 @@ def timeseries_sde_ordinal(quick: bool) -> dict[str, Any]:
     point = model.initial_point(random_seed=3)
     # drawn: the SDE steps are arithmetic on draws (Numba rounds some last bits otherwise)
     out = {f"drawn_init_{k}": np.asarray(v).tolist() for k, v in sorted(point.items())}
-    out.update(_point_values(model, point))
-    out.update(_prior(model, ["ar1_latent", "em"], kind="drawn"))
+    out.update(point_values(model, point))
+    out.update(prior_draws(model, ["ar1_latent", "em"], kind="drawn"))
     return out
 
 
@@ -221,18 +180,18 @@ def custom_dist_scan(quick: bool) -> dict[str, Any]:
         sigma = pm.HalfNormal("sigma", 1)
         pm.CustomDist("ar1", rho, sigma, dist=ar1_dist, observed=data)
         pm.CustomDist("ar2", rho2, sigma, dist=ar2_dist, observed=data[::-1])
-    out = _point_values(model, model.initial_point())
+    out = point_values(model, model.initial_point())
     point = {"rho_interval__": 0.3, "rho2": [0.2, -0.4], "sigma_log__": -0.2}
-    out.update({f"{k}_at_point": v for k, v in _point_values(model, point).items()})
-    out.update(_map(model))
-    out.update(_prior(model, ["rho", "rho2"], draws=10))
+    out.update({f"{k}_at_point": v for k, v in point_values(model, point).items()})
+    out.update(map_values(model))
+    out.update(prior_draws(model, ["rho", "rho2"], draws=10))
     # rho * prev + sigma * z: Numba (PyTensor's default) rounds it differently
-    out.update(_prior(model, ["ar1", "ar2"], draws=10, kind="drawn"))
+    out.update(prior_draws(model, ["ar1", "ar2"], draws=10, kind="drawn"))
     with model:
         idata = pm.sample(draws=150, tune=150, chains=1, cores=1, random_seed=11,
                           progressbar=False, compute_convergence_checks=False)
         pp = pm.sample_posterior_predictive(idata, random_seed=5, progressbar=False)
-    out.update(_posterior(idata, ["rho", "sigma"]))
+    out.update(posterior(idata, ["rho", "sigma"]))
     for name in ("ar1", "ar2"):
         draws = np.asarray(pp.posterior_predictive[name]).reshape(-1, steps)
         out[f"mc_pp_{name}"] = draws.mean(axis=0).tolist()
@@ -250,10 +209,10 @@ def lkj_mvnormal(quick: bool) -> dict[str, Any]:
             "chol", n=3, eta=2.0, sd_dist=pm.Exponential.dist(1.0, shape=3), compute_corr=True)
         mu = pm.Normal("mu", 0, 2, shape=3)
         pm.MvNormal("x", mu=mu, chol=chol, observed=data)
-    out = _point_values(model, model.initial_point())
-    out.update(_map(model))
-    out.update(_prior(model, ["mu"], draws=10))
-    out.update(_prior(model, ["chol"], draws=10, kind="drawn"))
+    out = point_values(model, model.initial_point())
+    out.update(map_values(model))
+    out.update(prior_draws(model, ["mu"], draws=10))
+    out.update(prior_draws(model, ["chol"], draws=10, kind="drawn"))
     return out
 
 
@@ -272,12 +231,12 @@ def car_sparse(quick: bool) -> dict[str, Any]:
         alpha = pm.Beta("alpha", 2, 2)
         phi = pm.CAR("phi", mu=np.zeros(n), W=sps.csr_matrix(dense), alpha=alpha, tau=tau)
         pm.Poisson("y", mu=pm.math.exp(1.0 + phi), observed=counts)
-    out = _point_values(model, model.initial_point())
-    out.update(_point_values(model, {"tau_log__": 0.2, "alpha_logodds__": -0.3,
+    out = point_values(model, model.initial_point())
+    out.update(point_values(model, {"tau_log__": 0.2, "alpha_logodds__": -0.3,
                                      "phi": np.linspace(-0.5, 0.5, n)}))
-    out.update(_map(model))
-    out.update(_prior(model, ["y"], draws=10))
-    out.update(_prior(model, ["phi"], draws=10, kind="drawn"))
+    out.update(map_values(model))
+    out.update(prior_draws(model, ["y"], draws=10))
+    out.update(prior_draws(model, ["phi"], draws=10, kind="drawn"))
     return out
 
 
@@ -311,8 +270,8 @@ def censored_truncated(quick: bool) -> dict[str, Any]:
         sd = pm.HalfNormal("sd", 2)
         pm.Censored("c", pm.Normal.dist(mu, sd), lower=-1.0, upper=3.0, observed=data)
         pm.Truncated("t", pm.Normal.dist(mu, sd), lower=0.0, observed=np.array([0.5, 1.0, 2.5]))
-    out = _point_values(model, model.initial_point())
-    out.update(_map(model))
+    out = point_values(model, model.initial_point())
+    out.update(map_values(model))
     return out
 
 
@@ -418,7 +377,7 @@ def data_and_predictive(quick: bool) -> dict[str, Any]:
                           progressbar=False, compute_convergence_checks=False)
         pm.set_data({"x": np.array([0.0, 0.5, 1.0])})
         pp = pm.sample_posterior_predictive(idata, random_seed=5, progressbar=False)
-    out = _posterior(idata, ["slope"])
+    out = posterior(idata, ["slope"])
     draws = np.asarray(pp.posterior_predictive["y"]).reshape(-1, 3)
     out["mc_pp_y"] = draws.mean(axis=0).tolist()
     out["mcse_pp_y"] = (draws.std(axis=0) / np.sqrt(draws.shape[0] / 4)).tolist()
@@ -432,19 +391,25 @@ def steppers(quick: bool) -> dict[str, Any]:
         k = pm.Poisson("k", 3.0)
         pm.Binomial("obs", n=20, p=p, observed=13)
         pm.Normal("z", k, 1, observed=2.5)
-    out = _point_values(model, model.initial_point())
+    out = point_values(model, model.initial_point())
     with model:
         idata = pm.sample(draws=1000, tune=500, chains=1, cores=1, random_seed=8,
                           progressbar=False, compute_convergence_checks=False,
                           step=[pm.NUTS([p]), pm.Metropolis([k])])
-    out.update(_posterior(idata, ["p", "k"]))
+    out.update(posterior(idata, ["p", "k"]))
     with pm.Model():
         q = pm.Beta("q", 2, 2)
         pm.Binomial("obs", n=20, p=q, observed=13)
         smc = pm.sample_smc(draws=300, chains=1, cores=1, random_seed=6, progressbar=False,
                             compute_convergence_checks=False)
-    out.update(_posterior(smc, ["q"]))
+    out.update(posterior(smc, ["q"]))
     return out
+
+
+# more programs, one module per area; importing them registers their programs
+import programs_inference  # noqa: E402, F401
+import programs_logprob  # noqa: E402, F401
+import programs_models  # noqa: E402, F401
 
 
 def run(names: list[str], quick: bool) -> dict[str, Any]:

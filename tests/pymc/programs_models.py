@@ -1,0 +1,7 @@
+"""More PyMC programs: regressions, GPs, mixtures, multivariate and time-series models.
+
+Each ``@program`` (from ``program_kit``) registers itself when ``programs.py`` imports
+this module; the values follow the key prefixes of ``programs.py``'s docstring.
+"""
+
+from __future__ import annotations
