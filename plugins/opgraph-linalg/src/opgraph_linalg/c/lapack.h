@@ -48,11 +48,13 @@ static void *ogla_routine(const char *base, int dbl) {
 }
 
 static int ogla_small_ok(PyArrayObject *a);
+static PyArrayObject *ogla_small_rhs(PyArrayObject *b, PyArrayObject *prev);
 static int ogla_finite_2d(const char *b, npy_intp s0, npy_intp s1, npy_intp rows,
                           npy_intp cols);
 static int ogla_cholesky_small(PyArrayObject *a, PyArrayObject *out, int lower);
 static PyArrayObject *ogla_solve_triangular_small(PyArrayObject *a, PyArrayObject *b, int lower,
-                                                  int trans, int unit, int check_finite);
+                                                  int trans, int unit, int check_finite,
+                                                  PyArrayObject *prev);
 
 static void ogla_linalg_error(const char *fmt, long arg) {
     PyObject *m = PyImport_ImportModule("numpy.linalg");
@@ -105,6 +107,26 @@ bad:
     return -1;
 }
 
+/* prev (the node's previous result, new reference) when nothing else holds it and it is an
+   aligned, writeable, C- (or Fortran-) contiguous array owning its data with these dims and
+   this descr, else a new uninitialised one: results computed at every call need no new array
+   (the c_code protocol passes the output's previous value; NULL: none). */
+static PyArrayObject *ogla_reuse(PyArrayObject *prev, int nd, npy_intp *dims,
+                                 PyArray_Descr *descr, int fortran) {
+    if (prev != NULL && PyArray_Check((PyObject *)prev) && Py_REFCNT(prev) == 1
+            && PyArray_NDIM(prev) == nd && PyArray_BASE(prev) == NULL
+            && PyArray_ISWRITEABLE(prev) && PyArray_ISALIGNED(prev)
+            && (fortran ? PyArray_IS_F_CONTIGUOUS(prev) : PyArray_IS_C_CONTIGUOUS(prev))
+            && PyArray_EquivTypes(PyArray_DESCR(prev), descr)) {
+        int same = 1;
+        for (int d = 0; d < nd; d++) same &= PyArray_DIMS(prev)[d] == dims[d];
+        if (same) { Py_INCREF(prev); return prev; }
+    }
+    Py_INCREF(descr);
+    return (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, NULL,
+                                                 fortran ? NPY_ARRAY_F_CONTIGUOUS : 0, NULL);
+}
+
 /* A copy of a (any strides, any dtype) as a new C- or Fortran-ordered typenum array. */
 static PyArrayObject *ogla_copy(PyArrayObject *a, int typenum, int fortran) {
     PyArrayObject *out = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a), PyArray_DIMS(a),
@@ -134,7 +156,7 @@ static void ogla_fill_nan(PyArrayObject *a, int dbl) {
 /* Cholesky factor of a (one triangle read), C-ordered: loops for a small double matrix
    (c/small.h), else a copy and potrf. */
 static PyArrayObject *ogla_cholesky(PyArrayObject *a, int typenum, int lower, int nan_on_error,
-                                    int check_finite) {
+                                    int check_finite, PyArrayObject *prev) {
     int dbl = typenum == NPY_DOUBLE, info = 0;
     if (ogla_square(a, "cholesky", "a") < 0) return NULL;
     int n = (int)PyArray_DIMS(a)[0];
@@ -145,7 +167,9 @@ static PyArrayObject *ogla_cholesky(PyArrayObject *a, int typenum, int lower, in
             PyErr_SetString(PyExc_ValueError, "array must not contain infs or NaNs");
             return NULL;
         }
-        out = (PyArrayObject *)PyArray_EMPTY(2, PyArray_DIMS(a), NPY_DOUBLE, 0);
+        PyArray_Descr *dd = PyArray_DescrFromType(NPY_DOUBLE);
+        out = ogla_reuse(prev, 2, PyArray_DIMS(a), dd, 0);
+        Py_DECREF(dd);
         if (out == NULL) return NULL;
         info = ogla_cholesky_small(a, out, lower);
     } else {
@@ -191,12 +215,13 @@ static PyArrayObject *ogla_rhs(PyArrayObject *a, PyArrayObject *b, int typenum, 
 
 /* x with a x = b (trans: a^T x = b), a triangular. */
 static PyArrayObject *ogla_solve_triangular(PyArrayObject *a, PyArrayObject *b, int typenum,
-                                            int lower, int trans, int unit, int check_finite) {
+                                            int lower, int trans, int unit, int check_finite,
+                                            PyArrayObject *prev) {
     int dbl = typenum == NPY_DOUBLE, is_c;
     if (ogla_square(a, "solve_triangular", "a") < 0) return NULL;
     if (dbl && ogla_small_ok(a) && PyArray_NDIM(b) >= 1 && PyArray_NDIM(b) <= 2) {
         if (ogla_rows_match(a, b, "solve_triangular") < 0) return NULL;
-        return ogla_solve_triangular_small(a, b, lower, trans, unit, check_finite);
+        return ogla_solve_triangular_small(a, b, lower, trans, unit, check_finite, prev);
     }
     ogla_trtrs_t trtrs = (ogla_trtrs_t)ogla_routine("trtrs", dbl);
     if (trtrs == NULL) return NULL;

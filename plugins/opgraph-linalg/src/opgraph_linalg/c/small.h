@@ -92,11 +92,13 @@ static int ogla_cholesky_small(PyArrayObject *a, PyArrayObject *out, int lower) 
     return 0;
 }
 
-/* b as a new Fortran-ordered double array (the solution is written there), copied by loops
-   when b is an aligned native double array, else through NumPy. */
-static PyArrayObject *ogla_small_rhs(PyArrayObject *b) {
+/* b as a Fortran-ordered double array (prev reused, see ogla_reuse; the solution is written
+   there), copied by loops when b is an aligned native double array, else through NumPy. */
+static PyArrayObject *ogla_small_rhs(PyArrayObject *b, PyArrayObject *prev) {
     int nd = PyArray_NDIM(b);
-    PyArrayObject *x = (PyArrayObject *)PyArray_EMPTY(nd, PyArray_DIMS(b), NPY_DOUBLE, 1);
+    PyArray_Descr *dd = PyArray_DescrFromType(NPY_DOUBLE);
+    PyArrayObject *x = ogla_reuse(prev, nd, PyArray_DIMS(b), dd, 1);
+    Py_DECREF(dd);
     if (x == NULL) return NULL;
     if (!(PyArray_TYPE(b) == NPY_DOUBLE && PyArray_ISALIGNED(b) && PyArray_ISNOTSWAPPED(b))) {
         if (PyArray_CopyInto(x, b) < 0) { Py_DECREF(x); return NULL; }
@@ -147,11 +149,12 @@ static void ogla_trsv_small(const char *tb, npy_intp t0, npy_intp t1, int t_lowe
 /* x with a x = b (trans: a^T x = b) for a small double triangular a (ogla_small_ok) whose
    rows match b's: a new Fortran-ordered array, or NULL with an exception set. */
 static PyArrayObject *ogla_solve_triangular_small(PyArrayObject *a, PyArrayObject *b, int lower,
-                                                  int trans, int unit, int check_finite) {
+                                                  int trans, int unit, int check_finite,
+                                                  PyArrayObject *prev) {
     npy_intp n = PyArray_DIMS(a)[0];
     npy_intp s0 = PyArray_STRIDES(a)[0], s1 = PyArray_STRIDES(a)[1];
     const char *ab = PyArray_BYTES(a);
-    PyArrayObject *x = ogla_small_rhs(b);
+    PyArrayObject *x = ogla_small_rhs(b, prev);
     if (x == NULL) return NULL;
     if (check_finite && (!ogla_finite_2d(ab, s0, s1, n, n) || !ogla_finite_any(x))) {
         Py_DECREF(x);

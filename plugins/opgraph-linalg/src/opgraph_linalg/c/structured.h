@@ -171,7 +171,7 @@ static int ogla_pullback_lapack(const char *lb, npy_intp l0, npy_intp l1, const 
 /* A_bar from (L, L_bar): the cotangent of the matrix the Cholesky factor L came from, laid
    on the triangle the factorisation read (see opgraph_linalg.cholesky_grad). */
 static PyArrayObject *ogla_cholesky_pullback(PyArrayObject *chol, PyArrayObject *gz,
-                                             int typenum, int lower) {
+                                             int typenum, int lower, PyArrayObject *prev) {
     int dbl = typenum == NPY_DOUBLE;
     npy_intp *dc = PyArray_DIMS(chol), *dg = PyArray_DIMS(gz);
     if (PyArray_NDIM(chol) != 2 || PyArray_NDIM(gz) != 2 || dc[0] != dc[1] || dg[0] != dc[0]
@@ -184,8 +184,11 @@ static PyArrayObject *ogla_cholesky_pullback(PyArrayObject *chol, PyArrayObject 
         return NULL;
     }
     npy_intp n = dc[0];
-    PyArrayObject *out = (PyArrayObject *)PyArray_ZEROS(2, dc, typenum, 0);
+    PyArray_Descr *od = PyArray_DescrFromType(typenum);
+    PyArrayObject *out = ogla_reuse(prev, 2, dc, od, 0);
+    Py_DECREF(od);
     if (out == NULL || n == 0) return out;
+    memset(PyArray_DATA(out), 0, (size_t)PyArray_NBYTES(out));  /* one triangle is written */
     PyArrayObject *lc = ogla_as_type(chol, typenum), *gc = ogla_as_type(gz, typenum);
     if (lc == NULL || gc == NULL) { Py_XDECREF(lc); Py_XDECREF(gc); Py_DECREF(out); return NULL; }
     /* the factor and its cotangent read as lower: an upper one is its transpose */
@@ -213,7 +216,8 @@ static void ogla_copy_strided(char *dst, const char *src, npy_intp step, npy_int
 
 /* numpy.diagonal(x, offset, axis1, axis2), copied to a new C-ordered array (a matrix of a
    type without references by a loop, anything else through NumPy's view). */
-static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1, int axis2) {
+static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1, int axis2,
+                                        PyArrayObject *prev) {
     int a1 = axis1 < 0 ? axis1 + 2 : axis1, a2 = axis2 < 0 ? axis2 + 2 : axis2;
     PyArray_Descr *descr = PyArray_DESCR(x);
     if (PyArray_NDIM(x) == 2 && a1 >= 0 && a1 < 2 && a2 >= 0 && a2 < 2 && a1 != a2
@@ -222,9 +226,7 @@ static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1,
         npy_intp r0 = offset < 0 ? -(npy_intp)offset : 0, c0 = offset > 0 ? offset : 0;
         npy_intp n = d[a1] - r0 < d[a2] - c0 ? d[a1] - r0 : d[a2] - c0;
         if (n < 0) n = 0;
-        Py_INCREF(descr);
-        PyArrayObject *out = (PyArrayObject *)PyArray_NewFromDescr(
-            &PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+        PyArrayObject *out = ogla_reuse(prev, 1, &n, descr, 0);
         if (out == NULL) return NULL;
         if (n > 0)
             ogla_copy_strided(PyArray_BYTES(out), PyArray_BYTES(x) + r0 * s[a1] + c0 * s[a2],
@@ -241,7 +243,7 @@ static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1,
 /* Zeros shaped like `like` (dtype of `values`) with `values` on the diagonal
    (offset, axis1, axis2): its first values.shape[-1] entries, the other axes broadcast. */
 static PyArrayObject *ogla_alloc_diag(PyArrayObject *values, PyArrayObject *like, int offset,
-                                      int axis1, int axis2) {
+                                      int axis1, int axis2, PyArrayObject *prev) {
     int nd = PyArray_NDIM(like);
     if (axis1 < 0) axis1 += nd;
     if (axis2 < 0) axis2 += nd;
@@ -252,10 +254,16 @@ static PyArrayObject *ogla_alloc_diag(PyArrayObject *values, PyArrayObject *like
                      axis1, axis2, nd);
         return NULL;
     }
-    Py_INCREF(PyArray_DESCR(values));
-    PyArrayObject *out = (PyArrayObject *)PyArray_Zeros(nd, PyArray_DIMS(like),
-                                                        PyArray_DESCR(values), 0);
-    if (out == NULL) return NULL;
+    PyArrayObject *out;
+    if (nd == 2 && !PyDataType_REFCHK(PyArray_DESCR(values))) {  /* reused, zeroed by hand */
+        out = ogla_reuse(prev, 2, PyArray_DIMS(like), PyArray_DESCR(values), 0);
+        if (out == NULL) return NULL;
+        memset(PyArray_DATA(out), 0, (size_t)PyArray_NBYTES(out));
+    } else {
+        Py_INCREF(PyArray_DESCR(values));
+        out = (PyArrayObject *)PyArray_Zeros(nd, PyArray_DIMS(like), PyArray_DESCR(values), 0);
+        if (out == NULL) return NULL;
+    }
     npy_intp *d = PyArray_DIMS(out), *s = PyArray_STRIDES(out);
     npy_intp r0 = offset < 0 ? -(npy_intp)offset : 0, c0 = offset > 0 ? offset : 0;
     npy_intp avail = d[axis1] - r0 < d[axis2] - c0 ? d[axis1] - r0 : d[axis2] - c0;
