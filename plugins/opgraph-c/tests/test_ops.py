@@ -113,6 +113,32 @@ def test_reductions_any_axes():
     check([x, b], outs, a[:, ::-1, ::2], bb[::-1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(30, 30), (3, 4, 5), (7, 300), (5, 1), (0, 6), (6, 0)])
+def test_reductions_keeping_the_last_axis(shape):
+    """sum(x, axis=0) and the like run whole rows at once (the row path of
+    codegen/reduce.py): same values, bit for bit, as element by element (NumPy adds the
+    rows in order too), for any length of the kept run, strided inputs and bools."""
+    x = pt.tensor("x", dtype="float64", shape=(None,) * len(shape))
+    i = pt.tensor("i", dtype="int32", shape=(None,) * len(shape))
+    b = pt.tensor("b", dtype="bool", shape=(None,) * len(shape))
+    head = tuple(range(len(shape) - 1))
+    outs = [x.sum(axis=head), x.prod(axis=0), i.sum(axis=0), b.all(axis=0), b.any(axis=head),
+            b.sum(axis=0), x.max(axis=0) if shape[0] else x.sum(axis=0)]
+    a = RNG.standard_normal(shape)
+    ai = RNG.integers(-5, 5, shape).astype("int32")
+    bb = RNG.standard_normal(shape) > -1
+    check([x, i, b], outs, a, ai, bb, rtol=1e-12)
+    # without FAST_RUN's rewrites (a sum over rows may become a Gemv), the Sums themselves
+    exact = function([x, i], [x.sum(axis=head), i.sum(axis=0)],
+                     mode=Mode(linker="c", optimizer="fast_compile"))
+    assert all(type(n.op).__name__ == "Sum" for n in exact.maker.fgraph.toposort())
+    got = exact(a, ai)
+    np.testing.assert_array_equal(got[0], a.sum(axis=head))  # same order of additions
+    np.testing.assert_array_equal(got[1], ai.sum(axis=0))
+    if len(shape) == 2 and shape[1] > 1:  # strided last axis: the general loop
+        check([x, i, b], outs, a[:, ::-1], ai[::-1], np.asfortranarray(bb), rtol=1e-12)
+
+
 def test_max_of_empty_raises_value_error():
     x = pt.dvector("x")
     f = function([x], x.max(), mode=Mode(linker="c"))
