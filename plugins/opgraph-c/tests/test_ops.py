@@ -87,6 +87,32 @@ def test_strides_negative_stepped_transposed_broadcast_and_empty():
             np.testing.assert_allclose(g, w, rtol=1e-12)
 
 
+def test_inputs_broadcast_along_the_last_axis_read_once_per_row():
+    """A (n, 1) column or (1, 1) value in a fused loop with a (n, m) matrix: the row loop
+    reads it as one value per row (codegen/elemwise.py's row kernel); multi-output, with
+    an output written in place, strided and reversed operands, one and 600 columns."""
+    x, col = pt.dmatrix("x"), pt.col("c", dtype="float64")
+    one = pt.matrix("o", shape=(1, 1), dtype="float64")
+    t3, c3 = pt.dtensor3("t3"), pt.tensor3("c3", shape=(None, None, 1), dtype="float64")
+    outs = [pt.exp(-0.5 * (x - col) ** 2) * one + col, (x * col).sum(axis=1), x / col - one,
+            t3 * c3 + 1.0]
+    c, py = both([x, col, one, t3, c3], outs)
+    assert "og_kern_" in c.linker.module_source and "r(m, og_p, og_q, og_st)" in (
+        c.linker.module_source)
+    for m in (1, 7, 600):
+        big = RNG.standard_normal((9, 2 * m))
+        cv = RNG.standard_normal((9, 1))
+        ov = RNG.standard_normal((1, 1))
+        tv, tc = RNG.standard_normal((3, 4, m)), RNG.standard_normal((3, 4, 1))
+        for args in [(big[:, :m], cv, ov, tv, tc),
+                     (big[::-1, ::2], cv[::-1], ov, tv[:, ::-1, ::-1], tc[::-1]),
+                     (np.asfortranarray(big[:, :m]), cv, ov, tv.transpose(1, 0, 2).copy()
+                      .transpose(1, 0, 2), tc)]:
+            for g, w in zip(c(*args), py(*args)):
+                assert g.shape == w.shape
+                np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
 def test_misaligned_input_is_refused_naming_it():
     """One rule for every type and mode (docs/modes.md): an unaligned argument is refused."""
     x = pt.dvector("x")
