@@ -87,6 +87,32 @@ def test_strides_negative_stepped_transposed_broadcast_and_empty():
             np.testing.assert_allclose(g, w, rtol=1e-12)
 
 
+def test_inputs_broadcast_along_the_last_axis_read_once_per_row():
+    """A (n, 1) column or (1, 1) value in a fused loop with a (n, m) matrix: the row loop
+    reads it as one value per row (codegen/elemwise.py's row kernel); multi-output, with
+    an output written in place, strided and reversed operands, one and 600 columns."""
+    x, col = pt.dmatrix("x"), pt.col("c", dtype="float64")
+    one = pt.matrix("o", shape=(1, 1), dtype="float64")
+    t3, c3 = pt.dtensor3("t3"), pt.tensor3("c3", shape=(None, None, 1), dtype="float64")
+    outs = [pt.exp(-0.5 * (x - col) ** 2) * one + col, (x * col).sum(axis=1), x / col - one,
+            t3 * c3 + 1.0]
+    c, py = both([x, col, one, t3, c3], outs)
+    assert "og_kern_" in c.linker.module_source and "r(m, og_p, og_q, og_st)" in (
+        c.linker.module_source)
+    for m in (1, 7, 600):
+        big = RNG.standard_normal((9, 2 * m))
+        cv = RNG.standard_normal((9, 1))
+        ov = RNG.standard_normal((1, 1))
+        tv, tc = RNG.standard_normal((3, 4, m)), RNG.standard_normal((3, 4, 1))
+        for args in [(big[:, :m], cv, ov, tv, tc),
+                     (big[::-1, ::2], cv[::-1], ov, tv[:, ::-1, ::-1], tc[::-1]),
+                     (np.asfortranarray(big[:, :m]), cv, ov, tv.transpose(1, 0, 2).copy()
+                      .transpose(1, 0, 2), tc)]:
+            for g, w in zip(c(*args), py(*args)):
+                assert g.shape == w.shape  # (libmvec's exp: a few ulps)
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
 def test_misaligned_input_is_refused_naming_it():
     """One rule for every type and mode (docs/modes.md): an unaligned argument is refused."""
     x = pt.dvector("x")
@@ -111,6 +137,32 @@ def test_reductions_any_axes():
     bb = RNG.standard_normal((3, 4, 5)) > 0
     check([x, b], outs, a, bb, rtol=1e-12)
     check([x, b], outs, a[:, ::-1, ::2], bb[::-1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(30, 30), (3, 4, 5), (7, 300), (5, 1), (0, 6), (6, 0)])
+def test_reductions_keeping_the_last_axis(shape):
+    """sum(x, axis=0) and the like run whole rows at once (the row path of
+    codegen/reduce.py): same values, bit for bit, as element by element (NumPy adds the
+    rows in order too), for any length of the kept run, strided inputs and bools."""
+    x = pt.tensor("x", dtype="float64", shape=(None,) * len(shape))
+    i = pt.tensor("i", dtype="int32", shape=(None,) * len(shape))
+    b = pt.tensor("b", dtype="bool", shape=(None,) * len(shape))
+    head = tuple(range(len(shape) - 1))
+    outs = [x.sum(axis=head), x.prod(axis=0), i.sum(axis=0), b.all(axis=0), b.any(axis=head),
+            b.sum(axis=0), x.max(axis=0) if shape[0] else x.sum(axis=0)]
+    a = RNG.standard_normal(shape)
+    ai = RNG.integers(-5, 5, shape).astype("int32")
+    bb = RNG.standard_normal(shape) > -1
+    check([x, i, b], outs, a, ai, bb, rtol=1e-12)
+    # without FAST_RUN's rewrites (a sum over rows may become a Gemv), the Sums themselves
+    exact = function([x, i], [x.sum(axis=head), i.sum(axis=0)],
+                     mode=Mode(linker="c", optimizer="fast_compile"))
+    assert all(type(n.op).__name__ == "Sum" for n in exact.maker.fgraph.toposort())
+    got = exact(a, ai)
+    np.testing.assert_array_equal(got[0], a.sum(axis=head))  # same order of additions
+    np.testing.assert_array_equal(got[1], ai.sum(axis=0))
+    if len(shape) == 2 and shape[1] > 1:  # strided last axis: the general loop
+        check([x, i, b], outs, a[:, ::-1], ai[::-1], np.asfortranarray(bb), rtol=1e-12)
 
 
 def test_max_of_empty_raises_value_error():

@@ -48,14 +48,15 @@ def lapack_available() -> bool:
             and all(f"{p}{r}" in blas for p in "ds" for r in BLAS_ROUTINES))
 
 
-def _core_call(op: Any, args: list[str], typenum: str) -> str | None:
-    """The C expression computing one core result from core input arrays ``args``."""
+def _core_call(op: Any, args: list[str], typenum: str, prev: str = "NULL") -> str | None:
+    """The C expression computing one core result from core input arrays ``args``
+    (``prev``: the output's previous value, an array the result may be written into)."""
     if isinstance(op, Cholesky):
         return (f"ogla_cholesky({args[0]}, {typenum}, {int(op.lower)}, "
-                f"{int(op.on_error == 'nan')}, {int(op.check_finite)})")
+                f"{int(op.on_error == 'nan')}, {int(op.check_finite)}, {prev})")
     if isinstance(op, SolveTriangular):
         return (f"ogla_solve_triangular({args[0]}, {args[1]}, {typenum}, {int(op.lower)}, "
-                f"{int(op.trans != 0)}, {int(op.unit_diagonal)}, {int(op.check_finite)})")
+                f"{int(op.trans != 0)}, {int(op.unit_diagonal)}, {int(op.check_finite)}, {prev})")
     if isinstance(op, Solve):
         if op.assume_a not in ("gen", "pos"):
             return None
@@ -65,16 +66,17 @@ def _core_call(op: Any, args: list[str], typenum: str) -> str | None:
         return (f"ogla_cho_solve({args[0]}, {args[1]}, {typenum}, {int(op.lower)}, "
                 f"{int(op.check_finite)})")
     if isinstance(op, CholeskyPullback):
-        return f"ogla_cholesky_pullback({args[0]}, {args[1]}, {typenum}, {int(op.lower)})"
+        return (f"ogla_cholesky_pullback({args[0]}, {args[1]}, {typenum}, {int(op.lower)}, "
+                f"{prev})")
     return None
 
 
-def _diag_call(op: Any, args: list[str]) -> str:
+def _diag_call(op: Any, args: list[str], prev: str) -> str:
     """The C expression of an ExtractDiag / AllocDiag node (the dtype is its input's)."""
     axes = f"{op.offset}, {op.axis1}, {op.axis2}"
     if isinstance(op, ExtractDiag):
-        return f"ogla_extract_diag({args[0]}, {axes})"
-    return f"ogla_alloc_diag({args[0]}, {args[1]}, {axes})"
+        return f"ogla_extract_diag({args[0]}, {axes}, {prev})"
+    return f"ogla_alloc_diag({args[0]}, {args[1]}, {axes}, {prev})"
 
 
 def _label(var: Any) -> str:
@@ -177,14 +179,14 @@ class LinalgC:
         out = outputs[0]
         op = node.op
         if isinstance(op, _DIAG):
-            return _assign(_diag_call(op, inputs), out, fail)
+            return _assign(_diag_call(op, inputs, out), out, fail)
         typenum = _TYPENUM.get(node.outputs[0].type.dtype)
         if typenum is None:
             return None
         if isinstance(op, Blockwise) and node.outputs[0].type.ndim > len(op.outputs_sig[0]):
             return _batched_body(node, op.core_op, inputs, out, typenum, fail)
         core = op.core_op if isinstance(op, Blockwise) else op
-        call = _core_call(core, inputs, typenum)
+        call = _core_call(core, inputs, typenum, out)
         return None if call is None else _assign(call, out, fail)
 
     def c_support_code(self) -> str:
@@ -194,7 +196,7 @@ class LinalgC:
         return ["<math.h>", "<string.h>", "<stdlib.h>"]
 
     def c_code_cache_version(self) -> tuple[int, ...]:
-        return (2,)
+        return (3,)
 
 
 def _assign(call: str, out: str, fail: str) -> str:

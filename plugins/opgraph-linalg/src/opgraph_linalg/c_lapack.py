@@ -21,6 +21,9 @@ ROUTINES = ("potrf", "trtrs", "getrf", "getrs", "gecon", "potrs", "pocon", "sygs
 #: the BLAS routines used (from ``scipy.linalg.cython_blas``)
 BLAS_ROUTINES = ("trmm",)
 
-SUPPORT = c_source(__package__, "c/lapack.h") + c_source(__package__, "c/structured.h")
+SUPPORT = (c_source(__package__, "c/lapack.h") + c_source(__package__, "c/small.h")
+           + c_source(__package__, "c/structured.h"))
 """The ``ogla_*`` functions and the capsule lookups, one text for every module that uses them
-(``c/structured.h``: the Cholesky pullback and the diagonal Ops)."""
+(``c/small.h``: loops for the Cholesky factor and triangular solves of double matrices up to
+64 rows, where LAPACK's calls and copies cost more than the arithmetic; ``c/structured.h``:
+the Cholesky pullback and the diagonal Ops)."""

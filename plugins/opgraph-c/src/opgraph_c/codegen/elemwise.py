@@ -184,8 +184,17 @@ def emit_elemwise(node: Any, ctx: EmitContext) -> NodeC | None:
             w.line(f"if (og_n >= {GIL_FREE_MIN}) {{ Py_BEGIN_ALLOW_THREADS {call} "
                    f"Py_END_ALLOW_THREADS }} else {call}")
     if ndim > 0:
+        # in a row, an input broadcast along the last axis is one value: the row loop's
+        # kernel reads it as a scalar (no copies of it gathered into a buffer per row)
+        row_kinds = ["scalar" if k == "partial" and v.type.shape[-1] == 1 else k
+                     for k, v in zip(kinds, node.inputs)]
+        row_kernel = kernel
+        if row_kinds != kinds:
+            row_kernel = f"{kernel}r"
+            support += "\n" + _kernel(row_kernel, row_kinds, in_dtypes, out_dtypes, hoisted,
+                                      body, results, ctx)
         with w.block("else"):
-            _general_loop(w, node, kernel, kinds, in_dtypes, out_dtypes, ndim)
+            _general_loop(w, node, row_kernel, row_kinds, in_dtypes, out_dtypes, ndim)
     return NodeC(w.text(), support=(ELEMWISE_SUPPORT, *extra.get("support", ()), support),
                  headers=extra.get("headers", ()), libraries=extra.get("libraries", ()),
                  lib_dirs=extra.get("lib_dirs", ()))

@@ -89,6 +89,25 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
            "npy_intp n_out = " + (" * ".join(f"shp[{d}]" for d in range(len(kept))) or "1")
            + ";",
            f"{O} *q = ({O} *)PyArray_DATA(o0);")
+    rows = bool(axes) and bool(kept) and kept[-1] == nd - 1 and not from_first
+    if rows:  # the last axis is kept: accumulate whole rows (see _emit_rows)
+        cond = (f"PyArray_DIMS(i0)[{nd - 1}] > 1 && "
+                f"PyArray_STRIDES(i0)[{nd - 1}] == (npy_intp)sizeof({X})")
+        if ctx.outer_pragma("n_out * n_red"):
+            cond += f" && n_out * n_red < {ctx.parallel_min}"
+        with w.block(f"if ({cond})"):
+            _emit_rows(w, nd, axes, kept, A, X, O, step, ident)
+        with w.block("else"):
+            _emit_general(w, ctx, axes, kept, A, X, from_first, step, ident, omp_op, acc_dt, O)
+    else:
+        _emit_general(w, ctx, axes, kept, A, X, from_first, step, ident, omp_op, acc_dt, O)
+    return NodeC(w.text(), support=(VIEW_SUPPORT,))
+
+
+def _emit_general(w: CWriter, ctx: EmitContext, axes: tuple[int, ...], kept: list[int], A: str,
+                  X: str, from_first: bool, step: str, ident: str | None, omp_op: str | None,
+                  acc_dt: str, O: str) -> None:
+    """Each output element in turn: its reduced axes walked, the last one innermost."""
     last_red = axes[-1] if axes else None
     outer_red = list(axes[:-1])
     pragma = ctx.outer_pragma("n_out * n_red")
@@ -134,4 +153,39 @@ def emit_careduce(node: Any, ctx: EmitContext) -> NodeC | None:
                 else:
                     w.line(strided)
         w.line(f"q[r] = ({O})acc;")
-    return NodeC(w.text(), support=(VIEW_SUPPORT,))
+
+
+#: output elements accumulated together by the row path (a C array on the stack)
+ROW_CHUNK = 256
+
+
+def _emit_rows(w: CWriter, nd: int, axes: tuple[int, ...], kept: list[int], A: str, X: str,
+               O: str, step: str, ident: str) -> None:
+    """The reduction when the input's last axis is kept and contiguous (``sum(x, axis=0)``
+    of a C-ordered matrix): each reduced position adds a contiguous run of inputs into a
+    run of accumulators, which vectorises, where walking each output element's strided
+    column chains one add after another.  Every element still accumulates its inputs in
+    the same order as the general loop, so the results are the same bits."""
+    last = nd - 1
+    w.line(f"const npy_intp og_L = PyArray_DIMS(i0)[{last}];",
+           f"{A} og_acc[{ROW_CHUNK}];",
+           "const npy_intp n_grp = n_out / og_L;")
+    with w.block("for (npy_intp g = 0; g < n_grp; g++)"):
+        w.line("const char *b = PyArray_BYTES(i0);")
+        if len(kept) > 1:
+            w.line("npy_intp rem = g, idx;")
+            for d in reversed(kept[:-1]):
+                w.line(f"idx = rem % PyArray_DIMS(i0)[{d}]; rem /= PyArray_DIMS(i0)[{d}]; "
+                       f"b += idx * PyArray_STRIDES(i0)[{d}];")
+        with w.block(f"for (npy_intp c0 = 0; c0 < og_L; c0 += {ROW_CHUNK})"):
+            w.line(f"const npy_intp m = og_L - c0 < {ROW_CHUNK} ? og_L - c0 : {ROW_CHUNK};",
+                   f"for (npy_intp t = 0; t < m; t++) og_acc[t] = ({A}){ident};")
+            with w.block("for (npy_intp s = 0; s < n_red; s++)"):
+                w.line("const char *c = b;", "npy_intp rem2 = s, idx2;")
+                for d in reversed(axes):
+                    w.line(f"idx2 = rem2 % PyArray_DIMS(i0)[{d}]; rem2 /= PyArray_DIMS(i0)[{d}]; "
+                           f"c += idx2 * PyArray_STRIDES(i0)[{d}];")
+                w.line(f"const {X} *p = (const {X} *)c + c0;",
+                       f"for (npy_intp t = 0; t < m; t++) {{ {A} acc = og_acc[t]; "
+                       f"const {X} xv = p[t]; acc = {step}; og_acc[t] = acc; }}")
+            w.line(f"for (npy_intp t = 0; t < m; t++) q[g * og_L + c0 + t] = ({O})og_acc[t];")

@@ -27,26 +27,34 @@ typedef void (*ogla_getrs_t)(char *, int *, int *, void *, int *, int *, void *,
 typedef void (*ogla_gecon_t)(char *, int *, void *, int *, void *, void *, void *, int *, int *);
 typedef void (*ogla_potrs_t)(char *, int *, int *, void *, int *, void *, int *, int *);
 
-/* Pointer to the double (dbl) or single precision routine BASE, cached per name. */
+/* Pointer to the double (dbl) or single precision routine BASE, cached per name (a call
+   site passes the same literal each time: its address is compared first, no formatting). */
 static void *ogla_routine(const char *base, int dbl) {
-    static const char *names[32];
+    static const char *bases[32];
+    static int dbls[32];
     static void *ptrs[32];
     static int n_cached = 0;
+    for (int i = 0; i < n_cached; i++)
+        if (dbls[i] == dbl && (bases[i] == base || strcmp(bases[i], base) == 0)) return ptrs[i];
     char name[16];
     snprintf(name, sizeof name, "%c%s", dbl ? 'd' : 's', base);
-    for (int i = 0; i < n_cached; i++)
-        if (strcmp(names[i], name) == 0) return ptrs[i];
     void *p = ogla_lookup(name);
     if (p != NULL && n_cached < 32) {
-        char *copy = (char *)malloc(strlen(name) + 1);
-        if (copy != NULL) {
-            strcpy(copy, name);
-            names[n_cached] = copy;
-            ptrs[n_cached++] = p;
-        }
+        bases[n_cached] = base;  /* the callers pass string literals */
+        dbls[n_cached] = dbl;
+        ptrs[n_cached++] = p;
     }
     return p;
 }
+
+static int ogla_small_ok(PyArrayObject *a);
+static PyArrayObject *ogla_small_rhs(PyArrayObject *b, PyArrayObject *prev);
+static int ogla_finite_2d(const char *b, npy_intp s0, npy_intp s1, npy_intp rows,
+                          npy_intp cols);
+static int ogla_cholesky_small(PyArrayObject *a, PyArrayObject *out, int lower);
+static PyArrayObject *ogla_solve_triangular_small(PyArrayObject *a, PyArrayObject *b, int lower,
+                                                  int trans, int unit, int check_finite,
+                                                  PyArrayObject *prev);
 
 static void ogla_linalg_error(const char *fmt, long arg) {
     PyObject *m = PyImport_ImportModule("numpy.linalg");
@@ -99,6 +107,26 @@ bad:
     return -1;
 }
 
+/* prev (the node's previous result, new reference) when nothing else holds it and it is an
+   aligned, writeable, C- (or Fortran-) contiguous array owning its data with these dims and
+   this descr, else a new uninitialised one: results computed at every call need no new array
+   (the c_code protocol passes the output's previous value; NULL: none). */
+static PyArrayObject *ogla_reuse(PyArrayObject *prev, int nd, npy_intp *dims,
+                                 PyArray_Descr *descr, int fortran) {
+    if (prev != NULL && PyArray_Check((PyObject *)prev) && Py_REFCNT(prev) == 1
+            && PyArray_NDIM(prev) == nd && PyArray_BASE(prev) == NULL
+            && PyArray_ISWRITEABLE(prev) && PyArray_ISALIGNED(prev)
+            && (fortran ? PyArray_IS_F_CONTIGUOUS(prev) : PyArray_IS_C_CONTIGUOUS(prev))
+            && PyArray_EquivTypes(PyArray_DESCR(prev), descr)) {
+        int same = 1;
+        for (int d = 0; d < nd; d++) same &= PyArray_DIMS(prev)[d] == dims[d];
+        if (same) { Py_INCREF(prev); return prev; }
+    }
+    Py_INCREF(descr);
+    return (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, NULL,
+                                                 fortran ? NPY_ARRAY_F_CONTIGUOUS : 0, NULL);
+}
+
 /* A copy of a (any strides, any dtype) as a new C- or Fortran-ordered typenum array. */
 static PyArrayObject *ogla_copy(PyArrayObject *a, int typenum, int fortran) {
     PyArrayObject *out = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(a), PyArray_DIMS(a),
@@ -125,21 +153,44 @@ static void ogla_fill_nan(PyArrayObject *a, int dbl) {
     else { float *p = (float *)PyArray_DATA(a); for (npy_intp i = 0; i < n; i++) p[i] = NAN; }
 }
 
-/* Cholesky factor of a (one triangle read), C-ordered. */
+/* Cholesky factor of a (one triangle read), C-ordered: loops for a small double matrix
+   (c/small.h), else a copy and potrf. */
 static PyArrayObject *ogla_cholesky(PyArrayObject *a, int typenum, int lower, int nan_on_error,
-                                    int check_finite) {
-    int dbl = typenum == NPY_DOUBLE;
-    ogla_potrf_t potrf = (ogla_potrf_t)ogla_routine("potrf", dbl);
-    if (potrf == NULL) return NULL;
+                                    int check_finite, PyArrayObject *prev) {
+    int dbl = typenum == NPY_DOUBLE, info = 0;
     if (ogla_square(a, "cholesky", "a") < 0) return NULL;
-    PyArrayObject *out = ogla_copy(a, typenum, 0);
-    if (out == NULL) return NULL;
-    if (check_finite && ogla_check_finite(out, dbl) < 0) { Py_DECREF(out); return NULL; }
-    int n = (int)PyArray_DIMS(a)[0], info = 0;
-    if (n == 0) return out;
-    /* the C-ordered lower triangle is the upper one of the Fortran view */
-    char uplo = lower ? 'U' : 'L';
-    potrf(&uplo, &n, PyArray_DATA(out), &n, &info);
+    int n = (int)PyArray_DIMS(a)[0];
+    PyArrayObject *out;
+    if (dbl && ogla_small_ok(a)) {
+        if (check_finite && !ogla_finite_2d(PyArray_BYTES(a), PyArray_STRIDES(a)[0],
+                                            PyArray_STRIDES(a)[1], n, n)) {
+            PyErr_SetString(PyExc_ValueError, "array must not contain infs or NaNs");
+            return NULL;
+        }
+        PyArray_Descr *dd = PyArray_DescrFromType(NPY_DOUBLE);
+        out = ogla_reuse(prev, 2, PyArray_DIMS(a), dd, 0);
+        Py_DECREF(dd);
+        if (out == NULL) return NULL;
+        info = ogla_cholesky_small(a, out, lower);
+    } else {
+        ogla_potrf_t potrf = (ogla_potrf_t)ogla_routine("potrf", dbl);
+        if (potrf == NULL) return NULL;
+        out = ogla_copy(a, typenum, 0);
+        if (out == NULL) return NULL;
+        if (check_finite && ogla_check_finite(out, dbl) < 0) { Py_DECREF(out); return NULL; }
+        if (n == 0) return out;
+        /* the C-ordered lower triangle is the upper one of the Fortran view */
+        char uplo = lower ? 'U' : 'L';
+        potrf(&uplo, &n, PyArray_DATA(out), &n, &info);
+        if (info == 0) {
+            char *base = (char *)PyArray_DATA(out);
+            size_t e = dbl ? sizeof(double) : sizeof(float);
+            for (int i = 0; i < n; i++) {  /* zero the triangle LAPACK left alone */
+                if (lower) memset(base + ((size_t)i * n + i + 1) * e, 0, (size_t)(n - i - 1) * e);
+                else memset(base + (size_t)i * n * e, 0, (size_t)i * e);
+            }
+        }
+    }
     if (info > 0) {
         if (nan_on_error) { ogla_fill_nan(out, dbl); return out; }
         Py_DECREF(out);
@@ -153,12 +204,6 @@ static PyArrayObject *ogla_cholesky(PyArrayObject *a, int typenum, int lower, in
         PyErr_Format(PyExc_RuntimeError, "cholesky: potrf argument %d is invalid", -info);
         return NULL;
     }
-    char *base = (char *)PyArray_DATA(out);
-    size_t e = dbl ? sizeof(double) : sizeof(float);
-    for (int i = 0; i < n; i++) {  /* zero the triangle LAPACK left alone */
-        if (lower) memset(base + ((size_t)i * n + i + 1) * e, 0, (size_t)(n - i - 1) * e);
-        else memset(base + (size_t)i * n * e, 0, (size_t)i * e);
-    }
     return out;
 }
 
@@ -170,11 +215,16 @@ static PyArrayObject *ogla_rhs(PyArrayObject *a, PyArrayObject *b, int typenum, 
 
 /* x with a x = b (trans: a^T x = b), a triangular. */
 static PyArrayObject *ogla_solve_triangular(PyArrayObject *a, PyArrayObject *b, int typenum,
-                                            int lower, int trans, int unit, int check_finite) {
+                                            int lower, int trans, int unit, int check_finite,
+                                            PyArrayObject *prev) {
     int dbl = typenum == NPY_DOUBLE, is_c;
+    if (ogla_square(a, "solve_triangular", "a") < 0) return NULL;
+    if (dbl && ogla_small_ok(a) && PyArray_NDIM(b) >= 1 && PyArray_NDIM(b) <= 2) {
+        if (ogla_rows_match(a, b, "solve_triangular") < 0) return NULL;
+        return ogla_solve_triangular_small(a, b, lower, trans, unit, check_finite, prev);
+    }
     ogla_trtrs_t trtrs = (ogla_trtrs_t)ogla_routine("trtrs", dbl);
     if (trtrs == NULL) return NULL;
-    if (ogla_square(a, "solve_triangular", "a") < 0) return NULL;
     PyArrayObject *x = ogla_rhs(a, b, typenum, "solve_triangular");
     if (x == NULL) return NULL;
     PyArrayObject *m = ogla_matrix(a, typenum, &is_c);

@@ -33,6 +33,10 @@ static ogla_trmm_t ogla_trmm(int dbl) {
 
 /* a as an aligned, native-order typenum array (a itself when it already is one, any strides). */
 static PyArrayObject *ogla_as_type(PyArrayObject *a, int typenum) {
+    if (PyArray_TYPE(a) == typenum && PyArray_ISALIGNED(a) && PyArray_ISNOTSWAPPED(a)) {
+        Py_INCREF(a);
+        return a;
+    }
     return (PyArrayObject *)PyArray_FromAny((PyObject *)a, PyArray_DescrFromType(typenum), 0, 0,
                                             NPY_ARRAY_ALIGNED, NULL);
 }
@@ -72,17 +76,20 @@ static PyArrayObject *ogla_as_type(PyArrayObject *a, int typenum) {
 /* The forward loops, row by row:  L[i][j] = (A[i][j] - sum_{k<j} L[i][k] L[j][k]) / L[j][j]
    for j < i, then L[i][i] = sqrt(A[i][i] - sum_{k<i} L[i][k]^2).  Backwards, each step
    passes the cotangent of its result to A and to the L entries it read. */
-static void ogla_pullback_rev(const double *l, double *g, double *a, npy_intp n) {
+static void ogla_pullback_rev(const double *l, double *g, double *a, double *rd, npy_intp n) {
+    /* reciprocals of the diagonal, once: a division per entry would chain its latency
+       through every step of a row */
+    for (npy_intp i = 0; i < n; i++) rd[i] = 1.0 / l[i * n + i];
     for (npy_intp i = n - 1; i >= 0; i--) {
         const double *restrict li = l + i * n;
         double *restrict gi = g + i * n;
-        double sbar = 0.5 * gi[i] / li[i];  /* d sqrt(s) / ds = 1 / (2 L[i][i]) */
+        double sbar = 0.5 * gi[i] * rd[i];  /* d sqrt(s) / ds = 1 / (2 L[i][i]) */
         a[i * n + i] = sbar;
         for (npy_intp k = 0; k < i; k++) gi[k] -= 2.0 * sbar * li[k];
         for (npy_intp j = i - 1; j >= 0; j--) {
             const double *restrict lj = l + j * n;
             double *restrict gj = g + j * n;
-            double tbar = gi[j] / lj[j];
+            double tbar = gi[j] * rd[j];
             gj[j] -= tbar * li[j];  /* L[i][j] = t / L[j][j] */
             a[i * n + j] = tbar;
             for (npy_intp k = 0; k < j; k++) {
@@ -97,9 +104,9 @@ static void ogla_pullback_rev(const double *l, double *g, double *a, npy_intp n)
 static int ogla_pullback_small(const char *lb, npy_intp l0, npy_intp l1, const char *gb,
                                npy_intp g0, npy_intp g1, int dbl, int lower, npy_intp n,
                                PyArrayObject *out) {
-    double *buf = (double *)malloc(sizeof(double) * 3 * (size_t)(n * n));
+    double *buf = (double *)malloc(sizeof(double) * (3 * (size_t)(n * n) + (size_t)n));
     if (buf == NULL) { PyErr_NoMemory(); return -1; }
-    double *l = buf, *g = buf + n * n, *a = buf + 2 * n * n;
+    double *l = buf, *g = buf + n * n, *a = buf + 2 * n * n, *rd = buf + 3 * n * n;
     for (npy_intp i = 0; i < n; i++)
         for (npy_intp j = 0; j <= i; j++) {  /* the lower triangles are all that is read */
             l[i * n + j] = dbl ? OGLA_AT(double, lb, l0, l1, i, j)
@@ -107,7 +114,7 @@ static int ogla_pullback_small(const char *lb, npy_intp l0, npy_intp l1, const c
             g[i * n + j] = dbl ? OGLA_AT(double, gb, g0, g1, i, j)
                                : (double)OGLA_AT(float, gb, g0, g1, i, j);
         }
-    ogla_pullback_rev(l, g, a, n);
+    ogla_pullback_rev(l, g, a, rd, n);
     char *ob = PyArray_BYTES(out);
     for (npy_intp i = 0; i < n; i++)
         for (npy_intp j = 0; j <= i; j++) {
@@ -164,7 +171,7 @@ static int ogla_pullback_lapack(const char *lb, npy_intp l0, npy_intp l1, const 
 /* A_bar from (L, L_bar): the cotangent of the matrix the Cholesky factor L came from, laid
    on the triangle the factorisation read (see opgraph_linalg.cholesky_grad). */
 static PyArrayObject *ogla_cholesky_pullback(PyArrayObject *chol, PyArrayObject *gz,
-                                             int typenum, int lower) {
+                                             int typenum, int lower, PyArrayObject *prev) {
     int dbl = typenum == NPY_DOUBLE;
     npy_intp *dc = PyArray_DIMS(chol), *dg = PyArray_DIMS(gz);
     if (PyArray_NDIM(chol) != 2 || PyArray_NDIM(gz) != 2 || dc[0] != dc[1] || dg[0] != dc[0]
@@ -177,8 +184,11 @@ static PyArrayObject *ogla_cholesky_pullback(PyArrayObject *chol, PyArrayObject 
         return NULL;
     }
     npy_intp n = dc[0];
-    PyArrayObject *out = (PyArrayObject *)PyArray_ZEROS(2, dc, typenum, 0);
+    PyArray_Descr *od = PyArray_DescrFromType(typenum);
+    PyArrayObject *out = ogla_reuse(prev, 2, dc, od, 0);
+    Py_DECREF(od);
     if (out == NULL || n == 0) return out;
+    memset(PyArray_DATA(out), 0, (size_t)PyArray_NBYTES(out));  /* one triangle is written */
     PyArrayObject *lc = ogla_as_type(chol, typenum), *gc = ogla_as_type(gz, typenum);
     if (lc == NULL || gc == NULL) { Py_XDECREF(lc); Py_XDECREF(gc); Py_DECREF(out); return NULL; }
     /* the factor and its cotangent read as lower: an upper one is its transpose */
@@ -195,8 +205,34 @@ static PyArrayObject *ogla_cholesky_pullback(PyArrayObject *chol, PyArrayObject 
     return out;
 }
 
-/* numpy.diagonal(x, offset, axis1, axis2), copied to a new C-ordered array. */
-static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1, int axis2) {
+/* Copy n elements of elsize bytes from src (byte step) to the contiguous dst. */
+static void ogla_copy_strided(char *dst, const char *src, npy_intp step, npy_intp n,
+                              npy_intp elsize) {
+    if (elsize == 8)
+        for (npy_intp i = 0; i < n; i++) memcpy(dst + 8 * i, src + i * step, 8);
+    else
+        for (npy_intp i = 0; i < n; i++) memcpy(dst + elsize * i, src + i * step, (size_t)elsize);
+}
+
+/* numpy.diagonal(x, offset, axis1, axis2), copied to a new C-ordered array (a matrix of a
+   type without references by a loop, anything else through NumPy's view). */
+static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1, int axis2,
+                                        PyArrayObject *prev) {
+    int a1 = axis1 < 0 ? axis1 + 2 : axis1, a2 = axis2 < 0 ? axis2 + 2 : axis2;
+    PyArray_Descr *descr = PyArray_DESCR(x);
+    if (PyArray_NDIM(x) == 2 && a1 >= 0 && a1 < 2 && a2 >= 0 && a2 < 2 && a1 != a2
+            && !PyDataType_REFCHK(descr)) {
+        npy_intp *d = PyArray_DIMS(x), *s = PyArray_STRIDES(x);
+        npy_intp r0 = offset < 0 ? -(npy_intp)offset : 0, c0 = offset > 0 ? offset : 0;
+        npy_intp n = d[a1] - r0 < d[a2] - c0 ? d[a1] - r0 : d[a2] - c0;
+        if (n < 0) n = 0;
+        PyArrayObject *out = ogla_reuse(prev, 1, &n, descr, 0);
+        if (out == NULL) return NULL;
+        if (n > 0)
+            ogla_copy_strided(PyArray_BYTES(out), PyArray_BYTES(x) + r0 * s[a1] + c0 * s[a2],
+                              s[a1] + s[a2], n, PyArray_ITEMSIZE(out));
+        return out;
+    }
     PyObject *view = PyArray_Diagonal(x, offset, axis1, axis2);
     if (view == NULL) return NULL;
     PyObject *out = PyArray_NewCopy((PyArrayObject *)view, NPY_CORDER);
@@ -207,7 +243,7 @@ static PyArrayObject *ogla_extract_diag(PyArrayObject *x, int offset, int axis1,
 /* Zeros shaped like `like` (dtype of `values`) with `values` on the diagonal
    (offset, axis1, axis2): its first values.shape[-1] entries, the other axes broadcast. */
 static PyArrayObject *ogla_alloc_diag(PyArrayObject *values, PyArrayObject *like, int offset,
-                                      int axis1, int axis2) {
+                                      int axis1, int axis2, PyArrayObject *prev) {
     int nd = PyArray_NDIM(like);
     if (axis1 < 0) axis1 += nd;
     if (axis2 < 0) axis2 += nd;
@@ -218,10 +254,16 @@ static PyArrayObject *ogla_alloc_diag(PyArrayObject *values, PyArrayObject *like
                      axis1, axis2, nd);
         return NULL;
     }
-    Py_INCREF(PyArray_DESCR(values));
-    PyArrayObject *out = (PyArrayObject *)PyArray_Zeros(nd, PyArray_DIMS(like),
-                                                        PyArray_DESCR(values), 0);
-    if (out == NULL) return NULL;
+    PyArrayObject *out;
+    if (nd == 2 && !PyDataType_REFCHK(PyArray_DESCR(values))) {  /* reused, zeroed by hand */
+        out = ogla_reuse(prev, 2, PyArray_DIMS(like), PyArray_DESCR(values), 0);
+        if (out == NULL) return NULL;
+        memset(PyArray_DATA(out), 0, (size_t)PyArray_NBYTES(out));
+    } else {
+        Py_INCREF(PyArray_DESCR(values));
+        out = (PyArrayObject *)PyArray_Zeros(nd, PyArray_DIMS(like), PyArray_DESCR(values), 0);
+        if (out == NULL) return NULL;
+    }
     npy_intp *d = PyArray_DIMS(out), *s = PyArray_STRIDES(out);
     npy_intp r0 = offset < 0 ? -(npy_intp)offset : 0, c0 = offset > 0 ? offset : 0;
     npy_intp avail = d[axis1] - r0 < d[axis2] - c0 ? d[axis1] - r0 : d[axis2] - c0;
@@ -240,6 +282,12 @@ static PyArrayObject *ogla_alloc_diag(PyArrayObject *values, PyArrayObject *like
     vs[k] = s[axis1] + s[axis2];
     char *start = PyArray_BYTES(out);
     if (n > 0) start += r0 * s[axis1] + c0 * s[axis2];
+    if (nd == 2 && !PyDataType_REFCHK(PyArray_DESCR(out))) {  /* a matrix: one loop */
+        npy_intp es = PyArray_ITEMSIZE(out), vstep = PyArray_STRIDES(values)[0];
+        const char *src = PyArray_BYTES(values);
+        for (npy_intp i = 0; i < n; i++) memcpy(start + i * vs[0], src + i * vstep, (size_t)es);
+        return out;
+    }
     Py_INCREF(PyArray_DESCR(out));
     PyArrayObject *view = (PyArrayObject *)PyArray_NewFromDescr(
         &PyArray_Type, PyArray_DESCR(out), nd - 1, vd, vs, start, NPY_ARRAY_WRITEABLE, NULL);
