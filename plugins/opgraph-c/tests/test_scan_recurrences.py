@@ -146,3 +146,29 @@ def test_recurrence_value_and_gradient_in_c_match_the_python_linker(kind):
     for g, r in zip(got, want):
         np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
     assert np.abs(got[1]).max() > 0 and np.abs(got[2]).max() > 0
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_pinned_weights_follow_in_place_changes_between_calls(order):
+    """A weight matrix of 64 KiB or more read by a loop of 16 steps or more is read from
+    a kept huge-page copy, rewritten only when its bytes changed: changes in place
+    (first entry, last entry, a nan) between calls are all seen."""
+    n, steps = 96, 20
+    x, w, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+    hs = _rnn(x, h0, w, pt.eye(n), pt.zeros(n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fc = opgraph.function([x, w, h0], hs, mode="C")
+        fp = opgraph.function([x, w, h0], hs, mode=REFERENCE)
+    assert all(c_loops(fc))
+    xv, hv = RNG.normal(size=(steps, n)), RNG.normal(size=n)
+    wv = np.asarray(RNG.normal(size=(n, n)) / np.sqrt(n), order=order)
+    for change in (None, (0, 0), (n - 1, n - 1), (n // 2, 3), "nan", None):
+        if change == "nan":
+            wv[5, 7] = np.nan
+        elif change is not None:
+            wv[change] += 0.5
+        got = fc(xv, wv, hv)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(fp(xv, wv, hv)))
+        np.testing.assert_allclose(got, fp(xv, wv, hv), rtol=1e-12, atol=1e-12)
+    assert np.isnan(got).any()
