@@ -172,3 +172,27 @@ def test_pinned_weights_follow_in_place_changes_between_calls(order):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(fp(xv, wv, hv)))
         np.testing.assert_allclose(got, fp(xv, wv, hv), rtol=1e-12, atol=1e-12)
     assert np.isnan(got).any()
+
+
+def test_a_matrix_over_a_mebibyte_read_in_alternate_directions_gives_the_same_rows():
+    """og_small_gemv reads a matrix over 1 MiB in reverse row-block order on every other
+    call: each call's result equals the Python linker's, and consecutive calls agree
+    to the bit (odd and even numbers of steps, so both directions start a call)."""
+    rows, k = 4 * 130, 320  # 1.27 MiB, a last block of 8 rows and no partial one
+    x, w, h0 = pt.matrix("x"), pt.matrix("W"), pt.vector("h0")
+
+    def step(xt, h, w_):
+        return pt.tanh(pt.dot(w_, h)[:k] + pt.dot(w_, h)[rows - k:] + xt)
+    hs = opgraph.scan(step, sequences=[x], outputs_info=[h0], non_sequences=[w],
+                      return_updates=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fc = opgraph.function([x, w, h0], hs, mode="C")
+        fp = opgraph.function([x, w, h0], hs, mode=REFERENCE)
+    assert all(c_loops(fc))
+    wv, hv = RNG.normal(size=(rows, k)) / np.sqrt(k), RNG.normal(size=k)
+    for steps in (3, 4, 3):
+        xv = RNG.normal(size=(steps, k))
+        first, second = fc(xv, wv, hv).copy(), fc(xv, wv, hv)
+        np.testing.assert_array_equal(first, second)
+        np.testing.assert_allclose(first, fp(xv, wv, hv), rtol=1e-12, atol=1e-12)
