@@ -33,6 +33,7 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 
+import bench_scan_recurrences as recurrences  # noqa: E402
 import benchutil  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -41,6 +42,9 @@ HIDDEN = benchutil.pick((8, 64, 256, 1024), (8, 32))
 BASE_STEPS = benchutil.pick(200, 20)
 STEPS = benchutil.pick((50, 1000), (10,))
 CELLS = ("tanh", "gru", "lstm")
+#: every ``cell`` a point may name: the family's cells and the recurrences of
+#: ``bench_scan_recurrences`` (``--point`` only, not in the grid)
+KINDS = CELLS + recurrences.KINDS
 CLOCK = time.process_time if os.environ.get("BENCH_SCAN_CLOCK") == "process" else time.perf_counter
 
 
@@ -90,24 +94,36 @@ def cell_step(m: Any, cell: str, x_proj: Any, h: Any, c: Any, w: Any) -> tuple[A
 
 
 def gates(cell: str) -> int:
-    return {"tanh": 1, "gru": 3, "lstm": 4}[cell]
+    return {"tanh": 1, "gru": 3, "lstm": 4, **recurrences.GATES}[cell]
 
 
 def data(p: Point) -> list[np.ndarray]:
-    """x (steps, hidden), W (g*hidden, hidden), U (g*hidden, hidden), b (g*hidden,), h0."""
+    """x (steps, hidden), W (g*hidden, hidden), U (g*hidden, hidden), b (g*hidden,), h0,
+    then a recurrence's extra inputs (a mask, a second sequence)."""
     rng = np.random.default_rng(0)
     g, n = gates(p.cell), p.hidden
     arrays = [rng.normal(size=(p.steps, n)), rng.normal(size=(g * n, n)) / np.sqrt(n),
               rng.normal(size=(g * n, n)) / np.sqrt(n), rng.normal(size=g * n) * 0.1,
-              np.zeros(n)]
-    return [a.astype(p.dtype) for a in arrays]
+              np.zeros(recurrences.h0_shape(p.cell, n))]
+    extra = recurrences.extra_data(p.cell, p.steps, n, p.dtype)
+    return [a.astype(p.dtype) for a in arrays] + extra
+
+
+def _extra_inputs(m: Any, p: Point) -> list:
+    """Symbolic inputs for ``extra_data``'s arrays."""
+    return {"mask": [m.vector("mask", dtype=p.dtype)],
+            "taps2": [m.matrix("y", dtype=p.dtype)]}.get(p.cell, [])
 
 
 def symbolic(lib: Any, m: Any, p: Point) -> tuple[list, Any, list]:
     """(inputs, loss, gradients wrt W, U, b) for opgraph or PyTensor."""
     x, w, u, b = m.matrix("x", dtype=p.dtype), m.matrix("W", dtype=p.dtype), \
         m.matrix("U", dtype=p.dtype), m.vector("b", dtype=p.dtype)
-    h0 = m.vector("h0", dtype=p.dtype)
+    h0 = (m.matrix if p.cell == "taps2" else m.vector)("h0", dtype=p.dtype)
+    if p.cell in recurrences.KINDS:
+        ins = [x, w, u, b, h0, *_extra_inputs(m, p)]
+        loss = recurrences.loss(p.cell, m, lib.scan, ins, p.inside, p.last, p.hidden)
+        return ins, loss, lib.grad(loss, [w, u, b])
     two = p.cell == "lstm"
 
     def step(xt, h, *rest):
@@ -161,6 +177,11 @@ def jax_fns(p: Point) -> tuple[Any, Any]:
     import jax.numpy as jnp
 
     jax.config.update("jax_enable_x64", True)
+    if p.cell in recurrences.KINDS:
+        def kind_loss(*ins: Any) -> Any:
+            return recurrences.loss(p.cell, jnp, recurrences.jax_scan, list(ins), p.inside,
+                                    p.last, p.hidden)
+        return _jitted(jax, kind_loss)
     two = p.cell == "lstm"
 
     def loss(x: Any, w: Any, u: Any, b: Any, h0: Any) -> Any:
@@ -176,6 +197,11 @@ def jax_fns(p: Point) -> tuple[Any, Any]:
         (h_last, _), hs = jax.lax.scan(step, init, seq)
         return h_last.sum() if p.last else (hs * hs).sum() * 0.5
 
+    return _jitted(jax, loss)
+
+
+def _jitted(jax: Any, loss: Any) -> tuple[Any, Any]:
+    """Value and gradient wrt W, U, b of ``loss``, jitted, each call waiting for its result."""
     value = jax.jit(loss)
     gradient = jax.jit(jax.grad(loss, argnums=(1, 2, 3)))
     return (lambda *a: value(*a).block_until_ready(),
@@ -218,9 +244,9 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
             # one note per peer and cause (a missing peer fails at every point alike)
             errors.append(f"{name}: {type(exc).__name__}: {str(exc)[:100]}")
     args = data(p)
-    row: dict[str, Any] = {"cell": p.cell, "U x inside": p.inside,
-                           "loss": "last" if p.last else "every", "hidden": p.hidden,
-                           "steps": p.steps, "dtype": p.dtype}
+    loss = "mask mean" if p.cell == "mask" else ("last" if p.last else "every")
+    row: dict[str, Any] = {"cell": p.cell, "U x inside": p.inside, "loss": loss,
+                           "hidden": p.hidden, "steps": p.steps, "dtype": p.dtype}
     if "opgraph C" in built:
         row["grad rel err"] = gradient_error(p, *built["opgraph C"], args)
     for k, kind in ((0, "value"), (1, "grad")):
@@ -244,14 +270,24 @@ def measure(p: Point, errors: list[str]) -> dict[str, Any]:
     return row
 
 
+#: optional ``--point`` fields after ``dtype``: where ``U x_t`` is formed, what the loss reads
+OPTIONS = {"proj=in": ("inside", True), "proj=out": ("inside", False),
+           "loss=last": ("last", True), "loss=every": ("last", False)}
+POINT_SYNTAX = "cell,hidden,steps,dtype[,proj=in|out][,loss=last|every]"
+
+
 def parse_point(text: str) -> Point:
-    """``cell,hidden,steps,dtype`` (projection inside, loss on the last state), e.g.
-    ``tanh,256,200,float32``: one point for ``--point``."""
+    """One point for ``--point``: ``cell,hidden,steps,dtype`` then optional fields
+    ``proj=in|out`` (the input projection inside the step, the default, or before the
+    loop) and ``loss=last|every`` (default last), e.g. ``gru,256,200,float32,loss=every``."""
     parts = text.split(",")
-    if len(parts) != 4 or parts[0] not in CELLS or parts[3] not in ("float32", "float64"):
-        raise SystemExit(f"--point wants cell,hidden,steps,dtype with cell in {CELLS} and "
-                         f"dtype float32 or float64; got {text!r}")
-    return Point(parts[0], True, True, int(parts[1]), int(parts[2]), parts[3])
+    ok = (len(parts) >= 4 and parts[0] in KINDS and parts[1].isdigit() and parts[2].isdigit()
+          and parts[3] in ("float32", "float64") and all(q in OPTIONS for q in parts[4:]))
+    if not ok:
+        raise SystemExit(f"--point wants {POINT_SYNTAX} with cell in {KINDS} and dtype "
+                         f"float32 or float64; got {text!r}")
+    point = Point(parts[0], True, True, int(parts[1]), int(parts[2]), parts[3])
+    return point._replace(**dict(OPTIONS[q] for q in parts[4:]))
 
 
 #: the points to measure instead of the grid (``--point``, repeatable)
@@ -276,7 +312,7 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args and args[0] in ("-h", "--help"):
         print(__doc__.split("\n\n")[0], "\n\nusage: bench_scan_family.py [--point "
-              "cell,hidden,steps,dtype]...  (no --point: the whole grid)")
+              f"{POINT_SYNTAX}]...  (no --point: the whole grid)\ncells: {', '.join(KINDS)}")
         raise SystemExit(0)
     while args[:1] == ["--point"] and len(args) > 1:
         SELECTED.append(parse_point(args[1]))

@@ -6,6 +6,8 @@ rewrite                position   what
 scan_push_out_non_seq  0.51       loop-invariant body nodes computed before the loop
 scan_push_out_seq_   0.512      ``matrix @ x_t`` over a sequence computed before
 products                         the loop as one matrix product (a new sequence)
+scan_share_row_block_  0.513      ``W[a:b] @ v`` read as ``(W @ v)[a:b]`` when the
+products                         body also computes ``W @ v`` (GRU's candidate)
 scan_push_out_outer_  0.515      a sum of per-step outer products accumulated in
 sum                              a state becomes one matrix product after the loop
 scan_merge             0.52       Scans over the same steps fused into one
@@ -54,6 +56,7 @@ from opgraph_rewrites.scan.push_out import (
     scan_push_out_seq,
 )
 from opgraph_rewrites.scan.push_out_seq import scan_push_out_seq_products, sequence_products
+from opgraph_rewrites.scan.row_blocks import row_block_products, scan_share_row_block_products
 from opgraph_rewrites.scan.save_mem import scan_save_mem
 from opgraph_rewrites.scan.trace import scan_reduce_trace_no_prealloc, scan_reduce_trace_prealloc
 from opgraph_rewrites.scan.untraced import scan_sit_sot_to_untraced
@@ -67,6 +70,7 @@ __all__ = [
     "push_out_invariants",
     "register_scan_rewrites",
     "remove_unused",
+    "row_block_products",
     "scan_eqopt1",
     "scan_eqopt2",
     "scan_inline_invariant_constants",
@@ -83,6 +87,7 @@ __all__ = [
     "scan_remove_unused",
     "scan_save_mem",
     "scan_seqopt1",
+    "scan_share_row_block_products",
     "scan_sit_sot_to_untraced",
     "scan_to_vectorized",
     "sequence_products",
@@ -102,6 +107,9 @@ def register_scan_rewrites(db: Any) -> None:
     db.register("scan_push_out_seq_products",
                 in2out(scan_push_out_seq_products, ignore_newtrees=True), "fast_run", "scan",
                 "scan_pushout", "scan_push_out_seq_products", phase="scan")
+    db.register("scan_share_row_block_products",
+                in2out(scan_share_row_block_products, ignore_newtrees=True), "fast_run", "scan",
+                "scan_pushout", "scan_share_row_block_products", phase="scan")
     db.register("scan_push_out_outer_sum", in2out(scan_push_out_outer_sum, ignore_newtrees=False),
                 "fast_run", "scan", "scan_pushout", "scan_push_out_outer_sum", phase="scan")
     db.register("scan_merge", ScanMerge(), "fast_run", "scan", "scan_merge", phase="scan")
