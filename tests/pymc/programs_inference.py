@@ -2,6 +2,528 @@
 
 Each ``@program`` (from ``program_kit``) registers itself when ``programs.py`` imports
 this module; the values follow the key prefixes of ``programs.py``'s docstring.
+
+The area is inference: ``pm.sample``'s NUTS options and every step method, the JAX
+samplers, SMC, ``pm.fit``, ``pm.find_MAP``, the predictive samplers and the model's
+helper functions, written the way PyMC's docs and examples write them.
 """
 
 from __future__ import annotations
+
+import io
+from contextlib import redirect_stdout
+from typing import Any
+
+import numpy as np
+import pymc as pm
+import pytensor.tensor as pt
+import xarray as xr
+from program_kit import map_values, point_values, posterior, program
+
+CALLBACKS = pm.variational.callbacks
+QUIET = {"progressbar": False, "compute_convergence_checks": False}
+"""What every ``pm.sample`` call of this module passes (no bars, no diagnostics)."""
+
+
+def _mc(name: str, draws: Any) -> dict[str, Any]:
+    """``mc_``/``mcse_`` of draws along the first axis (a conservative MCMC error)."""
+    arr = np.asarray(draws, dtype=float)
+    arr = arr.reshape(-1, *arr.shape[1:]) if arr.ndim else arr.reshape(1)
+    return {f"mc_{name}": arr.mean(axis=0).tolist(),
+            f"mcse_{name}": (arr.std(axis=0) / np.sqrt(arr.shape[0] / 4) + 1e-3).tolist()}
+
+
+def _chain_draws(idata: Any, name: str, group: str = "posterior") -> np.ndarray:
+    values = np.asarray(idata[group][name])
+    return values.reshape(-1, *values.shape[2:])
+
+
+def _text(name: str, text: str) -> dict[str, Any]:
+    """A string as exact character codes (compare.py compares numbers)."""
+    return {f"exact_{name}": [ord(c) for c in text], f"info_{name}": text}
+
+
+def _regression_data(n: int = 40, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    return x, 1.0 + 2.0 * x + rng.normal(0, 0.5, n)
+
+
+def _regression(x: np.ndarray, y: np.ndarray) -> pm.Model:
+    with pm.Model() as model:
+        alpha = pm.Normal("alpha", 0, 5)
+        beta = pm.Normal("beta", 0, 5)
+        sigma = pm.HalfNormal("sigma", 2)
+        pm.Normal("y", alpha + beta * x, sigma, observed=y)
+    return model
+
+
+@program
+def nuts_init_methods(quick: bool) -> dict[str, Any]:
+    """pm.sample's init options, target_accept, two chains on one core, and initvals."""
+    model = _regression(*_regression_data())
+    out = point_values(model, model.initial_point())
+    draws = 100 if quick else 200
+    for init in ("adapt_diag", "jitter+adapt_diag", "adapt_full", "advi+adapt_diag"):
+        with model:
+            idata = pm.sample(draws=draws, tune=draws, chains=2, cores=1, init=init,
+                              random_seed=3, target_accept=0.9, n_init=2000,
+                              initvals={"beta": 1.5}, **QUIET)
+        tag = init.replace("+", "_")
+        for name in ("alpha", "beta", "sigma"):
+            out.update(_mc(f"{tag}_{name}", _chain_draws(idata, name)))
+        out[f"exact_{tag}_shape"] = list(idata.posterior["beta"].shape)
+    # the jittered starting points are seeded draws: equal on both backends
+    with model:
+        starts, step = pm.init_nuts(init="jitter+adapt_diag", chains=2, random_seed=5,
+                                    progressbar=False, initvals={"sigma": 1.0})
+    for i, start in enumerate(starts):
+        for key, value in sorted(start.items()):
+            out[f"drawn_start{i}_{key}"] = np.asarray(value).tolist()
+    out["det_potential_var"] = np.asarray(step.potential._var).tolist()
+    return out
+
+
+@program
+def metropolis_proposals(quick: bool) -> dict[str, Any]:
+    """Metropolis with each proposal distribution, a scaling and a tune interval."""
+    rng = np.random.default_rng(7)
+    data = rng.normal(1.0, 2.0, 30)
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 10)
+        sigma = pm.HalfNormal("sigma", 5)
+        pm.Normal("obs", mu, sigma, observed=data)
+    out: dict[str, Any] = {}
+    proposals = {
+        "normal": pm.step_methods.NormalProposal,
+        "cauchy": pm.step_methods.CauchyProposal,
+        "laplace": pm.step_methods.LaplaceProposal,
+    }
+    draws = 1000 if quick else 2000
+    for tag, proposal in proposals.items():
+        with model:
+            step = pm.Metropolis([mu, sigma], proposal_dist=proposal, scaling=0.5,
+                                 tune_interval=50)
+            idata = pm.sample(draws=draws, tune=1000, step=step, chains=1, random_seed=4,
+                              **QUIET)
+        for name in ("mu", "sigma"):
+            out.update(_mc(f"{tag}_{name}", _chain_draws(idata, name)))
+        out[f"info_{tag}_accept"] = float(idata.sample_stats["accepted"].mean())
+    with model:
+        cov = np.array([[0.3, 0.05], [0.05, 0.2]])
+        step = pm.Metropolis(vars=[mu, sigma], S=cov, blocked=True,
+                             proposal_dist=pm.step_methods.MultivariateNormalProposal)
+        idata = pm.sample(draws=draws, tune=1000, step=step, chains=1, random_seed=4, **QUIET)
+    for name in ("mu", "sigma"):
+        out.update(_mc(f"mvn_{name}", _chain_draws(idata, name)))
+    return out
+
+
+@program
+def discrete_metropolis(quick: bool) -> dict[str, Any]:
+    """A Poisson count with PoissonProposal, Metropolis on a discrete uniform."""
+    counts = np.array([3, 5, 2, 6, 4, 4, 7, 3])
+    with pm.Model() as model:
+        lam = pm.Gamma("lam", 2, 0.5)
+        k = pm.DiscreteUniform("k", 0, 10)
+        n_extra = pm.Poisson("n_extra", 2.0)
+        pm.Poisson("counts", lam, observed=counts)
+        pm.Normal("noisy", k + n_extra, 1.0, observed=6.0)
+        step = [pm.Metropolis([k]),
+                pm.Metropolis([n_extra], proposal_dist=pm.step_methods.PoissonProposal),
+                pm.NUTS([lam])]
+        idata = pm.sample(draws=1000 if quick else 2000, tune=500, step=step, chains=1,
+                          random_seed=12, **QUIET)
+    out = point_values(model, model.initial_point())
+    for name in ("lam", "k", "n_extra"):
+        out.update(_mc(name, _chain_draws(idata, name)))
+    return out
+
+
+@program
+def slice_and_demetropolis(quick: bool) -> dict[str, Any]:
+    """Slice (with w and tune), DEMetropolis (a population of chains) and DEMetropolisZ."""
+    x, y = _regression_data(30, seed=2)
+    model = _regression(x, y)
+    out: dict[str, Any] = {}
+    n = 400 if quick else 800
+    with model:
+        idata = pm.sample(draws=n, tune=300, step=pm.Slice(w=0.5), chains=1,
+                          random_seed=6, **QUIET)
+    for name in ("alpha", "beta", "sigma"):
+        out.update(_mc(f"slice_{name}", _chain_draws(idata, name)))
+    with model:
+        idata = pm.sample(draws=n, tune=1000, step=pm.DEMetropolis(), chains=4, cores=1,
+                          random_seed=6, **QUIET)
+    for name in ("alpha", "beta"):
+        out.update(_mc(f"dem_{name}", _chain_draws(idata, name)))
+    with model:
+        step = pm.DEMetropolisZ(tune="lambda", tune_interval=100)
+        idata = pm.sample(draws=2 * n, tune=1500, step=step, chains=2, cores=1,
+                          random_seed=6, **QUIET)
+    for name in ("alpha", "beta"):
+        out.update(_mc(f"demz_{name}", _chain_draws(idata, name)))
+    return out
+
+
+@program
+def binary_categorical_gibbs(quick: bool) -> dict[str, Any]:
+    """BinaryMetropolis, BinaryGibbsMetropolis and CategoricalGibbsMetropolis with NUTS."""
+    out: dict[str, Any] = {}
+    n = 600 if quick else 1200
+    for tag, stepper in (("bm", pm.BinaryMetropolis), ("bgm", pm.BinaryGibbsMetropolis)):
+        with pm.Model() as model:
+            p = pm.Beta("p", 2, 2)
+            z = pm.Bernoulli("z", p, shape=3)
+            pm.Normal("obs", 2.0 * z, 1.0, observed=[1.8, 0.3, 2.4])
+            step = [stepper([z]), pm.NUTS([p])]
+            idata = pm.sample(draws=n, tune=300, step=step, chains=1, random_seed=2, **QUIET)
+        out.update(_mc(f"{tag}_z", _chain_draws(idata, "z")))
+        out.update(_mc(f"{tag}_p", _chain_draws(idata, "p")))
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", np.ones(3))
+        c = pm.Categorical("c", p=w, shape=2)
+        pm.Normal("obs", pt.as_tensor([-2.0, 0.0, 2.0])[c], 0.7, observed=[1.7, -2.2])
+        step = [pm.CategoricalGibbsMetropolis([c]), pm.NUTS([w])]
+        idata = pm.sample(draws=n, tune=300, step=step, chains=1, random_seed=2, **QUIET)
+    out.update(point_values(model, model.initial_point()))
+    out.update(_mc("cat_c", _chain_draws(idata, "c")))
+    out.update(_mc("cat_w", _chain_draws(idata, "w")))
+    with model:
+        idata = pm.sample(draws=n, tune=300, chains=1, random_seed=3,
+                          step=pm.CategoricalGibbsMetropolis([c], proposal="proportional"),
+                          **QUIET)
+    out.update(_mc("catprop_c", _chain_draws(idata, "c")))
+    return out
+
+
+# the coal-mining disasters of PyMC's getting-started guide (1851-1961), two missing
+COAL = np.ma.masked_values([
+    4, 5, 4, 0, 1, 4, 3, 4, 0, 6, 3, 3, 4, 0, 2, 6, 3, 3, 5, 4, 5, 3, 1, 4, 4, 1, 5, 5, 3,
+    4, 2, 5, 2, 2, 3, 4, 2, 1, 3, -999, 2, 1, 1, 1, 1, 3, 0, 0, 1, 0, 1, 1, 0, 0, 3, 1, 0,
+    3, 2, 2, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0, 0, 2, 1, 0, 0, 0, 1, 1, 0, 2, 3, 3, 1, -999, 2,
+    1, 1, 1, 1, 2, 4, 2, 0, 0, 1, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1], value=-999)
+
+
+@program
+def coal_mining_switchpoint(quick: bool) -> dict[str, Any]:
+    """The switchpoint model: a CompoundStep of Metropolis (switchpoint, imputed counts)
+    and NUTS (the two rates), assigned by pm.sample itself."""
+    years = np.arange(1851, 1962)
+    with pm.Model() as model:
+        switchpoint = pm.DiscreteUniform("switchpoint", lower=years.min(), upper=years.max())
+        early = pm.Exponential("early_rate", 1.0)
+        late = pm.Exponential("late_rate", 1.0)
+        rate = pm.math.switch(switchpoint >= years, early, late)
+        pm.Poisson("disasters", rate, observed=COAL)
+        idata = pm.sample(draws=500 if quick else 1000, tune=500, chains=2, cores=1,
+                          random_seed=5, **QUIET)
+    out = point_values(model, model.initial_point())
+    out["exact_free_rvs"] = [ord(c) for c in ",".join(v.name for v in model.free_RVs)]
+    for name in ("switchpoint", "early_rate", "late_rate", "disasters_unobserved"):
+        out.update(_mc(name, _chain_draws(idata, name)))
+    out["exact_stat_names"] = [ord(c) for c in ",".join(sorted(idata.sample_stats.data_vars))]
+    return out
+
+
+@program
+def smc_kernels(quick: bool) -> dict[str, Any]:
+    """sample_smc with the IMH and MH kernels, two chains on one core."""
+    rng = np.random.default_rng(4)
+    data = rng.normal(0.5, 1.0, 25)
+    out: dict[str, Any] = {}
+    for tag, kernel in (("imh", pm.smc.kernels.IMH), ("mh", pm.smc.kernels.MH)):
+        with pm.Model():
+            mu = pm.Normal("mu", 0, 2)
+            sd = pm.HalfNormal("sd", 2)
+            pm.Normal("y", mu, sd, observed=data)
+            idata = pm.sample_smc(draws=300 if quick else 500, kernel=kernel, chains=2,
+                                  cores=1, random_seed=8, progressbar=False,
+                                  compute_convergence_checks=False)
+        for name in ("mu", "sd"):
+            out.update(_mc(f"{tag}_{name}", _chain_draws(idata, name)))
+        lml = np.asarray(idata.sample_stats["log_marginal_likelihood"])
+        out[f"mc_{tag}_log_ml"] = float(np.mean([np.ravel(v)[-1] for v in lml.ravel()]))
+        out[f"mcse_{tag}_log_ml"] = 0.3
+    return out
+
+
+@program
+def variational_methods(quick: bool) -> dict[str, Any]:
+    """pm.fit with ADVI, FullRankADVI, SVGD and ASVGD; approx.sample; convergence callbacks."""
+    x, y = _regression_data(50, seed=3)
+    model = _regression(x, y)
+    out: dict[str, Any] = {}
+    n = 4000 if quick else 8000
+    with model:
+        tracker = CALLBACKS.Tracker(mean=lambda: 0)
+        conv = CALLBACKS.CheckParametersConvergence(diff="absolute", tolerance=1e-4)
+        approx = pm.fit(n=n, method="advi", random_seed=2, progressbar=False,
+                        callbacks=[conv, tracker])
+        out["info_advi_hist_len"] = len(approx.hist)
+        trace = approx.sample(2000, random_seed=3)
+        for name in ("alpha", "beta", "sigma"):
+            out.update(_mc(f"advi_{name}", _chain_draws(trace, name)))
+        full = pm.FullRankADVI(random_seed=2)
+        approx = full.fit(n=n, progressbar=False,
+                          callbacks=[CALLBACKS.CheckParametersConvergence(every=500)])
+        trace = approx.sample(2000, random_seed=3)
+        for name in ("alpha", "beta"):
+            out.update(_mc(f"frank_{name}", _chain_draws(trace, name)))
+        out["exact_frank_cov_shape"] = list(approx.cov.eval().shape)
+        svgd = pm.fit(n=300 if quick else 600, method="svgd", random_seed=2,
+                      inf_kwargs={"n_particles": 40}, progressbar=False,
+                      obj_optimizer=pm.sgd(learning_rate=0.01))
+        trace = svgd.sample(400, random_seed=3)
+        for name in ("alpha", "beta"):
+            out.update(_mc(f"svgd_{name}", _chain_draws(trace, name)))
+        asvgd = pm.ASVGD(random_seed=2)
+        approx = asvgd.fit(n=300 if quick else 600, progressbar=False,
+                           obj_optimizer=pm.adagrad_window(learning_rate=0.05))
+        trace = approx.sample(400, random_seed=3)
+        out.update(_mc("asvgd_beta", _chain_draws(trace, "beta")))
+    out["exact_tracker_len"] = [len(tracker["mean"]) > 0]
+    return out
+
+
+@program
+def find_map_options(quick: bool) -> dict[str, Any]:
+    """find_MAP's methods, include_transformed, start and vars, on a bounded model."""
+    rng = np.random.default_rng(11)
+    data = rng.gamma(3.0, 1.5, 40)
+    with pm.Model() as model:
+        alpha = pm.Gamma("alpha", 2, 1)
+        beta = pm.HalfNormal("beta", 2)
+        pm.Deterministic("rate", alpha / beta)
+        pm.Gamma("obs", alpha=alpha, beta=1 / beta, observed=data)
+    out: dict[str, Any] = {}
+    for method in ("L-BFGS-B", "BFGS", "Powell", "Nelder-Mead"):
+        found = pm.find_MAP(model=model, method=method, progressbar=False,
+                            include_transformed=True, seed=1)
+        for key, value in sorted(found.items()):
+            out[f"det_map_{method}_{key}".replace("-", "")] = np.asarray(value).tolist()
+    found = pm.find_MAP(model=model, start={"alpha": 3.0, "beta": 1.0}, vars=[alpha],
+                        progressbar=False, include_transformed=False, seed=1)
+    out["exact_keys_partial"] = [ord(c) for c in ",".join(sorted(found))]
+    out["det_map_partial_alpha"] = float(found["alpha"])
+    out["det_map_partial_rate"] = float(found["rate"])
+    out.update(map_values(model))
+    return out
+
+
+def _fake_posterior(values: dict[str, np.ndarray], coords: dict[str, Any] | None = None,
+                    dims: dict[str, list[str]] | None = None) -> xr.DataTree:
+    """A DataTree whose posterior holds ``values`` (chain, draw, ...): fixed draws, so what is
+    computed from them (predictive draws, log-likelihoods, deterministics) compares exactly."""
+    dims = dims or {}
+    data = {k: (["chain", "draw", *dims.get(k, [f"{k}_dim_{i}" for i in range(v.ndim - 2)])], v)
+            for k, v in values.items()}
+    return xr.DataTree.from_dict({"posterior": xr.Dataset(data, coords=coords)})
+
+
+@program
+def predictive_workflow(quick: bool) -> dict[str, Any]:
+    """Prior and posterior predictive with var_names, predictions after set_data,
+    extend_inferencedata, compute_log_likelihood and compute_deterministics."""
+    x = np.linspace(0, 1, 12)
+    y = np.array([0.9, 1.4, 1.2, 2.0, 2.1, 2.6, 2.4, 3.1, 3.3, 3.2, 4.0, 4.1])
+    with pm.Model(coords={"obs_id": range(12)}) as model:
+        xd = pm.Data("x", x, dims="obs_id")
+        a = pm.Normal("a", 1, 1)
+        b = pm.Normal("b", 3, 1)
+        s = pm.HalfNormal("s", 0.5)
+        mu = pm.Deterministic("mu", a + b * xd, dims="obs_id")
+        pm.Normal("y", mu, s, observed=y, dims="obs_id", shape=xd.shape)
+        prior = pm.sample_prior_predictive(draws=40, random_seed=3, var_names=["a", "b", "y"])
+    out: dict[str, Any] = {}
+    out["exact_prior_a"] = np.asarray(prior.prior["a"]).ravel().tolist()
+    out["exact_prior_groups"] = [ord(c) for c in ",".join(sorted(prior.children))]
+    out["drawn_prior_y"] = np.asarray(prior.prior_predictive["y"])[0, :5].ravel().tolist()
+    rng = np.random.default_rng(0)
+    post = _fake_posterior({"a": rng.normal(1, 0.1, (2, 30)), "b": rng.normal(3, 0.1, (2, 30)),
+                            "s": np.abs(rng.normal(0.3, 0.05, (2, 30)))})
+    with model:
+        pp = pm.sample_posterior_predictive(post, var_names=["y", "mu"], random_seed=4,
+                                            progressbar=False)
+        out["drawn_pp_y"] = np.asarray(pp.posterior_predictive["y"])[:, :4].ravel().tolist()
+        out["drawn_pp_mu"] = np.asarray(pp.posterior_predictive["mu"])[0, :3].ravel().tolist()
+        ll = pm.compute_log_likelihood(post, extend_inferencedata=False, progressbar=False)
+        out["det_loglik_y"] = np.asarray(ll["y"])[:, :5].ravel().tolist()
+        det = pm.compute_deterministics(post.posterior, progressbar=False)
+        out["det_mu"] = np.asarray(det["mu"])[1, :3].ravel().tolist()
+        pm.compute_log_likelihood(post, progressbar=False)
+        out["exact_extended_groups"] = [ord(c) for c in ",".join(sorted(post.children))]
+        pm.set_data({"x": np.array([1.5, 2.0])}, coords={"obs_id": [100, 101]})
+        pred = pm.sample_posterior_predictive(post, predictions=True, random_seed=5,
+                                              progressbar=False, extend_inferencedata=True)
+    out["drawn_predictions_y"] = np.asarray(post.predictions["y"])[:, :4].ravel().tolist()
+    out["exact_predictions_coords"] = np.asarray(post.predictions["obs_id"]).tolist()
+    out["exact_extended_after_pred"] = [ord(c) for c in ",".join(sorted(post.children))]
+    out["exact_pred_return_none"] = [pred is None]
+    return out
+
+
+@program
+def predictive_after_nuts(quick: bool) -> dict[str, Any]:
+    """The docs' linear-regression workflow: sample, posterior predictive into the same
+    idata, out-of-sample predictions with pm.set_data, log-likelihood in pm.sample."""
+    x, y = _regression_data(30, seed=5)
+    with pm.Model():
+        xd = pm.Data("x", x)
+        alpha = pm.Normal("alpha", 0, 5)
+        beta = pm.Normal("beta", 0, 5)
+        sigma = pm.HalfNormal("sigma", 2)
+        pm.Normal("y", alpha + beta * xd, sigma, observed=y, shape=xd.shape)
+        idata = pm.sample(draws=200 if quick else 400, tune=300, chains=2, cores=1,
+                          random_seed=9, **QUIET)
+        pm.compute_log_likelihood(idata, progressbar=False)
+        pm.sample_posterior_predictive(idata, extend_inferencedata=True, random_seed=2,
+                                       progressbar=False)
+        pm.set_data({"x": np.array([-1.0, 0.0, 2.0])})
+        preds = pm.sample_posterior_predictive(idata, predictions=True, random_seed=2,
+                                               progressbar=False)
+    out = posterior(idata, ["alpha", "beta"])
+    out.update(_mc("pp_mean", np.asarray(idata.posterior_predictive["y"]).mean(axis=-1)
+                   .reshape(-1)))
+    out.update(_mc("pred_y", _chain_draws(preds, "y", "predictions")))
+    out.update(_mc("loglik", _chain_draws(idata, "y", "log_likelihood").sum(axis=-1)))
+    out["exact_groups"] = [ord(c) for c in ",".join(sorted(idata.children))]
+    return out
+
+
+@program
+def jax_samplers(quick: bool) -> dict[str, Any]:
+    """pm.sample(nuts_sampler="numpyro"/"blackjax") and pm.sampling.jax's functions
+    (opgraph's JAX backend against PyTensor's JAX path)."""
+    import pymc.sampling.jax as pmjax
+
+    y = np.array([28.0, 8, -3, 7, -1, 1, 18, 12])
+    sigma = np.array([15.0, 10, 16, 11, 9, 11, 10, 18])
+    with pm.Model(coords={"school": range(8)}) as model:
+        mu = pm.Normal("mu", 0, 5)
+        tau = pm.HalfCauchy("tau", 5)
+        z = pm.Normal("z", 0, 1, dims="school")
+        theta = pm.Deterministic("theta", mu + tau * z, dims="school")
+        pm.Normal("obs", theta, sigma, observed=y, dims="school")
+    out: dict[str, Any] = {}
+    point = {"mu": 1.0, "tau_log__": 0.4, "z": np.linspace(-1, 1, 8)}
+    logp_fn = pmjax.get_jaxified_logp(model, negative_logp=False)
+    out["det_jax_logp"] = float(logp_fn([np.asarray(point[v.name]) for v in
+                                         model.value_vars]))
+    jfn = pmjax.get_jaxified_graph(inputs=model.value_vars, outputs=[model.logp()])
+    out["det_jax_graph_logp"] = float(jfn(*[np.asarray(point[v.name])
+                                             for v in model.value_vars])[0])
+    n = 300 if quick else 500
+    samplers = ["numpyro"]
+    try:
+        import blackjax  # noqa: F401
+        samplers.append("blackjax")
+    except ImportError:
+        pass
+    for sampler in samplers:
+        with model:
+            idata = pm.sample(draws=n, tune=n, chains=2, nuts_sampler=sampler,
+                              random_seed=4, target_accept=0.9, progressbar=False,
+                              nuts={"chain_method": "vectorized"},
+                              compute_convergence_checks=False)
+        for name in ("mu", "theta"):
+            out.update(_mc(f"{sampler}_{name}", _chain_draws(idata, name)))
+        out[f"exact_{sampler}_shape"] = list(idata.posterior["theta"].shape)
+        out[f"info_{sampler}_dtype"] = str(idata.posterior["mu"].dtype)
+    with model:
+        idata = pmjax.sample_jax_nuts(draws=n, tune=n, chains=1, random_seed=6,
+                                      nuts_sampler="numpyro", progressbar=False,
+                                      var_names=["mu", "tau"], keep_untransformed=True,
+                                      idata_kwargs={"log_likelihood": True},
+                                      compute_convergence_checks=False)
+    out.update(_mc("direct_mu", _chain_draws(idata, "mu")))
+    out["exact_direct_vars"] = [ord(c) for c in ",".join(sorted(idata.posterior.data_vars))]
+    out["exact_direct_loglik_shape"] = list(idata.log_likelihood["obs"].shape)
+    return out
+
+
+@program
+def model_functions(quick: bool) -> dict[str, Any]:
+    """compile_fn, point_logps, debug, initial_point with initvals, Potential, Deterministic,
+    pm.draw, pm.do and pm.observe."""
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0, 1, initval=0.5)
+        sd = pm.LogNormal("sd", 0, 0.5)
+        w = pm.Dirichlet("w", np.ones(3), initval=np.array([0.2, 0.3, 0.5]))
+        x = pm.Normal("x", mu, sd, shape=3)
+        pm.Potential("pen", -0.5 * pt.sum(w * x**2))
+        pm.Deterministic("total", x.sum() + mu)
+        pm.Normal("y", x.mean(), 1, observed=0.7)
+    model.set_initval(x, np.array([0.1, -0.2, 0.3]))
+    ip = model.initial_point(random_seed=1)
+    out = {f"det_ip_{k}": np.asarray(v).tolist() for k, v in sorted(ip.items())}
+    out.update(point_values(model, ip))
+    logps = model.point_logps(ip)
+    out["det_point_logps"] = [float(logps[k]) for k in sorted(logps)]
+    out["exact_point_logps_keys"] = [ord(c) for c in ",".join(sorted(logps))]
+    fn = model.compile_fn([model.logp(), model.deterministics[0]], inputs=model.value_vars)
+    out["det_compile_fn"] = np.hstack([np.ravel(v) for v in fn(ip)]).tolist()
+    fn = model.compile_fn(model.deterministics[0], inputs=[model["mu"], model["x"]],
+                          point_fn=False)
+    out["det_compile_fn_rvs"] = float(fn(ip["mu"], ip["x"]))
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        model.debug(ip, fn="logp", verbose=True)
+        model.debug(ip, fn="random")
+    out["info_debug"] = buf.getvalue()
+    out["exact_draw_x"] = np.asarray(pm.draw(x, draws=4, random_seed=3)).ravel().tolist()
+    out["exact_draw_pair"] = np.hstack([np.ravel(d) for d in
+                                        pm.draw([mu, sd], draws=3, random_seed=2)]).tolist()
+    fixed = pm.do(model, {mu: 2.0})
+    out["exact_do_x"] = np.asarray(pm.draw(fixed["x"], draws=3, random_seed=4)).ravel().tolist()
+    observed = pm.observe(model, {"x": np.array([0.3, 0.1, -0.2])})
+    ip2 = observed.initial_point()
+    out["det_observe_logp"] = float(observed.compile_logp()(ip2))
+    out["exact_observe_free"] = [ord(c) for c in ",".join(v.name for v in observed.free_RVs)]
+    return out
+
+
+@program
+def minibatch_advi_data(quick: bool) -> dict[str, Any]:
+    """pm.Minibatch of two arrays in a logistic regression fitted by ADVI, then
+    approx.sample and sample_node."""
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(1000, 2))
+    yb = (rng.random(1000) < 1 / (1 + np.exp(-(X @ np.array([1.0, -2.0]) + 0.5)))) * 1
+    X_mb, y_mb = pm.Minibatch(X, yb, batch_size=128)
+    with pm.Model():
+        coef = pm.Normal("coef", 0, 2, shape=2)
+        icpt = pm.Normal("icpt", 0, 2)
+        pm.Bernoulli("y", logit_p=X_mb @ coef + icpt, observed=y_mb, total_size=1000)
+        approx = pm.fit(n=4000 if quick else 8000, random_seed=5, progressbar=False,
+                        obj_optimizer=pm.adam(learning_rate=0.02))
+        trace = approx.sample(1000, random_seed=1)
+        node = approx.sample_node(coef, size=200, random_seed=2)
+    out = _mc("coef", _chain_draws(trace, "coef"))
+    out.update(_mc("icpt", _chain_draws(trace, "icpt")))
+    out.update(_mc("node", node.eval()))
+    out["exact_node_shape"] = list(node.eval().shape)
+    return out
+
+
+@program
+def model_graph_text(quick: bool) -> dict[str, Any]:
+    """model_to_graphviz's dot source (skipped without graphviz), the model's str_repr."""
+    with pm.Model(coords={"g": ["a", "b", "c"]}) as model:
+        mu = pm.Normal("mu", 0, 1)
+        sd = pm.HalfNormal("sd", 1)
+        th = pm.Normal("theta", mu, sd, dims="g")
+        pm.Deterministic("th2", th * 2, dims="g")
+        pm.Potential("pot", -th.sum() ** 2)
+        pm.Poisson("y", pm.math.exp(th), observed=[1, 2, 3], dims="g")
+    out: dict[str, Any] = {}
+    out.update(_text("str_repr", model.str_repr()))
+    out.update(_text("latex", model.str_repr(formatting="latex")))
+    out.update(_text("var_repr", str(th) + "|" + str(mu)))
+    try:
+        import graphviz  # noqa: F401
+    except ImportError:
+        out["info_graphviz"] = "graphviz not importable: skipped"
+        return out
+    out.update(_text("dot", pm.model_to_graphviz(model).source))
+    return out
