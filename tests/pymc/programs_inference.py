@@ -170,7 +170,7 @@ def slice_and_demetropolis(quick: bool) -> dict[str, Any]:
 def binary_categorical_gibbs(quick: bool) -> dict[str, Any]:
     """BinaryMetropolis, BinaryGibbsMetropolis and CategoricalGibbsMetropolis with NUTS."""
     out: dict[str, Any] = {}
-    n = 600 if quick else 1200
+    n = 300 if quick else 600
     for tag, stepper in (("bm", pm.BinaryMetropolis), ("bgm", pm.BinaryGibbsMetropolis)):
         with pm.Model() as model:
             p = pm.Beta("p", 2, 2)
@@ -242,8 +242,9 @@ def smc_kernels(quick: bool) -> dict[str, Any]:
                                   compute_convergence_checks=False)
         for name in ("mu", "sd"):
             out.update(_mc(f"{tag}_{name}", _chain_draws(idata, name)))
-        lml = np.asarray(idata.sample_stats["log_marginal_likelihood"])
-        out[f"mc_{tag}_log_ml"] = float(np.mean([np.ravel(v)[-1] for v in lml.ravel()]))
+        # one value per chain, at its last stage (NaN at the tempered stages)
+        lml = np.asarray(idata.sample_stats["log_marginal_likelihood"], dtype=float)
+        out[f"mc_{tag}_log_ml"] = float(np.nanmean(lml))
         out[f"mcse_{tag}_log_ml"] = 0.3
     return out
 
@@ -254,7 +255,7 @@ def variational_methods(quick: bool) -> dict[str, Any]:
     x, y = _regression_data(50, seed=3)
     model = _regression(x, y)
     out: dict[str, Any] = {}
-    n = 4000 if quick else 8000
+    n = 2000 if quick else 3000
     with model:
         tracker = CALLBACKS.Tracker(mean=lambda: 0)
         conv = CALLBACKS.CheckParametersConvergence(diff="absolute", tolerance=1e-4)
@@ -271,14 +272,15 @@ def variational_methods(quick: bool) -> dict[str, Any]:
         for name in ("alpha", "beta"):
             out.update(_mc(f"frank_{name}", _chain_draws(trace, name)))
         out["exact_frank_cov_shape"] = list(approx.cov.eval().shape)
-        svgd = pm.fit(n=300 if quick else 600, method="svgd", random_seed=2,
-                      inf_kwargs={"n_particles": 40}, progressbar=False,
+        np.random.seed(4)  # Empirical's particles start from NumPy's global generator
+        svgd = pm.fit(n=100 if quick else 200, method="svgd", random_seed=2,
+                      inf_kwargs={"n_particles": 20}, progressbar=False,
                       obj_optimizer=pm.sgd(learning_rate=0.01))
         trace = svgd.sample(400, random_seed=3)
         for name in ("alpha", "beta"):
             out.update(_mc(f"svgd_{name}", _chain_draws(trace, name)))
         asvgd = pm.ASVGD(random_seed=2)
-        approx = asvgd.fit(n=300 if quick else 600, progressbar=False,
+        approx = asvgd.fit(n=100 if quick else 200, progressbar=False, obj_n_mc=20,
                            obj_optimizer=pm.adagrad_window(learning_rate=0.05))
         trace = approx.sample(400, random_seed=3)
         out.update(_mc("asvgd_beta", _chain_draws(trace, "beta")))
@@ -424,7 +426,6 @@ def jax_samplers(quick: bool) -> dict[str, Any]:
         with model:
             idata = pm.sample(draws=n, tune=n, chains=2, nuts_sampler=sampler,
                               random_seed=4, target_accept=0.9, progressbar=False,
-                              nuts={"chain_method": "vectorized"},
                               compute_convergence_checks=False)
         for name in ("mu", "theta"):
             out.update(_mc(f"{sampler}_{name}", _chain_draws(idata, name)))
@@ -467,16 +468,23 @@ def model_functions(quick: bool) -> dict[str, Any]:
                           point_fn=False)
     out["det_compile_fn_rvs"] = float(fn(ip["mu"], ip["x"]))
     buf = io.StringIO()
-    with redirect_stdout(buf):
-        model.debug(ip, fn="logp", verbose=True)
-        model.debug(ip, fn="random")
+    # (not on this model: PyMC's debug fails on a model with a Potential, PyTensor too)
+    with pm.Model() as small, redirect_stdout(buf):
+        sig = pm.HalfNormal("sig", 1)
+        pm.Normal("obs", 0, sig, observed=[0.1, -0.3])
+        small.debug({"sig_log__": np.array(-1.0)}, fn="logp", verbose=True)
+        small.debug(fn="random")
     out["info_debug"] = buf.getvalue()
     out["exact_draw_x"] = np.asarray(pm.draw(x, draws=4, random_seed=3)).ravel().tolist()
     out["exact_draw_pair"] = np.hstack([np.ravel(d) for d in
                                         pm.draw([mu, sd], draws=3, random_seed=2)]).tolist()
     fixed = pm.do(model, {mu: 2.0})
     out["exact_do_x"] = np.asarray(pm.draw(fixed["x"], draws=3, random_seed=4)).ravel().tolist()
-    observed = pm.observe(model, {"x": np.array([0.3, 0.1, -0.2])})
+    with pm.Model() as plain:  # pm.observe takes models without initvals only
+        m2 = pm.Normal("m2", 0, 1)
+        pm.Normal("x2", m2, 2.0, shape=3)
+        pm.Potential("pen2", -0.1 * m2**2)
+    observed = pm.observe(plain, {"x2": np.array([0.3, 0.1, -0.2])})
     ip2 = observed.initial_point()
     out["det_observe_logp"] = float(observed.compile_logp()(ip2))
     out["exact_observe_free"] = [ord(c) for c in ",".join(v.name for v in observed.free_RVs)]
@@ -489,7 +497,7 @@ def minibatch_advi_data(quick: bool) -> dict[str, Any]:
     approx.sample and sample_node."""
     rng = np.random.default_rng(21)
     X = rng.normal(size=(1000, 2))
-    yb = (rng.random(1000) < 1 / (1 + np.exp(-(X @ np.array([1.0, -2.0]) + 0.5)))) * 1
+    yb = (rng.random(1000) < 1 / (1 + np.exp(-(X @ np.array([1.0, -2.0]) + 0.5)))) * 1.0
     X_mb, y_mb = pm.Minibatch(X, yb, batch_size=128)
     with pm.Model():
         coef = pm.Normal("coef", 0, 2, shape=2)
@@ -498,7 +506,7 @@ def minibatch_advi_data(quick: bool) -> dict[str, Any]:
         approx = pm.fit(n=4000 if quick else 8000, random_seed=5, progressbar=False,
                         obj_optimizer=pm.adam(learning_rate=0.02))
         trace = approx.sample(1000, random_seed=1)
-        node = approx.sample_node(coef, size=200, random_seed=2)
+        node = approx.sample_node(coef, size=200)
     out = _mc("coef", _chain_draws(trace, "coef"))
     out.update(_mc("icpt", _chain_draws(trace, "icpt")))
     out.update(_mc("node", node.eval()))
@@ -526,4 +534,96 @@ def model_graph_text(quick: bool) -> dict[str, Any]:
         out["info_graphviz"] = "graphviz not importable: skipped"
         return out
     out.update(_text("dot", pm.model_to_graphviz(model).source))
+    return out
+
+
+@program
+def nuts_step_options(quick: bool) -> dict[str, Any]:
+    """pm.NUTS and pm.HamiltonianMC given explicitly (max_treedepth, step_scale,
+    path_length), a MultiTrace result, tuned draws kept, var_names and a callback."""
+    x, y = _regression_data(25, seed=8)
+    model = _regression(x, y)
+    calls = []
+    n = 200 if quick else 400
+    with model:
+        step = pm.NUTS(target_accept=0.85, max_treedepth=6, step_scale=0.3)
+        trace = pm.sample(draws=n, tune=200, step=step, chains=1, random_seed=1,
+                          return_inferencedata=False, discard_tuned_samples=False,
+                          callback=lambda trace, draw: calls.append(draw.tuning), **QUIET)
+        hmc = pm.sample(draws=n, tune=200, step=pm.HamiltonianMC(path_length=1.0),
+                        chains=1, random_seed=2, var_names=["beta", "sigma"], **QUIET)
+    out = {"exact_trace_len": [len(trace), sum(calls), len(calls)]}
+    out.update(_mc("nuts_beta", trace.get_values("beta")[200:]))
+    out.update(_mc("nuts_sigma", trace.get_values("sigma")[200:]))
+    out["exact_depth_le_6"] = [bool(np.all(trace.get_sampler_stats("depth") <= 6))]
+    out.update(_mc("hmc_beta", _chain_draws(hmc, "beta")))
+    out["exact_hmc_vars"] = [ord(c) for c in ",".join(sorted(hmc.posterior.data_vars))]
+    out["exact_hmc_stats"] = [ord(c) for c in ",".join(sorted(hmc.sample_stats.data_vars))]
+    return out
+
+
+@program
+def logp_function_options(quick: bool) -> dict[str, Any]:
+    """compile_logp (jacobian=False, sum=False, vars), compile_dlogp(vars),
+    compile_d2logp, logp with a Potential, compute_log_prior, the Hessian at the MAP."""
+    rng = np.random.default_rng(13)
+    counts = rng.poisson(4.0, 20)
+    with pm.Model() as model:
+        lam = pm.Gamma("lam", 2, 0.5)
+        p = pm.Beta("p", 2, 2)
+        pm.ZeroInflatedPoisson("y", psi=p, mu=lam, observed=counts)
+        pm.Potential("soft", pm.logp(pm.Normal.dist(4, 1), lam))
+    point = {"lam_log__": np.log(3.5), "p_logodds__": 0.7}
+    out = point_values(model, point)
+    out["det_logp_nojac"] = float(model.compile_logp(jacobian=False)(point))
+    out["det_logp_terms"] = [float(np.sum(v)) for v in model.compile_logp(sum=False)(point)]
+    out["det_logp_lam"] = float(model.compile_logp(vars=[lam])(point))
+    out["det_dlogp_p"] = np.asarray(model.compile_dlogp(vars=[p])(point)).tolist()
+    out["det_d2logp"] = np.asarray(model.compile_d2logp()(point)).tolist()
+    out["det_d2logp_nojac"] = np.asarray(model.compile_d2logp(jacobian=False)(point)).tolist()
+    post = _fake_posterior({"lam": np.array([[3.5, 3.6, 3.7]]),
+                            "p": np.full((1, 3), 0.6)})
+    with model:
+        pm.compute_log_prior(post, progressbar=False)
+        pm.compute_log_likelihood(post, progressbar=False)
+    out["det_log_prior_lam"] = np.asarray(post.log_prior["lam"]).ravel().tolist()
+    out["det_log_lik_y"] = np.asarray(post.log_likelihood["y"]).sum(axis=-1).ravel().tolist()
+    out.update(map_values(model))
+    return out
+
+
+@program
+def radon_style_predictions(quick: bool) -> dict[str, Any]:
+    """A varying-intercept model with pm.Data indices and coords, NUTS, then predictions
+    for new houses with pm.set_data (new coords) and predictions=True."""
+    rng = np.random.default_rng(17)
+    n_county, n_obs = 5, 60
+    county = rng.integers(0, n_county, n_obs)
+    floor = rng.integers(0, 2, n_obs).astype(float)
+    a_true = rng.normal(1.5, 0.5, n_county)
+    log_radon = a_true[county] - 0.6 * floor + rng.normal(0, 0.4, n_obs)
+    coords = {"county": [f"c{i}" for i in range(n_county)], "obs_id": np.arange(n_obs)}
+    with pm.Model(coords=coords) as model:
+        floor_d = pm.Data("floor", floor, dims="obs_id")
+        county_d = pm.Data("county_idx", county, dims="obs_id")
+        mu_a = pm.Normal("mu_a", 0, 5)
+        sigma_a = pm.HalfNormal("sigma_a", 1)
+        a = pm.Normal("a", mu_a, sigma_a, dims="county")
+        b = pm.Normal("b", 0, 1)
+        eps = pm.HalfNormal("eps", 1)
+        theta = pm.Deterministic("theta", a[county_d] + b * floor_d, dims="obs_id")
+        pm.Normal("y", theta, eps, observed=log_radon, dims="obs_id", shape=floor_d.shape)
+        idata = pm.sample(draws=200 if quick else 300, tune=300, chains=2, cores=1,
+                          random_seed=21, target_accept=0.9, **QUIET)
+        pm.set_data({"floor": np.array([0.0, 1.0, 1.0]), "county_idx": np.array([0, 2, 4])},
+                    coords={"obs_id": [1000, 1001, 1002]})
+        preds = pm.sample_posterior_predictive(idata, var_names=["theta", "y"],
+                                               predictions=True, random_seed=3,
+                                               progressbar=False)
+    out = point_values(model, model.initial_point())
+    out.update(posterior(idata, ["mu_a", "b", "a"]))
+    out.update(_mc("pred_theta", _chain_draws(preds, "theta", "predictions")))
+    out.update(_mc("pred_y", _chain_draws(preds, "y", "predictions")))
+    out["exact_pred_obs_id"] = np.asarray(preds.predictions["obs_id"]).tolist()
+    out["exact_pred_groups"] = [ord(c) for c in ",".join(sorted(preds.children))]
     return out
