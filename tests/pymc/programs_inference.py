@@ -63,7 +63,7 @@ def nuts_init_methods(quick: bool) -> dict[str, Any]:
     """pm.sample's init options, target_accept, two chains on one core, and initvals."""
     model = _regression(*_regression_data())
     out = point_values(model, model.initial_point())
-    draws = 100 if quick else 200
+    draws = 80 if quick else 120
     for init in ("adapt_diag", "jitter+adapt_diag", "adapt_full", "advi+adapt_diag"):
         with model:
             idata = pm.sample(draws=draws, tune=draws, chains=2, cores=1, init=init,
@@ -99,12 +99,12 @@ def metropolis_proposals(quick: bool) -> dict[str, Any]:
         "cauchy": pm.step_methods.CauchyProposal,
         "laplace": pm.step_methods.LaplaceProposal,
     }
-    draws = 1000 if quick else 2000
+    draws = 800 if quick else 1200
     for tag, proposal in proposals.items():
         with model:
             step = pm.Metropolis([mu, sigma], proposal_dist=proposal, scaling=0.5,
                                  tune_interval=50)
-            idata = pm.sample(draws=draws, tune=1000, step=step, chains=1, random_seed=4,
+            idata = pm.sample(draws=draws, tune=500, step=step, chains=1, random_seed=4,
                               **QUIET)
         for name in ("mu", "sigma"):
             out.update(_mc(f"{tag}_{name}", _chain_draws(idata, name)))
@@ -113,7 +113,7 @@ def metropolis_proposals(quick: bool) -> dict[str, Any]:
         cov = np.array([[0.3, 0.05], [0.05, 0.2]])
         step = pm.Metropolis(vars=[mu, sigma], S=cov, blocked=True,
                              proposal_dist=pm.step_methods.MultivariateNormalProposal)
-        idata = pm.sample(draws=draws, tune=1000, step=step, chains=1, random_seed=4, **QUIET)
+        idata = pm.sample(draws=draws, tune=500, step=step, chains=1, random_seed=4, **QUIET)
     for name in ("mu", "sigma"):
         out.update(_mc(f"mvn_{name}", _chain_draws(idata, name)))
     return out
@@ -132,7 +132,7 @@ def discrete_metropolis(quick: bool) -> dict[str, Any]:
         step = [pm.Metropolis([k]),
                 pm.Metropolis([n_extra], proposal_dist=pm.step_methods.PoissonProposal),
                 pm.NUTS([lam])]
-        idata = pm.sample(draws=1000 if quick else 2000, tune=500, step=step, chains=1,
+        idata = pm.sample(draws=800 if quick else 1200, tune=300, step=step, chains=1,
                           random_seed=12, **QUIET)
     out = point_values(model, model.initial_point())
     for name in ("lam", "k", "n_extra"):
@@ -170,14 +170,14 @@ def slice_and_demetropolis(quick: bool) -> dict[str, Any]:
 def binary_categorical_gibbs(quick: bool) -> dict[str, Any]:
     """BinaryMetropolis, BinaryGibbsMetropolis and CategoricalGibbsMetropolis with NUTS."""
     out: dict[str, Any] = {}
-    n = 300 if quick else 600
+    n = 200 if quick else 300
     for tag, stepper in (("bm", pm.BinaryMetropolis), ("bgm", pm.BinaryGibbsMetropolis)):
         with pm.Model() as model:
             p = pm.Beta("p", 2, 2)
             z = pm.Bernoulli("z", p, shape=3)
             pm.Normal("obs", 2.0 * z, 1.0, observed=[1.8, 0.3, 2.4])
             step = [stepper([z]), pm.NUTS([p])]
-            idata = pm.sample(draws=n, tune=300, step=step, chains=1, random_seed=2, **QUIET)
+            idata = pm.sample(draws=n, tune=200, step=step, chains=1, random_seed=2, **QUIET)
         out.update(_mc(f"{tag}_z", _chain_draws(idata, "z")))
         out.update(_mc(f"{tag}_p", _chain_draws(idata, "p")))
     with pm.Model() as model:
@@ -216,7 +216,7 @@ def coal_mining_switchpoint(quick: bool) -> dict[str, Any]:
         late = pm.Exponential("late_rate", 1.0)
         rate = pm.math.switch(switchpoint >= years, early, late)
         pm.Poisson("disasters", rate, observed=COAL)
-        idata = pm.sample(draws=500 if quick else 1000, tune=500, chains=2, cores=1,
+        idata = pm.sample(draws=300 if quick else 500, tune=300, chains=2, cores=1,
                           random_seed=5, **QUIET)
     out = point_values(model, model.initial_point())
     out["exact_free_rvs"] = [ord(c) for c in ",".join(v.name for v in model.free_RVs)]
@@ -255,7 +255,7 @@ def variational_methods(quick: bool) -> dict[str, Any]:
     x, y = _regression_data(50, seed=3)
     model = _regression(x, y)
     out: dict[str, Any] = {}
-    n = 2000 if quick else 3000
+    n = 1000 if quick else 1500
     with model:
         tracker = CALLBACKS.Tracker(mean=lambda: 0)
         conv = CALLBACKS.CheckParametersConvergence(diff="absolute", tolerance=1e-4)
@@ -415,7 +415,7 @@ def jax_samplers(quick: bool) -> dict[str, Any]:
     jfn = pmjax.get_jaxified_graph(inputs=model.value_vars, outputs=[model.logp()])
     out["det_jax_graph_logp"] = float(jfn(*[np.asarray(point[v.name])
                                              for v in model.value_vars])[0])
-    n = 300 if quick else 500
+    n = 150 if quick else 250
     # (not "blackjax": PyMC 6.0.0 passes blackjax 1.7 a progress_bar it refuses, PyTensor too)
     for sampler in ("numpyro",):
         with model:
@@ -621,4 +621,48 @@ def radon_style_predictions(quick: bool) -> dict[str, Any]:
     out.update(_mc("pred_y", _chain_draws(preds, "y", "predictions")))
     out["exact_pred_obs_id"] = np.asarray(preds.predictions["obs_id"]).tolist()
     out["exact_pred_groups"] = [ord(c) for c in ",".join(sorted(preds.children))]
+    return out
+
+
+@program
+def predictive_options(quick: bool) -> dict[str, Any]:
+    """sample_posterior_predictive's sample_vars / freeze_vars / var_names on fixed draws,
+    a list of points, a dict result, and forward draws of a hierarchical model."""
+    with pm.Model(coords={"grp": ["a", "b", "c"]}) as model:
+        mu = pm.Normal("mu", 0, 1)
+        tau = pm.HalfNormal("tau", 1)
+        z = pm.Normal("z", 0, 1, dims="grp")
+        theta = pm.Deterministic("theta", mu + tau * z, dims="grp")
+        pm.Poisson("counts", pm.math.exp(theta), observed=[2, 5, 1], dims="grp")
+    rng = np.random.default_rng(9)
+    draws = {"mu": rng.normal(0.5, 0.1, (2, 10)), "tau": np.abs(rng.normal(0.5, 0.1, (2, 10))),
+             "z": rng.normal(size=(2, 10, 3))}
+    draws["theta"] = draws["mu"][..., None] + draws["tau"][..., None] * draws["z"]
+    post = _fake_posterior(draws, coords={"grp": ["a", "b", "c"]},
+                           dims={"z": ["grp"], "theta": ["grp"]})
+    out: dict[str, Any] = {}
+    with model:
+        pp = pm.sample_posterior_predictive(post, random_seed=1, progressbar=False)
+        out["exact_pp_counts"] = np.asarray(pp.posterior_predictive["counts"]).ravel().tolist()
+        resampled = pm.sample_posterior_predictive(
+            post, sample_vars=["z"], var_names=["z", "theta", "counts"], random_seed=2,
+            progressbar=False)
+        group = resampled.posterior_predictive
+        out["exact_resampled_z"] = np.asarray(group["z"]).ravel()[:12].tolist()
+        out["drawn_resampled_theta"] = np.asarray(group["theta"]).ravel()[:12].tolist()
+        out["exact_resampled_counts"] = np.asarray(group["counts"]).ravel().tolist()
+        frozen = pm.sample_posterior_predictive(post, freeze_vars=["theta"],
+                                                var_names=["theta", "counts"], random_seed=3,
+                                                progressbar=False, return_inferencedata=False)
+        out["drawn_frozen_theta"] = np.asarray(frozen["theta"]).ravel()[:6].tolist()
+        out["exact_frozen_counts_shape"] = list(np.shape(frozen["counts"]))
+        points = [{"mu": 0.1, "tau": 0.5, "z": np.array([0.0, 1.0, -1.0])},
+                  {"mu": 0.3, "tau": 0.2, "z": np.array([1.0, 0.5, 0.0])}]
+        from_points = pm.sample_posterior_predictive(points, random_seed=4, progressbar=False,
+                                                     return_inferencedata=False)
+        out["exact_points_counts"] = np.asarray(from_points["counts"]).ravel().tolist()
+        prior = pm.sample_prior_predictive(draws=8, random_seed=5, return_inferencedata=False)
+    out["exact_prior_dict_counts"] = np.asarray(prior["counts"]).ravel().tolist()
+    out["drawn_prior_dict_theta"] = np.asarray(prior["theta"]).ravel().tolist()
+    out["exact_prior_keys"] = [ord(c) for c in ",".join(sorted(prior))]
     return out
