@@ -7,6 +7,7 @@ import pytest
 
 import opgraph.scalar as ps
 import opgraph.scalar.basic as psb
+import opgraph.tensor as pt
 from opgraph.gradient import grad
 from opgraph.scalar.logic import EQ
 
@@ -84,3 +85,11 @@ def test_scalar_op_written_with_only_perform_runs_in_a_composite():
     y, z = comp(x)
     assert evaluate([y, z], {x: 1.5}) == [1.5, 3.0]
     assert [float(v) for v in comp.ufunc(np.array([1.0, 2.0], dtype="float32"))[1]] == [2.0, 4.0]
+
+
+def test_a_cast_prints_as_pytensor_does():
+    # PyMC's messages show the variable ("... The data variable was: Cast{int32}.0")
+    assert str(ps.convert_to_int8) == "Cast{int8}" and ps.convert_to_int8.name == "convert_to_int8"
+    x = pt.dvector("x")
+    assert str(pt.cast(x, "int32")) == "Cast{int32}.0"
+    assert str(x.astype("float32").owner.op) == "Cast{float32}"

@@ -55,6 +55,10 @@ class Cast(UnaryScalarOp):
         self.o_type = o_type
         super().__init__(transfer_type_fixed(o_type), name=name or f"convert_to_{o_type.dtype}")
 
+    def __str__(self) -> str:
+        # PyTensor prints a cast as Cast{dtype} (its name stays convert_to_<dtype>)
+        return f"Cast{{{self.o_type.dtype}}}"
+
     def numpy_fn(self, x: Any) -> Any:
         with np.errstate(all="ignore"):
             return np.asarray(x).astype(self.o_type.dtype)

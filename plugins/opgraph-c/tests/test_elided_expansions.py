@@ -85,3 +85,16 @@ def test_per_node_modules_and_profiling_keep_values(linker):
     for profile in (False, True):
         fc = function([x, v], outs, mode=Mode(linker=linker, optimizer=None), profile=profile)
         _same(fc, fp, np.float64(-1.25), np.array([3.0, -4.0, np.nan]))
+
+
+def test_shape_error_names_the_clash_when_the_first_input_is_an_elided_scalar():
+    # the first input reaches the C Elemwise 0-d (its DimShuffle{x} elided): the message
+    # still names the two vectors that clash, not the scalar with a length of 0
+    b, eps = pt.dscalar("b"), pt.dscalar("eps")
+    x, y = pt.dvector("x"), pt.dvector("y")
+    out = pt.exp(b + x * eps) - y
+    fn = function([b, x, y, eps], out, mode=Mode(linker="c", optimizer="fast_run"))
+    with pytest.raises(ValueError, match=r"Input dimension mismatch: "
+                       r"\(x\.shape\[0\] = 3, y\.shape\[0\] = 60\)"):
+        fn(1.0, np.ones(3), np.ones(60), 2.0)
+    np.testing.assert_allclose(fn(1.0, np.ones(3), np.ones(3), 2.0), np.exp(3.0) - 1)

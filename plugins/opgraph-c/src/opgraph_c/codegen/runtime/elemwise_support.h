@@ -9,13 +9,18 @@ static void og_shape_error(OGState *st, int node, PyArrayObject **ins, int nin) 
                             (long)PyArray_DIMS(ins[i])[d]);
         pos += snprintf(buf + pos, sizeof(buf) - pos, ")");
     }
-    /* Name the first clash as PyTensor does: input[i].shape[d] = a, input[j].shape[d] = b. */
-    int ci = 0, cj = 0, cd = 0; long ca = 0, cb = 0;
-    for (int d = 0; !cj && nin && d < PyArray_NDIM(ins[0]); d++)
-        for (int i = 0; !cj && i < nin; i++)
-            for (int j = 0; !cj && j < nin && d < PyArray_NDIM(ins[i]) && d < PyArray_NDIM(ins[j]); j++)
-                if (PyArray_DIMS(ins[i])[d] != PyArray_DIMS(ins[j])[d] && PyArray_DIMS(ins[i])[d] != 1) {
-                    ci = i; cj = j; cd = d;
+    /* Name the first clash as PyTensor does: input[i].shape[d] = a, input[j].shape[d] = b.
+       Any input may be 0-d (a DimShuffle{x,..} of a scalar is elided): it broadcasts. */
+    int ci = 0, cj = 0, cd = 0, found = 0, maxnd = 0; long ca = 0, cb = 0;
+    for (int i = 0; i < nin; i++)
+        if (PyArray_NDIM(ins[i]) > maxnd) maxnd = PyArray_NDIM(ins[i]);
+    for (int d = 0; !found && d < maxnd; d++)
+        for (int i = 0; !found && i < nin; i++)
+            for (int j = 0; !found && j < nin; j++)
+                if (d < PyArray_NDIM(ins[i]) && d < PyArray_NDIM(ins[j])
+                    && PyArray_DIMS(ins[i])[d] != PyArray_DIMS(ins[j])[d]
+                    && PyArray_DIMS(ins[i])[d] != 1) {
+                    found = 1; ci = i; cj = j; cd = d;
                     ca = (long)PyArray_DIMS(ins[i])[d]; cb = (long)PyArray_DIMS(ins[j])[d];
                 }
     PyErr_Format(PyExc_ValueError,
