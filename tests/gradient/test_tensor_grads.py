@@ -290,3 +290,14 @@ def test_gradient_through_a_zero_factor_is_zero():
     assert np.isnan(gz)
     fwd = compile_callable([x], [x * zero])(np.inf)[0]
     assert np.isnan(fwd)
+
+
+def test_switch_condition_is_connected_with_zero_gradient():
+    """A change point ``switch(x < tau, a, b)``: d/dtau is 0 and tau counts as connected,
+    so ``disconnected_inputs="raise"`` (PyMC's "warn" for a MAP without Jacobians) is quiet."""
+    tau, x = pt.dscalar("tau"), pt.dvector("x")
+    cost = pt.switch(pt.lt(x, tau), 2.0 * x, x**2).sum()
+    g = pt.grad(cost, [tau, x], disconnected_inputs="raise")
+    gtau, gx = compile_callable([tau, x], g)(1.0, np.array([0.5, 2.0]))
+    assert gtau == 0.0 and gtau.dtype == np.float64
+    np.testing.assert_allclose(gx, [2.0, 4.0])

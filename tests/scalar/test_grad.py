@@ -94,7 +94,8 @@ def test_switch_gradient():
     c, a, b, gz = ps.bool("c"), ps.float64("a"), ps.float64("b"), ps.float64("gz")
     out = ps.switch(c, a, b)
     gc, ga, gb = ps.switch.pullback([c, a, b], [out], [gz])
-    assert is_disconnected(gc)
+    # connected, with a zero gradient (PyTensor's: the branch taken is locally constant)
+    assert not is_disconnected(gc) and evaluate([gc], {c: True}) == [0.0]
     assert evaluate([ga, gb], {c: True, a: 1.0, b: 2.0, gz: 3.0}) == [3.0, 0.0]
     assert evaluate([ga, gb], {c: False, a: 1.0, b: 2.0, gz: 3.0}) == [0.0, 3.0]
 

@@ -44,8 +44,7 @@ DOMAINS = {
 #: for functions with a gradient in only some inputs: the inputs it is defined for
 DIFFERENTIABLE = {
     "jv": (1,), "iv": (1,), "ive": (1,), "kv": (1,), "kve": (1,),
-    "gammainc": (1,), "gammaincc": (1,), "gammaincinv": (1,), "gammainccinv": (1,),
-    "betainc": (2,), "betaincinv": (2,), "hyp2f1": (3,),
+    "gammaincinv": (1,), "gammainccinv": (1,), "betaincinv": (2,), "hyp2f1": (3,),
 }
 
 

@@ -158,9 +158,6 @@ class Switch(ScalarOp):
     def impl(self, cond: Any, a: Any, b: Any) -> Any:
         return a if cond else b
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[False], [True], [True]]
-
     def __str__(self) -> str:
         # PyTensor's switch has no name, so graphs print it as its class; Composite
         # names still read switch(c, a, b) (they use ``name``)
@@ -171,7 +168,10 @@ class Switch(ScalarOp):
         zero = const_like(0, gz)
         ga = grad_zeros(a) if is_discrete(a) else cast_like(switch(c, gz, zero), a)
         gb = grad_zeros(b) if is_discrete(b) else cast_like(switch(c, zero, gz), b)
-        return [disconnected_type(), ga, gb]
+        # the condition is connected with a zero gradient, as in PyTensor (where
+        # ``c + eps`` takes the same branch): ``grad(..., disconnected_inputs="warn")``
+        # of a change point ``switch(x < tau, ...)`` wrt ``tau`` gives 0, no warning
+        return [grad_zeros(c), ga, gb]
 
 
 def _switch_out(cond: ScalarType, a: ScalarType, b: ScalarType) -> tuple[ScalarType]:

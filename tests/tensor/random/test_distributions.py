@@ -175,3 +175,16 @@ def test_gengamma_has_the_generalised_gamma_moments():
     alpha, p, lambd = 2.0, 1.5, 3.0
     mean = lambd * gamma_fn((alpha + 1) / p) / gamma_fn(alpha / p)
     np.testing.assert_allclose(value.mean(), mean, rtol=0.01)
+
+
+def test_uniform_with_a_nan_or_infinite_bound_draws_nan_not_overflow():
+    """PyMC's Truncated draws pass ``cdf(inf)`` (NaN for a StudentT) as a bound: NaN draws,
+    as PyTensor's default backend gives (NumPy raises OverflowError); finite bounds draw
+    NumPy's values, and a NaN column keeps the others' values and stream."""
+    low, high = np.array([0.0, 1.0]), np.array([2.0, np.nan])
+    _, got = draw(rb.uniform, low, high, size=(3, 2))
+    want = gen().uniform(low, np.array([2.0, 3.0]), size=(3, 2))
+    np.testing.assert_array_equal(got[:, 0], want[:, 0])
+    assert np.all(np.isnan(got[:, 1]))
+    np.testing.assert_array_equal(draw(rb.uniform, low, np.array([2.0, 3.0]), size=(3, 2))[1],
+                                  want)

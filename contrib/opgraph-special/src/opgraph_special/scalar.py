@@ -27,6 +27,7 @@ from opgraph.scalar.basic import ScalarOp
 from opgraph.scalar.gradhelpers import cast_like, const_like, grad_zeros, is_discrete
 from opgraph.scalar.type import ScalarType, complex_dtypes, get_scalar_type
 from opgraph_special import __all__ as _function_names
+from opgraph_special.incomplete_grad import betainc_der_a, betainc_der_b, gammainc_der_k
 
 __all__ = [
     "I0",
@@ -468,25 +469,25 @@ def _gamma_density(k: Variable, x: Variable, like: Variable) -> Variable:
 
 
 class GammaInc(SpecialOp):
-    """Regularised lower incomplete gamma P(k, x) (gradient in x only)."""
+    """Regularised lower incomplete gamma P(k, x)."""
 
     nin = 2
     scipy_name = "gammainc"
 
     def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
         k, x = inputs
-        return [None, _gamma_density(k, x, output)]
+        return [gammainc_der_k(k, x), _gamma_density(k, x, output)]
 
 
 class GammaIncC(SpecialOp):
-    """Regularised upper incomplete gamma Q(k, x) = 1 - P(k, x) (gradient in x only)."""
+    """Regularised upper incomplete gamma Q(k, x) = 1 - P(k, x)."""
 
     nin = 2
     scipy_name = "gammaincc"
 
     def partials(self, inputs: Sequence[Variable], output: Variable) -> list[Variable | None]:
         k, x = inputs
-        return [None, ps.neg(_gamma_density(k, x, output))]
+        return [ps.neg(gammainc_der_k(k, x)), ps.neg(_gamma_density(k, x, output))]
 
 
 class GammaIncInv(SpecialOp):
@@ -512,7 +513,7 @@ class GammaIncCInv(SpecialOp):
 
 
 class BetaInc(SpecialOp):
-    """Regularised incomplete beta I_x(a, b) (gradient in x only)."""
+    """Regularised incomplete beta I_x(a, b)."""
 
     nin = 3
     scipy_name = "betainc"
@@ -524,7 +525,7 @@ class BetaInc(SpecialOp):
             ps.add(ps.mul(ps.sub(a, one), ps.log(x)), ps.mul(ps.sub(b, one), ps.log1p(ps.neg(x)))),
             betaln(a, b),
         )
-        return [None, None, ps.exp(log_density)]
+        return [betainc_der_a(a, b, x), betainc_der_b(a, b, x), ps.exp(log_density)]
 
 
 class BetaIncInv(SpecialOp):

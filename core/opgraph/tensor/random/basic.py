@@ -80,6 +80,17 @@ class UniformRV(RandomVariable):
     def __call__(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, **kw: Any) -> Variable:
         return super().__call__(low, high, size=size, **kw)
 
+    def rng_fn(self, rng: np.random.Generator, low: Any, high: Any, size: Any) -> Any:
+        """NumPy's draws; where a bound is NaN or infinite, ``low + (high - low) * u`` (the
+        same formula and stream) instead of NumPy's OverflowError, as PyTensor's default
+        backend gives: PyMC's Truncated draws pass ``cdf(inf)`` (NaN for StudentT) here."""
+        low, high = np.asarray(low), np.asarray(high)
+        if np.all(np.isfinite(low)) and np.all(np.isfinite(high)):
+            return rng.uniform(low, high, size)
+        shape = size if size is not None else np.broadcast_shapes(low.shape, high.shape)
+        with np.errstate(invalid="ignore"):
+            return low + (high - low) * rng.random(shape)
+
 
 class TriangularRV(RandomVariable):
     """``triangular(left, mode, right)``."""
