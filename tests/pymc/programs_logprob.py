@@ -426,3 +426,67 @@ def lp_extremes(quick: bool) -> dict[str, Any]:
     dlogp = model.compile_dlogp()
     out["det_dlogp_far"] = [float(dlogp({"s_log__": v})[0]) for v in (-10.0, 10.0)]
     return out
+
+
+@program
+def lp_model_parts(quick: bool) -> dict[str, Any]:
+    """varlogp / observedlogp / potentiallogp / datalogp, logccdf, mixtures' logp and logcdf."""
+    out: dict[str, Any] = {}
+    y = np.array([-1.3, 0.2, 0.4, 2.9, 3.3, 3.1])
+    with pm.Model() as model:
+        w = pm.Dirichlet("w", np.array([2.0, 2.0]))
+        mus = pm.Normal("mus", np.array([-1.0, 3.0]), 1.0, shape=2,
+                        transform=pm.distributions.transforms.ordered)
+        sd = pm.HalfNormal("sd", 1.0)
+        pm.NormalMixture("y", w=w, mu=mus, sigma=sd, observed=y)
+        pm.Potential("keep_apart", pt.switch(mus[1] - mus[0] > 1.0, 0.0, -10.0))
+    point = {"w_simplex__": np.array([0.3]), "mus_ordered__": np.array([-0.8, 1.2]),
+             "sd_log__": -0.1}
+    inputs = model.value_vars
+    for part in ("varlogp", "varlogp_nojac", "observedlogp", "potentiallogp", "datalogp"):
+        fn = pytensor.function(inputs, getattr(model, part), on_unused_input="ignore")
+        out[f"det_{part}"] = float(fn(*(point[v.name] for v in inputs)))
+    out.update(point_values(model, point))
+    mix = pm.Mixture.dist(w=np.array([0.3, 0.7]),
+                          comp_dists=[pm.Normal.dist(-1.0, 0.5), pm.Exponential.dist(1.0)])
+    vals = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    out["det_mixture_logp"] = _ev(pm.logp(mix, vals))
+    out["det_mixture_logcdf"] = _ev(pm.logcdf(mix, vals))
+    zip_rv = pm.ZeroInflatedPoisson.dist(psi=0.7, mu=2.5)
+    out["det_zip_logp"] = _ev(pm.logp(zip_rv, np.array([0, 1, 4])))
+    out["det_zip_logcdf"] = _ev(pm.logcdf(zip_rv, np.array([0, 1, 4])))
+    out["det_logccdf_normal"] = _ev(pm.logccdf(pm.Normal.dist(0.0, 1.0),
+                                               np.array([-3.0, 0.0, 5.0, 30.0])))
+    out["det_logccdf_exp"] = _ev(pm.logccdf(pm.Exponential.dist(2.0), np.array([0.0, 1.0, 9.0])))
+    return out
+
+
+@program
+def lp_multivariate(quick: bool) -> dict[str, Any]:
+    """Logp of multivariate families and of a stacked/reshaped multivariate variable."""
+    out: dict[str, Any] = {}
+    cov = np.array([[1.0, 0.3, 0.1], [0.3, 2.0, -0.4], [0.1, -0.4, 1.5]])
+    chol = np.linalg.cholesky(cov)
+    x = np.array([[0.1, -0.5, 1.2], [1.0, 0.0, -0.3]])
+    out["det_mvnormal_cov"] = _ev(pm.logp(pm.MvNormal.dist(np.zeros(3), cov=cov), x))
+    out["det_mvnormal_chol"] = _ev(pm.logp(pm.MvNormal.dist(np.ones(3), chol=chol), x))
+    out["det_mvnormal_tau"] = _ev(pm.logp(pm.MvNormal.dist(np.zeros(3),
+                                                           tau=np.linalg.inv(cov)), x))
+    out["det_mvt"] = _ev(pm.logp(pm.MvStudentT.dist(nu=5.0, mu=np.zeros(3), scale=cov), x))
+    out["det_dirichlet"] = _ev(pm.logp(pm.Dirichlet.dist(np.array([1.5, 2.0, 3.0])),
+                                       np.array([0.2, 0.3, 0.5])))
+    out["det_multinomial"] = _ev(pm.logp(pm.Multinomial.dist(10, np.array([0.2, 0.3, 0.5])),
+                                         np.array([2, 3, 5])))
+    out["det_dirmult"] = _ev(pm.logp(pm.DirichletMultinomial.dist(
+        10, np.array([1.0, 2.0, 3.0])), np.array([2, 3, 5])))
+    out["det_categorical"] = _ev(pm.logp(pm.Categorical.dist(p=np.array([0.2, 0.3, 0.5])),
+                                         np.array([0, 1, 2, 3])))
+    out["det_zerosumnormal"] = _ev(pm.logp(pm.ZeroSumNormal.dist(sigma=1.5, shape=3),
+                                              np.array([0.5, -0.2, -0.3])))
+    with pm.Model() as model:
+        mu = pm.Normal("mu", 0.0, 1.0, shape=3)
+        chol_f, _, _ = pm.LKJCholeskyCov("chol", n=3, eta=2.0,
+                                         sd_dist=pm.Exponential.dist(1.0, shape=3))
+        pm.MvNormal("obs", mu, chol=chol_f, observed=x)
+    out.update(point_values(model, model.initial_point()))
+    return out
