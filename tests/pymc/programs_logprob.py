@@ -30,6 +30,16 @@ def _ev(x: Any) -> list[Any] | float:
     return value.tolist()
 
 
+def _near(out: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """Compare ``keys`` to 1e-6 (``near_``): PyTensor computes them through float32 constants.
+
+    PyTensor turns small integer constants (``int8``) into ``float32`` in float
+    expressions (``log(2)``, ``n + 1``...), so its logps are off by ~1e-8
+    relative where opgraph's equal SciPy's (docs/pymc.md, "Known differences").
+    """
+    return {(f"near_{k[4:]}" if k in keys else k): v for k, v in out.items()}
+
+
 @program
 def lp_derived_transforms(quick: bool) -> dict[str, Any]:
     """pm.logp of exp/log/affine/abs/power transforms of random variables."""
@@ -56,7 +66,7 @@ def lp_derived_transforms(quick: bool) -> dict[str, Any]:
         pm.CustomDist("y", mu, dist=lambda m, size: pt.exp(pm.Normal.dist(m, 0.5, size=size)),
                       observed=pos)
     out.update({f"{k}_model": val for k, val in point_values(model, {"mu": 0.3}).items()})
-    return out
+    return _near(out, ("det_affine_logcdf", "det_exp_logcdf", "det_log_beta", "det_log_gamma"))
 
 
 @program
@@ -100,7 +110,11 @@ def lp_logcdf_icdf(quick: bool) -> dict[str, Any]:
         out[f"det_logp_{name}"] = _ev(pm.logp(rv, ks))
     for name in ("geometric", "discrete_uniform"):
         out[f"near_icdf_{name}"] = _ev(pm.icdf(disc[name], ps[1:-1]))
-    return out
+    return _near(out, (
+        "det_logcdf_discrete_uniform", "det_logcdf_geometric", "det_logcdf_halfnormal",
+        "det_logcdf_lognormal", "det_logcdf_normal", "det_logcdf_student", "det_logcdf_uniform",
+        "det_logp_discrete_uniform", "det_logp_geometric", "det_logp_poisson",
+    ))
 
 
 @program
@@ -137,7 +151,7 @@ def lp_combined_rvs(quick: bool) -> dict[str, Any]:
                       observed=np.array([0.1, 0.4, 0.2, -0.3, -0.1, 0.5]))
         del innov
     out.update({f"{k}_rw": v for k, v in point_values(model, {"sigma_log__": -0.4}).items()})
-    return out
+    return _near(out, ("det_max_iid",))
 
 
 @program
@@ -155,7 +169,10 @@ def lp_censoring(quick: bool) -> dict[str, Any]:
     trunc = pm.Truncated.dist(pm.Normal.dist(0.0, 1.0), lower=-0.5, upper=1.5)
     tv = np.array([-1.0, -0.5, 0.0, 1.5, 2.0])
     out["det_truncated"] = _ev(pm.logp(trunc, tv))
-    out["det_truncated_logcdf"] = _ev(pm.logcdf(trunc, tv))
+    out["det_truncated_logcdf"] = _ev(pm.logcdf(trunc, np.array([-1.0, -0.2, 0.0, 1.0, 2.0])))
+    # At the bounds opgraph gives -inf and 0 exactly; PyTensor's float32 constants leave
+    # log(~1e-8) = -18.5 and 2.6e-8 there (docs/pymc.md, "Known differences")
+    out["info_truncated_logcdf_bounds"] = _ev(pm.logcdf(trunc, np.array([-0.5, 1.5])))
     tpois = pm.Truncated.dist(pm.Poisson.dist(3.0), lower=1, upper=6)
     out["det_truncated_poisson"] = _ev(pm.logp(tpois, np.array([0, 1, 3, 6, 7])))
     dcens = pm.Censored.dist(pm.Poisson.dist(2.0), lower=1, upper=4)
@@ -168,7 +185,10 @@ def lp_censoring(quick: bool) -> dict[str, Any]:
         pm.Truncated("t", pm.Normal.dist(mu, 1.0), lower=0.0, observed=np.array([0.2, 1.5]))
     out.update(point_values(model, {"mu": 0.4, "sd_log__": 0.1}))
     out.update(point_values(model, model.initial_point()))
-    return out
+    return _near(out, (
+        "det_censored_logcdf", "det_dlogp", "det_truncated", "det_truncated_logcdf",
+        "det_truncated_poisson",
+    ))
 
 
 @program
@@ -246,14 +266,14 @@ def lp_conditional(quick: bool) -> dict[str, Any]:
     f = pytensor.function(model.value_vars, logps, on_unused_input="ignore")
     pt_in = {"sd_log__": 0.3, "p_logodds__": -0.4, "mu": np.array([0.2, -0.5])}
     vals = f(*(pt_in[v.name] for v in model.value_vars))
-    out["det_transformed"] = [np.asarray(t).tolist() for t in vals]
+    out["det_transformed"] = np.concatenate([np.ravel(t) for t in vals]).tolist()
     logps_nj = transformed_conditional_logp(
         model.basic_RVs, rvs_to_values=rvs_to_values,
         rvs_to_transforms=model.rvs_to_transforms, jacobian=False)
     g = pytensor.function(model.value_vars, logps_nj, on_unused_input="ignore")
-    out["det_transformed_nojac"] = [np.asarray(t).tolist()
-                                    for t in g(*(pt_in[v.name] for v in model.value_vars))]
-    return out
+    out["det_transformed_nojac"] = np.concatenate(
+        [np.ravel(t) for t in g(*(pt_in[v.name] for v in model.value_vars))]).tolist()
+    return _near(out, ("det_conditional", "det_transformed", "det_transformed_nojac"))
 
 
 @program
@@ -390,7 +410,7 @@ def lp_transforms(quick: bool) -> dict[str, Any]:
            "h_chain__": -0.2}
     out.update({f"{k}_b": v for k, v in point_values(model, pt2).items()})
     out["info_value_vars"] = sorted(v.name for v in model.value_vars)
-    return out
+    return _near(out, ("det_interval_logjac",))
 
 
 @program
@@ -425,7 +445,7 @@ def lp_extremes(quick: bool) -> dict[str, Any]:
     out["det_model_inf"] = float(logp({"s_log__": -np.inf}))
     dlogp = model.compile_dlogp()
     out["det_dlogp_far"] = [float(dlogp({"s_log__": v})[0]) for v in (-10.0, 10.0)]
-    return out
+    return _near(out, ("det_logp_beta_half", "det_logp_studentt"))
 
 
 @program
