@@ -10,6 +10,8 @@ Jacobians, ``pymc.pytensorf`` helpers and model fgraphs.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,7 +42,31 @@ def _near(out: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {(f"near_{k[4:]}" if k in keys else k): v for k, v in out.items()}
 
 
-@program
+def _split_nonfinite(out: dict[str, Any]) -> dict[str, Any]:
+    """A ``det_`` value holding -inf/inf/nan: its finite entries stay ``det_`` (1e-8), the
+    whole value is compared as ``near_<name>_all`` (infinities equal, NaN equal)."""
+    done: dict[str, Any] = {}
+    for key, value in out.items():
+        arr = np.asarray(value, dtype=float) if key.startswith("det_") else None
+        if arr is not None and not np.all(np.isfinite(arr)):
+            done[key] = arr[np.isfinite(arr)].tolist()
+            done[f"near_{key[4:]}_all"] = value
+        else:
+            done[key] = value
+    return done
+
+
+def lp_program(fn: Callable[[bool], dict[str, Any]]) -> Callable[[bool], dict[str, Any]]:
+    """``@program``, with the non-finite ``det_`` values split (see ``_split_nonfinite``)."""
+
+    @functools.wraps(fn)
+    def run(quick: bool) -> dict[str, Any]:
+        return _split_nonfinite(fn(quick))
+
+    return program(run)
+
+
+@lp_program
 def lp_derived_transforms(quick: bool) -> dict[str, Any]:
     """pm.logp of exp/log/affine/abs/power transforms of random variables."""
     out: dict[str, Any] = {}
@@ -69,7 +95,7 @@ def lp_derived_transforms(quick: bool) -> dict[str, Any]:
     return _near(out, ("det_affine_logcdf", "det_exp_logcdf", "det_log_beta", "det_log_gamma"))
 
 
-@program
+@lp_program
 def lp_logcdf_icdf(quick: bool) -> dict[str, Any]:
     """pm.logcdf and pm.icdf of many families, inside and at the edges of the support."""
     out: dict[str, Any] = {}
@@ -117,7 +143,7 @@ def lp_logcdf_icdf(quick: bool) -> dict[str, Any]:
     ))
 
 
-@program
+@lp_program
 def lp_combined_rvs(quick: bool) -> dict[str, Any]:
     """Logp of cumsum, switch mixtures, concatenate/stack, and max of iid variables."""
     out: dict[str, Any] = {}
@@ -154,7 +180,7 @@ def lp_combined_rvs(quick: bool) -> dict[str, Any]:
     return _near(out, ("det_max_iid",))
 
 
-@program
+@lp_program
 def lp_censoring(quick: bool) -> dict[str, Any]:
     """Censoring by pt.clip and pm.Censored, truncation, at and beyond the bounds."""
     out: dict[str, Any] = {}
@@ -191,7 +217,7 @@ def lp_censoring(quick: bool) -> dict[str, Any]:
     ))
 
 
-@program
+@lp_program
 def lp_custom_dist(quick: bool) -> dict[str, Any]:
     """CustomDist with a logp function, with a dist function (incl. scan), DensityDist-style."""
     out: dict[str, Any] = {}
@@ -243,7 +269,7 @@ def lp_custom_dist(quick: bool) -> dict[str, Any]:
     return out
 
 
-@program
+@lp_program
 def lp_conditional(quick: bool) -> dict[str, Any]:
     """pymc.logprob's conditional_logp and transformed_conditional_logp."""
     out: dict[str, Any] = {}
@@ -276,7 +302,7 @@ def lp_conditional(quick: bool) -> dict[str, Any]:
     return _near(out, ("det_conditional", "det_transformed", "det_transformed_nojac"))
 
 
-@program
+@lp_program
 def lp_model_terms(quick: bool) -> dict[str, Any]:
     """model.logp(sum=False, jacobian=False), compile_logp(vars=...), point_logps, d2logp."""
     out: dict[str, Any] = {}
@@ -314,7 +340,7 @@ def lp_model_terms(quick: bool) -> dict[str, Any]:
     return out
 
 
-@program
+@lp_program
 def lp_fgraph_roundtrip(quick: bool) -> dict[str, Any]:
     """fgraph_from_model / model_from_fgraph keep the logp; clone_model; do/observe."""
     out: dict[str, Any] = {}
@@ -341,7 +367,7 @@ def lp_fgraph_roundtrip(quick: bool) -> dict[str, Any]:
     return out
 
 
-@program
+@lp_program
 def lp_pytensorf_helpers(quick: bool) -> dict[str, Any]:
     """pymc.pytensorf: compile (seeded), replace_rvs_by_values, constant_fold, default updates."""
     out: dict[str, Any] = {}
@@ -374,7 +400,7 @@ def lp_pytensorf_helpers(quick: bool) -> dict[str, Any]:
     return out
 
 
-@program
+@lp_program
 def lp_transforms(quick: bool) -> dict[str, Any]:
     """The transforms of pm.distributions.transforms: forward, backward, log|J|, in models."""
     out: dict[str, Any] = {}
@@ -413,7 +439,7 @@ def lp_transforms(quick: bool) -> dict[str, Any]:
     return _near(out, ("det_interval_logjac",))
 
 
-@program
+@lp_program
 def lp_extremes(quick: bool) -> dict[str, Any]:
     """Logp at -inf/inf and at the support edges; logp of invalid parameters is -inf."""
     out: dict[str, Any] = {}
@@ -448,7 +474,7 @@ def lp_extremes(quick: bool) -> dict[str, Any]:
     return _near(out, ("det_logp_beta_half", "det_logp_studentt"))
 
 
-@program
+@lp_program
 def lp_model_parts(quick: bool) -> dict[str, Any]:
     """varlogp / observedlogp / potentiallogp / datalogp, logccdf, mixtures' logp and logcdf."""
     out: dict[str, Any] = {}
@@ -481,7 +507,7 @@ def lp_model_parts(quick: bool) -> dict[str, Any]:
     return out
 
 
-@program
+@lp_program
 def lp_multivariate(quick: bool) -> dict[str, Any]:
     """Logp of multivariate families and of a stacked/reshaped multivariate variable."""
     out: dict[str, Any] = {}
