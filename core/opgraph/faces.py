@@ -24,7 +24,6 @@ import is the one documented exception to the import-at-top rule here.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 from collections.abc import Sequence
@@ -59,7 +58,11 @@ def _prefix_of(fullname: str, prefixes: Any) -> str | None:
             return None
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader classes are duck-typed, not subclasses of importlib.abc's:
+# importing importlib.abc pulls in importlib.resources and pathlib (~50 ms at start-up).
+
+
+class _AliasLoader:
     """Loads a face by importing the plugin's module and returning that object."""
 
     def __init__(self, target: str) -> None:
@@ -72,7 +75,7 @@ class _AliasLoader(importlib.abc.Loader):
         """Nothing to run: the plugin's module was executed under its own name."""
 
 
-class FaceFinder(importlib.abc.MetaPathFinder):
+class FaceFinder:
     """Routes imports of plugin-served ``opgraph.*`` paths to the plugin's modules.
 
     One instance sits at the front of ``sys.meta_path`` and answers only for

@@ -167,8 +167,8 @@ def test_bookkeeper_replays_nodes():
 
     k = Keeper()
     fg.attach_feature(k)
-    assert seen == [("import", "neg", "on_attach"), ("import", "mul", "on_attach"),
-                    ("import", "add", "on_attach")]
+    assert seen == [("import", "mul", "on_attach"), ("import", "neg", "on_attach"),
+                    ("import", "add", "on_attach")]  # toposort: PyTensor's order
     seen.clear()
     fg.remove_feature(k)
     assert [s[0] for s in seen] == ["prune"] * 3

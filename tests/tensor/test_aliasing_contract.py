@@ -314,9 +314,13 @@ def dimshuffle_cases() -> Iterator[Case]:
 
 def careduce_cases() -> Iterator[Case]:
     import opgraph.scalar as ps
-    from opgraph.tensor.reduction import CAReduce
+    from opgraph.tensor.reduction import CAReduce, Min
 
-    fns = {"sum": pt.sum, "prod": pt.prod, "max": pt.max, "min": pt.min,
+    def min_node(x: Any, axis: Any = None) -> Any:  # pt.min builds -max(-x), as PyTensor
+        axes = (axis,) if isinstance(axis, int) else axis
+        return Min(axis=None if axes is None or len(axes) == x.ndim else axes)(x)
+
+    fns = {"sum": pt.sum, "prod": pt.prod, "max": pt.max, "min": min_node,
            "all": pt.all, "any": pt.any}
     for name, fn in fns.items():
         for axis in (None, 0, 1, (), (0, 1)):

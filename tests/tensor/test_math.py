@@ -370,3 +370,31 @@ def test_private_allclose_uses_the_less_precise_dtype():
     assert _allclose(np.float32(1.0), np.float32(1.0 + 1e-6))
     assert not _allclose(np.float64(1.0), np.float64(1.0 + 1e-4))
     assert _allclose(np.float64(1.0), np.float64(1.0 + 1e-4), rtol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "uint8", "bool"])
+def test_min_is_built_as_pytensor_builds_it(dtype: str) -> None:
+    """``pt.min`` is ``-max(-x)`` (uint: ``top - max(top - x)``, bool: ``~max(~x)``), as in
+    PyTensor: PyMC derives the logp of a minimum of iid variables from that graph."""
+    rng = np.random.default_rng(0)
+    values = (rng.normal(size=(3, 4)) * 50).astype(dtype)
+    if dtype == "uint8":
+        values = rng.integers(0, 256, size=(3, 4)).astype(dtype)
+    x = pt.tensor(dtype=dtype, shape=(None, None))
+    for axis, keepdims in ((None, False), (0, False), (1, True), ((0, 1), False)):
+        out = pt.min(x, axis=axis, keepdims=keepdims)
+        assert out.type.dtype == dtype
+        np.testing.assert_array_equal(evaluate(out, {x: values}),
+                                      np.min(values, axis=axis, keepdims=keepdims))
+    out = pt.min(x, axis=0)
+    assert type(out.owner.op).__name__ in {"Elemwise", "DimShuffle"}
+    reduced = out.owner.inputs[-1]
+    assert type(reduced.owner.op).__name__ == "Max"
+
+
+def test_min_keeps_nan_and_gradient() -> None:
+    x = pt.vector("x")
+    v = np.array([2.0, np.nan, -1.0])
+    assert np.isnan(evaluate(pt.min(x), {x: v}))
+    g = pt.grad(pt.min(x), x)
+    np.testing.assert_array_equal(evaluate(g, {x: np.array([2.0, -3.0, 1.0])}), [0, 1, 0])

@@ -321,3 +321,14 @@ def test_empty_list_index_and_none_constant_index_as_numpy():
     out = x[NoneConst, :]
     assert isinstance(out.owner.op, DimShuffle) and out.owner.op.new_order == ("x", 0, 1)
     assert evaluate(out, {x: xv}).shape == (1, 2, 2)
+
+
+def test_tensor_constant_is_a_tensor_variable_as_in_pytensor() -> None:
+    """PyMC's CustomDist tests ``isinstance(size, TensorVariable)`` on a constant size
+    (``size.type()`` makes its placeholder); PyTensor's TensorConstant subclasses it."""
+    size = as_tensor_variable((5,))
+    assert isinstance(size, TensorConstant) and isinstance(size, TensorVariable)
+    assert isinstance(size, Constant)
+    placeholder = size.type()
+    assert type(placeholder) is TensorVariable and placeholder.type == size.type
+    assert evaluate(size + 1).tolist() == [6]

@@ -319,13 +319,17 @@ def _postorder_nodes(
     active_discard = active.discard
     append = order.append
     want_orphans = orphans is not None
-    for out in outputs:
+    # PyTensor's order: the last output first, and a node's inputs last to first (its
+    # toposort pops them off a stack). Independent nodes keep PyTensor's relative
+    # order, which PyMC exposes (model_from_fgraph orders a rebuilt model's
+    # variables, hence its value_vars and dlogp, by fgraph.toposort()).
+    for out in reversed(outputs if isinstance(outputs, list | tuple) else list(outputs)):
         root = out.owner
         if root is None or root in seen or out in in_set:
             continue
         seen_add(root)
         active_add(root)
-        stack = [(root, iter(root.inputs))]
+        stack = [(root, reversed(root.inputs))]
         push = stack.append
         pop = stack.pop
         while stack:
@@ -344,7 +348,7 @@ def _postorder_nodes(
                     continue
                 seen_add(own)
                 active_add(own)
-                push((own, iter(own.inputs)))
+                push((own, reversed(own.inputs)))
                 break
             else:
                 pop()

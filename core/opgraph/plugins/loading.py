@@ -25,6 +25,7 @@ import pluggy
 
 from opgraph.config import DISABLE_PLUGINS_ENV, STRICT_PLUGINS_ENV, config
 from opgraph.plugins import hookspecs
+from opgraph.plugins.discovery import DiscoveredEntryPoint, discover_entry_points
 from opgraph.plugins.errors import (
     OpgraphPluginWarning,
     PluginConflictError,
@@ -67,11 +68,8 @@ def normalize_dist(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _dist_of(ep: Any) -> tuple[str, str]:
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return "", ""
-    return str(dist.metadata["Name"]), str(dist.version)
+def _dist_of(ep: DiscoveredEntryPoint) -> tuple[str, str]:
+    return ep.dist_name, ep.dist_version
 
 
 @attrs.define
@@ -180,12 +178,8 @@ class OpgraphPluginManager(pluggy.PluginManager):
         whatever the order of ``sys.path``: another distribution declaring it
         is reported and ignored.
         """
-        # Standard library, deferred: importlib.metadata costs ~50 ms to import and
-        # only discovery needs it (modes and hooks import this module eagerly).
-        import importlib.metadata
-
-        candidates: dict[str, list[Any]] = {}
-        for ep in importlib.metadata.entry_points(group=group):
+        candidates: dict[str, list[DiscoveredEntryPoint]] = {}
+        for ep in discover_entry_points(group):
             candidates.setdefault(ep.name, []).append(ep)
         for name, eps in candidates.items():
             owner = FIRST_PARTY_PLUGINS.get(name)
@@ -194,7 +188,7 @@ class OpgraphPluginManager(pluggy.PluginManager):
             for ep in eps:
                 self._load_one(ep, owner)
 
-    def _load_one(self, ep: Any, owner: str | None) -> None:
+    def _load_one(self, ep: DiscoveredEntryPoint, owner: str | None) -> None:
         dist_name, version = _dist_of(ep)
         status = PluginStatus(ep.name, dist_name, version, source="entry point")
         previous = self.plugin_status.get(ep.name)

@@ -480,8 +480,23 @@ def max(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
 
 
 def min(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
-    """Minimum over ``axis``."""
-    return _reduce(Min, x, axis, keepdims)
+    """Minimum over ``axis``, built as PyTensor builds it: ``-max(-x)``.
+
+    Unsigned integers: ``top - max(top - x)``; bool: ``~max(~x)``. The same
+    values as a ``Min`` node, and the graph PyMC's logprob rewrites read (the
+    logp of the minimum of iid variables is found from ``-max(-x)``); FAST_RUN's
+    ``local_min_of_neg`` and the backends treat it as fast as a ``Min``.
+    """
+    x = as_tensor_variable(x)
+    dtype = x.type.dtype
+    if dtype.startswith("uint"):
+        top = constant(np.iinfo(dtype).max, dtype=dtype)
+        return _uf.sub(top, max(_uf.sub(top, x), axis=axis, keepdims=keepdims))
+    if dtype == "bool":
+        return _uf.invert(max(_uf.invert(x), axis=axis, keepdims=keepdims))
+    if dtype.startswith(("float", "int")):
+        return _uf.neg(max(_uf.neg(x), axis=axis, keepdims=keepdims))
+    return _reduce(Min, x, axis, keepdims)  # complex: NumPy's order, no negation trick
 
 
 def _truth(x: _Any) -> Variable:

@@ -361,7 +361,7 @@ class TensorVariable(_TensorOperators, Variable):
     __slots__ = ()
 
 
-class TensorConstant(_TensorOperators, Constant):
+class TensorConstant(TensorVariable, Constant):
     """A constant array (read-only ``data``); equal constants share a signature and merge."""
 
     __slots__ = ()

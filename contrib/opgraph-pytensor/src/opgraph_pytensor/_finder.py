@@ -15,11 +15,7 @@ installed PyTensor wheel is never imported while it is active.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.metadata
-import importlib.util
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -33,7 +29,8 @@ ENV_VAR = "OPGRAPH_AS_PYTENSOR"
 """``OPGRAPH_AS_PYTENSOR=0`` (or false/no/off) in the environment: the finder is not installed."""
 _OFF = frozenset({"0", "false", "no", "off"})
 
-_log = logging.getLogger("opgraph.pytensor")
+LOGGER_NAME = "opgraph.pytensor"
+"""The logger the one-line notice goes to (INFO) when ``import pytensor`` is first served."""
 
 
 def enabled_by_environment(environ: dict[str, str] | None = None) -> bool:
@@ -47,7 +44,11 @@ def target_name(fullname: str) -> str:
     return TARGET + fullname[len(ALIAS) :]
 
 
-class _ExistingModule(importlib.abc.Loader):
+# The finder and loader classes are duck-typed, not subclasses of importlib.abc's:
+# importing importlib.abc pulls in importlib.resources and pathlib (~50 ms at start-up).
+
+
+class _ExistingModule:
     """Returns an already imported opgraph module; the import system must not rebind it.
 
     ``module_from_spec`` overwrites ``__spec__`` with the alias spec, so
@@ -68,7 +69,7 @@ class _ExistingModule(importlib.abc.Loader):
             module.__spec__ = self.own_spec
 
 
-class PyTensorAlias(importlib.abc.MetaPathFinder):
+class PyTensorAlias:
     """Answers imports of ``pytensor`` and ``pytensor.*`` with opgraph's module objects."""
 
     def find_spec(
@@ -106,21 +107,31 @@ def alias_shadowed_submodules(alias: str, package: ModuleType) -> None:
     callable``).  Registered here, the alias is found in ``sys.modules`` and
     nothing is rebound.
     """
+    # The package's namespace, not sys.modules, is walked: it is the smaller of the two
+    # and this runs for every aliased package while PyMC imports (~1400 modules).
     prefix = package.__name__ + "."
-    for name, sub in list(sys.modules.items()):
-        child = name[len(prefix):]
-        if not name.startswith(prefix) or "." in child or sub is None:
-            continue
-        bound = package.__dict__.get(child)
-        if bound is not None and bound is not sub:
-            sys.modules.setdefault(f"{alias}.{child}", sub)
+    modules = sys.modules
+    for child, bound in list(vars(package).items()):
+        sub = modules.get(prefix + child)
+        if sub is not None and bound is not None and bound is not sub:
+            modules.setdefault(f"{alias}.{child}", sub)
 
 
 def _announce(module: ModuleType) -> None:
-    """Log, once per process, that pytensor is opgraph (and which wheel it shadows)."""
+    """Log, once per process, that pytensor is opgraph (and which wheel it shadows).
+
+    ``logging`` and the distribution look-up (``importlib.metadata``, tens of ms)
+    are paid only when the notice is shown: the ``.pth`` line and ``import
+    pymc`` stay light otherwise.
+    """
+    import logging  # standard library, deferred: see the docstring
+
+    log = logging.getLogger(LOGGER_NAME)
+    if not log.isEnabledFor(logging.INFO):
+        return
     shadowed = shadowed_pytensor()
     where = f"; the PyTensor {shadowed} distribution installed here is not used" if shadowed else ""
-    _log.info(
+    log.info(
         "pytensor is served by opgraph %s (%s), PyTensor %s API%s",
         getattr(module, "__version__", "?"),
         getattr(module, "__file__", "?"),
@@ -131,6 +142,8 @@ def _announce(module: ModuleType) -> None:
 
 def shadowed_pytensor() -> str | None:
     """The version of a PyTensor distribution installed beside this layer, if any."""
+    import importlib.metadata  # standard library, deferred (~20 ms at interpreter start-up)
+
     try:
         return importlib.metadata.version("pytensor")
     except importlib.metadata.PackageNotFoundError:
