@@ -69,7 +69,9 @@ def hierarchical_logistic(quick: bool) -> dict[str, Any]:
         b = pm.Normal("b", 0, 1)
         pm.Bernoulli("y", logit_p=a[groups] + b * x, observed=y)
     out = point_values(model, model.initial_point())
-    out.update(map_values(model))
+    # A centred hierarchy has no interior MAP (the density grows without bound as sd_a -> 0):
+    # where L-BFGS stops depends on the last bits of every gradient, so it is shown, not compared.
+    out.update({"info_" + k[len("det_"):]: v for k, v in map_values(model).items()})
     out.update(nuts(model, 300, ["b", "mu_a"]))
     return out
 

@@ -163,3 +163,36 @@ def test_importing_a_shadowed_submodule_keeps_the_package_name() -> None:
     """)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True"]
+
+
+def test_pytensor_flags_are_adopted_under_opgraph_flags() -> None:
+    env = {"PYTENSOR_FLAGS": "floatX=float32,on_unused_input=ignore",
+           "OPGRAPH_FLAGS": "on_unused_input=warn"}
+    opgraph_pytensor.adopt_pytensor_settings(env)
+    # PyTensor's first, opgraph's after: a later item wins, so opgraph's own settings win
+    assert env["OPGRAPH_FLAGS"] == "floatX=float32,on_unused_input=ignore,on_unused_input=warn"
+    opgraph_pytensor.adopt_pytensor_settings(env)  # a child process: nothing added twice
+    assert env["OPGRAPH_FLAGS"].count("floatX") == 1
+
+
+def test_pytensor_rc_is_read_before_opgraph_rc(tmp_path: Path) -> None:
+    env = {"PYTENSORRC": str(tmp_path / "a.rc")}
+    opgraph_pytensor.adopt_pytensor_settings(env)
+    assert env["OPGRAPHRC"] == os.pathsep.join([str(tmp_path / "a.rc"), "~/.opgraphrc"])
+    untouched: dict[str, str] = {"HOME": str(tmp_path)}
+    opgraph_pytensor.adopt_pytensor_settings(untouched)
+    assert "OPGRAPH_FLAGS" not in untouched
+
+
+def test_pytensor_flags_configure_the_imported_pytensor(tmp_path: Path) -> None:
+    rc = tmp_path / "pytensorrc"
+    rc.write_text("[global]\non_unused_input = ignore\n")
+    result = run_python("""
+        import pytensor, pytensor.tensor as pt
+        print(pytensor.config.floatX, pt.vector("x").dtype, pytensor.config.on_unused_input)
+    """, env={"PYTENSOR_FLAGS": "floatX=float32", "PYTENSORRC": str(rc)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["float32", "float32", "ignore"]
+    off = run_python("import opgraph; print(opgraph.config.floatX)",
+                     env={"PYTENSOR_FLAGS": "floatX=float32", _finder.ENV_VAR: "0"})
+    assert off.stdout.split() == ["float64"], off.stderr  # the layer off: PyTensor's own

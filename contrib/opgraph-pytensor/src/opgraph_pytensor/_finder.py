@@ -18,7 +18,7 @@ import importlib
 import importlib.machinery
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from types import ModuleType
 
 ALIAS = "pytensor"
@@ -164,9 +164,47 @@ def install() -> PyTensorAlias:
     return finder
 
 
+PYTENSOR_FLAGS_ENV = "PYTENSOR_FLAGS"
+PYTENSOR_RC_ENV = "PYTENSORRC"
+PYTENSOR_DEFAULT_RC = "~/.pytensorrc"
+
+
+def _prepend(environ: MutableMapping[str, str], name: str, first: str,
+             default: str, sep: str) -> None:
+    own = environ.get(name, default)
+    if own == first or own.startswith(first + sep):  # already adopted (a child process)
+        return
+    environ[name] = f"{first}{sep}{own}" if own else first
+
+
+def adopt_pytensor_settings(environ: MutableMapping[str, str] | None = None) -> None:
+    """Make PyTensor's settings apply to the opgraph that ``import pytensor`` returns.
+
+    A PyMC user configures PyTensor (``PYTENSOR_FLAGS=floatX=float32``, a
+    ``~/.pytensorrc``), not opgraph.  They become the lower-priority part of
+    ``OPGRAPH_FLAGS`` and ``OPGRAPHRC`` (opgraph's own settings still win), in
+    this process and the processes it starts (PyMC's parallel chains).
+    """
+    env = os.environ if environ is None else environ
+    flags = env.get(PYTENSOR_FLAGS_ENV, "").strip()
+    if flags:
+        _prepend(env, "OPGRAPH_FLAGS", flags, "", ",")
+    rc = env.get(PYTENSOR_RC_ENV)
+    if rc is None and os.path.exists(os.path.expanduser(PYTENSOR_DEFAULT_RC)):
+        rc = PYTENSOR_DEFAULT_RC
+    if rc:
+        _prepend(env, "OPGRAPHRC", rc, "~/.opgraphrc", os.pathsep)
+
+
 def install_from_environment() -> PyTensorAlias | None:
-    """What the ``.pth`` line runs: install unless ``OPGRAPH_AS_PYTENSOR=0``."""
-    return install() if enabled_by_environment() else None
+    """What the ``.pth`` line runs: install unless ``OPGRAPH_AS_PYTENSOR=0``.
+
+    Installed, PyTensor's settings are adopted too (``adopt_pytensor_settings``).
+    """
+    if not enabled_by_environment():
+        return None
+    adopt_pytensor_settings()
+    return install()
 
 
 def uninstall() -> None:
