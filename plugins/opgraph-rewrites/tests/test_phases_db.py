@@ -113,10 +113,11 @@ def test_the_standard_optdb_keeps_the_order_of_its_old_positions():
     assert [name for name in order if name in old] == old
     # the loop rewrites run in a phase of their own, after the first merge and before
     # canonicalization (PyTensor's 0.51-0.55)
-    scan = ["scan_push_out_non_seq", "scan_push_out_seq_products", "scan_push_out_outer_sum",
+    scan = ["scan_push_out_non_seq", "scan_push_out_seq_products",
+            "scan_share_row_block_products", "scan_push_out_outer_sum",
             "scan_merge", "scan_remove_unused", "scan_to_vectorized", "scan_reduce_nsteps",
             "scan_save_mem", "scan_save_mem_no_prealloc", "scan_sit_sot_to_untraced"]
-    assert order[1:11] == scan
+    assert order[1:12] == scan
     standard = [p.name for p in STANDARD_PHASES]
     assert [p.name for p in db.phases] == [*standard[:2], "scan", *standard[2:]]
 
