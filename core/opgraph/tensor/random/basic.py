@@ -286,16 +286,20 @@ class HalfCauchyRV(ScipyRandomVariable):
         return super().__call__(loc, scale, size=size, **kw)
 
 
-class InvGammaRV(ScipyRandomVariable):
-    """``invgamma(alpha, beta)``: shape ``alpha``, scale ``beta``."""
+class InvGammaRV(RandomVariable):
+    """``invgamma(alpha, beta)``: shape ``alpha``, scale ``beta``.
 
-    name, signature, dtype, scipy_name = "invgamma", "(),()->()", "floatX", "invgamma"
+    Drawn as ``1 / gamma(alpha, 1 / beta)``, PyTensor's draw: a seeded model gives
+    PyTensor's numbers (SciPy's ``invgamma.rvs`` reads the stream differently).
+    """
+
+    name, signature, dtype = "invgamma", "(),()->()", "floatX"
 
     def __call__(self, alpha: Any, beta: Any, size: Any = None, **kw: Any) -> Variable:
         return super().__call__(alpha, beta, size=size, **kw)
 
-    def rng_fn_scipy(self, rng: np.random.Generator, alpha: Any, beta: Any, size: Any) -> Any:
-        return scipy_distribution("invgamma").rvs(alpha, scale=beta, size=size, random_state=rng)
+    def rng_fn(self, rng: np.random.Generator, alpha: Any, beta: Any, size: Any) -> Any:
+        return 1 / rng.gamma(alpha, 1 / np.asarray(beta), size)
 
 
 class TruncExponentialRV(ScipyRandomVariable):
