@@ -121,3 +121,17 @@ def test_vectorize_graph_falls_back_to_a_blockwise_for_ops_without_a_rule():
     node = TwoCopies().make_node(x)
     again = opgraph.graph.replace._vectorize_node(node.op, node, new_x)
     assert isinstance(again.op, Blockwise) and len(again.outputs) == 2
+
+
+def test_clone_replace_of_an_output_whose_sibling_output_is_kept() -> None:
+    # PyMC's support point of a scan-based CustomDist replaces the inner draw of a
+    # RandomVariable while the step also returns the same node's next rng
+    import opgraph.tensor as pt
+    from opgraph.graph.replace import clone_replace
+
+    a = pt.dscalar("a")
+    draw = pt.random.normal(a, 1.0)
+    next_rng = draw.owner.outputs[0]
+    new_draw, new_rng = clone_replace([draw, next_rng], {draw: a * 2})
+    assert new_draw.owner.op == (a * 2).owner.op and new_draw.owner.inputs[0] is a
+    assert new_rng.owner.outputs[0] is new_rng and new_rng.type == next_rng.type

@@ -521,7 +521,8 @@ def statespace_scan(quick: bool) -> dict[str, Any]:
         level = pm.CustomDist("level", s_level, s_obs, steps,
                               dist=_local_level_dist, shape=(steps,))
         pm.Normal("y", level, s_obs, observed=y)
-    out = _values(model)
+    # a latent level per step: the density is unbounded as s_level -> 0, so the MAP is shown
+    out = _values(model, mapped="shown")
     out.update(prior_draws(model, ["s_level"], draws=10))
     out.update(prior_draws(model, ["level"], draws=5, kind="drawn"))
 
@@ -537,8 +538,12 @@ def statespace_scan(quick: bool) -> dict[str, Any]:
         q = pm.HalfNormal("q", 0.5)
         r = pm.HalfNormal("r", 0.5)
         (_, _, ll), _ = pytensor.scan(kalman_step, sequences=[pt.as_tensor(y)],
-                                      outputs_info=[pt.as_tensor(y[0]), pt.as_tensor(1.0),
-                                                    pt.as_tensor(0.0)],
+                                      # float64 states: PyTensor makes a Python 1.0 a float32
+                                      # constant, and its scan refuses a float32 initial state
+                                      # for a float64 step result
+                                      outputs_info=[pt.as_tensor(y[0]),
+                                                    pt.constant(1.0, dtype="float64"),
+                                                    pt.constant(0.0, dtype="float64")],
                                       non_sequences=[q**2, r**2])
         pm.Potential("loglik", ll[-1])
     kout = _values(kalman)

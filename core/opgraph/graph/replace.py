@@ -86,7 +86,10 @@ def _rebuild(outputs: list, memo: dict, copy_inputs: bool, strict: bool = False)
                 nx = memo[x] = x.clone() if copy_inputs and x.owner is None else x
             new_inputs.append(nx)
         new = _clone_node(node, new_inputs, strict)
-        memo.update(zip(node.outputs, new.outputs))
+        # an output being replaced keeps its replacement when a sibling output (a
+        # RandomVariable's next rng) needs the node copied
+        for old_out, new_out in zip(node.outputs, new.outputs):
+            memo.setdefault(old_out, new_out)
     result = []
     for o in outputs:
         no = memo.get(o)
